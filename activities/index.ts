@@ -1,0 +1,3 @@
+/** Every activity the `flywheel` task queue runs. Each is a thin adapter over core/. */
+export { resolveConfig } from './config.js';
+export { listServerTools, buildCatalog } from './ingest.js';

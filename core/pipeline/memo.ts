@@ -1,0 +1,45 @@
+import type { ArtifactRef, ArtifactStore } from '../artifacts/index.js';
+import { hashOf } from '../hash.js';
+
+export interface StageKeyParts {
+  stage: string;
+  /** Bump when the stage's code changes what it produces; old memo entries then stop matching. */
+  version: string;
+  /** The artifacts the stage reads. */
+  inputs: ArtifactRef[];
+  /** The config section the stage reads (and nothing more, so unrelated edits keep the memo). */
+  config: unknown;
+}
+
+export function stageKey(parts: StageKeyParts): string {
+  return hashOf({
+    stage: parts.stage,
+    version: parts.version,
+    inputs: parts.inputs.map((r) => r.sha256),
+    config: parts.config ?? null,
+  });
+}
+
+export interface MemoResult<O extends Record<string, ArtifactRef>> {
+  outputs: O;
+  reused: boolean;
+  key: string;
+}
+
+/**
+ * Run `produce` unless a finished run already stored outputs under the same stage key; the memo entry is
+ * written only after every output is stored, so a crash mid-stage leaves no memo and the stage reruns.
+ */
+export async function memoized<O extends Record<string, ArtifactRef>>(
+  store: ArtifactStore,
+  parts: StageKeyParts,
+  produce: () => Promise<O>,
+  runId?: string,
+): Promise<MemoResult<O>> {
+  const key = stageKey(parts);
+  const hit = await store.getMemo(key);
+  if (hit) return { outputs: hit.outputs as O, reused: true, key };
+  const outputs = await produce();
+  await store.putMemo({ key, stage: parts.stage, outputs, createdAt: new Date().toISOString(), ...(runId ? { runId } : {}) });
+  return { outputs, reused: false, key };
+}

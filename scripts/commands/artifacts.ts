@@ -1,0 +1,50 @@
+import { openStore, TREE_MEDIA_TYPE } from '../../core/artifacts/index.js';
+import { shortSha } from '../../core/hash.js';
+import { parse, UsageError, type Command } from '../lib/args.js';
+import { humanBytes, printJson, table } from '../lib/output.js';
+
+export const artifactsCommand: Command = {
+  name: 'artifacts',
+  summary: 'list, inspect and read stored artifacts',
+  usage: `flywheel artifacts ls [--kind KIND] [--json] [--store URI]
+flywheel artifacts show URI|SHA [--store URI]
+flywheel artifacts cat URI|SHA [--store URI]
+
+ls    manifests, newest first (kind, sha256, count, size, created)
+show  the manifest: kind, media type, count, bytes, parents, stats, producer
+cat   the content on stdout, hash-verified; a directory artifact prints its file listing
+SHA may be a unique prefix (8+ hex digits). --store defaults to $FLYWHEEL_ARTIFACTS or file:.flywheel/artifacts.`,
+  async run(argv) {
+    const { values, positionals } = parse(argv, { kind: { type: 'string' }, json: { type: 'boolean', default: false }, store: { type: 'string' } }, true);
+    const [verb, id, ...rest] = positionals;
+    const store = openStore(values.store ?? process.env.FLYWHEEL_ARTIFACTS);
+    if (rest.length > 0) throw new UsageError(`unexpected argument: ${rest[0]}`);
+    switch (verb) {
+      case 'ls': {
+        const manifests = (await store.list()).filter((m) => !values.kind || m.kind === values.kind);
+        if (values.json) printJson(manifests);
+        else console.log(table(['kind', 'sha256', 'count', 'size', 'created'], manifests.map((m) => [m.kind, shortSha(m.sha256), String(m.count), humanBytes(m.bytes), m.createdAt])));
+        return 0;
+      }
+      case 'show': {
+        if (!id) throw new UsageError('expected: flywheel artifacts show URI|SHA');
+        const ref = await store.resolve(id);
+        printJson({ uri: ref.uri, ...(await store.manifest(ref.sha256)) });
+        return 0;
+      }
+      case 'cat': {
+        if (!id) throw new UsageError('expected: flywheel artifacts cat URI|SHA');
+        const ref = await store.resolve(id);
+        const manifest = await store.manifest(ref.sha256);
+        if (manifest.mediaType === TREE_MEDIA_TYPE) {
+          for (const f of await store.readTree(ref)) process.stdout.write(`${f.sha256}  ${String(f.bytes).padStart(10)}  ${f.path}\n`);
+        } else {
+          process.stdout.write(await store.read(ref));
+        }
+        return 0;
+      }
+      default:
+        throw new UsageError('expected: flywheel artifacts ls|show|cat');
+    }
+  },
+};

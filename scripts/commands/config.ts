@@ -1,0 +1,22 @@
+import { loadConfigFile } from '../../core/config/load.js';
+import { workflowIdFor } from '../../core/pipeline/run-id.js';
+import { parse, UsageError, type Command } from '../lib/args.js';
+
+export const configCommand: Command = {
+  name: 'config',
+  summary: 'check a config file',
+  usage: `flywheel config check FILE
+
+Validate a flywheel config (YAML or JSON). Unknown keys are errors. Every problem is printed with the
+file and the key path, e.g. "servers[0].stdio.comand: unknown key".
+Exit codes: 0 valid, 2 invalid or unreadable.`,
+  async run(argv) {
+    const { positionals } = parse(argv, {}, true);
+    const [verb, file, ...rest] = positionals;
+    if (verb !== 'check' || !file || rest.length > 0) throw new UsageError('expected: flywheel config check FILE');
+    const config = await loadConfigFile(file);
+    console.log(`${file}: ok — project "${config.name}", ${config.servers.length} MCP server(s), store ${config.artifacts.store}`);
+    console.log(`workflow id: ${workflowIdFor(config)}`);
+    return 0;
+  },
+};

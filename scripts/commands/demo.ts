@@ -1,0 +1,90 @@
+import type { ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import { openStore } from '../../core/artifacts/index.js';
+import type { CatalogDiff } from '../../core/catalog/types.js';
+import { loadConfigFile } from '../../core/config/load.js';
+import { connectClient } from '../../workers/connection.js';
+import { parse, type Command } from '../lib/args.js';
+import { REF_HEADERS, refRow, table } from '../lib/output.js';
+import { REPO_ROOT, temporalCli } from '../lib/paths.js';
+import { spawnLogged, stopProcess, waitFor } from '../lib/processes.js';
+import { connect, rootMessage, runStatus, startRun } from '../lib/runs.js';
+import { watchRun } from '../lib/watch.js';
+import { devServerArgs, devServerSettings } from './dev-server.js';
+
+const DEFAULT_CONFIG = 'examples/salesforce-oracle.yaml';
+
+async function temporalAnswers(timeoutMs: number): Promise<boolean> {
+  try {
+    const { connection } = await connectClient(timeoutMs);
+    await connection.close();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export const demoCommand: Command = {
+  name: 'demo',
+  summary: 'run the whole flywheel on the embedded default and print where to look',
+  usage: `flywheel demo [--config FILE] [--keep-server]
+
+1. starts the Temporal dev server unless one answers at TEMPORAL_ADDRESS (default localhost:7233)
+2. starts a worker for the "flywheel" queue (log: .flywheel/logs/worker.log)
+3. runs flywheelRun on ${DEFAULT_CONFIG} with live stage progress
+4. prints the run id, the Temporal UI link and a summary of the artifacts
+It stops only what it started. --keep-server leaves a dev server it started running so the UI link works;
+otherwise "make dev-server" brings the UI back later with the same history (.flywheel/temporal.db).`,
+  async run(argv) {
+    const { values } = parse(argv, { config: { type: 'string', default: DEFAULT_CONFIG }, 'keep-server': { type: 'boolean', default: false } });
+    const config = await loadConfigFile(values.config);
+    const logs = join(REPO_ROOT, '.flywheel', 'logs');
+    let server: ChildProcess | undefined;
+    let worker: ChildProcess | undefined;
+    try {
+      if (await temporalAnswers(2000)) {
+        console.error(`using the Temporal server at ${process.env.TEMPORAL_ADDRESS || 'localhost:7233'}`);
+      } else {
+        console.error('starting the Temporal dev server (log: .flywheel/logs/dev-server.log)');
+        server = spawnLogged(temporalCli(), devServerArgs(devServerSettings()), join(logs, 'dev-server.log'));
+        await waitFor('Temporal dev server', async () => ((await temporalAnswers(1000)) ? true : undefined), 60_000, server);
+      }
+      console.error('starting a worker (log: .flywheel/logs/worker.log)');
+      worker = spawnLogged(process.execPath, [join(REPO_ROOT, 'bin', 'flywheel.js'), 'worker'], join(logs, 'worker.log'));
+
+      const client = await connect();
+      try {
+        const started = await startRun(client, config, { config, trigger: 'demo' });
+        console.error(`run ${started.runId} ${started.created ? 'started' : '(already in progress)'}`);
+        let failed: string | undefined;
+        await watchRun(started.handle).catch((err) => {
+          failed = rootMessage(err);
+        });
+        const status = await runStatus(started.handle);
+        const store = openStore(config.artifacts.store, config.artifacts.s3);
+        console.log(`\nrun id:      ${status.runId}`);
+        console.log(`workflow id: ${status.workflowId}`);
+        console.log(`state:       ${status.state}${failed ? ` — ${failed}` : ''}`);
+        console.log(`Temporal UI: ${status.uiLink}`);
+        const rows = status.stages.flatMap((s) => Object.entries(s.outputs).map(([n, r]) => refRow(`${s.name}.${n}`, r)));
+        if (rows.length) console.log(`\nartifacts (${config.artifacts.store}):\n${table(REF_HEADERS, rows)}`);
+        const ingest = status.stages.find((s) => s.name === 'ingest');
+        if (ingest?.outputs.catalog && ingest.outputs.catalogDiff) {
+          const stats = (await store.manifest(ingest.outputs.catalog.sha256)).stats as { toolsByServer: Record<string, number>; quarantined: number };
+          const diff = await store.readJson<CatalogDiff>(ingest.outputs.catalogDiff);
+          console.log(`\ncatalog ${diff.to}: ${Object.entries(stats.toolsByServer).map(([s, n]) => `${s} ${n} tools`).join(', ')}; ${stats.quarantined} quarantined`);
+          console.log(`changes since ${diff.from ?? '(first version)'}: +${diff.added.length} -${diff.removed.length} ~${diff.changed.length}`);
+        }
+        console.log(`\nmore: flywheel status ${status.runId}   |   flywheel artifacts ls   |   flywheel artifacts cat <sha>`);
+        if (server && !values['keep-server']) console.log('the dev server this demo started is stopped now; "make dev-server" brings the UI back with this history');
+        return failed ? 1 : 0;
+      } finally {
+        await client.connection.close();
+      }
+    } finally {
+      if (worker) await stopProcess(worker);
+      if (server && !values['keep-server']) await stopProcess(server);
+      else if (server) console.error(`dev server left running (pid ${server.pid}); stop it with: kill ${server.pid}`);
+    }
+  },
+};

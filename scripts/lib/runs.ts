@@ -1,0 +1,154 @@
+import { Client, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type WorkflowHandle } from '@temporalio/client';
+import type { FlywheelConfig } from '../../core/config/schema.js';
+import { hashOf } from '../../core/hash.js';
+import { workflowIdFor } from '../../core/pipeline/run-id.js';
+import type { FlywheelRunInput, RunProgress, StageProgress } from '../../core/pipeline/types.js';
+import { uiLink } from '../../core/temporal-env.js';
+import { connectClient } from '../../workers/connection.js';
+import { CPU_TASK_QUEUE } from '../../workers/cpu.js';
+import type { flywheelRun } from '../../workflows/flywheel-run.js';
+import { UsageError } from './args.js';
+
+export type RunHandle = WorkflowHandle<typeof flywheelRun>;
+
+/** The machine-readable contract of `flywheel status --json`. */
+export interface RunStatus {
+  runId: string;
+  workflowId: string;
+  state: string;
+  project: string | null;
+  startedAt: string | null;
+  closedAt: string | null;
+  uiLink: string;
+  stages: Array<Pick<StageProgress, 'name' | 'state' | 'outputs' | 'startedAt' | 'finishedAt' | 'detail'>>;
+  error?: string;
+}
+
+export async function connect(): Promise<Client> {
+  let conn;
+  try {
+    conn = await connectClient();
+  } catch (err) {
+    const addr = process.env.TEMPORAL_ADDRESS || 'localhost:7233';
+    throw new Error(`cannot reach Temporal at ${addr}: ${(err as Error).message}\n(start one with "flywheel dev-server" or set TEMPORAL_ADDRESS)`);
+  }
+  return new Client({ connection: conn.connection, namespace: conn.namespace });
+}
+
+export interface Started {
+  handle: RunHandle;
+  runId: string;
+  /** False when a run of the same config was already in progress and we attached to it. */
+  created: boolean;
+}
+
+/** Start flywheelRun. A second start of the same config while one runs attaches to that run instead. */
+export async function startRun(client: Client, config: FlywheelConfig, input: FlywheelRunInput): Promise<Started> {
+  const workflowId = workflowIdFor(config);
+  const requestedAt = Date.now();
+  const handle = await client.workflow.start<typeof flywheelRun>('flywheelRun', {
+    taskQueue: CPU_TASK_QUEUE,
+    workflowId,
+    args: [input],
+    workflowIdConflictPolicy: 'USE_EXISTING',
+    staticSummary: `${config.name} (${input.trigger ?? 'cli'})`,
+    staticDetails: `config sha256 ${hashOf(config)}${input.resumeOf ? `, resumes ${input.resumeOf}` : ''}`,
+  });
+  const desc = await handle.describe();
+  // USE_EXISTING returns the running execution: it started before we asked.
+  const created = desc.startTime.getTime() >= requestedAt - 1000;
+  return { handle: client.workflow.getHandle(workflowId, desc.runId), runId: desc.runId, created };
+}
+
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** RUN_ID is a Temporal run id (UUID) or a workflow id (its latest run). */
+export async function findRun(client: Client, id: string): Promise<RunHandle> {
+  if (UUID_RE.test(id)) {
+    for await (const wf of client.workflow.list({ query: `RunId = '${id}'`, pageSize: 1 })) {
+      return client.workflow.getHandle(wf.workflowId, wf.runId);
+    }
+    throw new UsageError(`no run with run id ${id} in namespace ${client.options.namespace}`);
+  }
+  if (!/^[\w.@:-]+$/.test(id)) throw new UsageError(`"${id}" is neither a run id nor a workflow id`);
+  const handle = client.workflow.getHandle<typeof flywheelRun>(id);
+  try {
+    const desc = await handle.describe();
+    return client.workflow.getHandle(id, desc.runId);
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) throw new UsageError(`no run with id ${id} in namespace ${client.options.namespace}`);
+    throw err;
+  }
+}
+
+/** Status from the workflow's memo, which it updates at every stage change: works with no worker running. */
+export async function runStatus(handle: RunHandle): Promise<RunStatus> {
+  const desc = await handle.describe();
+  const progress = (await desc.memo)?.progress as RunProgress | undefined;
+  const status: RunStatus = {
+    runId: desc.runId,
+    workflowId: desc.workflowId,
+    state: desc.status.name.toLowerCase(),
+    project: progress?.project ?? null,
+    startedAt: desc.startTime.toISOString(),
+    closedAt: desc.closeTime?.toISOString() ?? null,
+    uiLink: uiLink(desc.workflowId, desc.runId),
+    stages: (progress?.stages ?? []).map((s) => ({
+      name: s.name,
+      state: s.state,
+      outputs: s.outputs,
+      startedAt: s.startedAt,
+      finishedAt: s.finishedAt,
+      detail: s.detail,
+    })),
+  };
+  if (desc.status.name === 'FAILED') {
+    try {
+      await handle.result();
+    } catch (err) {
+      status.error = rootMessage(err);
+    }
+  }
+  return status;
+}
+
+export async function runProgress(handle: RunHandle): Promise<RunProgress | undefined> {
+  return (await (await handle.describe()).memo)?.progress as RunProgress | undefined;
+}
+
+export interface RunListing {
+  runId: string;
+  workflowId: string;
+  state: string;
+  startedAt: string;
+  closedAt: string | null;
+  project: string | null;
+}
+
+/** flywheelRun executions, newest first. */
+export async function listRuns(client: Client, limit: number): Promise<RunListing[]> {
+  const out: RunListing[] = [];
+  // SQL visibility (the dev server's) has no ORDER BY and lists running runs first: read a bounded window
+  // and sort by start time here, so "newest first" holds on every backend.
+  for await (const wf of client.workflow.list({ query: `WorkflowType = 'flywheelRun'`, pageSize: 100 })) {
+    const progress = wf.memo?.progress as RunProgress | undefined;
+    out.push({
+      runId: wf.runId,
+      workflowId: wf.workflowId,
+      state: wf.status.name.toLowerCase(),
+      startedAt: wf.startTime.toISOString(),
+      closedAt: wf.closeTime?.toISOString() ?? null,
+      project: progress?.project ?? null,
+    });
+    if (out.length >= Math.max(limit, 1000)) break;
+  }
+  return out.sort((a, b) => (a.startedAt < b.startedAt ? 1 : -1)).slice(0, limit);
+}
+
+export function rootMessage(err: unknown): string {
+  let e = err as { message?: string; cause?: unknown } | undefined;
+  while (e?.cause) e = e.cause as typeof e;
+  return e?.message ?? String(err);
+}
+
+export { WorkflowExecutionAlreadyStartedError };

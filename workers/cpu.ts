@@ -1,0 +1,31 @@
+import { fileURLToPath } from 'node:url';
+import { bundleWorkflowCode, Worker, type NativeConnection, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import * as activities from '../activities/index.js';
+
+export const CPU_TASK_QUEUE = 'flywheel';
+export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
+
+/** Bundle the workflow code once (webpack), so several workers in one process share it. */
+export async function bundleWorkflows(): Promise<WorkflowBundleWithSourceMap> {
+  return bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: quietBundlerLogger });
+}
+
+const noop = (): void => undefined;
+const quietBundlerLogger = { trace: noop, debug: noop, info: noop, warn: console.warn, error: console.error, log: noop };
+
+/** The `flywheel` queue: all workflows plus the CPU activities. */
+export async function createCpuWorker(opts: {
+  connection: NativeConnection;
+  namespace: string;
+  taskQueue?: string;
+  workflowBundle?: WorkflowBundleWithSourceMap;
+}): Promise<Worker> {
+  return Worker.create({
+    connection: opts.connection,
+    namespace: opts.namespace,
+    taskQueue: opts.taskQueue ?? CPU_TASK_QUEUE,
+    ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath: WORKFLOWS_PATH, bundlerOptions: {} }),
+    activities,
+    shutdownGraceTime: '10 seconds',
+  });
+}

@@ -1,0 +1,1 @@
+export { flywheelRun, progressQuery } from './flywheel-run.js';

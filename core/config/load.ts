@@ -38,13 +38,14 @@ export function parseConfig(raw: unknown, source = 'config'): FlywheelConfig {
 
 /** Parse YAML or JSON text (JSON is YAML). Syntax errors name the line and column. */
 export function parseConfigText(text: string, source: string): FlywheelConfig {
-  const doc = parseDocument(text, { prettyErrors: false, uniqueKeys: true });
+  const doc = parseDocument(text, { prettyErrors: true, uniqueKeys: true });
   if (doc.errors.length > 0) {
     throw new ConfigError(
       source,
       doc.errors.map((e) => {
         const pos = e.linePos?.[0];
-        return `${pos ? `line ${pos.line}, column ${pos.col}: ` : ''}${e.message.split('\n')[0]}`;
+        const message = e.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
+        return `${pos ? `line ${pos.line}, column ${pos.col}: ` : ''}${message}`;
       }),
     );
   }

@@ -61,6 +61,14 @@ export async function connectServer(server: ServerConfig): Promise<McpConnection
     transport = new StreamableHTTPClientTransport(new URL(http.url), { requestInit: { headers } });
   }
 
+  // The client reports the negotiated protocol version through this hook (HTTP transports need it too).
+  let protocolVersion: string | undefined;
+  const setVersion = transport.setProtocolVersion?.bind(transport);
+  transport.setProtocolVersion = (v: string) => {
+    protocolVersion = v;
+    setVersion?.(v);
+  };
+
   const client = new Client(CLIENT_INFO, { capabilities: {} });
   try {
     await client.connect(transport, { timeout: server.timeoutMs });
@@ -71,7 +79,7 @@ export async function connectServer(server: ServerConfig): Promise<McpConnection
   return {
     client,
     serverInfo: client.getServerVersion(),
-    protocolVersion: (transport as { protocolVersion?: string }).protocolVersion,
+    protocolVersion,
     stderrTail,
     close: () => client.close(),
   };

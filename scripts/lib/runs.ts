@@ -45,19 +45,37 @@ export interface Started {
 /** Start flywheelRun. A second start of the same config while one runs attaches to that run instead. */
 export async function startRun(client: Client, config: FlywheelConfig, input: FlywheelRunInput): Promise<Started> {
   const workflowId = workflowIdFor(config);
-  const requestedAt = Date.now();
-  const handle = await client.workflow.start<typeof flywheelRun>('flywheelRun', {
-    taskQueue: CPU_TASK_QUEUE,
-    workflowId,
-    args: [input],
-    workflowIdConflictPolicy: 'USE_EXISTING',
-    staticSummary: `${config.name} (${input.trigger ?? 'cli'})`,
-    staticDetails: `config sha256 ${hashOf(config)}${input.resumeOf ? `, resumes ${input.resumeOf}` : ''}`,
-  });
-  const desc = await handle.describe();
-  // USE_EXISTING returns the running execution: it started before we asked.
-  const created = desc.startTime.getTime() >= requestedAt - 1000;
-  return { handle: client.workflow.getHandle(workflowId, desc.runId), runId: desc.runId, created };
+  const running = await runningRun(client, workflowId);
+  if (running) return running;
+  try {
+    const handle = await client.workflow.start<typeof flywheelRun>('flywheelRun', {
+      taskQueue: CPU_TASK_QUEUE,
+      workflowId,
+      args: [input],
+      workflowIdConflictPolicy: 'FAIL',
+      staticSummary: `${config.name} (${input.trigger ?? 'cli'})`,
+      staticDetails: `config sha256 ${hashOf(config)}${input.resumeOf ? `, resumes ${input.resumeOf}` : ''}`,
+    });
+    return { handle, runId: handle.firstExecutionRunId, created: true };
+  } catch (err) {
+    // Lost a race with another starter: follow the run it started.
+    if (err instanceof WorkflowExecutionAlreadyStartedError) {
+      const other = await runningRun(client, workflowId);
+      if (other) return other;
+    }
+    throw err;
+  }
+}
+
+async function runningRun(client: Client, workflowId: string): Promise<Started | undefined> {
+  try {
+    const desc = await client.workflow.getHandle(workflowId).describe();
+    if (desc.status.name !== 'RUNNING') return undefined;
+    return { handle: client.workflow.getHandle(workflowId, desc.runId), runId: desc.runId, created: false };
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) return undefined;
+    throw err;
+  }
 }
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -151,4 +169,3 @@ export function rootMessage(err: unknown): string {
   return e?.message ?? String(err);
 }
 
-export { WorkflowExecutionAlreadyStartedError };

@@ -111,7 +111,7 @@ describe('flywheelRun', () => {
     assert.deepEqual(started.map((e) => e.activityTaskStartedEventAttributes!.attempt), [1]);
   });
 
-  it('fails fast when a server's token variable is unset, naming the server; resume continues after the fix', async () => {
+  it("fails fast when a server's token variable is unset, naming the server; resume continues after the fix", async () => {
     delete process.env.FLYWHEEL_TEST_ERP_TOKEN;
     const cfg = parseConfig(
       config('resume', {

@@ -13,13 +13,13 @@ export const readTools: SandboxTool[] = [
   {
     name: 'find_customers',
     title: 'Find customers',
-    description: 'Look up customer accounts (HZ_CUST_ACCOUNTS with their HZ_PARTIES party) by name fragment, account number or country.',
+    description: 'Look up customer accounts (HZ_CUST_ACCOUNTS with their HZ_PARTIES party) by name fragment, account number or country; with no filter, the first accounts by name.',
     inputSchema: object({
       name: str('Part of the customer name (case-insensitive)', { minLength: 2, maxLength: 100 }),
       accountNumber: str('Exact account number, e.g. C1042', { pattern: '^C\\d{4,}$' }),
       country: str('Country of the party', { minLength: 2, maxLength: 60 }),
       limit: int('Max rows (default 25)', { minimum: 1, maximum: 200 }),
-    }, [], { minProperties: 1 }),
+    }),
     scopes: AR_READ,
     kind: 'read',
     run({ name, accountNumber, country, limit = 25 }: { name?: string; accountNumber?: string; country?: string; limit?: number }, { db }) {

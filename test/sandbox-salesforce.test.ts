@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { listAllTools, stdioSandbox, type Sandbox } from './helpers/sandbox.js';
+import { SALESFORCE_CODES } from './helpers/sandbox-codes.js';
 
 let sf: Sandbox;
 const seen = new Set<string>();
@@ -24,8 +25,6 @@ async function one(query: string) {
   return rows[0];
 }
 
-/** Error codes this sandbox can produce, each exercised below. */
-export const SALESFORCE_CODES = ['UNKNOWN_TOOL', 'INVALID_ARGUMENTS', 'PAYLOAD_TOO_LARGE', 'INSUFFICIENT_SCOPE', 'NOT_FOUND', 'INVALID_QUERY', 'INVALID_STATUS_TRANSITION', 'REQUIRED_FIELD_MISSING', 'DUPLICATE_RECORD', 'POLICY_LIMIT_EXCEEDED', 'CURRENCY_MISMATCH', 'DEPENDENT_RECORDS_EXIST'];
 
 describe('salesforce sandbox', () => {
   before(async () => {

@@ -20,6 +20,8 @@ const OPTIONS: Options = {
   useDefaults: false,
   allErrors: true,
   validateFormats: true,
+  // 1234.56 is a multiple of 0.01; without a precision, float division says it is not.
+  multipleOfPrecision: 9,
 };
 
 type Draft = '07' | '2019-09' | '2020-12';

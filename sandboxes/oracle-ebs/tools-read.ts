@@ -60,14 +60,16 @@ export const readTools: SandboxTool[] = [
     scopes: AR_READ,
     kind: 'read',
     run(a: { custAccountId?: number; status?: string; trxDateFrom?: string; trxDateTo?: string; dueBefore?: string; minAmount?: number; currencyCode?: string; limit?: number; offset?: number }, { db }) {
-      const v = (x: unknown) => x ?? null;
       const rows = db.prepare(`SELECT t.CUSTOMER_TRX_ID, t.TRX_NUMBER, t.BILL_TO_CUSTOMER_ID, t.TRX_DATE, t.INVOICE_CURRENCY_CODE, t.STATUS_TRX, t.PURCHASE_ORDER,
           ps.DUE_DATE, ps.AMOUNT_DUE_ORIGINAL, ps.AMOUNT_DUE_REMAINING
         FROM RA_CUSTOMER_TRX_ALL t JOIN AR_PAYMENT_SCHEDULES_ALL ps ON ps.CUSTOMER_TRX_ID = t.CUSTOMER_TRX_ID
-        WHERE (?1 IS NULL OR t.BILL_TO_CUSTOMER_ID = ?1) AND (?2 IS NULL OR t.STATUS_TRX = ?2) AND (?3 IS NULL OR t.TRX_DATE >= ?3)
-          AND (?4 IS NULL OR t.TRX_DATE <= ?4) AND (?5 IS NULL OR ps.DUE_DATE < ?5) AND (?6 IS NULL OR ps.AMOUNT_DUE_ORIGINAL >= ?6)
-          AND (?7 IS NULL OR t.INVOICE_CURRENCY_CODE = ?7)
-        ORDER BY t.TRX_DATE DESC, t.CUSTOMER_TRX_ID DESC LIMIT ?8 OFFSET ?9`).all(v(a.custAccountId), v(a.status), v(a.trxDateFrom), v(a.trxDateTo), v(a.dueBefore), v(a.minAmount), v(a.currencyCode), a.limit ?? 50, a.offset ?? 0);
+        WHERE (@cust IS NULL OR t.BILL_TO_CUSTOMER_ID = @cust) AND (@status IS NULL OR t.STATUS_TRX = @status) AND (@from IS NULL OR t.TRX_DATE >= @from)
+          AND (@to IS NULL OR t.TRX_DATE <= @to) AND (@dueBefore IS NULL OR ps.DUE_DATE < @dueBefore) AND (@minAmount IS NULL OR ps.AMOUNT_DUE_ORIGINAL >= @minAmount)
+          AND (@currency IS NULL OR t.INVOICE_CURRENCY_CODE = @currency)
+        ORDER BY t.TRX_DATE DESC, t.CUSTOMER_TRX_ID DESC LIMIT @limit OFFSET @offset`).all({
+        cust: a.custAccountId ?? null, status: a.status ?? null, from: a.trxDateFrom ?? null, to: a.trxDateTo ?? null, dueBefore: a.dueBefore ?? null,
+        minAmount: a.minAmount ?? null, currency: a.currencyCode ?? null, limit: a.limit ?? 50, offset: a.offset ?? 0,
+      });
       return { count: rows.length, invoices: rows };
     },
   },
@@ -99,7 +101,7 @@ export const readTools: SandboxTool[] = [
     run({ asOfDate, custAccountId, currencyCode }: { asOfDate?: string; custAccountId?: number; currencyCode?: string }, { db, today }) {
       const asOf = asOfDate ?? today;
       if (custAccountId !== undefined) customer(db, custAccountId);
-      const rows = db.prepare(`SELECT DUE_DATE, AMOUNT_DUE_REMAINING, INVOICE_CURRENCY_CODE FROM AR_PAYMENT_SCHEDULES_ALL ps JOIN RA_CUSTOMER_TRX_ALL t ON t.CUSTOMER_TRX_ID = ps.CUSTOMER_TRX_ID
+      const rows = db.prepare(`SELECT ps.DUE_DATE, ps.AMOUNT_DUE_REMAINING, ps.INVOICE_CURRENCY_CODE FROM AR_PAYMENT_SCHEDULES_ALL ps JOIN RA_CUSTOMER_TRX_ALL t ON t.CUSTOMER_TRX_ID = ps.CUSTOMER_TRX_ID
         WHERE ps.STATUS = 'OP' AND t.TRX_DATE <= ? AND (? IS NULL OR ps.CUSTOMER_ID = ?) AND (? IS NULL OR ps.INVOICE_CURRENCY_CODE = ?)`).all(asOf, custAccountId ?? null, custAccountId ?? null, currencyCode ?? null, currencyCode ?? null) as Array<{ DUE_DATE: string; AMOUNT_DUE_REMAINING: number; INVOICE_CURRENCY_CODE: string }>;
       const buckets = ['Current', '1-30', '31-60', '61-90', '91+'];
       const byCurrency: Record<string, Record<string, number>> = {};
@@ -138,7 +140,7 @@ export const readTools: SandboxTool[] = [
     scopes: GL_READ,
     kind: 'read',
     run({ company, account, accountType, enabledOnly = true }: { company?: string; account?: string; accountType?: string; enabledOnly?: boolean }, { db }) {
-      const rows = db.prepare(`SELECT * FROM GL_CODE_COMBINATIONS WHERE (?1 IS NULL OR SEGMENT1 = ?1) AND (?2 IS NULL OR SEGMENT3 = ?2) AND (?3 IS NULL OR ACCOUNT_TYPE = ?3) AND (?4 = 0 OR ENABLED_FLAG = 'Y') ORDER BY CONCATENATED_SEGMENTS`).all(company ?? null, account ?? null, accountType ?? null, enabledOnly ? 1 : 0);
+      const rows = db.prepare(`SELECT * FROM GL_CODE_COMBINATIONS WHERE (@company IS NULL OR SEGMENT1 = @company) AND (@account IS NULL OR SEGMENT3 = @account) AND (@type IS NULL OR ACCOUNT_TYPE = @type) AND (@enabledOnly = 0 OR ENABLED_FLAG = 'Y') ORDER BY CONCATENATED_SEGMENTS`).all({ company: company ?? null, account: account ?? null, type: accountType ?? null, enabledOnly: enabledOnly ? 1 : 0 });
       return { count: rows.length, codeCombinations: rows };
     },
   },

@@ -10,7 +10,7 @@ import { buildDatabase, contentHash } from '../sandboxes/common/db.js';
 import { ERROR_CODES } from '../sandboxes/common/errors.js';
 import { oracleEbsModel } from '../sandboxes/oracle-ebs/data.js';
 import { salesforceModel } from '../sandboxes/salesforce/data.js';
-import { tempDir } from './helpers/fixtures.js';
+import { REPO, tempDir } from './helpers/fixtures.js';
 import { httpSandbox, listAllTools, sandboxMain, startHttpSandbox, stdioSandbox, type Sandbox, type SandboxName } from './helpers/sandbox.js';
 import { ORACLE_EBS_CODES, SALESFORCE_CODES } from './helpers/sandbox-codes.js';
 import { writeCalls } from './helpers/write-calls.js';
@@ -176,5 +176,19 @@ describe('sandbox transports and lifecycle', () => {
         await sb.close();
       }
     }
+  });
+});
+
+describe('sandbox docs', () => {
+  it('README documents every sandbox tool with its scopes', async () => {
+    const readme = readFileSync(join(REPO, 'README.md'), 'utf8');
+    const { salesforceSandbox } = await import('../sandboxes/salesforce/main.js');
+    const { oracleEbsSandbox } = await import('../sandboxes/oracle-ebs/main.js');
+    for (const tool of [...salesforceSandbox.tools, ...oracleEbsSandbox.tools]) {
+      const row = readme.split('\n').find((l) => l.startsWith(`| \`${tool.name}\` |`));
+      assert.ok(row, `README has no row for ${tool.name}`);
+      for (const scope of tool.scopes) assert.ok(row.includes(`\`${scope}\``), `README row of ${tool.name} lacks scope ${scope}`);
+    }
+    for (const code of Object.keys(ERROR_CODES)) assert.ok(readme.includes(`| \`${code}\` |`), `README lacks error code ${code}`);
   });
 });

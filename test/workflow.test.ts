@@ -6,11 +6,11 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Worker } from '@temporalio/worker';
 import { openStore } from '../core/artifacts/index.js';
 import type { Catalog } from '../core/catalog/types.js';
-import { parseConfig } from '../core/config/load.js';
+import { loadConfigFile, parseConfig } from '../core/config/load.js';
 import type { ConfigInput } from '../core/config/schema.js';
 import { findRun, runStatus, startRun } from '../scripts/lib/runs.js';
 import { FLYWHEEL_STAGE } from '../workflows/search-attributes.js';
-import { fixtureStdio, runCli, startFixtureHttp, tempDir } from './helpers/fixtures.js';
+import { fixtureStdio, REPO, runCli, startFixtureHttp, tempDir } from './helpers/fixtures.js';
 import { startTemporal, startWorker } from './helpers/temporal.js';
 
 let env: TestWorkflowEnvironment;
@@ -62,6 +62,17 @@ describe('flywheelRun', () => {
     const desc = await handle.describe();
     assert.equal(desc.typedSearchAttributes.get(FLYWHEEL_STAGE), 'done');
     assert.match(status.stages[0]!.detail, /^cat-[0-9a-f]{12}: 7 tools, 4 quarantined$/);
+  });
+
+  it('ingests the embedded default (both sandboxes over stdio) as make demo does', async () => {
+    const example = await loadConfigFile(join(REPO, 'examples', 'salesforce-oracle.yaml'));
+    const cfg = { ...example, artifacts: { ...example.artifacts, store: `file://${tempDir()}` } };
+    const { handle } = await startRun(env.client, cfg, { config: cfg, trigger: 'test' });
+    await handle.result();
+    const status = await runStatus(handle);
+    const cat = await openStore(cfg.artifacts.store).readJson<Catalog>(status.stages[0]!.outputs.catalog!);
+    assert.deepEqual(cat.servers.map((s) => [s.name, s.tools, s.quarantined]), [['oracle-ebs', 17, 0], ['salesforce', 19, 0]]);
+    assert.ok(cat.tools.every((t) => t.scopes.length > 0), 'every sandbox tool carries its scopes');
   });
 
   it('a second run of the same config reuses the memoized catalog stage', async () => {

@@ -1,24 +1,13 @@
 /** The Oracle EBS sandbox through a real MCP client over stdio: every tool, every business-rule code, RBAC. */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { listAllTools, stdioSandbox, type Sandbox } from './helpers/sandbox.js';
+import { expectations, listAllTools, stdioSandbox, type Sandbox } from './helpers/sandbox.js';
 import { ORACLE_EBS_CODES } from './helpers/sandbox-codes.js';
 
 let ebs: Sandbox;
 const seen = new Set<string>();
 
-async function ok(tool: string, args: unknown, meta?: Record<string, unknown>) {
-  const r = await ebs.call(tool, args, meta);
-  assert.equal(r.isError, false, `${tool} failed: ${JSON.stringify(r.error)}`);
-  return r.result;
-}
-async function err(tool: string, args: unknown, code: string, meta?: Record<string, unknown>) {
-  const r = await ebs.call(tool, args, meta);
-  assert.equal(r.isError, true, `${tool} unexpectedly succeeded: ${JSON.stringify(r.result)?.slice(0, 200)}`);
-  assert.equal(r.error?.code, code, `${tool}: expected ${code}, got ${r.error?.code}: ${r.error?.message}`);
-  seen.add(code);
-  return r.error!;
-}
+const { ok, err } = expectations(() => ebs, seen);
 
 
 /** A USD customer with enough credit headroom for small invoices. */

@@ -1,24 +1,13 @@
 /** The Salesforce sandbox through a real MCP client over stdio: every tool, every business-rule code, RBAC. */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { listAllTools, stdioSandbox, type Sandbox } from './helpers/sandbox.js';
+import { expectations, listAllTools, stdioSandbox, type Sandbox } from './helpers/sandbox.js';
 import { SALESFORCE_CODES } from './helpers/sandbox-codes.js';
 
 let sf: Sandbox;
 const seen = new Set<string>();
 
-async function ok(tool: string, args: unknown, meta?: Record<string, unknown>) {
-  const r = await sf.call(tool, args, meta);
-  assert.equal(r.isError, false, `${tool} failed: ${JSON.stringify(r.error)}`);
-  return r.result;
-}
-async function err(tool: string, args: unknown, code: string, meta?: Record<string, unknown>) {
-  const r = await sf.call(tool, args, meta);
-  assert.equal(r.isError, true, `${tool} unexpectedly succeeded: ${JSON.stringify(r.result)?.slice(0, 200)}`);
-  assert.equal(r.error?.code, code, `${tool}: expected ${code}, got ${r.error?.code}: ${r.error?.message}`);
-  seen.add(code);
-  return r.error!;
-}
+const { ok, err } = expectations(() => sf, seen);
 async function one(query: string) {
   const rows = (await ok('soql_query', { query })).records;
   assert.ok(rows.length > 0, `no rows for ${query}`);

@@ -22,32 +22,37 @@ export function fixtureStdio(name: string, flags: string[] = [], timeoutMs = 20_
   };
 }
 
+/**
+ * Spawn a server that prints a "listening ..." line on stdout; resolves with the match once it does.
+ * stop() sends SIGTERM and waits for the exit.
+ */
+export async function spawnListening(args: string[], pattern: RegExp, env: NodeJS.ProcessEnv = process.env): Promise<{ match: RegExpExecArray; proc: ChildProcess; stop: () => Promise<void> }> {
+  const proc = spawn(process.execPath, args, { cwd: REPO, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  proc.stderr!.on('data', (d) => (stderr += d));
+  const match = await new Promise<RegExpExecArray>((resolve, reject) => {
+    let out = '';
+    proc.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = pattern.exec(out);
+      if (m) resolve(m);
+    });
+    proc.once('exit', (code) => reject(new Error(`server exited with ${code}: ${stderr}`)));
+  });
+  const stop = async () => {
+    if (proc.exitCode !== null || proc.signalCode !== null) return;
+    const done = new Promise((r) => proc.once('exit', r));
+    proc.kill('SIGTERM');
+    await done;
+  };
+  return { match, proc, stop };
+}
+
 /** Start the fixture server over HTTP on a free port; resolves with its URL once it listens. */
 export async function startFixtureHttp(flags: string[] = [], port = 0): Promise<{ url: string; port: number; proc: ChildProcess; stop: () => Promise<void> }> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', FIXTURE_SERVER, '--transport', 'http', '--port', String(port), ...flags], {
-    cwd: REPO,
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const actual = await new Promise<number>((resolve, reject) => {
-    let buf = '';
-    proc.stdout!.on('data', (d: Buffer) => {
-      buf += d.toString();
-      const m = /listening (\d+)/.exec(buf);
-      if (m) resolve(Number(m[1]));
-    });
-    proc.once('exit', (code) => reject(new Error(`fixture http server exited with ${code}`)));
-  });
-  return {
-    url: `http://127.0.0.1:${actual}/mcp`,
-    port: actual,
-    proc,
-    stop: async () => {
-      if (proc.exitCode !== null) return;
-      const done = new Promise((r) => proc.once('exit', r));
-      proc.kill('SIGTERM');
-      await done;
-    },
-  };
+  const { match, proc, stop } = await spawnListening(['--import', 'tsx', FIXTURE_SERVER, '--transport', 'http', '--port', String(port), ...flags], /listening (\d+)/);
+  const actual = Number(match[1]);
+  return { url: `http://127.0.0.1:${actual}/mcp`, port: actual, proc, stop };
 }
 
 /** Run the flywheel CLI; resolves with exit code and output. */

@@ -1,9 +1,10 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import assert from 'node:assert/strict';
+import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { REPO } from './fixtures.js';
+import { REPO, spawnListening } from './fixtures.js';
 
 export type SandboxName = 'salesforce' | 'oracle-ebs';
 
@@ -39,28 +40,8 @@ export async function stdioSandbox(name: SandboxName, args: string[] = []): Prom
 
 /** Start the sandbox over Streamable HTTP on a free port; returns its URL and the process. */
 export async function startHttpSandbox(name: SandboxName, args: string[] = [], env: NodeJS.ProcessEnv = {}): Promise<{ url: string; proc: ChildProcess; stop: () => Promise<void> }> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', sandboxMain(name), '--transport', 'http', '--port', '0', ...args], { cwd: REPO, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stderr = '';
-  proc.stderr!.on('data', (d) => (stderr += d));
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    proc.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /listening (http:\/\/\S+)/.exec(out);
-      if (m) resolve(m[1]!);
-    });
-    proc.once('exit', (code) => reject(new Error(`sandbox exited with ${code}: ${stderr}`)));
-  });
-  return {
-    url,
-    proc,
-    stop: async () => {
-      if (proc.exitCode !== null) return;
-      const done = new Promise((r) => proc.once('exit', r));
-      proc.kill('SIGTERM');
-      await done;
-    },
-  };
+  const { match, proc, stop } = await spawnListening(['--import', 'tsx', sandboxMain(name), '--transport', 'http', '--port', '0', ...args], /listening (http:\/\/\S+)/, { ...process.env, ...env });
+  return { url: match[1]!, proc, stop };
 }
 
 export async function httpSandbox(url: string, headers: Record<string, string> = {}): Promise<Sandbox> {
@@ -79,4 +60,25 @@ export async function listAllTools(client: Client) {
     cursor = page.nextCursor;
   } while (cursor);
   return tools;
+}
+
+/**
+ * ok()/err() for table-driven tool tests: ok asserts success and returns the result; err asserts the
+ * error code and records it in `seen`, so a suite can check it exercised every code it should.
+ */
+export function expectations(get: () => Sandbox, seen: Set<string>) {
+  return {
+    async ok(tool: string, args: unknown, meta?: Record<string, unknown>): Promise<any> {
+      const r = await get().call(tool, args, meta);
+      assert.equal(r.isError, false, `${tool} failed: ${JSON.stringify(r.error)}`);
+      return r.result;
+    },
+    async err(tool: string, args: unknown, code: string, meta?: Record<string, unknown>) {
+      const r = await get().call(tool, args, meta);
+      assert.equal(r.isError, true, `${tool} unexpectedly succeeded: ${JSON.stringify(r.result)?.slice(0, 200)}`);
+      assert.equal(r.error?.code, code, `${tool}: expected ${code}, got ${r.error?.code}: ${r.error?.message}`);
+      seen.add(code);
+      return r.error!;
+    },
+  };
 }

@@ -1,0 +1,53 @@
+import type { EntityPools } from '../sandbox/entities.js';
+import type { Rng } from '../../sandboxes/common/rng.js';
+
+/** Who is asking: the scopes decide which calls they may make (RBAC is part of the target). */
+export interface Persona {
+  name: string;
+  domain: string;
+  scopes: string[];
+}
+
+export interface ToolCallTarget {
+  tool: string;
+  arguments: Record<string, unknown>;
+}
+
+/** No call: `code` is the machine reason (no_tool, missing_scope, policy_violation, ...). */
+export interface NoCallTarget {
+  tool: null;
+  verdict: 'abstain' | 'violation' | 'escalate';
+  code: string;
+  reason: string;
+}
+
+export type Target = ToolCallTarget | NoCallTarget;
+
+/** What a goal template produces for one draw: the call, the values phrasings can mention, the entities touched. */
+export interface GoalDraw {
+  arguments: Record<string, unknown>;
+  slots: Record<string, string | number>;
+  /** Entity keys like "salesforce:account:001…"; the first is the split key. */
+  entities: string[];
+}
+
+/** One way users ask for one tool. Phrasings use {slot} placeholders. */
+export interface Goal {
+  id: string;
+  tool: string;
+  phrasings: string[];
+  draw(pools: EntityPools, rng: Rng): GoalDraw | undefined;
+}
+
+/** An intent: a persona wanting something, with concrete slot values. Unsatisfiable ones have no tool. */
+export interface Intent {
+  id: string;
+  domain: string;
+  persona: Persona;
+  goal: string;
+  tool: string | null;
+  arguments: Record<string, unknown>;
+  slots: Record<string, string | number>;
+  entities: string[];
+  phrasings: string[];
+}

@@ -1,0 +1,65 @@
+import type { ValidateFunction } from 'ajv';
+import type { Catalog, CatalogTool } from '../catalog/types.js';
+import { compileSchema } from '../schema/compile.js';
+import type { Persona, Target } from './types.js';
+
+/** Why a candidate is not training data. Sandbox refusals are `sandbox:<CODE>` with the sandbox's own code. */
+export type RejectionReason = 'unknown_tool' | 'schema_invalid' | 'missing_scope' | `sandbox:${string}` | 'dry_run_failed';
+
+export interface DryRunResult {
+  ok: boolean;
+  code?: string;
+  message?: string;
+}
+
+/** Executes a dry-run of a call on the server that owns the tool, as the persona (its scopes). */
+export type DryRunner = (tool: CatalogTool, args: Record<string, unknown>, scopes: string[]) => Promise<DryRunResult>;
+
+export interface Verdict {
+  valid: boolean;
+  reason?: RejectionReason;
+  detail?: string;
+}
+
+/**
+ * Checks a call the way production would: the tool exists in the catalog, the arguments satisfy its
+ * inputSchema exactly (ajv strict, no coercion), the persona holds its scopes, and the sandbox accepts it
+ * in a dry-run. Abstentions are valid as they stand (whether they should have been calls is the
+ * corruption operators' and evaluation's business).
+ */
+export class CallValidator {
+  private readonly tools = new Map<string, { tool: CatalogTool; validate: ValidateFunction }>();
+
+  constructor(catalog: Catalog, private readonly dryRun: DryRunner) {
+    for (const tool of catalog.tools) {
+      const compiled = compileSchema(tool.inputSchema);
+      if (compiled.ok) this.tools.set(tool.name, { tool, validate: compiled.validate });
+    }
+  }
+
+  tool(name: string): CatalogTool | undefined {
+    return this.tools.get(name)?.tool;
+  }
+
+  /** Static checks only (schema and scopes), no sandbox call. */
+  checkStatic(target: Target, persona: Persona): Verdict {
+    if (target.tool === null) return { valid: true };
+    const entry = this.tools.get(target.tool);
+    if (!entry) return { valid: false, reason: 'unknown_tool', detail: `no tool ${target.tool} in the catalog` };
+    if (!entry.validate(target.arguments)) {
+      return { valid: false, reason: 'schema_invalid', detail: (entry.validate.errors ?? []).map((e) => `${e.instancePath || '(arguments)'} ${e.message}`).join('; ') };
+    }
+    const missing = entry.tool.scopes.filter((s) => !persona.scopes.includes(s));
+    if (missing.length) return { valid: false, reason: 'missing_scope', detail: `persona ${persona.name} lacks ${missing.join(', ')}` };
+    return { valid: true };
+  }
+
+  async check(target: Target, persona: Persona): Promise<Verdict> {
+    const first = this.checkStatic(target, persona);
+    if (!first.valid || target.tool === null) return first;
+    const tool = this.tools.get(target.tool)!.tool;
+    const r = await this.dryRun(tool, target.arguments, persona.scopes);
+    if (r.ok) return { valid: true };
+    return { valid: false, reason: r.code ? `sandbox:${r.code}` : 'dry_run_failed', ...(r.message ? { detail: r.message } : {}) };
+  }
+}

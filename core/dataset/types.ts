@@ -51,3 +51,27 @@ export interface Intent {
   entities: string[];
   phrasings: string[];
 }
+
+/** A training row (DESIGN §3): the request, the offered tool slice, the persona, and the target. */
+export interface RouterRow {
+  id: string;
+  domain: string;
+  /** Entity keys; the first decides the split, so no account/customer/invoice spans two splits. */
+  entities: string[];
+  request: string;
+  persona: { name: string; scopes: string[] };
+  /** Names of the offered tools (the correct one plus distractors, or without it). */
+  tools: string[];
+  target: Target;
+  provenance: {
+    source: 'generated' | 'trace';
+    intent?: string;
+    goal?: string;
+    teacher?: string;
+    /** Corruption operator that made this negative, and the tempting wrong call it guards against. */
+    operator?: string;
+    negativeCall?: ToolCallTarget;
+    /** The positive row a negative was derived from. */
+    from?: string;
+  };
+}

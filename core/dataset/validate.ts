@@ -4,7 +4,7 @@ import { compileSchema } from '../schema/compile.js';
 import type { Persona, Target } from './types.js';
 
 /** Why a candidate is not training data. Sandbox refusals are `sandbox:<CODE>` with the sandbox's own code. */
-export type RejectionReason = 'unknown_tool' | 'schema_invalid' | 'missing_scope' | `sandbox:${string}` | 'dry_run_failed';
+export type RejectionReason = 'unknown_tool' | 'not_offered' | 'schema_invalid' | 'missing_scope' | `sandbox:${string}` | 'dry_run_failed';
 
 export interface DryRunResult {
   ok: boolean;
@@ -42,10 +42,11 @@ export class CallValidator {
   }
 
   /** Static checks only (schema and scopes), no sandbox call. */
-  checkStatic(target: Target, persona: Persona): Verdict {
+  checkStatic(target: Target, persona: Persona, offered?: string[]): Verdict {
     if (target.tool === null) return { valid: true };
     const entry = this.tools.get(target.tool);
     if (!entry) return { valid: false, reason: 'unknown_tool', detail: `no tool ${target.tool} in the catalog` };
+    if (offered && !offered.includes(target.tool)) return { valid: false, reason: 'not_offered', detail: `${target.tool} is not among the offered tools` };
     if (!entry.validate(target.arguments)) {
       return { valid: false, reason: 'schema_invalid', detail: (entry.validate.errors ?? []).map((e) => `${e.instancePath || '(arguments)'} ${e.message}`).join('; ') };
     }
@@ -54,8 +55,9 @@ export class CallValidator {
     return { valid: true };
   }
 
-  async check(target: Target, persona: Persona): Promise<Verdict> {
-    const first = this.checkStatic(target, persona);
+  /** `offered`: the row's tool slice; a call outside it is rejected as not_offered. */
+  async check(target: Target, persona: Persona, offered?: string[]): Promise<Verdict> {
+    const first = this.checkStatic(target, persona, offered);
     if (!first.valid || target.tool === null) return first;
     const tool = this.tools.get(target.tool)!.tool;
     const r = await this.dryRun(tool, target.arguments, persona.scopes);

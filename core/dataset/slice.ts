@@ -1,0 +1,75 @@
+import type { Rng } from '../../sandboxes/common/rng.js';
+import type { CatalogTool } from '../catalog/types.js';
+
+const STOP = new Set(['a', 'an', 'the', 'of', 'to', 'and', 'or', 'in', 'on', 'for', 'by', 'with', 'its', 'is', 'as', 'one', 'it']);
+
+function tokens(s: string): Set<string> {
+  return new Set(s.toLowerCase().split(/[^a-z0-9]+/).filter((t) => t.length > 1 && !STOP.has(t)));
+}
+
+function jaccard(a: Set<string>, b: Set<string>): number {
+  let inter = 0;
+  for (const t of a) if (b.has(t)) inter++;
+  return inter / (a.size + b.size - inter || 1);
+}
+
+/**
+ * Siblings: tools of the same server sharing the verb (update_account ~ update_opportunity) or the object
+ * (create_case ~ update_case), most similar first. These are the near-identical tools routers confuse.
+ */
+export function siblings(tool: CatalogTool, catalog: CatalogTool[]): CatalogTool[] {
+  const [verb, ...rest] = tool.name.split('_');
+  const object = rest.join('_');
+  const own = tokens(`${tool.name} ${tool.description ?? ''}`);
+  return catalog
+    .filter((t) => t.server === tool.server && t.name !== tool.name)
+    .filter((t) => {
+      const [v, ...r] = t.name.split('_');
+      return v === verb || (object !== '' && r.join('_') === object);
+    })
+    .map((t) => ({ t, s: jaccard(own, tokens(`${t.name} ${t.description ?? ''}`)) }))
+    .sort((a, b) => b.s - a.s || (a.t.name < b.t.name ? -1 : 1))
+    .map((x) => x.t);
+}
+
+/** Every other tool by lexical similarity of name and description to `tool`, most similar first. */
+export function nearest(tool: CatalogTool, catalog: CatalogTool[]): CatalogTool[] {
+  const own = tokens(`${tool.name} ${tool.description ?? ''}`);
+  return catalog
+    .filter((t) => t.id !== tool.id)
+    .map((t) => ({ t, s: jaccard(own, tokens(`${t.name} ${t.description ?? ''}`)) }))
+    .sort((a, b) => b.s - a.s || (a.t.id < b.t.id ? -1 : 1))
+    .map((x) => x.t);
+}
+
+/**
+ * The tools offered with a request: the correct tool (unless `withoutCorrect`) plus distractors, siblings
+ * first then the lexically nearest, up to `size`, in a seeded shuffle so position carries no signal.
+ */
+export function offerSlice(correct: CatalogTool, catalog: CatalogTool[], size: number, rng: Rng, withoutCorrect = false): string[] {
+  const chosen: string[] = withoutCorrect ? [] : [correct.name];
+  for (const t of [...siblings(correct, catalog), ...nearest(correct, catalog)]) {
+    if (chosen.length >= size) break;
+    if (!chosen.includes(t.name)) chosen.push(t.name);
+  }
+  for (let i = chosen.length - 1; i > 0; i--) {
+    const j = rng.int(0, i);
+    [chosen[i], chosen[j]] = [chosen[j]!, chosen[i]!];
+  }
+  return chosen;
+}
+
+/** A slice for a request no tool serves: tools of its domain, lexically nearest to the request text. */
+export function sliceForText(text: string, domainTools: CatalogTool[], size: number, rng: Rng): string[] {
+  const own = tokens(text);
+  const ranked = domainTools
+    .map((t) => ({ t, s: jaccard(own, tokens(`${t.name} ${t.description ?? ''}`)) }))
+    .sort((a, b) => b.s - a.s || (a.t.name < b.t.name ? -1 : 1))
+    .slice(0, size)
+    .map((x) => x.t.name);
+  for (let i = ranked.length - 1; i > 0; i--) {
+    const j = rng.int(0, i);
+    [ranked[i], ranked[j]] = [ranked[j]!, ranked[i]!];
+  }
+  return ranked;
+}

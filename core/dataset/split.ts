@@ -1,0 +1,117 @@
+import { hashOf } from '../hash.js';
+import type { RouterRow } from './types.js';
+
+export interface SplitRatios {
+  train: number;
+  val: number;
+  test: number;
+}
+
+export interface Splits {
+  train: RouterRow[];
+  val: RouterRow[];
+  test: RouterRow[];
+}
+
+/** Rows that share any entity key end up in one group (union-find), so no entity can span two splits. */
+export function entityGroups(rows: RouterRow[]): RouterRow[][] {
+  const parent = new Map<string, string>();
+  const find = (k: string): string => {
+    let r = k;
+    while (parent.get(r) !== r) r = parent.get(r)!;
+    let c = k;
+    while (parent.get(c) !== r) {
+      const next = parent.get(c)!;
+      parent.set(c, r);
+      c = next;
+    }
+    return r;
+  };
+  for (const row of rows) {
+    if (row.entities.length === 0) throw new Error(`row ${row.id} has no entities; every row needs a split key`);
+    for (const e of row.entities) if (!parent.has(e)) parent.set(e, e);
+    const root = find(row.entities[0]!);
+    for (const e of row.entities.slice(1)) parent.set(find(e), root);
+  }
+  const groups = new Map<string, RouterRow[]>();
+  for (const row of rows) {
+    const root = find(row.entities[0]!);
+    groups.set(root, [...(groups.get(root) ?? []), row]);
+  }
+  return [...groups.values()];
+}
+
+/**
+ * Split by entity: whole entity groups go to one split. Within each domain, groups are taken in a seeded
+ * order and each goes to the split furthest below its target share, so every split gets its share of each
+ * domain. With `frozenTest`, that set is the test split as it stands; groups touching its entities are held
+ * out of train and val entirely.
+ */
+export function splitByEntity(rows: RouterRow[], ratios: SplitRatios, seed: string | number, frozenTest?: RouterRow[]): Splits & { heldOut: number } {
+  const out: Splits = { train: [], val: [], test: frozenTest ? [...frozenTest] : [] };
+  const frozenKeys = new Set((frozenTest ?? []).flatMap((r) => r.entities));
+  const frozenIds = new Set((frozenTest ?? []).map((r) => r.id));
+  let heldOut = 0;
+  const names = (frozenTest ? ['train', 'val'] : ['train', 'val', 'test']) as Array<keyof Splits>;
+  const total = names.reduce((s, n) => s + ratios[n], 0);
+  const byDomain = new Map<string, RouterRow[][]>();
+  for (const g of entityGroups(rows.filter((r) => !frozenIds.has(r.id)))) {
+    if (g.some((r) => r.entities.some((e) => frozenKeys.has(e)))) {
+      heldOut += g.length;
+      continue;
+    }
+    const domain = g[0]!.domain;
+    byDomain.set(domain, [...(byDomain.get(domain) ?? []), g]);
+  }
+  for (const domain of [...byDomain.keys()].sort()) {
+    const groups = byDomain.get(domain)!.map((g) => ({ g, k: hashOf({ seed, key: [...g.map((r) => r.id)].sort()[0] }) })).sort((a, b) => (a.k < b.k ? -1 : 1));
+    const counts: Record<string, number> = { train: 0, val: 0, test: 0 };
+    let placed = 0;
+    for (const { g } of groups) {
+      placed += g.length;
+      let best = names[0]!;
+      let deficit = -Infinity;
+      for (const n of names) {
+        const d = (ratios[n] / total) * placed - counts[n]!;
+        if (d > deficit) {
+          deficit = d;
+          best = n;
+        }
+      }
+      counts[best]! += g.length;
+      out[best].push(...g);
+    }
+  }
+  return { ...out, heldOut };
+}
+
+/** Entity keys that appear in more than one split; must be empty. */
+export function entityOverlap(s: Splits): string[] {
+  const where = new Map<string, Set<string>>();
+  for (const name of ['train', 'val', 'test'] as const) for (const r of s[name]) for (const e of r.entities) where.set(e, (where.get(e) ?? new Set()).add(name));
+  return [...where].filter(([, set]) => set.size > 1).map(([e]) => e).sort();
+}
+
+/**
+ * Oversample the training split: tools with fewer than `minPerTool` rows and, if negatives are under
+ * `negativeShare`, negatives, by repeating rows round-robin. Copies get ids `<id>#<n>`; val and test are
+ * never touched.
+ */
+export function balanceTrain(train: RouterRow[], opts: { minPerTool: number; negativeShare: number }): RouterRow[] {
+  const out = [...train];
+  const byTool = new Map<string, RouterRow[]>();
+  for (const r of train) if (r.target.tool !== null) byTool.set(r.target.tool, [...(byTool.get(r.target.tool) ?? []), r]);
+  for (const [, rows] of [...byTool].sort(([a], [b]) => (a < b ? -1 : 1))) {
+    for (let i = 0; rows.length + i < opts.minPerTool; i++) out.push({ ...rows[i % rows.length]!, id: `${rows[i % rows.length]!.id}#${Math.floor(i / rows.length) + 1}` });
+  }
+  const negatives = train.filter((r) => r.target.tool === null);
+  if (negatives.length) {
+    let copies = 0;
+    while (out.filter((r) => r.target.tool === null).length / out.length < opts.negativeShare) {
+      const src = negatives[copies % negatives.length]!;
+      out.push({ ...src, id: `${src.id}#n${Math.floor(copies / negatives.length) + 1}` });
+      copies++;
+    }
+  }
+  return out;
+}

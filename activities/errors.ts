@@ -2,6 +2,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { ArtifactError } from '../core/artifacts/types.js';
 import { ConfigError } from '../core/config/load.js';
 import { McpServerError } from '../core/mcp/connect.js';
+import { TeacherConfigError } from '../core/dataset/teacher/openai.js';
 
 /**
  * Turn errors that retrying cannot fix into non-retryable failures whose type names the cause, so a
@@ -11,7 +12,7 @@ export async function failFast<T>(fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (err) {
-    if (err instanceof ConfigError || err instanceof ArtifactError) {
+    if (err instanceof ConfigError || err instanceof ArtifactError || err instanceof TeacherConfigError) {
       throw ApplicationFailure.nonRetryable(err.message, err.name);
     }
     if (err instanceof McpServerError) {

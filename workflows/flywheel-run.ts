@@ -1,17 +1,19 @@
 import * as wf from '@temporalio/workflow';
 import type * as activities from '../activities/index.js';
 import type { ArtifactRef } from '../core/artifacts/types.js';
-import type { FlywheelConfig } from '../core/config/schema.js';
+import type { DatasetConfig, FlywheelConfig } from '../core/config/schema.js';
 import type { FlywheelRunInput, RunProgress, StageProgress } from '../core/pipeline/types.js';
-import { FLYWHEEL_STAGE } from './search-attributes.js';
+import { DATASET_SHA, FLYWHEEL_STAGE } from './search-attributes.js';
 
 /** The stages this build runs, in order. Later stages join the list when they exist. */
-export const STAGES = ['ingest'] as const;
-export type StageName = (typeof STAGES)[number];
+export const CATALOG_STAGES = ['ingest'] as const;
+/** Run when the config has a `dataset` section. */
+export const DATASET_STAGES = ['intents', 'generate', 'solve', 'validate', 'corrupt', 'split', 'render'] as const;
+export type StageName = (typeof CATALOG_STAGES)[number] | (typeof DATASET_STAGES)[number];
 
 export const progressQuery = wf.defineQuery<RunProgress>('progress');
 
-const NON_RETRYABLE = ['ConfigError', 'ArtifactError'];
+const NON_RETRYABLE = ['ConfigError', 'ArtifactError', 'TeacherConfigError'];
 
 const { resolveConfig } = wf.proxyActivities<typeof activities>({
   startToCloseTimeout: '1 minute',
@@ -28,6 +30,13 @@ const { listServerTools } = wf.proxyActivities<typeof activities>({
 const { buildCatalog } = wf.proxyActivities<typeof activities>({
   startToCloseTimeout: '5 minutes',
   retry: { maximumAttempts: 3, nonRetryableErrorTypes: NON_RETRYABLE },
+});
+
+// Dataset stages: minutes to hours with a remote teacher; the long ones heartbeat as they go.
+const dataset = wf.proxyActivities<typeof activities>({
+  startToCloseTimeout: '4 hours',
+  heartbeatTimeout: '2 minutes',
+  retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumAttempts: 3, nonRetryableErrorTypes: NON_RETRYABLE },
 });
 
 interface StageOutcome {
@@ -48,7 +57,7 @@ export async function flywheelRun(input: FlywheelRunInput): Promise<RunProgress>
     configStore: null,
     resumeOf: input.resumeOf ?? null,
     trigger: input.trigger ?? 'ui',
-    stages: STAGES.map((name) => ({ name, state: 'pending', outputs: {}, startedAt: null, finishedAt: null, detail: '' })),
+    stages: CATALOG_STAGES.map((name) => pendingStage(name)),
   };
   wf.setHandler(progressQuery, () => progress);
 
@@ -92,6 +101,7 @@ export async function flywheelRun(input: FlywheelRunInput): Promise<RunProgress>
     publish('failed');
     throw wf.ApplicationFailure.create({ message: `config: ${rootMessage(err)}`, type: 'ConfigError', nonRetryable: true, cause: err as Error });
   }
+  if (config.dataset) progress.stages.push(...DATASET_STAGES.map((name) => pendingStage(name)));
   publish('starting');
 
   const runId = wf.workflowInfo().runId;
@@ -103,9 +113,32 @@ export async function flywheelRun(input: FlywheelRunInput): Promise<RunProgress>
     return result;
   });
 
+  if (config.dataset) await buildDataset(config, config.dataset, runId, runStage, progress);
+
   progress.state = 'completed';
   publish('done');
   return progress;
+}
+
+function pendingStage(name: StageName): StageProgress {
+  return { name, state: 'pending', outputs: {}, startedAt: null, finishedAt: null, detail: '' };
+}
+
+type StageRunner = (name: StageName, body: () => Promise<StageOutcome>) => Promise<StageOutcome>;
+
+/** intents -> generate -> solve -> validate -> corrupt -> split -> render, each stage's refs feeding the next. */
+async function buildDataset(config: FlywheelConfig, datasetConfig: DatasetConfig, runId: string, runStage: StageRunner, progress: RunProgress): Promise<void> {
+  const out = (stage: StageName, name: string): ArtifactRef => progress.stages.find((s) => s.name === stage)!.outputs[name]!;
+  const common = { store: config.artifacts, runId, dataset: datasetConfig };
+  const catalog = out('ingest', 'catalog');
+  await runStage('intents', () => dataset.intentsStage({ ...common, catalog, servers: config.servers }));
+  await runStage('generate', () => dataset.generateStage({ ...common, intents: out('intents', 'intents') }));
+  await runStage('solve', () => dataset.solveStage({ ...common, catalog, intents: out('intents', 'intents'), requests: out('generate', 'requests') }));
+  await runStage('validate', () => dataset.validateStage({ ...common, catalog, intents: out('intents', 'intents'), candidates: out('solve', 'candidates'), servers: config.servers }));
+  await runStage('corrupt', () => dataset.corruptStage({ ...common, catalog, validated: out('validate', 'validated'), pools: out('intents', 'pools'), servers: config.servers }));
+  const split = await runStage('split', () => dataset.splitStage({ ...common, project: config.name, catalog, augmented: out('corrupt', 'augmented') }));
+  wf.upsertSearchAttributes([{ key: DATASET_SHA, value: split.outputs.train!.sha256 }]);
+  await runStage('render', () => dataset.renderStage({ ...common, catalog, train: out('split', 'train'), val: out('split', 'val'), test: out('split', 'test') }));
 }
 
 function rootMessage(err: unknown): string {

@@ -42,6 +42,8 @@ export interface MemoEntry {
   key: string;
   stage: string;
   outputs: Record<string, ArtifactRef>;
+  /** The one-line summary the stage reported, shown again when the memo is reused. */
+  summary?: string;
   createdAt: string;
   runId?: string;
 }

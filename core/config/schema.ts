@@ -37,6 +37,69 @@ export const serverSchema = z
     message: 'set exactly one of "stdio" or "http"',
   });
 
+const personaSchema = z.strictObject({
+  name: z.string().min(1),
+  /** The server name (config servers[].name) this persona acts on. */
+  domain: z.string().min(1),
+  scopes: z.array(z.string().min(1)),
+});
+
+const teacherSchema = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal('template') }),
+  z.strictObject({
+    kind: z.literal('openai'),
+    /** Any OpenAI-compatible endpoint (OpenAI, vLLM, ...). */
+    baseUrl: z.url(),
+    model: z.string().min(1),
+    /** Worker environment variable holding the API key (never the key itself). */
+    apiKeyEnv: z.string().regex(/^[A-Z_][A-Z0-9_]*$/, 'an environment variable name').default('OPENAI_API_KEY'),
+    /** Requests in flight at once. */
+    concurrency: z.number().int().min(1).max(256).default(8),
+    timeoutMs: z.number().int().min(1000).max(600_000).default(60_000),
+    /** Retries of 429 / 5xx / timeouts per request (429 honours Retry-After). */
+    maxRetries: z.number().int().min(0).max(20).default(5),
+    /** Ask for JSON output (response_format json_object); turn off for endpoints that reject it. */
+    jsonMode: z.boolean().default(true),
+    temperature: z.number().min(0).max(2).default(0.7),
+  }),
+]);
+
+/** Defaults of every dataset key, so `dataset: {}` is a complete section. */
+const DATASET_DEFAULTS = {
+  seed: 42,
+  perGoal: 24,
+  unsatisfiableShare: 0.15,
+  negativeShare: 0.4,
+  sliceSize: 8,
+  split: { train: 0.8, val: 0.1, test: 0.1 },
+  minPerTool: 20,
+  teacher: { kind: 'template' as const },
+  render: { format: 'router-json' as const },
+};
+
+export const datasetSchema = z
+  .strictObject({
+    /** Seeds intents, phrasing, slices, corruption and the split: same seed, same dataset. */
+    seed: z.union([z.number().int(), z.string().min(1)]).default(DATASET_DEFAULTS.seed),
+    /** Intents drawn per goal template (one or more templates per tool). */
+    perGoal: z.number().int().min(1).max(100_000).default(DATASET_DEFAULTS.perGoal),
+    /** Share of asks no tool can serve (targets: abstain / no_tool). */
+    unsatisfiableShare: z.number().min(0).max(0.9).default(DATASET_DEFAULTS.unsatisfiableShare),
+    /** Share of near-miss negatives after corruption. */
+    negativeShare: z.number().min(0).max(0.9).default(DATASET_DEFAULTS.negativeShare),
+    /** Tools offered per row (the correct one plus distractors). */
+    sliceSize: z.number().int().min(2).max(64).default(DATASET_DEFAULTS.sliceSize),
+    split: z
+      .strictObject({ train: z.number().positive(), val: z.number().min(0), test: z.number().positive() })
+      .default(DATASET_DEFAULTS.split),
+    /** Oversample train so every tool has at least this many rows. */
+    minPerTool: z.number().int().min(0).max(100_000).default(DATASET_DEFAULTS.minPerTool),
+    teacher: teacherSchema.default(DATASET_DEFAULTS.teacher),
+    /** Replace the default personas (see README); each needs a domain matching a server name. */
+    personas: z.array(personaSchema).min(1).optional(),
+    render: z.strictObject({ format: z.enum(['router-json', 'hermes']).default('router-json') }).default(DATASET_DEFAULTS.render),
+  });
+
 export const configSchema = z.strictObject({
   version: z.literal(1),
   /** Project name: keys workflow ids, catalog history and schedules. */
@@ -66,8 +129,12 @@ export const configSchema = z.strictObject({
       maxPages: z.number().int().min(1).max(10_000).default(100),
     })
     .default({ maxPages: 100 }),
+  /** Build a training dataset from the catalog's sandboxes; without this section a run stops after ingest. */
+  dataset: datasetSchema.optional(),
 });
 
 export type FlywheelConfig = z.infer<typeof configSchema>;
 export type ConfigInput = z.input<typeof configSchema>;
 export type ServerConfig = z.infer<typeof serverSchema>;
+export type DatasetConfig = z.infer<typeof datasetSchema>;
+export type TeacherConfig = DatasetConfig['teacher'];

@@ -4,7 +4,7 @@ import { compileSchema } from '../schema/compile.js';
 import type { Persona, Target } from './types.js';
 
 /** Why a candidate is not training data. Sandbox refusals are `sandbox:<CODE>` with the sandbox's own code. */
-export type RejectionReason = 'unknown_tool' | 'not_offered' | 'schema_invalid' | 'missing_scope' | `sandbox:${string}` | 'dry_run_failed';
+export type RejectionReason = 'teacher_malformed' | 'unknown_tool' | 'not_offered' | 'schema_invalid' | 'missing_scope' | `sandbox:${string}` | 'dry_run_failed';
 
 export interface DryRunResult {
   ok: boolean;

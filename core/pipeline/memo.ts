@@ -24,6 +24,7 @@ export interface MemoResult<O extends Record<string, ArtifactRef>> {
   outputs: O;
   reused: boolean;
   key: string;
+  summary: string;
 }
 
 /**
@@ -33,13 +34,14 @@ export interface MemoResult<O extends Record<string, ArtifactRef>> {
 export async function memoized<O extends Record<string, ArtifactRef>>(
   store: ArtifactStore,
   parts: StageKeyParts,
-  produce: () => Promise<O>,
+  produce: () => Promise<O | { outputs: O; summary: string }>,
   runId?: string,
 ): Promise<MemoResult<O>> {
   const key = stageKey(parts);
   const hit = await store.getMemo(key);
-  if (hit) return { outputs: hit.outputs as O, reused: true, key };
-  const outputs = await produce();
-  await store.putMemo({ key, stage: parts.stage, outputs, createdAt: new Date().toISOString(), ...(runId ? { runId } : {}) });
-  return { outputs, reused: false, key };
+  if (hit) return { outputs: hit.outputs as O, reused: true, key, summary: hit.summary ?? '' };
+  const produced = await produce();
+  const { outputs, summary } = 'outputs' in produced && 'summary' in produced ? (produced as { outputs: O; summary: string }) : { outputs: produced as O, summary: '' };
+  await store.putMemo({ key, stage: parts.stage, outputs, summary, createdAt: new Date().toISOString(), ...(runId ? { runId } : {}) });
+  return { outputs, reused: false, key, summary };
 }

@@ -49,6 +49,13 @@ export interface RunProgress {
   stages: StageProgress[];
 }
 
+/** What every stage activity returns to the workflow: refs and one line for humans, never data. */
+export interface StageOutcome {
+  outputs: Record<string, ArtifactRef>;
+  reused: boolean;
+  summary: string;
+}
+
 export interface IngestResult {
   outputs: { catalog: ArtifactRef; catalogDiff: ArtifactRef };
   reused: boolean;

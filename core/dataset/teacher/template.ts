@@ -34,6 +34,7 @@ export function templateTeacher(seed: string | number): Teacher {
       return drafts.map((d) => {
         const intent = byId.get(d.intentId);
         if (!intent) throw new Error(`draft for unknown intent ${d.intentId}`);
+        if (d.malformed) return { intentId: d.intentId, request: d.request, target: { tool: null, verdict: 'abstain' as const, code: 'no_tool', reason: '' }, teacher: 'template', malformed: d.malformed };
         const target = intent.tool
           ? { tool: intent.tool, arguments: intent.arguments }
           : { tool: null, verdict: 'abstain' as const, code: 'no_tool', reason: 'no tool in the catalog can do this' };

@@ -1,0 +1,138 @@
+import { Context } from '@temporalio/activity';
+import type { ArtifactRef } from '../core/artifacts/types.js';
+import { catalogVersion } from '../core/catalog/history.js';
+import type { Catalog } from '../core/catalog/types.js';
+import type { DatasetConfig, ServerConfig } from '../core/config/schema.js';
+import { mcpDryRunner } from '../core/dataset/mcp-dry-run.js';
+import { augmentRows, buildIntents, rowStats, validateCandidates } from '../core/dataset/pipeline.js';
+import { renderRow } from '../core/dataset/render.js';
+import { balanceTrain, entityOverlap, splitByEntity } from '../core/dataset/split.js';
+import { makeTeacher } from '../core/dataset/teacher/index.js';
+import type { Candidate, RequestDraft } from '../core/dataset/teacher/types.js';
+import type { Intent, RouterRow } from '../core/dataset/types.js';
+import { CallValidator } from '../core/dataset/validate.js';
+import { frozenTestSet, pinTestSet } from '../core/dataset/testset.js';
+import type { StageOutcome } from '../core/pipeline/types.js';
+import { sampleEntities, type EntityPools } from '../core/sandbox/entities.js';
+import { withConnections } from './connections.js';
+import { runStage, type StageArgs } from './stage.js';
+import { storeFor } from './store.js';
+
+/** Bump a stage's version when its code changes what it produces for the same inputs. */
+export const DATASET_STAGE_VERSIONS = { intents: '1', generate: '1', solve: '1', validate: '1', corrupt: '1', split: '1', render: '1' };
+
+interface Common extends StageArgs {
+  dataset: DatasetConfig;
+}
+
+const beat = (details: unknown) => Context.current().heartbeat(details);
+
+export async function intentsStage(a: Common & { catalog: ArtifactRef; servers: ServerConfig[] }): Promise<StageOutcome> {
+  const { dataset } = a;
+  return runStage(a, 'intents', DATASET_STAGE_VERSIONS.intents, [a.catalog], { servers: a.servers, seed: dataset.seed, perGoal: dataset.perGoal, unsatisfiableShare: dataset.unsatisfiableShare, personas: dataset.personas ?? null }, async (store) => {
+    const catalog = await store.readJson<Catalog>(a.catalog);
+    const pools: Record<string, EntityPools> = {};
+    await withConnections(a.servers, async (conns) => {
+      for (const [name, conn] of conns) {
+        if (!catalog.servers.some((s) => s.name === name)) continue;
+        try {
+          pools[name] = await sampleEntities(conn.client);
+        } catch {
+          // Not a sandbox with known entity probes: no goal templates apply to it.
+        }
+        beat({ sampled: name });
+      }
+    });
+    const { intents, stats } = buildIntents(catalog, dataset, pools);
+    if (intents.length === 0) throw new Error(`no intents: none of the catalog's servers (${catalog.servers.map((s) => s.name).join(', ')}) has goal templates and entity probes`);
+    const poolsRef = await store.putJson('entity-pools', pools, { parents: [a.catalog], stats: Object.fromEntries(Object.entries(pools).map(([d, p]) => [d, Object.fromEntries(Object.entries(p).map(([k, v]) => [k, v.length]))])) });
+    const ref = await store.putJsonl('intents', intents, { parents: [a.catalog, poolsRef], stats: { ...stats } });
+    return { outputs: { intents: ref, pools: poolsRef }, summary: `${stats.intents} intents (${stats.unsatisfiable} unsatisfiable) over ${Object.keys(stats.byDomain).join(', ')}` };
+  });
+}
+
+export async function generateStage(a: Common & { intents: ArtifactRef }): Promise<StageOutcome> {
+  return runStage(a, 'generate', DATASET_STAGE_VERSIONS.generate, [a.intents], { seed: a.dataset.seed, teacher: a.dataset.teacher }, async (store) => {
+    const intents = await store.readJsonl<Intent>(a.intents);
+    const teacher = makeTeacher(a.dataset.teacher, a.dataset.seed, { store, onProgress: beat });
+    const drafts = await teacher.generate(intents);
+    const ref = await store.putJsonl('requests', drafts, { parents: [a.intents], stats: { requests: drafts.length, teacher: teacher.name, ...teacher.stats?.() } });
+    return { outputs: { requests: ref }, summary: `${drafts.length} requests drafted by the ${teacher.name} teacher` };
+  });
+}
+
+export async function solveStage(a: Common & { catalog: ArtifactRef; intents: ArtifactRef; requests: ArtifactRef }): Promise<StageOutcome> {
+  return runStage(a, 'solve', DATASET_STAGE_VERSIONS.solve, [a.catalog, a.intents, a.requests], { seed: a.dataset.seed, teacher: a.dataset.teacher }, async (store) => {
+    const catalog = await store.readJson<Catalog>(a.catalog);
+    const intents = await store.readJsonl<Intent>(a.intents);
+    const drafts = await store.readJsonl<RequestDraft>(a.requests);
+    const toolsByDomain = new Map(catalog.servers.map((s) => [s.name, catalog.tools.filter((t) => t.server === s.name)]));
+    const teacher = makeTeacher(a.dataset.teacher, a.dataset.seed, { store, onProgress: beat }, toolsByDomain);
+    const candidates = await teacher.solve(intents, drafts);
+    const ref = await store.putJsonl('candidates', candidates, { parents: [a.intents, a.requests], stats: { candidates: candidates.length, teacher: teacher.name, ...teacher.stats?.() } });
+    return { outputs: { candidates: ref }, summary: `${candidates.length} candidate answers from the ${teacher.name} teacher` };
+  });
+}
+
+export async function validateStage(a: Common & { catalog: ArtifactRef; intents: ArtifactRef; candidates: ArtifactRef; servers: ServerConfig[] }): Promise<StageOutcome> {
+  return runStage(a, 'validate', DATASET_STAGE_VERSIONS.validate, [a.catalog, a.intents, a.candidates], { servers: a.servers, sliceSize: a.dataset.sliceSize, seed: a.dataset.seed, personas: a.dataset.personas ?? null }, async (store) => {
+    const catalog = await store.readJson<Catalog>(a.catalog);
+    const intents = await store.readJsonl<Intent>(a.intents);
+    const candidates = await store.readJsonl<Candidate>(a.candidates);
+    return withConnections(a.servers, async (conns) => {
+      const runner = mcpDryRunner(conns);
+      const { rows, rejections, stats } = await validateCandidates(intents, candidates, catalog, new CallValidator(catalog, runner), a.dataset, (done) => beat({ done }));
+      const parents = [a.catalog, a.intents, a.candidates];
+      const validated = await store.putJsonl('validated', rows, { parents, stats: { ...stats, notDryRunChecked: runner.skipped } });
+      const rejected = await store.putJsonl('rejections', rejections, { parents, stats: { rejected: stats.rejected, byReason: stats.rejectionsByReason } });
+      return { outputs: { validated, rejections: rejected }, summary: `${stats.valid} valid, ${stats.rejected} rejected (${Object.entries(stats.rejectionsByReason).map(([r, n]) => `${r} ${n}`).join(', ') || 'none'})` };
+    });
+  });
+}
+
+export async function corruptStage(a: Common & { catalog: ArtifactRef; validated: ArtifactRef; pools: ArtifactRef; servers: ServerConfig[] }): Promise<StageOutcome> {
+  return runStage(a, 'corrupt', DATASET_STAGE_VERSIONS.corrupt, [a.catalog, a.validated, a.pools], { servers: a.servers, negativeShare: a.dataset.negativeShare, sliceSize: a.dataset.sliceSize, seed: a.dataset.seed, personas: a.dataset.personas ?? null }, async (store) => {
+    const catalog = await store.readJson<Catalog>(a.catalog);
+    const rows = await store.readJsonl<RouterRow>(a.validated);
+    const pools = await store.readJson<Record<string, EntityPools>>(a.pools);
+    return withConnections(a.servers, async (conns) => {
+      const { rows: augmented, stats } = await augmentRows(rows, catalog, new CallValidator(catalog, mcpDryRunner(conns)), a.dataset, pools);
+      const ref = await store.putJsonl('augmented', augmented, { parents: [a.validated, a.pools], stats: { ...rowStats(augmented), corruption: stats } });
+      return { outputs: { augmented: ref }, summary: `${stats.positives} positives + ${stats.negatives} near-miss negatives (${Object.entries(stats.kept).map(([k, n]) => `${k} ${n}`).join(', ')})` };
+    });
+  });
+}
+
+export async function splitStage(a: Common & { project: string; catalog: ArtifactRef; augmented: ArtifactRef }): Promise<StageOutcome> {
+  const pinned = await frozenTestSet(storeFor(a.store), a.project, catalogVersion(a.catalog));
+  return runStage(a, 'split', DATASET_STAGE_VERSIONS.split, [a.augmented], { split: a.dataset.split, seed: a.dataset.seed, minPerTool: a.dataset.minPerTool, negativeShare: a.dataset.negativeShare, frozenTest: pinned?.ref.sha256 ?? null }, async (store) => {
+    const rows = await store.readJsonl<RouterRow>(a.augmented);
+    const frozen = pinned ? await store.readJsonl<RouterRow>(pinned.ref) : undefined;
+    const s = splitByEntity(rows, a.dataset.split, a.dataset.seed, frozen);
+    const overlap = entityOverlap(s);
+    if (overlap.length) throw new Error(`entity overlap across splits: ${overlap.slice(0, 5).join(', ')}`);
+    const train = balanceTrain(s.train, { minPerTool: a.dataset.minPerTool, negativeShare: a.dataset.negativeShare });
+    const parents = [a.augmented];
+    const trainRef = await store.putJsonl('train', train, { parents, stats: rowStats(train) });
+    const valRef = await store.putJsonl('val', s.val, { parents, stats: rowStats(s.val) });
+    const testRef = pinned ? pinned.ref : await store.putJsonl('test', s.test, { parents, stats: rowStats(s.test) });
+    if (!pinned) await pinTestSet(store, a.project, catalogVersion(a.catalog), testRef, 'split');
+    return { outputs: { train: trainRef, val: valRef, test: testRef }, summary: `train ${train.length} (${s.train.length} before oversampling), val ${s.val.length}, test ${s.test.length}${pinned ? ' (frozen)' : ' (new, now frozen)'}${s.heldOut ? `, ${s.heldOut} held out for touching test entities` : ''}` };
+  });
+}
+
+export async function renderStage(a: Common & { catalog: ArtifactRef; train: ArtifactRef; val: ArtifactRef; test: ArtifactRef }): Promise<StageOutcome> {
+  return runStage(a, 'render', DATASET_STAGE_VERSIONS.render, [a.catalog, a.train, a.val, a.test], { format: a.dataset.render.format }, async (store) => {
+    const catalog = await store.readJson<Catalog>(a.catalog);
+    const tools = new Map(catalog.tools.map((t) => [t.id, t]));
+    const outputs: Record<string, ArtifactRef> = {};
+    const counts: string[] = [];
+    for (const name of ['train', 'val', 'test'] as const) {
+      const rows = await store.readJsonl<RouterRow>(a[name]);
+      const rendered = rows.map((r) => renderRow(r, tools, a.dataset.render.format));
+      outputs[`rendered${name[0]!.toUpperCase()}${name.slice(1)}`] = await store.putJsonl(`rendered-${name}`, rendered, { parents: [a[name], a.catalog], stats: { rows: rendered.length, format: a.dataset.render.format } });
+      counts.push(`${name} ${rendered.length}`);
+    }
+    return { outputs, summary: `${a.dataset.render.format} rows: ${counts.join(', ')}` };
+  });
+}

@@ -1,0 +1,148 @@
+import OpenAI from 'openai';
+import type { ArtifactStore } from '../../artifacts/index.js';
+import type { TeacherConfig } from '../../config/schema.js';
+import { canonicalJson, hashOf } from '../../hash.js';
+import type { Intent } from '../types.js';
+import type { Candidate, RequestDraft, Teacher } from './types.js';
+
+type OpenAiConfig = Extract<TeacherConfig, { kind: 'openai' }>;
+
+/** How often a malformed answer (unparseable, wrong shape) is asked again before it counts as a rejection. */
+export const MALFORMED_RETRIES = 2;
+
+export class TeacherConfigError extends Error {
+  override name = 'TeacherConfigError';
+}
+
+export interface ToolDef {
+  name: string;
+  description?: string;
+  inputSchema: Record<string, unknown>;
+}
+
+/** Run `fn` over items with at most `limit` in flight, keeping order. */
+async function pool<T, R>(items: T[], limit: number, fn: (item: T, i: number) => Promise<R>): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i]!, i);
+    }
+  }));
+  return out;
+}
+
+/**
+ * A teacher on any OpenAI-compatible endpoint. Transport faults (429 with Retry-After, 5xx, timeouts) are
+ * retried by the openai SDK; a malformed answer is asked again up to MALFORMED_RETRIES times and then becomes
+ * a counted rejection. Every good response is cached in the artifact store under the hash of its request, so
+ * an activity retry or a resumed run never pays for it twice.
+ */
+export function openaiTeacher(config: OpenAiConfig, deps: { store: ArtifactStore; onProgress?: (d: unknown) => void }, toolsByDomain?: Map<string, ToolDef[]>): Teacher {
+  const apiKey = process.env[config.apiKeyEnv];
+  if (!apiKey) throw new TeacherConfigError(`teacher: environment variable ${config.apiKeyEnv} (API key for ${config.baseUrl}) is not set on this worker`);
+  const client = new OpenAI({ baseURL: config.baseUrl, apiKey, maxRetries: config.maxRetries, timeout: config.timeoutMs });
+  const counters = { requests: 0, cacheHits: 0, malformedRetries: 0, malformed: 0 };
+  let done = 0;
+
+  /** One chat completion, through the cache. `parse` returns undefined for a malformed answer. */
+  async function ask<T>(body: OpenAI.Chat.ChatCompletionCreateParamsNonStreaming, parse: (m: OpenAI.Chat.ChatCompletionMessage) => T | undefined): Promise<T | undefined> {
+    for (let attempt = 0; attempt <= MALFORMED_RETRIES; attempt++) {
+      const key = `teacher-cache/${hashOf({ baseUrl: config.baseUrl, body, attempt })}`;
+      let message = await deps.store.getPointer<OpenAI.Chat.ChatCompletionMessage>(key);
+      if (message) counters.cacheHits++;
+      else {
+        counters.requests++;
+        const res = await client.chat.completions.create(body);
+        message = res.choices[0]?.message;
+        if (message) await deps.store.putPointer(key, message);
+      }
+      const parsed = message ? parse(message) : undefined;
+      if (parsed !== undefined) return parsed;
+      if (attempt < MALFORMED_RETRIES) counters.malformedRetries++;
+    }
+    counters.malformed++;
+    return undefined;
+  }
+
+  const progress = () => {
+    if (++done % 50 === 0) deps.onProgress?.({ done, ...counters });
+  };
+
+  const teacher = {
+    name: `openai:${config.model}`,
+    stats: () => ({ ...counters }),
+    async generate(intents: Intent[]): Promise<RequestDraft[]> {
+      return pool(intents, config.concurrency, async (intent) => {
+        const task = intent.tool
+          ? `Write the message a ${intent.persona.name} would type to an assistant to get this done. The assistant will call ${intent.tool} with ${canonicalJson(intent.arguments)}; mention every value it needs, naturally, without naming the tool.`
+          : `Rephrase this request the way a ${intent.persona.name} would type it, keeping its meaning: ${intent.phrasings[0]}`;
+        const request = await ask(
+          {
+            model: config.model,
+            temperature: config.temperature,
+            ...(config.jsonMode ? { response_format: { type: 'json_object' as const } } : {}),
+            messages: [
+              { role: 'system', content: 'You write realistic user requests for an enterprise assistant. Reply with JSON: {"request": "..."}' },
+              { role: 'user', content: task },
+            ],
+          },
+          (m) => {
+            try {
+              const r = (JSON.parse(m.content ?? '') as { request?: unknown }).request;
+              return typeof r === 'string' && r.trim().length > 0 ? r.trim() : undefined;
+            } catch {
+              return undefined;
+            }
+          },
+        );
+        progress();
+        return { intentId: intent.id, request: request ?? '', teacher: teacher.name, ...(request === undefined ? { malformed: 'no parseable request after retries' } : {}) };
+      });
+    },
+    async solve(intents: Intent[], drafts: RequestDraft[]): Promise<Candidate[]> {
+      const byId = new Map(intents.map((i) => [i.id, i]));
+      return pool(drafts, config.concurrency, async (d) => {
+        const intent = byId.get(d.intentId);
+        if (!intent) throw new Error(`draft for unknown intent ${d.intentId}`);
+        if (d.malformed) return { intentId: d.intentId, request: d.request, target: { tool: null, verdict: 'abstain' as const, code: 'no_tool', reason: '' }, teacher: teacher.name, malformed: d.malformed };
+        const tools = toolsByDomain?.get(intent.domain) ?? [];
+        const answer = await ask(
+          {
+            model: config.model,
+            temperature: 0,
+            tools: tools.map((t) => ({ type: 'function' as const, function: { name: t.name, description: t.description ?? '', parameters: t.inputSchema } })),
+            messages: [
+              { role: 'system', content: `You are a tool router for ${intent.domain}. Call exactly one tool with exact arguments, or, if no tool can do it, reply with JSON {"tool": null, "reason": "..."}. Caller scopes: ${intent.persona.scopes.join(', ')}.` },
+              { role: 'user', content: d.request },
+            ],
+          },
+          (m): Candidate['target'] | undefined => {
+            const call = m.tool_calls?.[0];
+            if (call && call.type === 'function') {
+              try {
+                const args = JSON.parse(call.function.arguments) as unknown;
+                if (args && typeof args === 'object' && !Array.isArray(args)) return { tool: call.function.name, arguments: args as Record<string, unknown> };
+              } catch {
+                return undefined;
+              }
+              return undefined;
+            }
+            try {
+              const j = JSON.parse(m.content ?? '') as { tool?: unknown; reason?: unknown };
+              if (j.tool === null) return { tool: null, verdict: 'abstain', code: 'no_tool', reason: typeof j.reason === 'string' ? j.reason : 'no tool fits' };
+            } catch {
+              return undefined;
+            }
+            return undefined;
+          },
+        );
+        progress();
+        if (answer === undefined) return { intentId: d.intentId, request: d.request, target: { tool: null, verdict: 'abstain', code: 'no_tool', reason: '' }, teacher: teacher.name, malformed: 'no parseable answer after retries' };
+        return { intentId: d.intentId, request: d.request, target: answer, teacher: teacher.name };
+      });
+    },
+  };
+  return teacher;
+}

@@ -130,7 +130,7 @@ describe('sandbox transports and lifecycle', () => {
   it('--version reports the version; bad flags exit 2', () => {
     const v = spawnSync(process.execPath, ['--import', 'tsx', sandboxMain('oracle-ebs'), '--version'], { encoding: 'utf8' });
     assert.equal(v.status, 0);
-    assert.match(v.stdout, /^oracle-ebs-sandbox 0\.1\.0 \(data v1\)/);
+    assert.match(v.stdout, /^oracle-ebs-sandbox 0\.1\.0 \(data v\d+\)/);
     const bad = spawnSync(process.execPath, ['--import', 'tsx', sandboxMain('oracle-ebs'), '--transport', 'carrier-pigeon'], { encoding: 'utf8' });
     assert.equal(bad.status, 2);
     assert.match(bad.stderr, /--transport must be stdio or http/);

@@ -27,9 +27,9 @@ describe('oracle-ebs sandbox', () => {
   });
   after(() => ebs?.close());
 
-  it('lists 17 tools with scopes and honest annotations', async () => {
+  it('lists 18 tools with scopes and honest annotations', async () => {
     const tools = await listAllTools(ebs.client);
-    assert.equal(tools.length, 17);
+    assert.equal(tools.length, 18);
     const byName = new Map(tools.map((t) => [t.name, t]));
     assert.equal(byName.get('get_ar_aging')!.annotations!.readOnlyHint, true);
     assert.equal(byName.get('void_invoice')!.annotations!.destructiveHint, true);
@@ -58,7 +58,7 @@ describe('oracle-ebs sandbox', () => {
       assert.equal(june.periods[0].STATUS_MEANING, 'Open');
       assert.equal((await ok('get_period_status', { year: 2025 })).periods.length, 12);
       assert.ok((await ok('list_code_combinations', { accountType: 'R' })).codeCombinations.length > 0);
-      const posted = (await ok('get_journal', { jeHeaderId: 40_000 })).header;
+      const posted = (await ok('get_journal', { jeHeaderId: (await ok('search_journals', { status: 'P', limit: 1 })).journals[0].JE_HEADER_ID })).header;
       assert.equal(posted.RUNNING_TOTAL_DR, posted.RUNNING_TOTAL_CR);
     });
   });
@@ -111,7 +111,7 @@ describe('oracle-ebs sandbox', () => {
       const base = { customerTrxId: open.CUSTOMER_TRX_ID, receiptDate: '2026-06-14' };
       await err('apply_receipt', { ...base, receiptNumber: 'R-X', amount: open.AMOUNT_DUE_REMAINING + 1, currencyCode: 'GBP' }, 'AMOUNT_EXCEEDS_BALANCE');
       await err('apply_receipt', { ...base, receiptNumber: 'R-X', amount: 1, currencyCode: 'USD' }, 'CURRENCY_MISMATCH');
-      await err('apply_receipt', { ...base, receiptNumber: 'R-X', amount: 1, currencyCode: 'GBP', receiptDate: '2026-05-31' }, 'PERIOD_CLOSED');
+      await err('apply_receipt', { ...base, receiptNumber: 'R-X', amount: 1, currencyCode: 'GBP', receiptDate: '2026-04-30' }, 'PERIOD_CLOSED');
       await ok('apply_receipt', { ...base, receiptNumber: 'R-X', amount: 1, currencyCode: 'GBP' });
       await err('apply_receipt', { ...base, receiptNumber: 'R-X', amount: 1, currencyCode: 'GBP' }, 'DUPLICATE_RECORD');
       const closed = (await ok('search_invoices', { status: 'CL', limit: 1 })).invoices[0];
@@ -138,7 +138,7 @@ describe('oracle-ebs sandbox', () => {
       await err('create_journal', dupName, 'DUPLICATE_RECORD');
       const future = await ok('create_journal', j({ periodName: 'JUL-26' }));
       await err('post_journal', { jeHeaderId: future.JE_HEADER_ID }, 'PERIOD_CLOSED');
-      await err('post_journal', { jeHeaderId: 40_000 }, 'INVALID_STATUS_TRANSITION');
+      await err('post_journal', { jeHeaderId: (await ok('search_journals', { status: 'P', limit: 1 })).journals[0].JE_HEADER_ID }, 'INVALID_STATUS_TRANSITION');
       await err('reverse_journal', { jeHeaderId: future.JE_HEADER_ID, reversalPeriodName: 'JUL-26' }, 'INVALID_STATUS_TRANSITION');
       const posted = await ok('create_journal', j({}));
       await ok('post_journal', { jeHeaderId: posted.JE_HEADER_ID });
@@ -149,7 +149,9 @@ describe('oracle-ebs sandbox', () => {
 
     it('periods and credit limits: transitions, DEPENDENT_RECORDS_EXIST, POLICY_LIMIT_EXCEEDED', async () => {
       await err('open_period', { periodName: 'JUN-26' }, 'INVALID_STATUS_TRANSITION');
-      await err('close_period', { periodName: 'MAY-26' }, 'INVALID_STATUS_TRANSITION');
+      await err('close_period', { periodName: 'APR-26' }, 'INVALID_STATUS_TRANSITION');
+      assert.equal((await ok('search_journals', { periodName: 'MAY-26', status: 'U' })).count, 0, 'the previous period is ready to close');
+      assert.ok((await ok('search_journals', { periodName: 'JUN-26', status: 'U' })).count > 0);
       await err('close_period', { periodName: 'JUN-26' }, 'DEPENDENT_RECORDS_EXIST');
       const c = await usdCustomer();
       await err('update_credit_limit', { custAccountId: c.CUST_ACCOUNT_ID, creditLimit: 9_000_000 }, 'POLICY_LIMIT_EXCEEDED');

@@ -71,7 +71,7 @@ describe('flywheelRun', () => {
     await handle.result();
     const status = await runStatus(handle);
     const cat = await openStore(cfg.artifacts.store).readJson<Catalog>(status.stages[0]!.outputs.catalog!);
-    assert.deepEqual(cat.servers.map((s) => [s.name, s.tools, s.quarantined]), [['oracle-ebs', 17, 0], ['salesforce', 19, 0]]);
+    assert.deepEqual(cat.servers.map((s) => [s.name, s.tools, s.quarantined]), [['oracle-ebs', 18, 0], ['salesforce', 19, 0]]);
     assert.ok(cat.tools.every((t) => t.scopes.length > 0), 'every sandbox tool carries its scopes');
   });
 

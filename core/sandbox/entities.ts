@@ -25,12 +25,15 @@ export const PROBES: Record<string, (limit: number) => Probe[]> = {
     soql('case', `SELECT Id, CaseNumber, AccountId, ContactId, Subject, Status, Priority, Tier FROM Case ORDER BY Id LIMIT ${n}`),
     { pool: 'user', tool: 'list_users', args: {}, rows: (r) => r.records },
   ],
+  // Journals are sampled from the current period (JUN-26), where posting and reversing are allowed.
   'oracle-ebs-sandbox': (n) => [
     { pool: 'customer', tool: 'find_customers', args: { limit: Math.min(n, 200) }, rows: (r) => r.customers },
     { pool: 'invoice', tool: 'search_invoices', args: { limit: Math.min(n, 500) }, rows: (r) => r.invoices },
     { pool: 'open_invoice', tool: 'search_invoices', args: { status: 'OP', limit: Math.min(n, 500) }, rows: (r) => r.invoices },
     { pool: 'period', tool: 'get_period_status', args: { year: 2026 }, rows: (r) => r.periods },
     { pool: 'code_combination', tool: 'list_code_combinations', args: {}, rows: (r) => r.codeCombinations },
+    { pool: 'unposted_journal', tool: 'search_journals', args: { status: 'U', limit: Math.min(n, 500) }, rows: (r) => r.journals },
+    { pool: 'posted_journal', tool: 'search_journals', args: { status: 'P', periodName: 'JUN-26', limit: Math.min(n, 500) }, rows: (r) => r.journals },
   ],
 };
 

@@ -4,7 +4,7 @@ import { addDays, cents, round2, type Rng } from '../common/rng.js';
 import { DDL, JE_CATEGORIES, MONTHS } from './schema.js';
 
 export const VOLUME = { customers: 420, invoices: 4200, journals: 650 } as const;
-/** The sandbox's "today": periods before it are closed, its own is open, the next is future-entry. */
+/** The sandbox's "today": earlier periods are closed but the previous one, its own is open, the next is future-entry. */
 export const EBS_TODAY = '2026-06-15';
 
 const ACCOUNTS: ReadonlyArray<readonly [string, string, string]> = [
@@ -28,7 +28,8 @@ function generate(db: Db, rng: Rng): void {
     const month = (i % 12) + 1;
     const start = `${year}-${String(month).padStart(2, '0')}-01`;
     const end = addDays(month === 12 ? `${year + 1}-01-01` : `${year}-${String(month + 1).padStart(2, '0')}-01`, -1);
-    const status = i < todayPeriodIndex ? 'C' : i === todayPeriodIndex ? 'O' : i === todayPeriodIndex + 1 ? 'F' : 'N';
+    // The month before today is still open (month-end close in progress), as in a real close calendar.
+    const status = i < todayPeriodIndex - 1 ? 'C' : i <= todayPeriodIndex ? 'O' : i === todayPeriodIndex + 1 ? 'F' : 'N';
     ins('GL_PERIOD_STATUSES', { PERIOD_NAME: `${MONTHS[month - 1]}-${String(year).slice(2)}`, PERIOD_YEAR: year, PERIOD_NUM: month, START_DATE: start, END_DATE: end, CLOSING_STATUS: status });
   }
 
@@ -119,11 +120,12 @@ function generate(db: Db, rng: Rng): void {
       lines.push({ CODE_COMBINATION_ID: dr.id, ENTERED_DR: amt, ENTERED_CR: null, DESCRIPTION: `${category} ${period.PERIOD_NAME}` });
       lines.push({ CODE_COMBINATION_ID: cr.id, ENTERED_DR: null, ENTERED_CR: amt, DESCRIPTION: `${category} ${period.PERIOD_NAME}` });
     }
-    const posted = period.CLOSING_STATUS === 'C' || rng.chance(0.5);
+    // Only the current period has unposted journals; the previous one is ready to close.
+    const posted = period.PERIOD_NAME !== periods[periods.length - 1]!.PERIOD_NAME || rng.chance(0.5);
     const eff = rng.date(period.START_DATE, period.END_DATE > EBS_TODAY ? EBS_TODAY : period.END_DATE);
     ins('GL_JE_HEADERS', { JE_HEADER_ID: id, NAME: `${category} ${period.PERIOD_NAME} #${j}`, PERIOD_NAME: period.PERIOD_NAME, JE_CATEGORY: category, JE_SOURCE: 'Manual', CURRENCY_CODE: 'USD', STATUS: posted ? 'P' : 'U', DESCRIPTION: `${category} entry`, RUNNING_TOTAL_DR: total / 100, RUNNING_TOTAL_CR: total / 100, DEFAULT_EFFECTIVE_DATE: eff, POSTED_DATE: posted ? eff : null, REVERSED_JE_HEADER_ID: null, ACCRUAL_REV_JE_HEADER_ID: null, CREATION_DATE: eff });
     lines.forEach((l, i) => ins('GL_JE_LINES', { JE_LINE_ID: jeLine++, JE_HEADER_ID: id, JE_LINE_NUM: i + 1, ...l }));
   }
 }
 
-export const oracleEbsModel: DataModel = { name: 'oracle-ebs', dataVersion: '1', ddl: DDL, generate };
+export const oracleEbsModel: DataModel = { name: 'oracle-ebs', dataVersion: '2', ddl: DDL, generate };

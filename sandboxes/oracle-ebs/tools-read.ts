@@ -145,6 +145,25 @@ export const readTools: SandboxTool[] = [
     },
   },
   {
+    name: 'search_journals',
+    title: 'Search GL journals',
+    description: 'Search GL journal headers by period, status (U unposted, P posted), category or source; newest first.',
+    inputSchema: object({
+      periodName: str('Period, e.g. JUN-26', { pattern: '^[A-Z]{3}-\\d{2}$' }),
+      status: enumOf(['U', 'P'], 'U unposted or P posted'),
+      category: enumOf(['Adjustment', 'Accrual', 'Payroll', 'Reclass', 'Revenue', 'Depreciation'], 'Journal category'),
+      limit: int('Max rows (default 50)', { minimum: 1, maximum: 500 }),
+    }),
+    scopes: GL_READ,
+    kind: 'read',
+    run({ periodName, status, category, limit = 50 }: { periodName?: string; status?: string; category?: string; limit?: number }, { db }) {
+      const rows = db.prepare(`SELECT JE_HEADER_ID, NAME, PERIOD_NAME, JE_CATEGORY, JE_SOURCE, CURRENCY_CODE, STATUS, RUNNING_TOTAL_DR, RUNNING_TOTAL_CR, DEFAULT_EFFECTIVE_DATE, REVERSED_JE_HEADER_ID, ACCRUAL_REV_JE_HEADER_ID
+        FROM GL_JE_HEADERS WHERE (@period IS NULL OR PERIOD_NAME = @period) AND (@status IS NULL OR STATUS = @status) AND (@category IS NULL OR JE_CATEGORY = @category)
+        ORDER BY DEFAULT_EFFECTIVE_DATE DESC, JE_HEADER_ID DESC LIMIT @limit`).all({ period: periodName ?? null, status: status ?? null, category: category ?? null, limit });
+      return { count: rows.length, journals: rows };
+    },
+  },
+  {
     name: 'get_journal',
     title: 'Get a journal entry',
     description: 'One GL journal (GL_JE_HEADERS) with its lines and code combinations.',

@@ -10,6 +10,7 @@ import { REPO_ROOT, temporalCli } from '../lib/paths.js';
 import { spawnLogged, stopProcess, waitFor } from '../lib/processes.js';
 import { connect, rootMessage, runStatus, startRun } from '../lib/runs.js';
 import { watchRun } from '../lib/watch.js';
+import { datasetReport } from '../lib/dataset-report.js';
 import { devServerArgs, devServerSettings } from './dev-server.js';
 
 const DEFAULT_CONFIG = 'examples/salesforce-oracle.yaml';
@@ -75,6 +76,8 @@ otherwise "make dev-server" brings the UI back later with the same history (.fly
           console.log(`\ncatalog ${diff.to}: ${Object.entries(stats.toolsByServer).map(([s, n]) => `${s} ${n} tools`).join(', ')}; ${stats.quarantined} quarantined`);
           console.log(`changes since ${diff.from ?? '(first version)'}: +${diff.added.length} -${diff.removed.length} ~${diff.changed.length}`);
         }
+        const report = await datasetReport(store, status);
+        if (report) console.log(`\ndataset:\n${report}`);
         console.log(`\nmore: flywheel status ${status.runId}   |   flywheel artifacts ls   |   flywheel artifacts cat <sha>`);
         if (server && !values['keep-server']) console.log('the dev server this demo started is stopped now; "make dev-server" brings the UI back with this history');
         return failed ? 1 : 0;

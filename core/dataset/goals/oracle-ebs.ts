@@ -67,9 +67,17 @@ export const oracleEbsGoals: Goal[] = [
   {
     id: 'ebs.get_journal', tool: 'get_journal',
     phrasings: ['Show journal {jeId}.', 'What lines are on GL journal header {jeId}?', 'Open journal entry {jeId}.'],
+    draw(p, rng) {
+      const j = pick(p, 'posted_journal', rng);
+      return j && { arguments: { jeHeaderId: j.JE_HEADER_ID }, slots: { jeId: j.JE_HEADER_ID }, entities: [entity(D, 'journal', j.JE_HEADER_ID)] };
+    },
+  },
+  {
+    id: 'ebs.search_journals', tool: 'search_journals',
+    phrasings: ['Which journals in {period} are still unposted?', 'List unposted GL journals for {period}.', 'Show me the {period} journals waiting to be posted.'],
     draw(_p, rng) {
-      const jeId = rng.int(40_000, 40_600);
-      return { arguments: { jeHeaderId: jeId }, slots: { jeId }, entities: [entity(D, 'journal', jeId)] };
+      const per = rng.pick(['MAY-26', 'JUN-26']);
+      return { arguments: { periodName: per, status: 'U' }, slots: { period: per }, entities: [period(per)] };
     },
   },
   {
@@ -114,18 +122,18 @@ export const oracleEbsGoals: Goal[] = [
   {
     id: 'ebs.post_journal', tool: 'post_journal',
     phrasings: ['Post journal {jeId}.', 'Please post GL journal header {jeId} to the ledger.', 'Journal {jeId} is approved; post it.'],
-    draw(_p, rng) {
-      const jeId = rng.int(40_000, 40_600);
-      return { arguments: { jeHeaderId: jeId }, slots: { jeId }, entities: [entity(D, 'journal', jeId)] };
+    draw(p, rng) {
+      const j = pick(p, 'unposted_journal', rng);
+      return j && { arguments: { jeHeaderId: j.JE_HEADER_ID }, slots: { jeId: j.JE_HEADER_ID }, entities: [entity(D, 'journal', j.JE_HEADER_ID)] };
     },
   },
   {
     id: 'ebs.reverse_journal', tool: 'reverse_journal',
     phrasings: ['Reverse journal {jeId} into {period}.', 'Create the reversal of GL journal {jeId} in period {period}.', 'Journal {jeId} was wrong — reverse it in {period}.'],
-    draw(_p, rng) {
-      const jeId = rng.int(40_000, 40_600);
+    draw(p, rng) {
+      const j = pick(p, 'posted_journal', rng, (r) => r.REVERSED_JE_HEADER_ID === null && r.ACCRUAL_REV_JE_HEADER_ID === null);
       const per = rng.pick(['JUN-26', 'JUL-26']);
-      return { arguments: { jeHeaderId: jeId, reversalPeriodName: per }, slots: { jeId, period: per }, entities: [entity(D, 'journal', jeId)] };
+      return j && { arguments: { jeHeaderId: j.JE_HEADER_ID, reversalPeriodName: per }, slots: { jeId: j.JE_HEADER_ID, period: per }, entities: [entity(D, 'journal', j.JE_HEADER_ID)] };
     },
   },
   {
@@ -139,7 +147,7 @@ export const oracleEbsGoals: Goal[] = [
   {
     id: 'ebs.close_period', tool: 'close_period',
     phrasings: ['Close period {period}.', 'Month-end is done, close {period} in GL.', 'Please close the {period} period.'],
-    draw: () => ({ arguments: { periodName: 'JUN-26' }, slots: { period: 'JUN-26' }, entities: [period('JUN-26')] }),
+    draw: () => ({ arguments: { periodName: 'MAY-26' }, slots: { period: 'MAY-26' }, entities: [period('MAY-26')] }),
   },
   {
     id: 'ebs.credit_limit', tool: 'update_credit_limit',

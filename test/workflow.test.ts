@@ -9,7 +9,9 @@ import type { Catalog } from '../core/catalog/types.js';
 import { loadConfigFile, parseConfig } from '../core/config/load.js';
 import type { ConfigInput } from '../core/config/schema.js';
 import { findRun, runStatus, startRun } from '../scripts/lib/runs.js';
-import { FLYWHEEL_STAGE } from '../workflows/search-attributes.js';
+import { DATASET_SHA, FLYWHEEL_STAGE } from '../workflows/search-attributes.js';
+import { entityOverlap } from '../core/dataset/split.js';
+import type { RouterRow } from '../core/dataset/types.js';
 import { fixtureStdio, REPO, runCli, startFixtureHttp, tempDir } from './helpers/fixtures.js';
 import { startTemporal, startWorker } from './helpers/temporal.js';
 
@@ -64,15 +66,34 @@ describe('flywheelRun', () => {
     assert.match(status.stages[0]!.detail, /^cat-[0-9a-f]{12}: 7 tools, 4 quarantined$/);
   });
 
-  it('ingests the embedded default (both sandboxes over stdio) as make demo does', async () => {
+  it('runs the embedded default end to end: both sandboxes, every dataset stage, the same dataset from the same seed', async () => {
     const example = await loadConfigFile(join(REPO, 'examples', 'salesforce-oracle.yaml'));
-    const cfg = { ...example, artifacts: { ...example.artifacts, store: `file://${tempDir()}` } };
-    const { handle } = await startRun(env.client, cfg, { config: cfg, trigger: 'test' });
-    await handle.result();
-    const status = await runStatus(handle);
-    const cat = await openStore(cfg.artifacts.store).readJson<Catalog>(status.stages[0]!.outputs.catalog!);
+    const run = async () => {
+      const cfg = { ...example, artifacts: { ...example.artifacts, store: `file://${tempDir()}` }, dataset: { ...example.dataset!, perGoal: 6 } };
+      const { handle } = await startRun(env.client, cfg, { config: cfg, trigger: 'test' });
+      await handle.result();
+      return { cfg, handle, status: await runStatus(handle) };
+    };
+    const first = await run();
+    const { status, cfg } = first;
+    assert.deepEqual(status.stages.map((s) => [s.name, s.state]), ['ingest', 'intents', 'generate', 'solve', 'validate', 'corrupt', 'split', 'render'].map((n) => [n, 'completed']));
+    const store = openStore(cfg.artifacts.store);
+    const cat = await store.readJson<Catalog>(status.stages[0]!.outputs.catalog!);
     assert.deepEqual(cat.servers.map((s) => [s.name, s.tools, s.quarantined]), [['oracle-ebs', 18, 0], ['salesforce', 19, 0]]);
-    assert.ok(cat.tools.every((t) => t.scopes.length > 0), 'every sandbox tool carries its scopes');
+    const split = status.stages.find((s) => s.name === 'split')!.outputs;
+    const rows = async (name: string) => store.readJsonl<RouterRow>(split[name]!);
+    const [train, val, test] = [await rows('train'), await rows('val'), await rows('test')];
+    assert.deepEqual(entityOverlap({ train, val, test }), []);
+    assert.ok(test.length > 0 && val.length > 0 && train.length > test.length);
+    assert.equal((await first.handle.describe()).typedSearchAttributes.get(DATASET_SHA), split.train!.sha256);
+    const rendered = await store.readJsonl<{ prompt: unknown[]; completion: Array<{ content: string }>; tools: unknown[] }>(status.stages.find((s) => s.name === 'render')!.outputs.renderedTest!);
+    assert.equal(rendered.length, test.length);
+    for (const r of rendered) JSON.parse(r.completion[0]!.content);
+
+    // Another store, so nothing is memoized: the same seed must rebuild byte-identical splits.
+    const second = await run();
+    const split2 = second.status.stages.find((s) => s.name === 'split')!.outputs;
+    assert.deepEqual(['train', 'val', 'test'].map((n) => split2[n]!.sha256), ['train', 'val', 'test'].map((n) => split[n]!.sha256));
   });
 
   it('a second run of the same config reuses the memoized catalog stage', async () => {

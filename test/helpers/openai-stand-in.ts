@@ -1,0 +1,79 @@
+/**
+ * A local OpenAI-compatible chat completions server that answers from a script. It stands in for a real
+ * teacher endpoint (OpenAI, vLLM), which cannot be reached from here. The script is the inverse of the
+ * teacher's prompts: a generated request embeds the call it asks for, and solving reads it back.
+ * Faults are injected on the first attempt of selected requests: 429 (retry-after-ms), 500, a hang past
+ * the client timeout, or a 200 whose content is not JSON.
+ */
+import { createHash } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+
+export type Fault = '429' | '500' | 'hang' | 'garbage' | 'always-garbage';
+
+export interface StandIn {
+  url: string;
+  requests: number;
+  faultsServed: Record<string, number>;
+  close(): Promise<void>;
+}
+
+interface ChatBody {
+  model: string;
+  messages: Array<{ role: string; content: string }>;
+  tools?: Array<{ function: { name: string } }>;
+}
+
+function answer(body: ChatBody): { content: string | null; tool_calls?: unknown[] } {
+  const user = body.messages.find((m) => m.role === 'user')?.content ?? '';
+  if (!body.tools) {
+    const call = /will call (\w+) with (\{.*\}); mention/.exec(user);
+    const request = call ? `Please run ${call[1]} using ${call[2]}` : `Could you help with this: ${user.replace(/^.*keeping its meaning: /, '')}`;
+    return { content: JSON.stringify({ request }) };
+  }
+  const m = /Please run (\w+) using (\{.*\})$/.exec(user);
+  if (m && body.tools.some((t) => t.function.name === m[1])) {
+    return { content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: m[1], arguments: m[2] } }] };
+  }
+  return { content: JSON.stringify({ tool: null, reason: 'no tool can do this' }) };
+}
+
+/** `faultFor(bodyHash)` picks the fault (if any) for the first attempt at a request. */
+export async function startStandIn(faultFor: (key: string) => Fault | undefined = () => undefined, hangMs = 2500): Promise<StandIn> {
+  const attempts = new Map<string, number>();
+  const state = { requests: 0, faultsServed: {} as Record<string, number> };
+  const server: Server = createServer((req, res) => {
+    let raw = '';
+    req.on('data', (d) => (raw += d));
+    req.on('end', () => {
+      state.requests++;
+      if (req.url !== '/v1/chat/completions' || req.method !== 'POST') return void res.writeHead(404).end('{}');
+      if (req.headers.authorization !== 'Bearer test-key') return void res.writeHead(401, { 'content-type': 'application/json' }).end('{"error":{"message":"bad key"}}');
+      const body = JSON.parse(raw) as ChatBody;
+      const key = createHash('sha256').update(JSON.stringify(body.messages)).digest('hex');
+      const n = (attempts.get(key) ?? 0) + 1;
+      attempts.set(key, n);
+      const fault = faultFor(key);
+      const serveFault = fault === 'always-garbage' || (fault && n === 1);
+      if (serveFault) state.faultsServed[fault!] = (state.faultsServed[fault!] ?? 0) + 1;
+      const json = (status: number, payload: unknown, headers: Record<string, string> = {}) => res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(payload));
+      if (serveFault && fault === '429') return void json(429, { error: { message: 'rate limited' } }, { 'retry-after-ms': '20' });
+      if (serveFault && fault === '500') return void json(500, { error: { message: 'boom' } });
+      if (serveFault && fault === 'hang') return void setTimeout(() => res.destroyed || json(500, {}), hangMs);
+      const message = serveFault ? { role: 'assistant', content: 'Sure! {not json' } : { role: 'assistant', ...answer(body) };
+      json(200, { id: 'cmpl', object: 'chat.completion', created: 0, model: body.model, choices: [{ index: 0, finish_reason: 'stop', message }], usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } });
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as { port: number }).port;
+  return {
+    url: `http://127.0.0.1:${port}/v1`,
+    get requests() {
+      return state.requests;
+    },
+    faultsServed: state.faultsServed,
+    close: () => new Promise((r) => {
+      server.closeAllConnections();
+      server.close(() => r());
+    }),
+  };
+}

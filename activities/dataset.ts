@@ -1,4 +1,8 @@
+import { readFile } from 'node:fs/promises';
 import { Context } from '@temporalio/activity';
+import { ConfigError } from '../core/config/load.js';
+import { ingestTraces, parseTraceFile } from '../core/traces/ingest.js';
+import type { TraceRejection } from '../core/traces/types.js';
 import type { ArtifactRef } from '../core/artifacts/types.js';
 import { catalogVersion } from '../core/catalog/history.js';
 import type { Catalog } from '../core/catalog/types.js';
@@ -19,7 +23,7 @@ import { runStage, type StageArgs } from './stage.js';
 import { storeFor } from './store.js';
 
 /** Bump a stage's version when its code changes what it produces for the same inputs. */
-export const DATASET_STAGE_VERSIONS = { intents: '1', generate: '1', solve: '1', validate: '1', corrupt: '1', split: '1', render: '1' };
+export const DATASET_STAGE_VERSIONS = { intents: '1', generate: '1', solve: '1', validate: '1', traces: '1', corrupt: '1', split: '1', render: '1' };
 
 interface Common extends StageArgs {
   dataset: DatasetConfig;
@@ -90,14 +94,17 @@ export async function validateStage(a: Common & { catalog: ArtifactRef; intents:
   });
 }
 
-export async function corruptStage(a: Common & { catalog: ArtifactRef; validated: ArtifactRef; pools: ArtifactRef; servers: ServerConfig[] }): Promise<StageOutcome> {
-  return runStage(a, 'corrupt', DATASET_STAGE_VERSIONS.corrupt, [a.catalog, a.validated, a.pools], { servers: a.servers, negativeShare: a.dataset.negativeShare, sliceSize: a.dataset.sliceSize, seed: a.dataset.seed, personas: a.dataset.personas ?? null }, async (store) => {
+export async function corruptStage(a: Common & { catalog: ArtifactRef; validated: ArtifactRef; pools: ArtifactRef; traceRows?: ArtifactRef; servers: ServerConfig[] }): Promise<StageOutcome> {
+  return runStage(a, 'corrupt', DATASET_STAGE_VERSIONS.corrupt, [a.catalog, a.validated, a.pools, ...(a.traceRows ? [a.traceRows] : [])], { servers: a.servers, negativeShare: a.dataset.negativeShare, sliceSize: a.dataset.sliceSize, seed: a.dataset.seed, personas: a.dataset.personas ?? null }, async (store) => {
     const catalog = await store.readJson<Catalog>(a.catalog);
     const rows = await store.readJsonl<RouterRow>(a.validated);
+    const traceRows = a.traceRows ? await store.readJsonl<RouterRow>(a.traceRows) : [];
     const pools = await store.readJson<Record<string, EntityPools>>(a.pools);
     return withConnections(a.servers, async (conns) => {
-      const { rows: augmented, stats } = await augmentRows(rows, catalog, new CallValidator(catalog, mcpDryRunner(conns)), a.dataset, pools);
-      const ref = await store.putJsonl('augmented', augmented, { parents: [a.validated, a.pools], stats: { ...rowStats(augmented), corruption: stats } });
+      const { rows: corrupted, stats } = await augmentRows(rows, catalog, new CallValidator(catalog, mcpDryRunner(conns)), a.dataset, pools);
+      // Trace rows join as positives; corruption rewrites single requests, so it applies to generated rows only.
+      const augmented = [...corrupted, ...traceRows];
+      const ref = await store.putJsonl('augmented', augmented, { parents: [a.validated, a.pools, ...(a.traceRows ? [a.traceRows] : [])], stats: { ...rowStats(augmented), corruption: stats, traceRows: traceRows.length } });
       return { outputs: { augmented: ref }, summary: `${stats.positives} positives + ${stats.negatives} near-miss negatives (${Object.entries(stats.kept).map(([k, n]) => `${k} ${n}`).join(', ')})` };
     });
   });
@@ -134,5 +141,41 @@ export async function renderStage(a: Common & { catalog: ArtifactRef; train: Art
       counts.push(`${name} ${rendered.length}`);
     }
     return { outputs, summary: `${a.dataset.render.format} rows: ${counts.join(', ')}` };
+  });
+}
+
+export async function tracesStage(a: Common & { catalog: ArtifactRef; traces: Array<string | { path: string; domain?: string }> }): Promise<StageOutcome> {
+  // Trace files are read once and stored, so the memo key and the lineage pin their exact content.
+  const store = storeFor(a.store);
+  const files: Array<{ ref: ArtifactRef; path: string; domain?: string }> = [];
+  for (const t of a.traces) {
+    const path = typeof t === 'string' ? t : t.path;
+    let text: Buffer;
+    try {
+      text = await readFile(path);
+    } catch (err) {
+      throw new ConfigError(`traces`, [`${path}: ${(err as Error).message}`]);
+    }
+    files.push({ ref: await store.putBytes('traces-raw', text, 'application/octet-stream', 1, { stats: { path } }), path, ...(typeof t !== 'string' && t.domain ? { domain: t.domain } : {}) });
+  }
+  return runStage(a, 'traces', DATASET_STAGE_VERSIONS.traces, [a.catalog, ...files.map((f) => f.ref)], { files: files.map((f) => ({ path: f.path, domain: f.domain ?? null })) }, async (store) => {
+    const catalog = await store.readJson<Catalog>(a.catalog);
+    const validator = new CallValidator(catalog, async () => ({ ok: true }));
+    const rows: RouterRow[] = [];
+    const rejections: TraceRejection[] = [];
+    let traces = 0;
+    for (const f of files) {
+      const parsed = parseTraceFile(f.path, (await store.read(f.ref)).toString('utf8'));
+      const result = ingestTraces(parsed.traces, validator, { catalog, ...(f.domain ? { defaultDomain: f.domain } : {}) });
+      rows.push(...result.rows);
+      rejections.push(...parsed.rejections, ...result.rejections);
+      traces += parsed.traces.length + parsed.rejections.length;
+    }
+    const byReason: Record<string, number> = {};
+    for (const r of rejections) byReason[r.reason] = (byReason[r.reason] ?? 0) + 1;
+    const parents = [a.catalog, ...files.map((f) => f.ref)];
+    const rowsRef = await store.putJsonl('trace-rows', rows, { parents, stats: { ...rowStats(rows), traces } });
+    const rejRef = await store.putJsonl('trace-rejections', rejections, { parents, stats: { rejected: rejections.length, byReason } });
+    return { outputs: { traceRows: rowsRef, traceRejections: rejRef }, summary: `${traces} traces -> ${rows.length} rows, ${rejections.length} rejected${rejections.length ? ` (${Object.entries(byReason).map(([r, n]) => `${r} ${n}`).join(', ')})` : ''}` };
   });
 }

@@ -1,4 +1,4 @@
 /** Every activity the `flywheel` task queue runs. Each is a thin adapter over core/. */
 export { resolveConfig } from './config.js';
 export { listServerTools, buildCatalog } from './ingest.js';
-export { intentsStage, generateStage, solveStage, validateStage, corruptStage, splitStage, renderStage } from './dataset.js';
+export { intentsStage, generateStage, solveStage, validateStage, tracesStage, corruptStage, splitStage, renderStage } from './dataset.js';

@@ -8,8 +8,9 @@ import { devServerCommand } from './commands/dev-server.js';
 import { runCommand } from './commands/run.js';
 import { runsCommand, statusCommand } from './commands/status.js';
 import { workerCommand } from './commands/worker.js';
+import { tracesCommand } from './commands/traces.js';
 
-const COMMANDS: Command[] = [devServerCommand, workerCommand, runCommand, statusCommand, runsCommand, catalogCommand, configCommand, artifactsCommand, demoCommand];
+const COMMANDS: Command[] = [devServerCommand, workerCommand, runCommand, statusCommand, runsCommand, catalogCommand, tracesCommand, configCommand, artifactsCommand, demoCommand];
 
 function help(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));

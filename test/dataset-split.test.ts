@@ -82,7 +82,7 @@ describe('render', () => {
   it('renders TRL prompt/completion with a tools column and canonical JSON targets', () => {
     const r = renderRow(row(7, ['a']), tools);
     assert.deepEqual(r.prompt.map((m) => m.role), ['system', 'user']);
-    assert.match(r.prompt[0]!.content, /scopes: sf\.read/);
+    assert.match(r.prompt[0]!.content ?? '', /scopes: sf\.read/);
     assert.equal(r.completion[0]!.content, '{"arguments":{"accountId":"a7","b":1},"tool":"update_account"}');
     assert.deepEqual(r.tools.map((t) => t.function.name), ['update_account', 'update_contact']);
     assert.equal(renderRow(row(8, ['a'], null), tools).completion[0]!.content, '{"code":"no_tool","reason":"x","tool":null,"verdict":"abstain"}');

@@ -8,7 +8,7 @@ import { DATASET_SHA, FLYWHEEL_STAGE } from './search-attributes.js';
 /** The stages this build runs, in order. Later stages join the list when they exist. */
 export const CATALOG_STAGES = ['ingest'] as const;
 /** Run when the config has a `dataset` section. */
-export const DATASET_STAGES = ['intents', 'generate', 'solve', 'validate', 'corrupt', 'split', 'render'] as const;
+export const DATASET_STAGES = ['intents', 'generate', 'solve', 'validate', 'traces', 'corrupt', 'split', 'render'] as const;
 export type StageName = (typeof CATALOG_STAGES)[number] | (typeof DATASET_STAGES)[number];
 
 export const progressQuery = wf.defineQuery<RunProgress>('progress');
@@ -101,7 +101,7 @@ export async function flywheelRun(input: FlywheelRunInput): Promise<RunProgress>
     publish('failed');
     throw wf.ApplicationFailure.create({ message: `config: ${rootMessage(err)}`, type: 'ConfigError', nonRetryable: true, cause: err as Error });
   }
-  if (config.dataset) progress.stages.push(...DATASET_STAGES.map((name) => pendingStage(name)));
+  if (config.dataset) progress.stages.push(...DATASET_STAGES.filter((n) => n !== 'traces' || config.traces.length > 0).map((name) => pendingStage(name)));
   publish('starting');
 
   const runId = wf.workflowInfo().runId;
@@ -135,7 +135,12 @@ async function buildDataset(config: FlywheelConfig, datasetConfig: DatasetConfig
   await runStage('generate', () => dataset.generateStage({ ...common, intents: out('intents', 'intents') }));
   await runStage('solve', () => dataset.solveStage({ ...common, catalog, intents: out('intents', 'intents'), requests: out('generate', 'requests') }));
   await runStage('validate', () => dataset.validateStage({ ...common, catalog, intents: out('intents', 'intents'), candidates: out('solve', 'candidates'), servers: config.servers }));
-  await runStage('corrupt', () => dataset.corruptStage({ ...common, catalog, validated: out('validate', 'validated'), pools: out('intents', 'pools'), servers: config.servers }));
+  let traceRows: ArtifactRef | undefined;
+  if (config.traces.length > 0) {
+    await runStage('traces', () => dataset.tracesStage({ ...common, catalog, traces: config.traces }));
+    traceRows = out('traces', 'traceRows');
+  }
+  await runStage('corrupt', () => dataset.corruptStage({ ...common, catalog, validated: out('validate', 'validated'), pools: out('intents', 'pools'), servers: config.servers, ...(traceRows ? { traceRows } : {}) }));
   const split = await runStage('split', () => dataset.splitStage({ ...common, project: config.name, catalog, augmented: out('corrupt', 'augmented') }));
   wf.upsertSearchAttributes([{ key: DATASET_SHA, value: split.outputs.train!.sha256 }]);
   await runStage('render', () => dataset.renderStage({ ...common, catalog, train: out('split', 'train'), val: out('split', 'val'), test: out('split', 'test') }));

@@ -100,6 +100,16 @@ export const datasetSchema = z
     render: z.strictObject({ format: z.enum(['router-json', 'hermes']).default('router-json') }).default(DATASET_DEFAULTS.render),
   });
 
+/** A production trace file (JSON or JSONL, OpenAI format), read on the worker. */
+const traceSourceSchema = z.union([
+  z.string().min(1),
+  z.strictObject({
+    path: z.string().min(1),
+    /** Server name for traces without metadata.domain. */
+    domain: z.string().min(1).optional(),
+  }),
+]);
+
 export const configSchema = z.strictObject({
   version: z.literal(1),
   /** Project name: keys workflow ids, catalog history and schedules. */
@@ -131,7 +141,9 @@ export const configSchema = z.strictObject({
     .default({ maxPages: 100 }),
   /** Build a training dataset from the catalog's sandboxes; without this section a run stops after ingest. */
   dataset: datasetSchema.optional(),
-});
+  /** Agent traces to unroll into rows next to the generated ones (needs a dataset section). */
+  traces: z.array(traceSourceSchema).default([]),
+}).refine((c) => c.traces.length === 0 || c.dataset !== undefined, { message: 'traces need a dataset section: they become dataset rows', path: ['traces'] });
 
 export type FlywheelConfig = z.infer<typeof configSchema>;
 export type ConfigInput = z.input<typeof configSchema>;

@@ -5,8 +5,10 @@ import type { RouterRow, Target } from './types.js';
 export type RenderFormat = 'router-json' | 'hermes';
 
 export interface ChatMessage {
-  role: 'system' | 'user' | 'assistant';
-  content: string;
+  role: 'system' | 'user' | 'assistant' | 'tool';
+  content: string | null;
+  tool_calls?: unknown[];
+  tool_call_id?: string;
 }
 
 /** TRL conversational prompt-completion row with a `tools` column (OpenAI function schema). */
@@ -38,7 +40,8 @@ export function renderRow(row: RouterRow, catalog: Map<string, CatalogTool>, for
     id: row.id,
     prompt: [
       { role: 'system', content: `${SYSTEM_PROMPT}\nCaller: ${row.persona.name}; scopes: ${row.persona.scopes.join(', ')}.` },
-      { role: 'user', content: row.request },
+      // Rows unrolled from traces carry the conversation so far; generated rows are one request.
+      ...(row.messages ? (row.messages.filter((m) => m.role !== 'system') as ChatMessage[]) : [{ role: 'user' as const, content: row.request }]),
     ],
     completion: [{ role: 'assistant', content: completionText(row.target, format) }],
     tools,

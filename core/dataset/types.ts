@@ -59,6 +59,8 @@ export interface RouterRow {
   /** Entity keys; the first decides the split, so no account/customer/invoice spans two splits. */
   entities: string[];
   request: string;
+  /** For rows unrolled from traces: the conversation before the target turn (OpenAI message format). */
+  messages?: Array<{ role: string; content?: string | null; tool_calls?: unknown[]; tool_call_id?: string }>;
   persona: { name: string; scopes: string[] };
   /** Names of the offered tools (the correct one plus distractors, or without it). */
   tools: string[];
@@ -73,5 +75,7 @@ export interface RouterRow {
     negativeCall?: ToolCallTarget;
     /** The positive row a negative was derived from. */
     from?: string;
+    /** file:row of the trace a row was unrolled from. */
+    trace?: string;
   };
 }

@@ -1,0 +1,168 @@
+import type { Catalog } from '../catalog/types.js';
+import type { Persona, RouterRow, ToolCallTarget } from '../dataset/types.js';
+import type { CallValidator } from '../dataset/validate.js';
+import { hashOf, shortSha } from '../hash.js';
+import { Redactor } from './redact.js';
+import type { Trace, TraceMessage, TraceRejection } from './types.js';
+
+export interface ParsedTrace {
+  file: string;
+  row: number;
+  trace: unknown;
+}
+
+/** JSON (an array of traces, or one trace) or JSONL (one trace per line). Bad JSON is a rejection with its line. */
+export function parseTraceFile(file: string, text: string): { traces: ParsedTrace[]; rejections: TraceRejection[] } {
+  const trimmed = text.trimStart();
+  if (trimmed.startsWith('[')) {
+    try {
+      return { traces: (JSON.parse(text) as unknown[]).map((trace, i) => ({ file, row: i + 1, trace })), rejections: [] };
+    } catch (err) {
+      return { traces: [], rejections: [{ file, row: 0, reason: 'invalid_json', detail: (err as Error).message }] };
+    }
+  }
+  const traces: ParsedTrace[] = [];
+  const rejections: TraceRejection[] = [];
+  text.split('\n').forEach((line, i) => {
+    if (!line.trim()) return;
+    try {
+      traces.push({ file, row: i + 1, trace: JSON.parse(line) });
+    } catch (err) {
+      rejections.push({ file, row: i + 1, reason: 'invalid_json', detail: (err as Error).message });
+    }
+  });
+  return { traces, rejections };
+}
+
+class TraceError extends Error {
+  constructor(readonly reason: string, detail: string) {
+    super(detail);
+  }
+}
+
+/** Shape and pairing checks; returns the trace typed, or throws TraceError naming the problem. */
+export function checkTrace(raw: unknown): Trace {
+  if (!raw || typeof raw !== 'object' || !Array.isArray((raw as Trace).messages)) throw new TraceError('invalid_shape', 'a trace is an object with a "messages" array');
+  const t = raw as Trace;
+  const calls = new Map<string, number>();
+  t.messages.forEach((m, i) => {
+    if (!m || !['system', 'user', 'assistant', 'tool'].includes(m.role)) throw new TraceError('invalid_shape', `messages[${i}].role must be system, user, assistant or tool`);
+    for (const [j, c] of (m.tool_calls ?? []).entries()) {
+      if (m.role !== 'assistant') throw new TraceError('invalid_shape', `messages[${i}] has tool_calls but is not an assistant message`);
+      if (!c?.id || typeof c.function?.name !== 'string' || typeof c.function?.arguments !== 'string') throw new TraceError('invalid_shape', `messages[${i}].tool_calls[${j}] needs id, function.name and function.arguments (a JSON string)`);
+      if (calls.has(c.id)) throw new TraceError('duplicate_tool_call_id', `tool_call_id ${c.id} is used twice`);
+      calls.set(c.id, i);
+    }
+    if (m.role === 'tool') {
+      if (!m.tool_call_id) throw new TraceError('invalid_shape', `messages[${i}] is a tool result without tool_call_id`);
+      const at = calls.get(m.tool_call_id);
+      if (at === undefined || at > i) throw new TraceError('orphan_tool_result', `messages[${i}].tool_call_id ${m.tool_call_id} answers no earlier tool call`);
+    }
+  });
+  const answered = new Set(t.messages.filter((m) => m.role === 'tool').map((m) => m.tool_call_id));
+  const last = t.messages.length - 1;
+  for (const [id, i] of calls) if (!answered.has(id) && i !== last) throw new TraceError('unanswered_tool_call', `tool call ${id} in messages[${i}] has no tool result`);
+  return t;
+}
+
+/** A tool result that reports failure: such a call is not a training target. */
+export function isFailedResult(m: TraceMessage): boolean {
+  const c = (m.content ?? '').trim();
+  if (/^(error|exception)\b/i.test(c)) return true;
+  try {
+    const j = JSON.parse(c) as { isError?: unknown; error?: unknown };
+    return j?.isError === true || (j?.error !== undefined && j?.error !== null);
+  } catch {
+    return false;
+  }
+}
+
+export interface TraceIngestOptions {
+  catalog: Catalog;
+  /** Domain for traces without metadata.domain (a catalog server name). */
+  defaultDomain?: string;
+}
+
+export interface TraceIngestResult {
+  rows: RouterRow[];
+  rejections: TraceRejection[];
+  stats: { traces: number; rows: number; rejectedTraces: number; droppedTurns: Record<string, number>; duplicates: number; redacted: Record<string, number> };
+}
+
+/**
+ * Turn traces into router rows: redact PII, unroll one row per assistant turn that makes exactly one tool
+ * call (earlier reasoning dropped, failed calls skipped), dedupe, then validate each call like a generated
+ * one (catalog, schema, scopes). Every rejection names the file, row and reason.
+ */
+export function ingestTraces(parsed: ParsedTrace[], validator: CallValidator, opts: TraceIngestOptions): TraceIngestResult {
+  const rows: RouterRow[] = [];
+  const rejections: TraceRejection[] = [];
+  const seen = new Set<string>();
+  const stats: TraceIngestResult['stats'] = { traces: parsed.length, rows: 0, rejectedTraces: 0, droppedTurns: {}, duplicates: 0, redacted: {} };
+  const drop = (why: string) => (stats.droppedTurns[why] = (stats.droppedTurns[why] ?? 0) + 1);
+  const servers = new Set(opts.catalog.servers.map((s) => s.name));
+  for (const p of parsed) {
+    let trace: Trace;
+    try {
+      trace = checkTrace(p.trace);
+    } catch (err) {
+      rejections.push({ file: p.file, row: p.row, reason: err instanceof TraceError ? err.reason : 'invalid_shape', detail: (err as Error).message });
+      stats.rejectedTraces++;
+      continue;
+    }
+    const domain = trace.metadata?.domain ?? opts.defaultDomain;
+    if (!domain || !servers.has(domain)) {
+      rejections.push({ file: p.file, row: p.row, reason: 'unknown_domain', detail: `metadata.domain ${JSON.stringify(domain ?? null)} is not a server of the catalog (${[...servers].join(', ')})` });
+      stats.rejectedTraces++;
+      continue;
+    }
+    const redactor = new Redactor();
+    const messages = redactor.value(trace.messages);
+    for (const [k, n] of Object.entries(redactor.counts)) stats.redacted[k] = (stats.redacted[k] ?? 0) + n;
+    const failed = new Set(messages.filter((m) => m.role === 'tool' && isFailedResult(m)).map((m) => m.tool_call_id));
+    const domainTools = opts.catalog.tools.filter((t) => t.server === domain);
+    const offered = trace.tools?.map((t) => t.function.name) ?? domainTools.map((t) => t.name);
+    messages.forEach((m, i) => {
+      if (m.role !== 'assistant' || !m.tool_calls?.length) return;
+      if (m.tool_calls.length > 1) return void drop('parallel_calls');
+      const call = m.tool_calls[0]!;
+      if (failed.has(call.id)) return void drop('failed_result');
+      let args: unknown;
+      try {
+        args = JSON.parse(call.function.arguments);
+      } catch {
+        rejections.push({ file: p.file, row: p.row, reason: 'invalid_arguments_json', detail: `messages[${i}] tool call ${call.id}: arguments are not JSON` });
+        return;
+      }
+      const target: ToolCallTarget = { tool: call.function.name, arguments: args as Record<string, unknown> };
+      const tool = validator.tool(target.tool);
+      const persona: Persona = { name: trace.metadata?.persona ?? 'trace', domain, scopes: trace.metadata?.scopes ?? tool?.scopes ?? [] };
+      const verdict = validator.checkStatic(target, persona, offered);
+      if (!verdict.valid) {
+        rejections.push({ file: p.file, row: p.row, reason: verdict.reason!, detail: `messages[${i}] ${target.tool}: ${verdict.detail ?? ''}` });
+        return;
+      }
+      // Context: everything before this turn, without earlier reasoning.
+      const context = messages.slice(0, i).map(({ reasoning_content: _r, ...rest }) => rest);
+      const lastUser = [...context].reverse().find((c) => c.role === 'user')?.content ?? '';
+      const key = hashOf({ domain, context, target });
+      if (seen.has(key)) return void stats.duplicates++;
+      seen.add(key);
+      const traceKey = shortSha(hashOf(messages.filter((x) => x.role === 'user').slice(0, 1)), 16);
+      const ids = Object.entries(target.arguments).filter(([k, v]) => /id$/i.test(k) && (typeof v === 'string' || typeof v === 'number')).map(([, v]) => `${domain}:id:${String(v)}`);
+      rows.push({
+        id: `row-${shortSha(key, 16)}`,
+        domain,
+        entities: [`${domain}:trace:${traceKey}`, ...ids],
+        request: lastUser ?? '',
+        messages: context,
+        persona: { name: persona.name, scopes: persona.scopes },
+        tools: offered,
+        target,
+        provenance: { source: 'trace', trace: `${p.file}:${p.row}` },
+      });
+    });
+  }
+  stats.rows = rows.length;
+  return { rows, rejections, stats };
+}

@@ -1,0 +1,92 @@
+/** Trace ingestion: pairing checks, failed results, PII redaction, unrolling, dedupe, validation, rejections. */
+import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { before, describe, it } from 'node:test';
+import { buildCatalog } from '../core/catalog/build.js';
+import { listServerTools } from '../core/catalog/list-tools.js';
+import type { Catalog } from '../core/catalog/types.js';
+import { CallValidator } from '../core/dataset/validate.js';
+import { canonicalJson } from '../core/hash.js';
+import { ingestTraces, parseTraceFile } from '../core/traces/ingest.js';
+import { Redactor } from '../core/traces/redact.js';
+import { REPO, runCli, tempDir } from './helpers/fixtures.js';
+import { sandboxMain } from './helpers/sandbox.js';
+
+const dir = join(REPO, 'test', 'fixtures', 'traces');
+let catalog: Catalog;
+
+function ingest(file: string) {
+  const parsed = parseTraceFile(file, readFileSync(join(dir, file), 'utf8'));
+  const result = ingestTraces(parsed.traces, new CallValidator(catalog, async () => ({ ok: true })), { catalog });
+  return { ...result, rejections: [...parsed.rejections, ...result.rejections] };
+}
+
+describe('trace ingestion', () => {
+  before(async () => {
+    catalog = buildCatalog('t', [await listServerTools({ name: 'salesforce', stdio: { command: process.execPath, args: ['--import', 'tsx', sandboxMain('salesforce')], env: {}, cwd: REPO }, timeoutMs: 20_000 }, { maxPages: 10 })]);
+  });
+
+  it('unrolls one row per single-call assistant turn, drops reasoning, failed results, parallel calls and duplicates', () => {
+    const r = ingest('good.jsonl');
+    assert.deepEqual(r.rejections, []);
+    assert.deepEqual(r.rows.map((x) => x.target.tool), ['get_record', 'create_contact', 'change_opportunity_stage']);
+    assert.deepEqual(r.stats.droppedTurns, { failed_result: 2, parallel_calls: 1 }, 'the duplicate trace repeats the failed turn');
+    assert.equal(r.stats.duplicates, 1);
+    const second = r.rows[1]!;
+    assert.deepEqual(second.messages!.map((m) => m.role), ['system', 'user', 'assistant', 'tool'], 'the second turn sees the first call and its result');
+    assert.ok(second.messages!.every((m) => !('reasoning_content' in m)), 'earlier reasoning is dropped');
+    assert.equal((r.rows[2]!.target as unknown as { arguments: { stageName: string } }).arguments.stageName, 'Proposal', 'the failed attempt is not a target');
+    assert.equal(second.provenance.source, 'trace');
+    assert.match(second.provenance.trace!, /good\.jsonl:1$/);
+  });
+
+  it('redacts PII consistently in text and arguments, and never leaks it', () => {
+    const r = ingest('good.jsonl');
+    const all = canonicalJson(r.rows);
+    for (const secret of ['jane.doe@acme-corp.com', 'bo.okoro@brightline.example', '415 555 0134', '4111 1111 1111 1111', 'sk-abcdefghijklmnopqrstuvwx']) assert.ok(!all.includes(secret), `${secret} leaked`);
+    const create = r.rows.find((x) => x.target.tool === 'create_contact')!;
+    const email = (create.target as unknown as { arguments: { email: string } }).arguments.email;
+    assert.match(email, /^user\d+@example\.com$/);
+    assert.ok(create.request.includes(email), 'the argument and the text carry the same placeholder');
+    assert.ok(all.includes('[CARD_1]') && all.includes('[TOKEN_1]') && all.includes('[PHONE_1]'));
+  });
+
+  it('rejects malformed traces with the file, row and reason', () => {
+    const r = ingest('bad.jsonl');
+    assert.deepEqual(r.rows, []);
+    assert.deepEqual(r.rejections.map((x) => [x.file, x.row, x.reason]).sort((a, b) => Number(a[1]) - Number(b[1])), [
+      ['bad.jsonl', 1, 'invalid_json'],
+      ['bad.jsonl', 2, 'orphan_tool_result'],
+      ['bad.jsonl', 3, 'unanswered_tool_call'],
+      ['bad.jsonl', 4, 'unknown_tool'],
+      ['bad.jsonl', 5, 'schema_invalid'],
+      ['bad.jsonl', 6, 'missing_scope'],
+      ['bad.jsonl', 7, 'unknown_domain'],
+      ['bad.jsonl', 8, 'invalid_shape'],
+    ]);
+  });
+
+  it('redaction: Luhn-valid cards only, numbers that are not phones stay', () => {
+    const red = new Redactor();
+    assert.equal(red.text('card 4111 1111 1111 1112 and 4111111111111111'), 'card 4111 1111 1111 1112 and [CARD_1]');
+    assert.equal(red.text('invoice 300042 due 2026-06-15, qty 12'), 'invoice 300042 due 2026-06-15, qty 12');
+    assert.equal(red.text('Bearer abcdefghijklmnopqrstuvwxyz0123'), '[TOKEN_1]');
+  });
+
+  it('flywheel traces ingest prints FILE:ROW reasons, writes rows, and --strict fails on rejections', async () => {
+    const catFile = join(tempDir(), 'catalog.json');
+    writeFileSync(catFile, JSON.stringify(catalog));
+    const out = join(tempDir(), 'rows.jsonl');
+    const ok = await runCli(['traces', 'ingest', join(dir, 'good.jsonl'), '--catalog', catFile, '--out', out]);
+    assert.equal(ok.code, 0, ok.stderr);
+    assert.match(ok.stdout, /4 traces -> 3 rows \(1 duplicates dropped\), 0 rejected/);
+    assert.equal(readFileSync(out, 'utf8').trim().split('\n').length, 3);
+    const bad = await runCli(['traces', 'ingest', join(dir, 'bad.jsonl'), '--catalog', catFile, '--strict']);
+    assert.equal(bad.code, 1);
+    assert.match(bad.stdout, /bad\.jsonl:1 invalid_json: /);
+    assert.match(bad.stdout, /bad\.jsonl:2 orphan_tool_result: messages\[1\]\.tool_call_id nope answers no earlier tool call/);
+    const usage = await runCli(['traces', 'ingest', join(dir, 'good.jsonl')]);
+    assert.equal(usage.code, 2);
+  });
+});

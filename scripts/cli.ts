@@ -1,4 +1,5 @@
 import { ConfigError } from '../core/config/load.js';
+import { TestsetError } from '../core/dataset/testset-io.js';
 import { UsageError, type Command } from './lib/args.js';
 import { artifactsCommand } from './commands/artifacts.js';
 import { catalogCommand } from './commands/catalog.js';
@@ -9,8 +10,10 @@ import { runCommand } from './commands/run.js';
 import { runsCommand, statusCommand } from './commands/status.js';
 import { workerCommand } from './commands/worker.js';
 import { tracesCommand } from './commands/traces.js';
+import { datasetCommand } from './commands/dataset.js';
+import { testsetCommand } from './commands/testset.js';
 
-const COMMANDS: Command[] = [devServerCommand, workerCommand, runCommand, statusCommand, runsCommand, catalogCommand, tracesCommand, configCommand, artifactsCommand, demoCommand];
+const COMMANDS: Command[] = [devServerCommand, workerCommand, runCommand, statusCommand, runsCommand, catalogCommand, tracesCommand, datasetCommand, testsetCommand, configCommand, artifactsCommand, demoCommand];
 
 function help(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));
@@ -46,7 +49,7 @@ export async function main(argv: string[]): Promise<number> {
       console.error(`flywheel ${name}: ${err.message}\n(see "flywheel ${name} --help")`);
       return 2;
     }
-    if (err instanceof ConfigError) {
+    if (err instanceof ConfigError || err instanceof TestsetError) {
       console.error(err.message);
       return 2;
     }

@@ -90,10 +90,32 @@ describe('flywheelRun', () => {
     assert.equal(rendered.length, test.length);
     for (const r of rendered) JSON.parse(r.completion[0]!.content);
 
+    const cli = { TEMPORAL_ADDRESS: env.address };
+    const preview = await runCli(['dataset', 'preview', status.runId, '--n', '2', '--split', 'test'], cli);
+    assert.equal(preview.code, 0, preview.stderr);
+    assert.equal(preview.stdout.match(/\[completion — gets loss\]/g)?.length, 2);
+    assert.match(preview.stdout, /prompt ≈\d+ tokens/);
+    const stats = await runCli(['dataset', 'stats', status.runId], cli);
+    assert.equal(stats.code, 0, stats.stderr);
+    assert.match(stats.stdout, /^split\s+rows\s+call\s+abstain/m);
+
     // Another store, so nothing is memoized: the same seed must rebuild byte-identical splits.
     const second = await run();
     const split2 = second.status.stages.find((s) => s.name === 'split')!.outputs;
     assert.deepEqual(['train', 'val', 'test'].map((n) => split2[n]!.sha256), ['train', 'val', 'test'].map((n) => split[n]!.sha256));
+  });
+
+  it('joins trace rows from the config to the generated ones', async () => {
+    const example = await loadConfigFile(join(REPO, 'examples', 'salesforce-oracle.yaml'));
+    const cfg = parseConfig({ ...example, name: 'with-traces', artifacts: { store: `file://${tempDir()}` }, dataset: { ...example.dataset!, perGoal: 2 }, traces: [{ path: join(REPO, 'test', 'fixtures', 'traces', 'good.jsonl'), domain: 'salesforce' }] });
+    const { handle } = await startRun(env.client, cfg, { config: cfg, trigger: 'test' });
+    await handle.result();
+    const status = await runStatus(handle);
+    const traces = status.stages.find((s) => s.name === 'traces')!;
+    assert.equal(traces.state, 'completed');
+    assert.match(traces.detail, /^4 traces -> 3 rows, 0 rejected/);
+    const augmented = await openStore(cfg.artifacts.store).readJsonl<RouterRow>(status.stages.find((s) => s.name === 'corrupt')!.outputs.augmented!);
+    assert.equal(augmented.filter((r) => r.provenance.source === 'trace').length, 3);
   });
 
   it('a second run of the same config reuses the memoized catalog stage', async () => {

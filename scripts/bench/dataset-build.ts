@@ -1,0 +1,94 @@
+/**
+ * Build the study's corpus size (~28K rows) with the template teacher, twice in one run:
+ *   - through Temporal: flywheelRun on a real dev server (the project's temporal binary), every stage an
+ *     activity reading and writing artifacts
+ *   - in one process: the same core/ functions called directly, rows kept in memory, no artifact store
+ * and report rows/s per stage and the ratio of orchestrated to in-process time.
+ *
+ *   node --import tsx scripts/bench/dataset-build.ts [--per-goal 410]
+ */
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { DefaultLogger, Runtime } from '@temporalio/worker';
+import { buildCatalog } from '../../core/catalog/build.js';
+import { listServerTools } from '../../core/catalog/list-tools.js';
+import { loadConfigFile } from '../../core/config/load.js';
+import { mcpDryRunner } from '../../core/dataset/mcp-dry-run.js';
+import { augmentRows, buildIntents, validateCandidates } from '../../core/dataset/pipeline.js';
+import { renderRow } from '../../core/dataset/render.js';
+import { balanceTrain, splitByEntity } from '../../core/dataset/split.js';
+import { templateTeacher } from '../../core/dataset/teacher/template.js';
+import { CallValidator } from '../../core/dataset/validate.js';
+import { connectServer, type McpConnection } from '../../core/mcp/connect.js';
+import { sampleEntities, type EntityPools } from '../../core/sandbox/entities.js';
+import { bundleWorkflows, createCpuWorker } from '../../workers/cpu.js';
+import { SEARCH_ATTRIBUTES } from '../../workflows/search-attributes.js';
+import { REPO, tempDir, TEMPORAL_BIN } from '../../test/helpers/fixtures.js';
+import { runStatus, startRun } from '../lib/runs.js';
+
+const { values } = parseArgs({ options: { 'per-goal': { type: 'string', default: '410' } } });
+const example = await loadConfigFile(join(REPO, 'examples', 'salesforce-oracle.yaml'));
+const config = { ...example, name: 'bench', artifacts: { ...example.artifacts, store: `file://${tempDir()}` }, dataset: { ...example.dataset!, perGoal: Number(values['per-goal']) } };
+const dataset = config.dataset;
+const secs = (t0: number) => (performance.now() - t0) / 1000;
+
+// ---- in one process ----
+const inProcess: Record<string, number> = {};
+let t = performance.now();
+const tAll = t;
+const catalog = buildCatalog(config.name, await Promise.all(config.servers.map((s) => listServerTools(s, { maxPages: 100 }))));
+inProcess.ingest = secs(t);
+const conns = new Map<string, McpConnection>();
+for (const s of config.servers) conns.set(s.name, await connectServer(s));
+t = performance.now();
+const pools: Record<string, EntityPools> = {};
+for (const [name, c] of conns) pools[name] = await sampleEntities(c.client);
+const { intents } = buildIntents(catalog, dataset, pools);
+inProcess.intents = secs(t);
+t = performance.now();
+const teacher = templateTeacher(dataset.seed);
+const drafts = await teacher.generate(intents);
+inProcess.generate = secs(t);
+t = performance.now();
+const candidates = await teacher.solve(intents, drafts);
+inProcess.solve = secs(t);
+t = performance.now();
+const validator = new CallValidator(catalog, mcpDryRunner(conns));
+const { rows } = await validateCandidates(intents, candidates, catalog, validator, dataset);
+inProcess.validate = secs(t);
+t = performance.now();
+const { rows: augmented } = await augmentRows(rows, catalog, validator, dataset, pools);
+inProcess.corrupt = secs(t);
+t = performance.now();
+const s = splitByEntity(augmented, dataset.split, dataset.seed);
+const train = balanceTrain(s.train, { minPerTool: dataset.minPerTool, negativeShare: dataset.negativeShare });
+inProcess.split = secs(t);
+t = performance.now();
+const tools = new Map(catalog.tools.map((x) => [x.id, x]));
+for (const part of [train, s.val, s.test]) for (const r of part) renderRow(r, tools, dataset.render.format);
+inProcess.render = secs(t);
+const inProcessTotal = secs(tAll);
+for (const c of conns.values()) await c.close();
+
+// ---- through Temporal ----
+Runtime.install({ logger: new DefaultLogger('ERROR') });
+const env = await TestWorkflowEnvironment.createLocal({ server: { executable: { type: 'existing-path', path: TEMPORAL_BIN }, searchAttributes: SEARCH_ATTRIBUTES } });
+const worker = await createCpuWorker({ connection: env.nativeConnection, namespace: 'default', workflowBundle: await bundleWorkflows() });
+const orchestrated = await worker.runUntil(async () => {
+  const t0 = performance.now();
+  const { handle } = await startRun(env.client, config, { config, trigger: 'bench' });
+  await handle.result();
+  return { total: secs(t0), status: await runStatus(handle) };
+});
+await env.teardown();
+
+const stageSecs = Object.fromEntries(orchestrated.status.stages.map((st) => [st.name, (Date.parse(st.finishedAt!) - Date.parse(st.startedAt!)) / 1000]));
+const augmentedCount = augmented.length;
+console.log(`rows: ${intents.length} intents -> ${rows.length} valid -> ${augmentedCount} with negatives -> train ${train.length} / val ${s.val.length} / test ${s.test.length}`);
+console.log('stage       in-process s   rows/s    through Temporal s   rows/s');
+for (const name of Object.keys(inProcess)) {
+  const n = name === 'ingest' ? catalog.tools.length : name === 'corrupt' || name === 'split' || name === 'render' ? augmentedCount : intents.length;
+  console.log(`${name.padEnd(10)}  ${inProcess[name]!.toFixed(2).padStart(12)}  ${(n / inProcess[name]!).toFixed(0).padStart(7)}    ${(stageSecs[name] ?? 0).toFixed(2).padStart(17)}  ${(n / (stageSecs[name] || 1e-9)).toFixed(0).padStart(7)}`);
+}
+console.log(`total: in-process ${inProcessTotal.toFixed(1)} s, through Temporal ${orchestrated.total.toFixed(1)} s, ratio ${(orchestrated.total / inProcessTotal).toFixed(2)}x (orchestration + artifact persistence overhead ${(((orchestrated.total / inProcessTotal) - 1) * 100).toFixed(0)}%)`);

@@ -5,23 +5,66 @@ import { createHash } from 'node:crypto';
  * Two values that mean the same thing serialise to the same bytes, so their hashes match.
  */
 export function canonicalJson(value: unknown): string {
-  return JSON.stringify(sortKeys(value));
+  // Most values (rows read back from canonical JSONL, catalog schemas) are already in canonical key order:
+  // checking that is much cheaper than rebuilding the string, and then the native serializer is exact.
+  return isCanonical(value) ? JSON.stringify(value) : (write(value) ?? 'null');
 }
 
-function sortKeys(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sortKeys);
-  if (value !== null && typeof value === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const key of Object.keys(value as object).sort()) {
-      const v = (value as Record<string, unknown>)[key];
-      if (v !== undefined) out[key] = sortKeys(v);
-    }
-    return out;
+function isCanonical(value: unknown): boolean {
+  if (value === null) return true;
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return true;
+    case 'number':
+      return Number.isFinite(value);
+    case 'object':
+      break;
+    default:
+      return false;
   }
-  if (typeof value === 'number' && !Number.isFinite(value)) {
-    throw new TypeError(`canonicalJson: ${value} is not representable in JSON`);
+  if (Array.isArray(value)) {
+    for (const v of value) if (v === undefined || !isCanonical(v)) return false;
+    return true;
   }
-  return value;
+  if (Object.getPrototypeOf(value) !== Object.prototype && Object.getPrototypeOf(value) !== null) return false;
+  let prev: string | undefined;
+  for (const key in value as Record<string, unknown>) {
+    if (prev !== undefined && !(prev < key)) return false;
+    const v = (value as Record<string, unknown>)[key];
+    if (v === undefined || !isCanonical(v)) return false;
+    prev = key;
+  }
+  return true;
+}
+
+// A direct serializer (no intermediate sorted copies): datasets run through this for every row.
+function write(value: unknown): string | undefined {
+  if (value === null) return 'null';
+  switch (typeof value) {
+    case 'string':
+      return JSON.stringify(value);
+    case 'number':
+      if (!Number.isFinite(value)) throw new TypeError(`canonicalJson: ${value} is not representable in JSON`);
+      return JSON.stringify(value);
+    case 'boolean':
+      return value ? 'true' : 'false';
+    case 'undefined':
+    case 'function':
+    case 'symbol':
+      return undefined;
+    case 'bigint':
+      throw new TypeError('canonicalJson: BigInt is not representable in JSON');
+  }
+  if (Array.isArray(value)) return `[${value.map((v) => write(v) ?? 'null').join(',')}]`;
+  const obj = value as Record<string, unknown> & { toJSON?: () => unknown };
+  if (typeof obj.toJSON === 'function') return write(obj.toJSON());
+  const parts: string[] = [];
+  for (const key of Object.keys(obj).sort()) {
+    const v = write(obj[key]);
+    if (v !== undefined) parts.push(`${JSON.stringify(key)}:${v}`);
+  }
+  return `{${parts.join(',')}}`;
 }
 
 export function sha256Hex(data: string | Uint8Array): string {

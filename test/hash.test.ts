@@ -23,3 +23,16 @@ describe('canonical JSON and stage keys', () => {
     assert.notEqual(k, stageKey({ stage: 's', version: '1', inputs: [ref], config: { x: 2 } }));
   });
 });
+
+describe('canonical JSON fast path', () => {
+  it('gives the same bytes for sorted input, unsorted input, and values needing the slow path', () => {
+    const sorted = { a: [1, { b: 'x', c: null }], d: true };
+    assert.equal(canonicalJson(sorted), '{"a":[1,{"b":"x","c":null}],"d":true}');
+    assert.equal(canonicalJson({ d: true, a: [1, { c: null, b: 'x' }] }), canonicalJson(sorted));
+    assert.equal(canonicalJson({ a: 1, b: undefined }), '{"a":1}');
+    assert.equal(canonicalJson([undefined, 1]), '[null,1]');
+    assert.equal(canonicalJson({ when: new Date(0) }), '{"when":"1970-01-01T00:00:00.000Z"}');
+    assert.equal(canonicalJson({ '10': 1, '9': 2, b: 3 }), '{"10":1,"9":2,"b":3}');
+    assert.throws(() => canonicalJson({ a: [Infinity] }), /not representable/);
+  });
+});

@@ -62,7 +62,9 @@ export async function flywheelRun(input: FlywheelRunInput): Promise<RunProgress>
   wf.setHandler(progressQuery, () => progress);
 
   const publish = (current: string): void => {
-    wf.upsertMemo({ progress });
+    // The memo stays small (Temporal warns past 2 KB): stage states and short details only. Outputs live in
+    // the history as activity results, where `flywheel status` reads them; the progress query has it all.
+    wf.upsertMemo({ progress: { ...progress, stages: progress.stages.map(({ outputs: _o, detail, ...rest }) => ({ ...rest, outputs: {}, detail: detail.length > 100 ? `${detail.slice(0, 99)}…` : detail })) } });
     wf.upsertSearchAttributes([{ key: FLYWHEEL_STAGE, value: current }]);
     wf.setCurrentDetails(describe(progress));
   };
@@ -101,7 +103,8 @@ export async function flywheelRun(input: FlywheelRunInput): Promise<RunProgress>
     publish('failed');
     throw wf.ApplicationFailure.create({ message: `config: ${rootMessage(err)}`, type: 'ConfigError', nonRetryable: true, cause: err as Error });
   }
-  if (config.dataset) progress.stages.push(...DATASET_STAGES.filter((n) => n !== 'traces' || config.traces.length > 0).map((name) => pendingStage(name)));
+  // Configs recorded before `traces` existed lack the key: treat it as empty.
+  if (config.dataset) progress.stages.push(...DATASET_STAGES.filter((n) => n !== 'traces' || (config.traces ?? []).length > 0).map((name) => pendingStage(name)));
   publish('starting');
 
   const runId = wf.workflowInfo().runId;
@@ -136,8 +139,8 @@ async function buildDataset(config: FlywheelConfig, datasetConfig: DatasetConfig
   await runStage('solve', () => dataset.solveStage({ ...common, catalog, intents: out('intents', 'intents'), requests: out('generate', 'requests') }));
   await runStage('validate', () => dataset.validateStage({ ...common, catalog, intents: out('intents', 'intents'), candidates: out('solve', 'candidates'), servers: config.servers }));
   let traceRows: ArtifactRef | undefined;
-  if (config.traces.length > 0) {
-    await runStage('traces', () => dataset.tracesStage({ ...common, catalog, traces: config.traces }));
+  if ((config.traces ?? []).length > 0) {
+    await runStage('traces', () => dataset.tracesStage({ ...common, catalog, traces: config.traces ?? [] }));
     traceRows = out('traces', 'traceRows');
   }
   await runStage('corrupt', () => dataset.corruptStage({ ...common, catalog, validated: out('validate', 'validated'), pools: out('intents', 'pools'), servers: config.servers, ...(traceRows ? { traceRows } : {}) }));

@@ -37,14 +37,28 @@ export class ArtifactStore {
     const out = createWriteStream(staged);
     let count = 0;
     let bytes = 0;
+    // Lines are batched into ~1 MiB writes: one stream write per row is the slow part for big datasets.
+    let batch: string[] = [];
+    let batchBytes = 0;
+    const flush = async () => {
+      if (batch.length === 0) return;
+      const chunk = batch.join('');
+      batch = [];
+      batchBytes = 0;
+      hash.update(chunk);
+      if (!out.write(chunk)) await new Promise<void>((r) => out.once('drain', () => r()));
+    };
     try {
       for await (const row of rows) {
         const line = `${canonicalJson(row)}\n`;
-        hash.update(line);
-        bytes += Buffer.byteLength(line);
+        const n = Buffer.byteLength(line);
+        bytes += n;
+        batchBytes += n;
         count += 1;
-        if (!out.write(line)) await new Promise<void>((r) => out.once('drain', () => r()));
+        batch.push(line);
+        if (batchBytes >= 1 << 20) await flush();
       }
+      await flush();
       out.end();
       await finished(out);
     } catch (err) {

@@ -2,11 +2,13 @@
  * Build the study's corpus size (~28K rows) with the template teacher, twice in one run:
  *   - through Temporal: flywheelRun on a real dev server (the project's temporal binary), every stage an
  *     activity reading and writing artifacts
- *   - in one process: the same core/ functions called directly, rows kept in memory, no artifact store
+ *   - in one process: the same core/ functions called directly, rows kept in memory, only the final rendered
+ *     train/val/test files written (no intermediate artifacts)
  * and report rows/s per stage and the ratio of orchestrated to in-process time.
  *
  *   node --import tsx scripts/bench/dataset-build.ts [--per-goal 410]
  */
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
@@ -23,6 +25,7 @@ import { CallValidator } from '../../core/dataset/validate.js';
 import { connectServer, type McpConnection } from '../../core/mcp/connect.js';
 import { sampleEntities, type EntityPools } from '../../core/sandbox/entities.js';
 import { bundleWorkflows, createCpuWorker } from '../../workers/cpu.js';
+import { closeAllConnections } from '../../activities/connections.js';
 import { SEARCH_ATTRIBUTES } from '../../workflows/search-attributes.js';
 import { REPO, tempDir, TEMPORAL_BIN } from '../../test/helpers/fixtures.js';
 import { runStatus, startRun } from '../lib/runs.js';
@@ -39,9 +42,10 @@ let t = performance.now();
 const tAll = t;
 const catalog = buildCatalog(config.name, await Promise.all(config.servers.map((s) => listServerTools(s, { maxPages: 100 }))));
 inProcess.ingest = secs(t);
+// Connecting to the sandboxes is part of the intents stage in both modes.
+t = performance.now();
 const conns = new Map<string, McpConnection>();
 for (const s of config.servers) conns.set(s.name, await connectServer(s));
-t = performance.now();
 const pools: Record<string, EntityPools> = {};
 for (const [name, c] of conns) pools[name] = await sampleEntities(c.client);
 const { intents } = buildIntents(catalog, dataset, pools);
@@ -65,8 +69,12 @@ const s = splitByEntity(augmented, dataset.split, dataset.seed);
 const train = balanceTrain(s.train, { minPerTool: dataset.minPerTool, negativeShare: dataset.negativeShare });
 inProcess.split = secs(t);
 t = performance.now();
+// The baseline still writes the final rendered files: that is the pipeline's product either way.
 const tools = new Map(catalog.tools.map((x) => [x.id, x]));
-for (const part of [train, s.val, s.test]) for (const r of part) renderRow(r, tools, dataset.render.format);
+const outDir = tempDir();
+for (const [name, part] of [['train', train], ['val', s.val], ['test', s.test]] as const) {
+  await writeFile(join(outDir, `${name}.jsonl`), part.map((r) => `${JSON.stringify(renderRow(r, tools, dataset.render.format))}\n`).join(''));
+}
 inProcess.render = secs(t);
 const inProcessTotal = secs(tAll);
 for (const c of conns.values()) await c.close();
@@ -81,6 +89,7 @@ const orchestrated = await worker.runUntil(async () => {
   await handle.result();
   return { total: secs(t0), status: await runStatus(handle) };
 });
+await closeAllConnections();
 await env.teardown();
 
 const stageSecs = Object.fromEntries(orchestrated.status.stages.map((st) => [st.name, (Date.parse(st.finishedAt!) - Date.parse(st.startedAt!)) / 1000]));

@@ -1,6 +1,7 @@
 import { Connection } from '@temporalio/client';
 
 import { temporalEnv } from '../../core/temporal-env.js';
+import { closeAllConnections } from '../../activities/connections.js';
 import { connectWorker } from '../../workers/connection.js';
 import { CPU_TASK_QUEUE, createCpuWorker } from '../../workers/cpu.js';
 import { GPU_TASK_QUEUE } from '../../workers/gpu.js';
@@ -38,6 +39,7 @@ Connection: TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_API_KEY, TEMPORAL_TLS
     try {
       await worker.run();
     } finally {
+      await closeAllConnections();
       await connection.close();
     }
     console.error('worker stopped');

@@ -1,4 +1,6 @@
 import { Client, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type WorkflowHandle } from '@temporalio/client';
+import { defaultPayloadConverter } from '@temporalio/common';
+import type { ArtifactRef } from '../../core/artifacts/types.js';
 import type { FlywheelConfig } from '../../core/config/schema.js';
 import { hashOf } from '../../core/hash.js';
 import { workflowIdFor } from '../../core/pipeline/run-id.js';
@@ -99,10 +101,35 @@ export async function findRun(client: Client, id: string): Promise<RunHandle> {
   }
 }
 
-/** Status from the workflow's memo, which it updates at every stage change: works with no worker running. */
+/** Activity type -> the stage whose outputs its result carries. */
+const STAGE_OF_ACTIVITY: Record<string, string> = {
+  buildCatalog: 'ingest', intentsStage: 'intents', generateStage: 'generate', solveStage: 'solve', validateStage: 'validate',
+  tracesStage: 'traces', corruptStage: 'corrupt', splitStage: 'split', renderStage: 'render',
+};
+
+/** Outputs of every finished stage, read from the activity results in the run's history (no worker needed). */
+export async function outputsFromHistory(handle: RunHandle): Promise<Record<string, Record<string, ArtifactRef>>> {
+  const events = (await handle.fetchHistory()).events ?? [];
+  const scheduled = new Map<string, string>();
+  const out: Record<string, Record<string, ArtifactRef>> = {};
+  for (const e of events) {
+    const s = e.activityTaskScheduledEventAttributes;
+    if (s?.activityType?.name) scheduled.set(String(e.eventId), s.activityType.name);
+    const c = e.activityTaskCompletedEventAttributes;
+    if (c) {
+      const stage = STAGE_OF_ACTIVITY[scheduled.get(String(c.scheduledEventId)) ?? ''];
+      const payload = c.result?.payloads?.[0];
+      if (stage && payload) out[stage] = (defaultPayloadConverter.fromPayload(payload) as { outputs: Record<string, ArtifactRef> }).outputs;
+    }
+  }
+  return out;
+}
+
+/** Status from the workflow's memo (stage states) and history (outputs): works with no worker running. */
 export async function runStatus(handle: RunHandle): Promise<RunStatus> {
   const desc = await handle.describe();
-  const progress = (await desc.memo)?.progress as RunProgress | undefined;
+  const progress = desc.memo?.progress as RunProgress | undefined;
+  const outputs = await outputsFromHistory(handle);
   const status: RunStatus = {
     runId: desc.runId,
     workflowId: desc.workflowId,
@@ -114,7 +141,7 @@ export async function runStatus(handle: RunHandle): Promise<RunStatus> {
     stages: (progress?.stages ?? []).map((s) => ({
       name: s.name,
       state: s.state,
-      outputs: s.outputs,
+      outputs: outputs[s.name] ?? {},
       startedAt: s.startedAt,
       finishedAt: s.finishedAt,
       detail: s.detail,
@@ -131,7 +158,7 @@ export async function runStatus(handle: RunHandle): Promise<RunStatus> {
 }
 
 export async function runProgress(handle: RunHandle): Promise<RunProgress | undefined> {
-  return (await (await handle.describe()).memo)?.progress as RunProgress | undefined;
+  return (await handle.describe()).memo?.progress as RunProgress | undefined;
 }
 
 export interface RunListing {

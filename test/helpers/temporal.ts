@@ -4,6 +4,7 @@ import { SEARCH_ATTRIBUTES } from '../../workflows/search-attributes.js';
 import { bundleWorkflows, createCpuWorker } from '../../workers/cpu.js';
 import { devServerSettings } from '../../scripts/commands/dev-server.js';
 import { TEMPORAL_BIN } from './fixtures.js';
+import { closeAllConnections } from '../../activities/connections.js';
 
 let runtimeInstalled = false;
 
@@ -29,5 +30,6 @@ let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
 export async function startWorker(env: TestWorkflowEnvironment, taskQueue = 'flywheel'): Promise<{ worker: Worker; running: Promise<void> }> {
   bundle ??= bundleWorkflows();
   const worker = await createCpuWorker({ connection: env.nativeConnection, namespace: env.namespace ?? 'default', taskQueue, workflowBundle: await bundle });
-  return { worker, running: worker.run() };
+  // Pooled MCP connections (sandbox processes) close with the worker.
+  return { worker, running: worker.run().finally(() => closeAllConnections()) };
 }

@@ -56,15 +56,20 @@ function write(value: unknown): string | undefined {
     case 'bigint':
       throw new TypeError('canonicalJson: BigInt is not representable in JSON');
   }
-  if (Array.isArray(value)) return `[${value.map((v) => write(v) ?? 'null').join(',')}]`;
+  if (Array.isArray(value)) return `[${value.map((v) => child(v) ?? 'null').join(',')}]`;
   const obj = value as Record<string, unknown> & { toJSON?: () => unknown };
   if (typeof obj.toJSON === 'function') return write(obj.toJSON());
   const parts: string[] = [];
   for (const key of Object.keys(obj).sort()) {
-    const v = write(obj[key]);
+    const v = child(obj[key]);
     if (v !== undefined) parts.push(`${JSON.stringify(key)}:${v}`);
   }
   return `{${parts.join(',')}}`;
+}
+
+/** Canonical subtrees (a catalog schema inside a row, say) go to the native serializer. */
+function child(value: unknown): string | undefined {
+  return value !== undefined && typeof value === 'object' && value !== null && isCanonical(value) ? JSON.stringify(value) : write(value);
 }
 
 export function sha256Hex(data: string | Uint8Array): string {

@@ -119,70 +119,54 @@ describe('dataset generation against the sandboxes', () => {
     assert.equal((await validator.check({ tool: 'create_opportunity', arguments: { accountId: acct.Id, name: 'x', closeDate: '2026-12-01', discountPercent: 60 } }, rep)).reason, 'sandbox:POLICY_LIMIT_EXCEEDED');
     assert.equal((await validator.check({ tool: 'no_such_tool', arguments: {} }, rep)).reason, 'unknown_tool');
   });
-});
-
-describe('near-miss corruption', () => {
-  const localConnections = new Map<string, McpConnection>();
-  let cat: Catalog;
-  const localPools: Record<string, EntityPools> = {};
-  before(async () => {
-    cat = buildCatalog('test', await Promise.all(servers.map((s) => listServerTools(s, { maxPages: 10 }))));
-    for (const s of servers) {
-      const conn = await connectServer(s);
-      localConnections.set(s.name, conn);
-      localPools[s.name] = await sampleEntities(conn.client, 200);
+  describe('near-miss corruption', () => {
+    async function positives(domain: SandboxName, validator: CallValidator) {
+      const toolScopes = Object.fromEntries(catalog.tools.filter((t) => t.server === domain).map((t) => [t.name, t.scopes]));
+      const intents = drawIntents({ domain, goals: GOALS[domain], personas: DEFAULT_PERSONAS, toolScopes, pools: pools[domain]!, perGoal: 3, unsatisfiableShare: 0.15, seed: 5 }).intents;
+      const teacher = templateTeacher(5);
+      const candidates = await teacher.solve(intents, await teacher.generate(intents));
+      const rows = [];
+      for (const c of candidates) {
+        const intent = intents.find((i) => i.id === c.intentId)!;
+        if ((await validator.check(c.target, intent.persona)).valid) rows.push(candidateRow(intent, c, catalog.tools.filter((t) => t.server === domain), 8, 5));
+      }
+      return rows;
     }
-  });
-  after(async () => {
-    for (const c of localConnections.values()) await c.close();
-  });
 
-  async function positives(domain: SandboxName, validator: CallValidator) {
-    const toolScopes = Object.fromEntries(cat.tools.filter((t) => t.server === domain).map((t) => [t.name, t.scopes]));
-    const intents = drawIntents({ domain, goals: GOALS[domain], personas: DEFAULT_PERSONAS, toolScopes, pools: localPools[domain]!, perGoal: 3, unsatisfiableShare: 0.15, seed: 5 }).intents;
-    const teacher = templateTeacher(5);
-    const candidates = await teacher.solve(intents, await teacher.generate(intents));
-    const rows = [];
-    for (const c of candidates) {
-      const intent = intents.find((i) => i.id === c.intentId)!;
-      if ((await validator.check(c.target, intent.persona)).valid) rows.push(candidateRow(intent, c, cat.tools.filter((t) => t.server === domain), 8, 5));
-    }
-    return rows;
-  }
-
-  it('every operator yields negatives the validator rejects for the intended reason, with the right target', async () => {
-    const validator = new CallValidator(cat, mcpDryRunner(localConnections));
-    const seenOps = new Set<string>();
-    for (const domain of DOMAINS) {
-      const rows = await positives(domain, validator);
-      const ctx = { tools: cat.tools.filter((t) => t.server === domain), personas: DEFAULT_PERSONAS, pools: localPools[domain]!, sliceSize: 8, rng: new Rng(`corrupt:${domain}`) };
-      for (const op of OPERATORS) {
-        for (const row of rows.filter((r) => r.target.tool !== null)) {
-          const neg = op.apply(row as RouterRow & { target: ToolCallTarget }, ctx);
-          if (!neg) continue;
-          const v = await validator.check(neg.provenance.negativeCall!, DEFAULT_PERSONAS.find((p) => p.name === neg.persona.name)!, neg.tools);
-          if (v.reason !== op.intended) continue; // corruptRows drops these; here we look for one kept example per operator
-          assert.equal(neg.target.tool, null);
-          assert.deepEqual({ verdict: (neg.target as NoCallTarget).verdict, code: (neg.target as NoCallTarget).code }, { verdict: op.verdict, code: op.code });
-          assert.equal(neg.provenance.operator, op.name);
-          assert.equal(neg.provenance.from, row.id);
-          assert.notEqual(neg.id, row.id);
-          seenOps.add(op.name);
-          break;
+    it('every operator yields negatives the validator rejects for the intended reason, with the right target', async () => {
+      const validator = new CallValidator(catalog, mcpDryRunner(connections));
+      const seenOps = new Set<string>();
+      for (const domain of DOMAINS) {
+        const rows = await positives(domain, validator);
+        const ctx = { tools: catalog.tools.filter((t) => t.server === domain), personas: DEFAULT_PERSONAS, pools: pools[domain]!, sliceSize: 8, rng: new Rng(`corrupt:${domain}`) };
+        for (const op of OPERATORS) {
+          for (const row of rows.filter((r) => r.target.tool !== null)) {
+            const neg = op.apply(row as RouterRow & { target: ToolCallTarget }, ctx);
+            if (!neg) continue;
+            const v = await validator.check(neg.provenance.negativeCall!, DEFAULT_PERSONAS.find((p) => p.name === neg.persona.name)!, neg.tools);
+            if (v.reason !== op.intended) continue; // corruptRows drops these; here we look for one kept example per operator
+            assert.equal(neg.target.tool, null);
+            assert.deepEqual({ verdict: (neg.target as NoCallTarget).verdict, code: (neg.target as NoCallTarget).code }, { verdict: op.verdict, code: op.code });
+            assert.equal(neg.provenance.operator, op.name);
+            assert.equal(neg.provenance.from, row.id);
+            assert.notEqual(neg.id, row.id);
+            seenOps.add(op.name);
+            break;
+          }
         }
       }
-    }
-    assert.deepEqual([...seenOps].sort(), OPERATORS.map((o) => o.name).sort(), 'each operator produced at least one proven near-miss');
-  });
+      assert.deepEqual([...seenOps].sort(), OPERATORS.map((o) => o.name).sort(), 'each operator produced at least one proven near-miss');
+    });
 
-  it('corruptRows reaches the negative share and keeps only proven negatives', async () => {
-    const validator = new CallValidator(cat, mcpDryRunner(localConnections));
-    const rows = await positives('salesforce', validator);
-    const ctx = { tools: cat.tools.filter((t) => t.server === 'salesforce'), personas: DEFAULT_PERSONAS, pools: localPools.salesforce!, sliceSize: 8, rng: new Rng('corrupt') };
-    const { negatives, stats } = await corruptRows(rows, ctx, async (call, row) => (await validator.check(call, DEFAULT_PERSONAS.find((p) => p.name === row.persona.name)!, row.tools)).reason, 0.4);
-    const share = negatives.length / (negatives.length + rows.length);
-    assert.ok(share > 0.35 && share <= 0.41, `negative share ${share}`);
-    assert.ok(Object.keys(stats.kept).length >= 6, JSON.stringify(stats));
-    assert.equal(new Set(negatives.map((n) => n.id)).size, negatives.length, 'negative ids are unique');
+    it('corruptRows reaches the negative share and keeps only proven negatives', async () => {
+      const validator = new CallValidator(catalog, mcpDryRunner(connections));
+      const rows = await positives('salesforce', validator);
+      const ctx = { tools: catalog.tools.filter((t) => t.server === 'salesforce'), personas: DEFAULT_PERSONAS, pools: pools.salesforce!, sliceSize: 8, rng: new Rng('corrupt') };
+      const { negatives, stats } = await corruptRows(rows, ctx, async (call, row) => (await validator.check(call, DEFAULT_PERSONAS.find((p) => p.name === row.persona.name)!, row.tools)).reason, 0.4);
+      const share = negatives.length / (negatives.length + rows.length);
+      assert.ok(share > 0.35 && share <= 0.41, `negative share ${share}`);
+      assert.ok(Object.keys(stats.kept).length >= 6, JSON.stringify(stats));
+      assert.equal(new Set(negatives.map((n) => n.id)).size, negatives.length, 'negative ids are unique');
+    });
   });
 });

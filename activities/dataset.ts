@@ -23,7 +23,7 @@ import { runStage, type StageArgs } from './stage.js';
 import { storeFor } from './store.js';
 
 /** Bump a stage's version when its code changes what it produces for the same inputs. */
-export const DATASET_STAGE_VERSIONS = { intents: '1', generate: '1', solve: '1', validate: '1', traces: '1', corrupt: '1', split: '1', render: '1' };
+export const DATASET_STAGE_VERSIONS = { intents: '1', generate: '1', solve: '1', validate: '1', traces: '1', corrupt: '1', split: '2', render: '1' };
 
 interface Common extends StageArgs {
   dataset: DatasetConfig;

@@ -42,9 +42,9 @@ export function entityGroups(rows: RouterRow[]): RouterRow[][] {
 }
 
 /**
- * Split by entity: whole entity groups go to one split. Within each domain, groups are taken in a seeded
- * order and each goes to the split furthest below its target share, so every split gets its share of each
- * domain. With `frozenTest`, that set is the test split as it stands; groups touching its entities are held
+ * Split by entity: whole entity groups go to one split. Within each stratum (domain x tool), groups are
+ * taken in a seeded order and each goes to the split furthest below its target share, so every split gets
+ * its share of each tool and domain. With `frozenTest`, that set is the test split as it stands; groups touching its entities are held
  * out of train and val entirely.
  */
 export function splitByEntity(rows: RouterRow[], ratios: SplitRatios, seed: string | number, frozenTest?: RouterRow[]): Splits & { heldOut: number } {
@@ -54,17 +54,20 @@ export function splitByEntity(rows: RouterRow[], ratios: SplitRatios, seed: stri
   let heldOut = 0;
   const names = (frozenTest ? ['train', 'val'] : ['train', 'val', 'test']) as Array<keyof Splits>;
   const total = names.reduce((s, n) => s + ratios[n], 0);
-  const byDomain = new Map<string, RouterRow[][]>();
+  // Strata: domain x the group's tool (its positives' tool, or the abstention code), so every tool and the
+  // unsatisfiable asks get their share in each split, not just every domain.
+  const strata = new Map<string, RouterRow[][]>();
   for (const g of entityGroups(rows.filter((r) => !frozenIds.has(r.id)))) {
     if (g.some((r) => r.entities.some((e) => frozenKeys.has(e)))) {
       heldOut += g.length;
       continue;
     }
-    const domain = g[0]!.domain;
-    byDomain.set(domain, [...(byDomain.get(domain) ?? []), g]);
+    const lead = g.find((r) => !r.provenance.operator) ?? g[0]!;
+    const key = `${lead.domain}|${lead.target.tool ?? `(${lead.target.code})`}`;
+    strata.set(key, [...(strata.get(key) ?? []), g]);
   }
-  for (const domain of [...byDomain.keys()].sort()) {
-    const groups = byDomain.get(domain)!.map((g) => ({ g, k: hashOf({ seed, key: [...g.map((r) => r.id)].sort()[0] }) })).sort((a, b) => (a.k < b.k ? -1 : 1));
+  for (const key of [...strata.keys()].sort()) {
+    const groups = strata.get(key)!.map((g) => ({ g, k: hashOf({ seed, key: [...g.map((r) => r.id)].sort()[0] }) })).sort((a, b) => (a.k < b.k ? -1 : 1));
     const counts: Record<string, number> = { train: 0, val: 0, test: 0 };
     let placed = 0;
     for (const { g } of groups) {

@@ -119,7 +119,7 @@ describe('sandbox transports and lifecycle', () => {
       const denied = await fetch(server.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{}' });
       assert.equal(denied.status, 401);
       const sb = await httpSandbox(server.url, { Authorization: 'Bearer sekrit' });
-      assert.deepEqual(sb.client.getServerVersion(), { name: 'salesforce-sandbox', version: '0.1.0' });
+      assert.deepEqual(sb.client.getServerVersion(), { name: 'salesforce-sandbox', version: '0.1.0+data.1' });
       assert.equal((await listAllTools(sb.client)).length, 19);
       await sb.close();
     } finally {

@@ -24,7 +24,7 @@ describe('salesforce sandbox', () => {
   it('lists 19 tools with scopes and honest annotations', async () => {
     const tools = await listAllTools(sf.client);
     assert.equal(tools.length, 19);
-    assert.deepEqual(sf.client.getServerVersion(), { name: 'salesforce-sandbox', version: '0.1.0' });
+    assert.deepEqual(sf.client.getServerVersion(), { name: 'salesforce-sandbox', version: '0.1.0+data.1' });
     for (const t of tools) {
       const scopes = (t._meta as { scopes: string[] }).scopes;
       assert.ok(scopes.length > 0, `${t.name} declares scopes`);

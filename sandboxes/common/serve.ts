@@ -80,7 +80,8 @@ export async function runSandbox(def: SandboxDefinition, argv = process.argv.sli
   const copy = openWorkingCopy(template, { ...(values.db ? { path: values.db } : {}), reset: values.reset });
   const sandbox = compileSandbox({
     name: def.name,
-    version: def.version,
+    // The data version rides along as build metadata, so a catalog (and every memo keyed on it) changes with the data.
+    version: `${def.version}+data.${def.model.dataVersion}`,
     instructions: def.instructions,
     tools: def.tools,
     db: copy.db,

@@ -1,17 +1,21 @@
 /**
- * Build the study's corpus size (~28K rows) with the template teacher, twice in one run:
- *   - through Temporal: flywheelRun on a real dev server (the project's temporal binary), every stage an
- *     activity reading and writing artifacts
- *   - in one process: the same core/ functions called directly, rows kept in memory, only the final rendered
- *     train/val/test files written (no intermediate artifacts)
- * and report rows/s per stage and the ratio of orchestrated to in-process time.
+ * Build the study's corpus size (~28K rows) with the template teacher, three ways in one run:
+ *   - in memory: the core/ dataset functions called directly, rows kept in memory, only the final rendered
+ *     train/val/test files written
+ *   - in one process: the same stage activities (same core/ code, same artifact reads and writes) called
+ *     one after another without Temporal (MockActivityEnvironment gives them an activity context)
+ *   - through Temporal: flywheelRun on a real dev server (the project's temporal binary) with a worker
+ * and report rows/s per stage and the ratios: Temporal vs in one process is the orchestration overhead;
+ * in one process vs in memory is what persisting every stage's artifacts costs.
  *
  *   node --import tsx scripts/bench/dataset-build.ts [--per-goal 410]
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { MockActivityEnvironment, TestWorkflowEnvironment } from '@temporalio/testing';
+import * as activities from '../../activities/index.js';
+import type { ArtifactRef } from '../../core/artifacts/types.js';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { buildCatalog } from '../../core/catalog/build.js';
 import { listServerTools } from '../../core/catalog/list-tools.js';
@@ -79,6 +83,31 @@ inProcess.render = secs(t);
 const inProcessTotal = secs(tAll);
 for (const c of conns.values()) await c.close();
 
+// ---- the same activities in one process, no Temporal ----
+const mock = new MockActivityEnvironment();
+const direct: Record<string, number> = {};
+const dconfig = { ...config, artifacts: { ...config.artifacts, store: `file://${tempDir()}` } };
+const dcommon = { store: dconfig.artifacts, runId: 'bench', dataset };
+const timed = async <T>(name: string, fn: () => Promise<T>): Promise<T> => {
+  const t0 = performance.now();
+  const r = await fn();
+  direct[name] = secs(t0);
+  return r;
+};
+const tDirect = performance.now();
+const snaps: ArtifactRef[] = await Promise.all(dconfig.servers.map((server) => mock.run(activities.listServerTools, { store: dconfig.artifacts, server, maxPages: 100 })));
+const cat = (await mock.run(activities.buildCatalog, { store: dconfig.artifacts, project: dconfig.name, catalog: dconfig.catalog, snapshots: snaps, runId: 'bench' })).outputs.catalog;
+direct.ingest = secs(tDirect);
+const int = await timed('intents', () => mock.run(activities.intentsStage, { ...dcommon, catalog: cat, servers: dconfig.servers }));
+const gen = await timed('generate', () => mock.run(activities.generateStage, { ...dcommon, intents: int.outputs.intents! }));
+const sol = await timed('solve', () => mock.run(activities.solveStage, { ...dcommon, catalog: cat, intents: int.outputs.intents!, requests: gen.outputs.requests! }));
+const val = await timed('validate', () => mock.run(activities.validateStage, { ...dcommon, catalog: cat, intents: int.outputs.intents!, candidates: sol.outputs.candidates!, servers: dconfig.servers }));
+const cor = await timed('corrupt', () => mock.run(activities.corruptStage, { ...dcommon, catalog: cat, validated: val.outputs.validated!, pools: int.outputs.pools!, servers: dconfig.servers }));
+const spl = await timed('split', () => mock.run(activities.splitStage, { ...dcommon, project: dconfig.name, catalog: cat, augmented: cor.outputs.augmented! }));
+await timed('render', () => mock.run(activities.renderStage, { ...dcommon, catalog: cat, train: spl.outputs.train!, val: spl.outputs.val!, test: spl.outputs.test! }));
+const directTotal = secs(tDirect);
+await closeAllConnections();
+
 // ---- through Temporal ----
 Runtime.install({ logger: new DefaultLogger('ERROR') });
 const env = await TestWorkflowEnvironment.createLocal({ server: { executable: { type: 'existing-path', path: TEMPORAL_BIN }, searchAttributes: SEARCH_ATTRIBUTES } });
@@ -95,9 +124,12 @@ await env.teardown();
 const stageSecs = Object.fromEntries(orchestrated.status.stages.map((st) => [st.name, (Date.parse(st.finishedAt!) - Date.parse(st.startedAt!)) / 1000]));
 const augmentedCount = augmented.length;
 console.log(`rows: ${intents.length} intents -> ${rows.length} valid -> ${augmentedCount} with negatives -> train ${train.length} / val ${s.val.length} / test ${s.test.length}`);
-console.log('stage       in-process s   rows/s    through Temporal s   rows/s');
+console.log('stage       in memory s  rows/s   one process s  rows/s   Temporal s  rows/s');
 for (const name of Object.keys(inProcess)) {
   const n = name === 'ingest' ? catalog.tools.length : name === 'corrupt' || name === 'split' || name === 'render' ? augmentedCount : intents.length;
-  console.log(`${name.padEnd(10)}  ${inProcess[name]!.toFixed(2).padStart(12)}  ${(n / inProcess[name]!).toFixed(0).padStart(7)}    ${(stageSecs[name] ?? 0).toFixed(2).padStart(17)}  ${(n / (stageSecs[name] || 1e-9)).toFixed(0).padStart(7)}`);
+  const cell = (x: number | undefined) => `${(x ?? 0).toFixed(2).padStart(11)}  ${(n / (x || 1e-9)).toFixed(0).padStart(7)}`;
+  console.log(`${name.padEnd(10)}${cell(inProcess[name])}  ${cell(direct[name])}  ${cell(stageSecs[name])}`);
 }
-console.log(`total: in-process ${inProcessTotal.toFixed(1)} s, through Temporal ${orchestrated.total.toFixed(1)} s, ratio ${(orchestrated.total / inProcessTotal).toFixed(2)}x (orchestration + artifact persistence overhead ${(((orchestrated.total / inProcessTotal) - 1) * 100).toFixed(0)}%)`);
+console.log(`total: in memory ${inProcessTotal.toFixed(1)} s, same activities in one process ${directTotal.toFixed(1)} s, through Temporal ${orchestrated.total.toFixed(1)} s`);
+console.log(`orchestration overhead (Temporal vs one process): ${(((orchestrated.total / directTotal) - 1) * 100).toFixed(0)}%`);
+console.log(`artifact persistence (one process vs in memory): ${(((directTotal / inProcessTotal) - 1) * 100).toFixed(0)}%; Temporal vs in memory: ${(orchestrated.total / inProcessTotal).toFixed(2)}x`);

@@ -85,6 +85,8 @@ for (const c of conns.values()) await c.close();
 
 // ---- the same activities in one process, no Temporal ----
 const mock = new MockActivityEnvironment();
+/** Run one activity function in an activity context, keeping its types. */
+const act = <A, R>(fn: (a: A) => Promise<R>, a: A): Promise<R> => mock.run(fn as never, a as never) as Promise<R>;
 const direct: Record<string, number> = {};
 const dconfig = { ...config, artifacts: { ...config.artifacts, store: `file://${tempDir()}` } };
 const dcommon = { store: dconfig.artifacts, runId: 'bench', dataset };
@@ -95,16 +97,16 @@ const timed = async <T>(name: string, fn: () => Promise<T>): Promise<T> => {
   return r;
 };
 const tDirect = performance.now();
-const snaps: ArtifactRef[] = await Promise.all(dconfig.servers.map((server) => mock.run(activities.listServerTools, { store: dconfig.artifacts, server, maxPages: 100 })));
-const cat = (await mock.run(activities.buildCatalog, { store: dconfig.artifacts, project: dconfig.name, catalog: dconfig.catalog, snapshots: snaps, runId: 'bench' })).outputs.catalog;
+const snaps: ArtifactRef[] = await Promise.all(dconfig.servers.map((server) => act(activities.listServerTools, { store: dconfig.artifacts, server, maxPages: 100 })));
+const cat = (await act(activities.buildCatalog, { store: dconfig.artifacts, project: dconfig.name, catalog: dconfig.catalog, snapshots: snaps, runId: 'bench' })).outputs.catalog;
 direct.ingest = secs(tDirect);
-const int = await timed('intents', () => mock.run(activities.intentsStage, { ...dcommon, catalog: cat, servers: dconfig.servers }));
-const gen = await timed('generate', () => mock.run(activities.generateStage, { ...dcommon, intents: int.outputs.intents! }));
-const sol = await timed('solve', () => mock.run(activities.solveStage, { ...dcommon, catalog: cat, intents: int.outputs.intents!, requests: gen.outputs.requests! }));
-const val = await timed('validate', () => mock.run(activities.validateStage, { ...dcommon, catalog: cat, intents: int.outputs.intents!, candidates: sol.outputs.candidates!, servers: dconfig.servers }));
-const cor = await timed('corrupt', () => mock.run(activities.corruptStage, { ...dcommon, catalog: cat, validated: val.outputs.validated!, pools: int.outputs.pools!, servers: dconfig.servers }));
-const spl = await timed('split', () => mock.run(activities.splitStage, { ...dcommon, project: dconfig.name, catalog: cat, augmented: cor.outputs.augmented! }));
-await timed('render', () => mock.run(activities.renderStage, { ...dcommon, catalog: cat, train: spl.outputs.train!, val: spl.outputs.val!, test: spl.outputs.test! }));
+const int = await timed('intents', () => act(activities.intentsStage, { ...dcommon, catalog: cat, servers: dconfig.servers }));
+const gen = await timed('generate', () => act(activities.generateStage, { ...dcommon, intents: int.outputs.intents! }));
+const sol = await timed('solve', () => act(activities.solveStage, { ...dcommon, catalog: cat, intents: int.outputs.intents!, requests: gen.outputs.requests! }));
+const val = await timed('validate', () => act(activities.validateStage, { ...dcommon, catalog: cat, intents: int.outputs.intents!, candidates: sol.outputs.candidates!, servers: dconfig.servers }));
+const cor = await timed('corrupt', () => act(activities.corruptStage, { ...dcommon, catalog: cat, validated: val.outputs.validated!, pools: int.outputs.pools!, servers: dconfig.servers }));
+const spl = await timed('split', () => act(activities.splitStage, { ...dcommon, project: dconfig.name, catalog: cat, augmented: cor.outputs.augmented! }));
+await timed('render', () => act(activities.renderStage, { ...dcommon, catalog: cat, train: spl.outputs.train!, val: spl.outputs.val!, test: spl.outputs.test! }));
 const directTotal = secs(tDirect);
 await closeAllConnections();
 

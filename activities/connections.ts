@@ -20,45 +20,46 @@ const pool = new Map<string, Pooled>();
 
 async function acquire(server: ServerConfig): Promise<{ conn: McpConnection; release: () => void }> {
   const key = hashOf(server);
-  let p = pool.get(key);
-  if (p && !p.closed) {
-    // A cached connection whose transport died (server crashed) is dropped and reopened.
-    const alive = await p.conn.then((c) => c.client.ping({ timeout: 2000 }).then(() => true, () => false), () => false);
-    if (!alive) {
-      pool.delete(key);
-      p.closed = true;
-      p = undefined;
-    }
+  const cached = pool.get(key);
+  if (cached && !cached.closed) {
+    // Claim it before the health check, so the idle timer cannot close it under us.
+    if (cached.timer) clearTimeout(cached.timer);
+    cached.users++;
+    const conn = await cached.conn.catch(() => undefined);
+    const alive = conn ? await conn.client.ping({ timeout: 2000 }).then(() => true, () => false) : false;
+    if (alive) return { conn: conn!, release: () => release(key, cached, conn!) };
+    // A hung or crashed server: drop it for everyone and close it, so its process does not linger.
+    cached.users--;
+    drop(key, cached);
+    await conn?.close().catch(() => undefined);
   }
-  if (!p || p.closed) {
-    const entry: Pooled = { conn: connectServer(server), users: 0, closed: false };
-    entry.conn.then((c) => {
-      c.client.onclose = () => {
-        entry.closed = true;
-        if (pool.get(key) === entry) pool.delete(key);
-      };
-    }, () => pool.delete(key));
-    pool.set(key, entry);
-    p = entry;
+  const entry: Pooled = { conn: connectServer(server), users: 1, closed: false };
+  pool.set(key, entry);
+  let conn: McpConnection;
+  try {
+    conn = await entry.conn;
+  } catch (err) {
+    drop(key, entry);
+    throw err;
   }
-  const entry = p;
+  conn.client.onclose = () => drop(key, entry);
+  return { conn, release: () => release(key, entry, conn) };
+}
+
+function drop(key: string, entry: Pooled): void {
+  entry.closed = true;
   if (entry.timer) clearTimeout(entry.timer);
-  entry.users++;
-  const conn = await entry.conn;
-  return {
-    conn,
-    release: () => {
-      entry.users--;
-      if (entry.users === 0) {
-        entry.timer = setTimeout(() => {
-          pool.delete(key);
-          entry.closed = true;
-          void conn.close().catch(() => undefined);
-        }, IDLE_MS);
-        entry.timer.unref();
-      }
-    },
-  };
+  if (pool.get(key) === entry) pool.delete(key);
+}
+
+function release(key: string, entry: Pooled, conn: McpConnection): void {
+  entry.users--;
+  if (entry.users > 0 || entry.closed) return;
+  entry.timer = setTimeout(() => {
+    drop(key, entry);
+    void conn.close().catch(() => undefined);
+  }, IDLE_MS);
+  entry.timer.unref();
 }
 
 /** Connections to every server (opened in parallel, reused when already open) for the duration of fn. */

@@ -17,7 +17,7 @@ import type { Intent, RouterRow } from '../core/dataset/types.js';
 import { CallValidator } from '../core/dataset/validate.js';
 import { frozenTestSet, pinTestSet } from '../core/dataset/testset.js';
 import type { StageOutcome } from '../core/pipeline/types.js';
-import { sampleEntities, type EntityPools } from '../core/sandbox/entities.js';
+import { PROBES, sampleEntities, type EntityPools } from '../core/sandbox/entities.js';
 import { withConnections } from './connections.js';
 import { runStage, type StageArgs } from './stage.js';
 import { storeFor } from './store.js';
@@ -38,12 +38,9 @@ export async function intentsStage(a: Common & { catalog: ArtifactRef; servers: 
     const pools: Record<string, EntityPools> = {};
     await withConnections(a.servers, async (conns) => {
       for (const [name, conn] of conns) {
-        if (!catalog.servers.some((s) => s.name === name)) continue;
-        try {
-          pools[name] = await sampleEntities(conn.client);
-        } catch {
-          // Not a sandbox with known entity probes: no goal templates apply to it.
-        }
+        // Only sandboxes with entity probes have goal templates; a failure of one of those is a real error.
+        if (!catalog.servers.some((s) => s.name === name) || !PROBES[conn.serverInfo?.name ?? '']) continue;
+        pools[name] = await sampleEntities(conn.client);
         beat({ sampled: name });
       }
     });
@@ -96,12 +93,13 @@ export async function validateStage(a: Common & { catalog: ArtifactRef; intents:
 
 export async function corruptStage(a: Common & { catalog: ArtifactRef; validated: ArtifactRef; pools: ArtifactRef; traceRows?: ArtifactRef; servers: ServerConfig[] }): Promise<StageOutcome> {
   return runStage(a, 'corrupt', DATASET_STAGE_VERSIONS.corrupt, [a.catalog, a.validated, a.pools, ...(a.traceRows ? [a.traceRows] : [])], { servers: a.servers, negativeShare: a.dataset.negativeShare, sliceSize: a.dataset.sliceSize, seed: a.dataset.seed, personas: a.dataset.personas ?? null }, async (store) => {
+    beat({ stage: 'corrupt' });
     const catalog = await store.readJson<Catalog>(a.catalog);
     const rows = await store.readJsonl<RouterRow>(a.validated);
     const traceRows = a.traceRows ? await store.readJsonl<RouterRow>(a.traceRows) : [];
     const pools = await store.readJson<Record<string, EntityPools>>(a.pools);
     return withConnections(a.servers, async (conns) => {
-      const { rows: corrupted, stats } = await augmentRows(rows, catalog, new CallValidator(catalog, mcpDryRunner(conns)), a.dataset, pools);
+      const { rows: corrupted, stats } = await augmentRows(rows, catalog, new CallValidator(catalog, mcpDryRunner(conns)), a.dataset, pools, (done) => beat({ done }));
       // Trace rows join as positives; corruption rewrites single requests, so it applies to generated rows only.
       const augmented = [...corrupted, ...traceRows];
       const ref = await store.putJsonl('augmented', augmented, { parents: [a.validated, a.pools, ...(a.traceRows ? [a.traceRows] : [])], stats: { ...rowStats(augmented), corruption: stats, traceRows: traceRows.length } });
@@ -111,8 +109,12 @@ export async function corruptStage(a: Common & { catalog: ArtifactRef; validated
 }
 
 export async function splitStage(a: Common & { project: string; catalog: ArtifactRef; augmented: ArtifactRef }): Promise<StageOutcome> {
-  const pinned = await frozenTestSet(storeFor(a.store), a.project, catalogVersion(a.catalog));
-  return runStage(a, 'split', DATASET_STAGE_VERSIONS.split, [a.augmented], { split: a.dataset.split, seed: a.dataset.seed, minPerTool: a.dataset.minPerTool, negativeShare: a.dataset.negativeShare, frozenTest: pinned?.ref.sha256 ?? null }, async (store) => {
+  const version = catalogVersion(a.catalog);
+  const pinned = await frozenTestSet(storeFor(a.store), a.project, version);
+  // The key names the project, the catalog version and the pinned test set, so a memo hit never stands in
+  // for a split that should have used (or created) another frozen test set.
+  const outcome = await runStage(a, 'split', DATASET_STAGE_VERSIONS.split, [a.augmented], { project: a.project, catalogVersion: version, split: a.dataset.split, seed: a.dataset.seed, minPerTool: a.dataset.minPerTool, negativeShare: a.dataset.negativeShare, frozenTest: pinned?.ref.sha256 ?? null }, async (store) => {
+    beat({ stage: 'split' });
     const rows = await store.readJsonl<RouterRow>(a.augmented);
     const frozen = pinned ? await store.readJsonl<RouterRow>(pinned.ref) : undefined;
     const s = splitByEntity(rows, a.dataset.split, a.dataset.seed, frozen);
@@ -123,9 +125,11 @@ export async function splitStage(a: Common & { project: string; catalog: Artifac
     const trainRef = await store.putJsonl('train', train, { parents, stats: rowStats(train) });
     const valRef = await store.putJsonl('val', s.val, { parents, stats: rowStats(s.val) });
     const testRef = pinned ? pinned.ref : await store.putJsonl('test', s.test, { parents, stats: rowStats(s.test) });
-    if (!pinned) await pinTestSet(store, a.project, catalogVersion(a.catalog), testRef, 'split');
     return { outputs: { train: trainRef, val: valRef, test: testRef }, summary: `train ${train.length} (${s.train.length} before oversampling), val ${s.val.length}, test ${s.test.length}${pinned ? ' (frozen)' : ' (new, now frozen)'}${s.heldOut ? `, ${s.heldOut} held out for touching test entities` : ''}` };
   });
+  // Pinned outside the memo, so a reused split still pins its test set; the first pin wins.
+  if (!pinned) await pinTestSet(storeFor(a.store), a.project, version, outcome.outputs.test!, 'split', { onlyIfAbsent: true });
+  return outcome;
 }
 
 export async function renderStage(a: Common & { catalog: ArtifactRef; train: ArtifactRef; val: ArtifactRef; test: ArtifactRef }): Promise<StageOutcome> {
@@ -135,6 +139,7 @@ export async function renderStage(a: Common & { catalog: ArtifactRef; train: Art
     const outputs: Record<string, ArtifactRef> = {};
     const counts: string[] = [];
     for (const name of ['train', 'val', 'test'] as const) {
+      beat({ rendering: name });
       const rows = await store.readJsonl<RouterRow>(a[name]);
       const rendered = rows.map((r) => renderRow(r, tools, a.dataset.render.format));
       outputs[`rendered${name[0]!.toUpperCase()}${name.slice(1)}`] = await store.putJsonl(`rendered-${name}`, rendered, { parents: [a[name], a.catalog], stats: { rows: rendered.length, format: a.dataset.render.format } });

@@ -156,6 +156,10 @@ describe('salesforce sandbox', () => {
     });
 
     it('INVALID_QUERY for anything outside the SOQL subset, and nothing injected runs', async () => {
+      await ok('create_account', { name: '100% Agile Ltd', billingCountry: 'Ireland', currencyIsoCode: 'EUR' });
+      assert.equal((await ok('soql_query', { query: "SELECT Id FROM Account WHERE Name LIKE '100\\% Agile%'" })).records.length, 1, 'escaped % is a literal percent sign');
+      assert.equal((await ok('soql_query', { query: "SELECT Id FROM Account WHERE Name LIKE '1\\%%'" })).records.length, 0, 'and not a wildcard');
+      assert.ok((await ok('soql_query', { query: "SELECT Id FROM Account WHERE Name LIKE '1%'" })).records.length >= 1);
       const before = (await ok('soql_query', { query: 'SELECT COUNT() FROM Account' })).totalSize;
       for (const query of [
         "SELECT Id FROM Account WHERE Name = 'x'; DROP TABLE Account",

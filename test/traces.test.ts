@@ -67,6 +67,27 @@ describe('trace ingestion', () => {
     ]);
   });
 
+  it('redacts numbers inside arguments without breaking their JSON, and reads a pretty-printed single trace', () => {
+    const trace = {
+      metadata: { domain: 'salesforce', scopes: ['sf.read', 'sf.contact.write'] },
+      messages: [
+        { role: 'user', content: 'Add contact Ann Lee, ann.lee@corp.example, to account 0018d0000000001QAA.' },
+        { role: 'assistant', tool_calls: [{ id: 'c1', type: 'function', function: { name: 'create_contact', arguments: JSON.stringify({ accountId: '0018d0000000001QAA', lastName: 'Lee', email: 'ann.lee@corp.example', phone: 4111111111111111 }) } }] },
+        { role: 'tool', tool_call_id: 'c1', content: '{"result":{}}' },
+      ],
+    };
+    const parsed = parseTraceFile('one.json', JSON.stringify(trace, null, 2));
+    assert.deepEqual(parsed.rejections, []);
+    assert.equal(parsed.traces.length, 1);
+    const r = ingestTraces(parsed.traces, new CallValidator(catalog, async () => ({ ok: true })), { catalog });
+    assert.equal(r.rows.length, 0, 'phone as a number is a schema error, not a JSON error');
+    assert.deepEqual(r.rejections.map((x) => x.reason), ['schema_invalid']);
+    const fixed = { ...trace, messages: trace.messages.map((m, i) => (i === 1 ? { ...m, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'create_contact', arguments: JSON.stringify({ accountId: '0018d0000000001QAA', lastName: 'Lee', email: 'ann.lee@corp.example' }) } }] } : m)) };
+    const ok = ingestTraces(parseTraceFile('one.json', JSON.stringify(fixed, null, 2)).traces, new CallValidator(catalog, async () => ({ ok: true })), { catalog });
+    assert.equal(ok.rows.length, 1);
+    assert.equal((ok.rows[0]!.target as unknown as { arguments: { email: string } }).arguments.email, 'user1@example.com');
+  });
+
   it('redaction: Luhn-valid cards only, numbers that are not phones stay', () => {
     const red = new Redactor();
     assert.equal(red.text('card 4111 1111 1111 1112 and 4111111111111111'), 'card 4111 1111 1111 1112 and [CARD_1]');

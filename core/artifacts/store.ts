@@ -35,6 +35,10 @@ export class ArtifactStore {
     const staged = await this.backend.stagingPath();
     const hash = createHash('sha256');
     const out = createWriteStream(staged);
+    // A write error (disk full) must reject this call, not crash the process or leave a drain wait hanging.
+    let failed: Error | undefined;
+    const failure = new Promise<never>((_, reject) => out.once('error', (err) => reject((failed = err))));
+    failure.catch(() => undefined);
     let count = 0;
     let bytes = 0;
     // Lines are batched into ~1 MiB writes: one stream write per row is the slow part for big datasets.
@@ -46,7 +50,8 @@ export class ArtifactStore {
       batch = [];
       batchBytes = 0;
       hash.update(chunk);
-      if (!out.write(chunk)) await new Promise<void>((r) => out.once('drain', () => r()));
+      if (failed) throw failed;
+      if (!out.write(chunk)) await Promise.race([new Promise<void>((r) => out.once('drain', () => r())), failure]);
     };
     try {
       for await (const row of rows) {
@@ -60,7 +65,7 @@ export class ArtifactStore {
       }
       await flush();
       out.end();
-      await finished(out);
+      await Promise.race([finished(out), failure]);
     } catch (err) {
       out.destroy();
       await rm(staged, { force: true });

@@ -120,15 +120,20 @@ export async function augmentRows(
   validator: CallValidator,
   dataset: DatasetConfig,
   pools: Record<string, EntityPools>,
+  onProgress?: (checked: number) => void,
 ): Promise<{ rows: RouterRow[]; stats: CorruptStats & { positives: number; negatives: number } }> {
   const personas = personasOf(dataset);
   const byName = new Map(personas.map((p) => [p.name, p]));
   const out: RouterRow[] = [];
   const stats = { kept: {} as Record<string, number>, dropped: {} as Record<string, number>, positives: rows.length, negatives: 0 };
+  let checked = 0;
   for (const domain of [...new Set(rows.map((r) => r.domain))].sort()) {
     const mine = rows.filter((r) => r.domain === domain);
     const ctx = { tools: domainTools(catalog, domain), personas, pools: pools[domain] ?? {}, sliceSize: dataset.sliceSize, rng: new Rng(`corrupt:${dataset.seed}:${domain}`) };
-    const { negatives, stats: s } = await corruptRows(mine, ctx, async (call, row) => (await validator.check(call, byName.get(row.persona.name) ?? { ...row.persona, domain }, row.tools)).reason, dataset.negativeShare);
+    const { negatives, stats: s } = await corruptRows(mine, ctx, async (call, row) => {
+      if (++checked % 500 === 0) onProgress?.(checked);
+      return (await validator.check(call, byName.get(row.persona.name) ?? { ...row.persona, domain }, row.tools)).reason;
+    }, dataset.negativeShare);
     out.push(...mine, ...negatives);
     stats.negatives += negatives.length;
     for (const [k, n] of Object.entries(s.kept)) stats.kept[k] = (stats.kept[k] ?? 0) + n;

@@ -18,8 +18,15 @@ export async function frozenTestSet(store: ArtifactStore, project: string, catal
   return pinned;
 }
 
-/** Pin a test set: later runs on this catalog version evaluate against exactly these rows. */
-export async function pinTestSet(store: ArtifactStore, project: string, catalogVersion: string, ref: ArtifactRef, source: PinnedTestSet['source']): Promise<PinnedTestSet> {
+/**
+ * Pin a test set: later runs on this catalog version evaluate against exactly these rows. With
+ * onlyIfAbsent an existing pin is kept (a split never replaces a pinned or audited set).
+ */
+export async function pinTestSet(store: ArtifactStore, project: string, catalogVersion: string, ref: ArtifactRef, source: PinnedTestSet['source'], opts: { onlyIfAbsent?: boolean } = {}): Promise<PinnedTestSet> {
+  if (opts.onlyIfAbsent) {
+    const existing = await frozenTestSet(store, project, catalogVersion);
+    if (existing) return existing;
+  }
   const pinned = { ref, pinnedAt: new Date().toISOString(), source };
   await store.putPointer(key(project, catalogVersion), pinned);
   return pinned;

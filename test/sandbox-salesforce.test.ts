@@ -14,7 +14,6 @@ async function one(query: string) {
   return rows[0];
 }
 
-
 describe('salesforce sandbox', () => {
   before(async () => {
     sf = await stdioSandbox('salesforce');

@@ -1,14 +1,60 @@
-"""python -m flywheel_trainer validate --job job.json [--normalize]
+"""python -m flywheel_trainer <command>
 
-Exit codes: 0 valid (with --normalize the job with defaults filled is printed as canonical JSON),
-2 invalid job (every problem printed with its field path)."""
+  validate --job FILE [--normalize]   check a job against trainer/job.schema.json
+  train --job FILE [--resume DIR]     SFT; progress as JSON lines on stdout
+  serve [--base M] [--adapter NAME=DIR ...] [--port N]
+                                      OpenAI-compatible server with runtime LoRA loading
+
+Exit codes: 0 ok, 2 bad job or bad arguments (retrying cannot help), 1 anything else."""
 from __future__ import annotations
 
 import argparse
 import json
 import sys
+import traceback
 
-from .job import JobError, load_job
+from .errors import EXIT_BAD_JOB, BadJob
+from .job import load_job
+
+
+def _validate(args) -> int:
+    job = load_job(args.job)
+    print(json.dumps(job, sort_keys=True, separators=(",", ":")) if args.normalize else f"{args.job}: ok")
+    return 0
+
+
+def _train(args) -> int:
+    from .progress import Progress
+
+    try:
+        job = load_job(args.job)
+        if args.resume:
+            job["resumeFrom"] = args.resume
+        from .train import run_training
+
+        run_training(job)
+        return 0
+    except BadJob as err:
+        Progress(None).emit("error", kind="bad_job", message=str(err))
+        print(f"error: {err}", file=sys.stderr)
+        return EXIT_BAD_JOB
+    except Exception as err:  # noqa: BLE001 - reported, then exit 1 (retryable)
+        traceback.print_exc(file=sys.stderr)
+        Progress(None).emit("error", kind="failed", message=f"{type(err).__name__}: {err}")
+        return 1
+
+
+def _serve(args) -> int:
+    from .serve import serve
+
+    adapters = {}
+    for spec in args.adapter:
+        name, sep, path = spec.partition("=")
+        if not sep or not name or not path:
+            raise BadJob(f"--adapter {spec!r}: expected NAME=DIR")
+        adapters[name] = path
+    serve(args.base, adapters, host=args.host, port=args.port, served_name=args.served_name)
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -17,17 +63,21 @@ def main(argv: list[str] | None = None) -> int:
     v = sub.add_parser("validate", help="validate a train job against trainer/job.schema.json")
     v.add_argument("--job", required=True, help="path of the job JSON")
     v.add_argument("--normalize", action="store_true", help="print the job with defaults filled")
+    t = sub.add_parser("train", help="run a train job; progress as JSON lines on stdout")
+    t.add_argument("--job", required=True, help="path of the job JSON")
+    t.add_argument("--resume", help="checkpoint directory to continue from (overrides the job's resumeFrom)")
+    s = sub.add_parser("serve", help="OpenAI-compatible /v1/chat/completions with runtime LoRA adapters")
+    s.add_argument("--base", help="base model: HF id, directory, or omitted to take it from the first adapter")
+    s.add_argument("--adapter", action="append", default=[], help="NAME=DIR, repeatable; loaded at start")
+    s.add_argument("--served-name", default="base", help="model name that selects the base without adapter")
+    s.add_argument("--host", default="127.0.0.1")
+    s.add_argument("--port", type=int, default=8000, help="0 picks a free port (printed on stdout)")
     args = parser.parse_args(argv)
     try:
-        job = load_job(args.job)
-    except JobError as err:
-        print(err, file=sys.stderr)
-        return 2
-    if args.normalize:
-        print(json.dumps(job, sort_keys=True, separators=(",", ":")))
-    else:
-        print(f"{args.job}: ok")
-    return 0
+        return {"validate": _validate, "train": _train, "serve": _serve}[args.command](args)
+    except BadJob as err:
+        print(f"error: {err}", file=sys.stderr)
+        return EXIT_BAD_JOB
 
 
 if __name__ == "__main__":

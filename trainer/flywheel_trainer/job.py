@@ -9,12 +9,14 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 
+from .errors import BadJob
+
 SCHEMA_PATH = Path(__file__).resolve().parent.parent / "job.schema.json"
 SCHEMA: dict[str, Any] = json.loads(SCHEMA_PATH.read_text())
 _VALIDATOR = Draft202012Validator(SCHEMA)
 
 
-class JobError(ValueError):
+class JobError(BadJob):
     """A job that cannot run: each problem names its field path."""
 
     def __init__(self, source: str, problems: list[str]):

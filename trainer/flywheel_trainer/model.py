@@ -1,0 +1,111 @@
+"""Load the base model and tokenizer a job names: tiny:<preset>, a local directory, or a Hugging Face id."""
+from __future__ import annotations
+
+import importlib.util
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from . import tiny
+from .errors import BadJob
+
+HF_ID = re.compile(r"^[A-Za-z0-9][\w.-]*(/[\w.-]+)?$")
+
+
+@dataclass
+class Hardware:
+    cuda: bool
+    bf16: bool
+    flash_attention: bool
+
+
+def detect_hardware() -> Hardware:
+    import torch
+
+    cuda = torch.cuda.is_available()
+    return Hardware(
+        cuda=cuda,
+        bf16=cuda and torch.cuda.is_bf16_supported(),
+        flash_attention=cuda and importlib.util.find_spec("flash_attn") is not None,
+    )
+
+
+def resolve_dtype(precision: str, hw: Hardware):
+    import torch
+
+    if precision == "auto":
+        return torch.bfloat16 if hw.bf16 else torch.float32
+    if precision in ("bf16", "fp16") and not hw.cuda:
+        raise BadJob(f"precision: {precision} needs a GPU; this machine has none (use auto or fp32)")
+    if precision == "bf16" and not hw.bf16:
+        raise BadJob("precision: bf16 is not supported by this GPU (use fp16 or auto)")
+    return {"bf16": torch.bfloat16, "fp16": torch.float16, "fp32": torch.float32}[precision]
+
+
+def check_method(job: dict[str, Any], hw: Hardware) -> None:
+    if job["method"] == "qlora":
+        if not hw.cuda:
+            raise BadJob("method: qlora (4-bit NF4) needs a GPU; this machine has none (use lora)")
+        if importlib.util.find_spec("bitsandbytes") is None:
+            raise BadJob("method: qlora needs the bitsandbytes package (installed in the GPU worker image)")
+        if job["baseModel"].startswith("tiny:"):
+            raise BadJob("method: qlora is for real base models, not tiny:<preset>")
+
+
+def load_base(job: dict[str, Any], base_dir: Path, corpus: list[str], hw: Hardware):
+    """Returns (model, tokenizer). tiny:<preset> is built (or reloaded) in base_dir; anything else is loaded
+    with from_pretrained and never resized, so the adapter stays servable by vLLM."""
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    name = job["baseModel"]
+    dtype = resolve_dtype(job["precision"], hw)
+    if name.startswith("tiny:"):
+        model, tokenizer = tiny.build_or_load(name, base_dir, corpus, job["optim"]["maxLength"], job["optim"]["seed"])
+        return model.to(dtype), tokenizer
+
+    looks_like_path = name.startswith((".", "/", "~")) or Path(name).exists()
+    if looks_like_path and not Path(name).expanduser().is_dir():
+        raise BadJob(f"baseModel: {name} is not a directory")
+    if not looks_like_path and not HF_ID.match(name):
+        raise BadJob(f"baseModel: '{name}' is neither tiny:<preset>, a local directory, nor a Hugging Face id")
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(name)
+    except Exception as err:  # noqa: BLE001 - classified below
+        raise _classify_load_error(name, err) from err
+    if not tokenizer.chat_template:
+        raise BadJob(f"baseModel: {name} has no chat template; use an instruct/chat model")
+    if tokenizer.pad_token is None:
+        tokenizer.pad_token = tokenizer.eos_token  # no new token: embeddings stay the base's size
+    kwargs: dict[str, Any] = {"dtype": dtype}
+    if hw.flash_attention and job["packing"]:
+        kwargs["attn_implementation"] = "flash_attention_2"
+    if job["method"] == "qlora":
+        import torch
+        from transformers import BitsAndBytesConfig
+
+        kwargs["quantization_config"] = BitsAndBytesConfig(
+            load_in_4bit=True,
+            bnb_4bit_quant_type="nf4",
+            bnb_4bit_use_double_quant=True,
+            bnb_4bit_compute_dtype=torch.bfloat16,
+        )
+    try:
+        model = AutoModelForCausalLM.from_pretrained(name, **kwargs)
+    except Exception as err:  # noqa: BLE001
+        raise _classify_load_error(name, err) from err
+    return model, tokenizer
+
+
+def _classify_load_error(name: str, err: Exception) -> Exception:
+    """A missing or gated repository cannot succeed on retry; a network error can."""
+    from huggingface_hub.errors import GatedRepoError, RepositoryNotFoundError
+
+    cause: BaseException | None = err
+    while cause is not None:
+        if isinstance(cause, (RepositoryNotFoundError, GatedRepoError)):
+            return BadJob(f"baseModel: cannot load {name}: {type(cause).__name__}")
+        cause = cause.__cause__ or cause.__context__
+    if "does not appear to have" in str(err) or "is not a valid model identifier" in str(err):
+        return BadJob(f"baseModel: cannot load {name}: {err}")
+    return RuntimeError(f"baseModel: cannot load {name} (may be transient): {err}")

@@ -1,0 +1,190 @@
+"""python -m flywheel_trainer train --job job.json
+
+SFT with TRL on rendered rows, loss on the completion only. Layout of outputDir:
+  base/                tiny:<preset> only: the built base model + tokenizer
+  checkpoints/         checkpoint-N (adapter, optimizer, scheduler, RNG, trainer state)
+  adapter/             the PEFT adapter (or the full model for method=full), tokenizer, chat template, flywheel.json
+  merged/              optional merged export
+  metrics.jsonl        every progress line
+The adapter directory is written under a temporary name and renamed, so it is whole or absent."""
+from __future__ import annotations
+
+import json
+import math
+import os
+import shutil
+from pathlib import Path
+from typing import Any
+
+from .data import corpus_texts, encode_rows, load_rows
+from .errors import BadJob
+from .model import Hardware, check_method, detect_hardware, load_base
+from .progress import Progress, ProgressCallback
+
+
+def sft_config(job: dict[str, Any], hw: Hardware, out: Path, resuming: bool):
+    from trl import SFTConfig
+
+    o = job["optim"]
+    grad_accum = max(1, math.ceil(o["effectiveBatchSize"] / o["microBatchSize"]))
+    packed = bool(job["packing"] and hw.flash_attention)
+    dtype = job["precision"]
+    if dtype == "auto":
+        dtype = "bf16" if hw.bf16 else "fp32"
+    early_stop = o["earlyStoppingPatience"] > 0
+    return SFTConfig(
+        output_dir=str(out / "checkpoints"),
+        per_device_train_batch_size=o["microBatchSize"],
+        per_device_eval_batch_size=o["microBatchSize"],
+        gradient_accumulation_steps=grad_accum,
+        learning_rate=o["learningRate"],
+        lr_scheduler_type=o["scheduler"],
+        warmup_steps=o["warmupRatio"],  # a float in [0, 1) is a ratio of the total steps
+        num_train_epochs=o["epochs"],
+        max_steps=o["maxSteps"] or -1,
+        logging_steps=job["logEvery"],
+        eval_strategy="steps",
+        eval_steps=job["checkpointEvery"],
+        eval_on_start=not resuming,
+        save_strategy="steps",
+        save_steps=job["checkpointEvery"],
+        save_total_limit=job["keepCheckpoints"],
+        load_best_model_at_end=early_stop,
+        metric_for_best_model="eval_loss",
+        greater_is_better=False,
+        bf16=dtype == "bf16",
+        fp16=dtype == "fp16",
+        use_cpu=not hw.cuda,
+        seed=o["seed"],
+        data_seed=o["seed"],
+        max_length=o["maxLength"],
+        packing=packed,
+        packing_strategy="bfd",
+        padding_free=packed,
+        completion_only_loss=True,
+        gradient_checkpointing=hw.cuda and not job["baseModel"].startswith("tiny:"),
+        include_num_input_tokens_seen="non_padding",
+        report_to="none",
+        disable_tqdm=True,
+        dataloader_num_workers=0,
+    )
+
+
+def lora_config(job: dict[str, Any]):
+    from peft import LoraConfig
+
+    lc = job["lora"]
+    return LoraConfig(
+        r=lc["rank"],
+        lora_alpha=lc["alpha"],
+        lora_dropout=lc["dropout"],
+        target_modules=lc["targetModules"],
+        bias="none",
+        task_type="CAUSAL_LM",
+    )
+
+
+def _dataset(encoded: list[dict[str, list[int]]]):
+    from datasets import Dataset
+
+    return Dataset.from_dict(
+        {"input_ids": [e["input_ids"] for e in encoded], "completion_mask": [e["completion_mask"] for e in encoded]}
+    )
+
+
+def build_trainer(job: dict[str, Any], progress: Progress | None = None, hw: Hardware | None = None):
+    """Everything up to (not including) trainer.train(): load rows, base model, tokenize, configure TRL."""
+    from transformers import EarlyStoppingCallback, PrinterCallback
+    from trl import SFTTrainer
+
+    hw = hw or detect_hardware()
+    check_method(job, hw)
+    out = Path(job["outputDir"])
+    train_rows = load_rows(job["data"]["train"])
+    val_rows = load_rows(job["data"]["val"])
+    model, tokenizer = load_base(job, out / "base", corpus_texts(train_rows), hw)
+    max_length = job["optim"]["maxLength"]
+    train = encode_rows(tokenizer, train_rows, max_length, job["data"]["train"])
+    val = encode_rows(tokenizer, val_rows, max_length, job["data"]["val"])
+    resuming = job["resumeFrom"] is not None
+    callbacks: list[Any] = [ProgressCallback(progress)] if progress else []
+    if job["optim"]["earlyStoppingPatience"] > 0:
+        callbacks.append(EarlyStoppingCallback(early_stopping_patience=job["optim"]["earlyStoppingPatience"]))
+    trainer = SFTTrainer(
+        model=model,
+        args=sft_config(job, hw, out, resuming),
+        train_dataset=_dataset(train),
+        eval_dataset=_dataset(val),
+        processing_class=tokenizer,
+        peft_config=lora_config(job) if job["method"] in ("lora", "qlora") else None,
+        callbacks=callbacks,
+    )
+    trainer.remove_callback(PrinterCallback)  # it prints Python dicts on stdout, which carries only JSON lines
+    return trainer, tokenizer
+
+
+def _write_outputs(job: dict[str, Any], trainer, tokenizer, out: Path) -> Path:
+    final = out / "adapter"
+    staging = out / "adapter.tmp"
+    shutil.rmtree(staging, ignore_errors=True)
+    trainer.model.save_pretrained(staging)
+    tokenizer.save_pretrained(staging)
+    best = trainer.state.best_metric
+    meta = {
+        "baseModel": job["baseModel"],
+        "base": "../base" if job["baseModel"].startswith("tiny:") else job["baseModel"],
+        "method": job["method"],
+        "format": job["data"]["format"],
+        "steps": trainer.state.global_step,
+        "bestEvalLoss": best,
+        "bestCheckpoint": trainer.state.best_model_checkpoint,
+    }
+    (staging / "flywheel.json").write_text(json.dumps(meta, indent=2))
+    shutil.rmtree(final, ignore_errors=True)
+    os.replace(staging, final)
+    if job["mergedExport"] and job["method"] != "full":
+        merged_tmp = out / "merged.tmp"
+        shutil.rmtree(merged_tmp, ignore_errors=True)
+        trainer.model.merge_and_unload().save_pretrained(merged_tmp)
+        tokenizer.save_pretrained(merged_tmp)
+        shutil.rmtree(out / "merged", ignore_errors=True)
+        os.replace(merged_tmp, out / "merged")
+    return final
+
+
+def quiet_libraries() -> None:
+    """stdout carries progress lines only; library progress bars and info logs would drown stderr's tail."""
+    import warnings
+
+    import datasets
+    import transformers
+
+    # TRL still passes gradient_checkpointing, which transformers 5 renamed; the warning is not actionable here.
+    warnings.filterwarnings("ignore", category=FutureWarning, module="transformers")
+
+    datasets.disable_progress_bars()
+    datasets.logging.set_verbosity_error()
+    transformers.logging.set_verbosity_error()
+    transformers.logging.disable_progress_bar()
+
+
+def run_training(job: dict[str, Any]) -> Path:
+    quiet_libraries()
+    out = Path(job["outputDir"])
+    out.mkdir(parents=True, exist_ok=True)
+    resume = job["resumeFrom"]
+    if resume is not None and not (Path(resume) / "trainer_state.json").is_file():
+        raise BadJob(f"resumeFrom: {resume} is not a checkpoint directory (no trainer_state.json)")
+    progress = Progress(out / "metrics.jsonl")
+    try:
+        trainer, tokenizer = build_trainer(job, progress)
+        result = trainer.train(resume_from_checkpoint=resume)
+        adapter = _write_outputs(job, trainer, tokenizer, out)
+        metrics = trainer.evaluate()
+        progress.emit(
+            "done", step=trainer.state.global_step, total=trainer.state.max_steps,
+            loss=round(result.training_loss, 6), eval_loss=round(metrics["eval_loss"], 6), adapter=str(adapter),
+        )
+        return adapter
+    finally:
+        progress.close()

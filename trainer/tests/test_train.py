@@ -1,0 +1,97 @@
+"""Training on a tiny model: completion-only loss, loss goes down, outputs are servable, bad jobs fail fast."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from conftest import make_job, write_rows
+from flywheel_trainer.data import Row, encode_row, load_rows
+from flywheel_trainer.errors import BadJob
+from flywheel_trainer.train import build_trainer, run_training
+
+
+def test_every_prompt_token_label_is_ignored(tmp_path, dataset):
+    job = make_job(tmp_path, dataset)
+    trainer, tokenizer = build_trainer(job)
+    rows = load_rows(dataset["train"])
+    examples = list(trainer.train_dataset)
+    assert len(examples) == len(rows)
+    for row, ex in zip(rows, examples):
+        prompt_text = tokenizer.apply_chat_template(row.prompt, tools=row.tools, tokenize=False, add_generation_prompt=True)
+        n_prompt = len(tokenizer(prompt_text, add_special_tokens=False)["input_ids"])
+        labels, ids = ex["labels"], ex["input_ids"]
+        assert all(label == -100 for label in labels[:n_prompt]), f"{row.id}: a prompt token carries loss"
+        assert labels[n_prompt:] == ids[n_prompt:], f"{row.id}: a completion token is masked"
+        # The trained span is exactly the assistant's answer and its end-of-turn token.
+        assert tokenizer.decode(ids[n_prompt:]) == row.completion[0]["content"] + "<|im_end|>\n"
+
+    # The collator TRL uses keeps the mask and ignores padding as well.
+    batch = trainer.data_collator(examples[:4])
+    for i, ex in enumerate(examples[:4]):
+        n = len(ex["input_ids"])
+        assert batch["labels"][i, :n].tolist() == ex["labels"]
+        assert (batch["labels"][i, n:] == -100).all()
+
+
+def test_mask_starts_where_prompt_and_full_rendering_diverge():
+    class Template:
+        """A template that renders the prompt alone differently (like some Llama 3 templates)."""
+
+        def apply_chat_template(self, messages, tools, tokenize, add_generation_prompt):
+            text = "|".join(m["content"] for m in messages)
+            return text + ("|gen" if add_generation_prompt else "")
+
+        def __call__(self, text, add_special_tokens):
+            return {"input_ids": [ord(c) for c in text]}
+
+    row = Row("r", [{"role": "user", "content": "ab"}], [{"role": "assistant", "content": "xy"}], [])
+    enc = encode_row(Template(), row)
+    assert enc["input_ids"] == [ord(c) for c in "ab|xy"]
+    assert enc["completion_mask"] == [0, 0, 0, 1, 1]
+
+
+def test_tiny_training_reduces_eval_loss_and_writes_a_servable_adapter(tmp_path, dataset):
+    job = make_job(tmp_path, dataset, optim={"maxSteps": 24, "learningRate": 0.005})
+    adapter = run_training(job)
+    events = [json.loads(line) for line in (Path(job["outputDir"]) / "metrics.jsonl").read_text().splitlines()]
+    evals = [e for e in events if e["event"] == "eval"]
+    assert evals[0]["step"] == 0
+    done = events[-1]
+    assert done["event"] == "done" and done["step"] == 24
+    assert done["eval_loss"] < evals[0]["eval_loss"] * 0.9, (evals[0], done)
+    steps = [e for e in events if e["event"] == "step"]
+    assert all({"step", "total", "epoch", "loss", "lr", "tokens_per_s"} <= set(e) for e in steps)
+    assert [e["checkpoint"] for e in events if e["event"] == "checkpoint"][0].endswith("checkpoint-6")
+
+    config = json.loads((adapter / "adapter_config.json").read_text())
+    assert config["r"] == 16 and config["lora_alpha"] == 32
+    assert sorted(config["target_modules"]) == sorted(job["lora"]["targetModules"])
+    assert not config.get("modules_to_save")
+    for name in ("adapter_model.safetensors", "tokenizer.json", "chat_template.jinja", "flywheel.json"):
+        assert (adapter / name).is_file(), name
+    meta = json.loads((adapter / "flywheel.json").read_text())
+    assert meta["base"] == "../base" and (adapter / meta["base"] / "model.safetensors").is_file()
+    assert not (adapter.parent / "adapter.tmp").exists()
+
+
+def _bad(tmp_path, dataset, **over) -> str:
+    with pytest.raises(BadJob) as err:
+        build_trainer(make_job(tmp_path, dataset, **over))
+    return str(err.value)
+
+
+def test_bad_jobs_fail_before_training_with_a_clear_message(tmp_path, dataset):
+    assert "unknown tiny preset 'huge'" in _bad(tmp_path, dataset, baseModel="tiny:huge")
+    assert "is not a directory" in _bad(tmp_path, dataset, baseModel=str(tmp_path / "no-such-model"))
+    assert "neither tiny:<preset>" in _bad(tmp_path, dataset, baseModel="not a model id!")
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    assert "dataset is empty" in _bad(tmp_path, dataset, data={"train": str(empty), "val": dataset["val"]})
+    msg = _bad(tmp_path, dataset, optim={"maxLength": 64})
+    assert "longer than optim.maxLength=64" in msg and "row-0 (" in msg
+    broken = tmp_path / "broken.jsonl"
+    broken.write_text('{"prompt": [], "completion": []}\n')
+    assert f"{broken}:1: field 'prompt'" in _bad(tmp_path, dataset, data={"train": str(broken), "val": dataset["val"]})
+    assert "qlora (4-bit NF4) needs a GPU" in _bad(tmp_path, dataset, method="qlora")

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import make_job, write_rows
+from conftest import make_job
 from flywheel_trainer.data import Row, encode_row, load_rows
 from flywheel_trainer.errors import BadJob
 from flywheel_trainer.train import build_trainer, run_training

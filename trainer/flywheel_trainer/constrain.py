@@ -1,0 +1,69 @@
+"""Constrained decoding for the router: output is forced to router JSON with the tool name drawn from the
+offered tools. The grammar engine is lm-format-enforcer's JsonSchemaParser + TokenEnforcer; this module only
+adapts it to a transformers tokenizer (its own transformers integration imports a module transformers 5
+removed) and builds the schema."""
+from __future__ import annotations
+
+from typing import Any
+
+from lmformatenforcer import CharacterLevelParserConfig, JsonSchemaParser, TokenEnforcer, TokenEnforcerTokenizerData
+
+VERDICTS = ["abstain", "violation", "escalate"]
+# Bounds keep a weak model from rambling inside a string or array until max_tokens cuts the JSON short.
+MAX_TEXT = 160
+PARSER_CONFIG = CharacterLevelParserConfig(max_consecutive_whitespaces=1, max_json_array_length=16)
+
+
+def router_schema(tool_names: list[str]) -> dict[str, Any]:
+    """{"arguments": {...}, "tool": NAME} or {"code", "reason", "tool": null, "verdict"}."""
+    return {
+        "anyOf": [
+            {
+                "type": "object",
+                "properties": {"arguments": {"type": "object"}, "tool": {"type": "string", "enum": tool_names}},
+                "required": ["arguments", "tool"],
+                "additionalProperties": False,
+            },
+            {
+                "type": "object",
+                "properties": {
+                    "code": {"type": "string", "maxLength": 48},
+                    "reason": {"type": "string", "maxLength": MAX_TEXT},
+                    "tool": {"type": "null"},
+                    "verdict": {"type": "string", "enum": VERDICTS},
+                },
+                "required": ["code", "reason", "tool", "verdict"],
+                "additionalProperties": False,
+            },
+        ]
+    }
+
+
+def tokenizer_data(tokenizer: Any) -> TokenEnforcerTokenizerData:
+    """What the TokenEnforcer needs to know of a vocabulary: each regular token's text and whether it starts
+    a word (decoded after a leading '0' to see a space the tokenizer would otherwise strip)."""
+    vocab_size = len(tokenizer)
+    special = set(tokenizer.all_special_ids)
+    zero = tokenizer.encode("0", add_special_tokens=False)[-1]
+    regular = []
+    for token_id in range(vocab_size):
+        if token_id in special:
+            continue
+        after_zero = tokenizer.decode([zero, token_id])[1:]
+        alone = tokenizer.decode([token_id])
+        regular.append((token_id, after_zero, len(after_zero) > len(alone)))
+
+    def decode(tokens: list[int]) -> str:
+        return tokenizer.decode(tokens).rstrip("\ufffd")
+
+    return TokenEnforcerTokenizerData(regular, decode, tokenizer.eos_token_id, False, vocab_size)
+
+
+class RouterConstraint:
+    """prefix_allowed_tokens_fn for generate(). The enforcer takes the first sequence it sees as the prompt."""
+
+    def __init__(self, data: TokenEnforcerTokenizerData, tool_names: list[str]):
+        self.enforcer = TokenEnforcer(data, JsonSchemaParser(router_schema(tool_names), config=PARSER_CONFIG))
+
+    def __call__(self, batch_id: int, input_ids) -> list[int]:
+        return self.enforcer.get_allowed_tokens(input_ids.tolist()).allowed_tokens

@@ -3,6 +3,7 @@ import { ArtifactError } from '../core/artifacts/types.js';
 import { ConfigError } from '../core/config/load.js';
 import { McpServerError } from '../core/mcp/connect.js';
 import { TeacherConfigError } from '../core/dataset/teacher/openai.js';
+import { TrainJobError } from '../core/train/job.js';
 
 /**
  * Turn errors that retrying cannot fix into non-retryable failures whose type names the cause, so a
@@ -12,7 +13,7 @@ export async function failFast<T>(fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (err) {
-    if (err instanceof ConfigError || err instanceof ArtifactError || err instanceof TeacherConfigError) {
+    if (err instanceof ConfigError || err instanceof ArtifactError || err instanceof TeacherConfigError || err instanceof TrainJobError) {
       throw ApplicationFailure.nonRetryable(err.message, err.name);
     }
     if (err instanceof McpServerError) {

@@ -2,7 +2,9 @@ import { fileURLToPath } from 'node:url';
 import { bundleWorkflowCode, Worker, type NativeConnection, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import * as activities from '../activities/index.js';
 
-export const CPU_TASK_QUEUE = 'flywheel';
+import { CPU_TASK_QUEUE } from '../core/pipeline/queues.js';
+
+export { CPU_TASK_QUEUE };
 export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
 
 /** Bundle the workflow code once (webpack), so several workers in one process share it. */

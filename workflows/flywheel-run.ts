@@ -1,15 +1,19 @@
 import * as wf from '@temporalio/workflow';
 import type * as activities from '../activities/index.js';
+import type * as gpuActivities from '../activities/gpu.js';
 import type { ArtifactRef } from '../core/artifacts/types.js';
-import type { DatasetConfig, FlywheelConfig } from '../core/config/schema.js';
+import type { DatasetConfig, FlywheelConfig, TrainConfig } from '../core/config/schema.js';
+import { GPU_TASK_QUEUE } from '../core/pipeline/queues.js';
 import type { FlywheelRunInput, RunProgress, StageProgress } from '../core/pipeline/types.js';
-import { DATASET_SHA, FLYWHEEL_STAGE } from './search-attributes.js';
+import { ADAPTER_VERSION, DATASET_SHA, FLYWHEEL_STAGE } from './search-attributes.js';
 
 /** The stages this build runs, in order. Later stages join the list when they exist. */
 export const CATALOG_STAGES = ['ingest'] as const;
 /** Run when the config has a `dataset` section. */
 export const DATASET_STAGES = ['intents', 'generate', 'solve', 'validate', 'traces', 'corrupt', 'split', 'render'] as const;
-export type StageName = (typeof CATALOG_STAGES)[number] | (typeof DATASET_STAGES)[number];
+/** Run when the config has a `train` section; on the GPU task queue. */
+export const TRAIN_STAGES = ['train'] as const;
+export type StageName = (typeof CATALOG_STAGES)[number] | (typeof DATASET_STAGES)[number] | (typeof TRAIN_STAGES)[number];
 
 export const progressQuery = wf.defineQuery<RunProgress>('progress');
 
@@ -105,6 +109,7 @@ export async function flywheelRun(input: FlywheelRunInput): Promise<RunProgress>
   }
   // Configs recorded before `traces` existed lack the key: treat it as empty.
   if (config.dataset) progress.stages.push(...DATASET_STAGES.filter((n) => n !== 'traces' || (config.traces ?? []).length > 0).map((name) => pendingStage(name)));
+  if (config.dataset && config.train) progress.stages.push(...TRAIN_STAGES.map((name) => pendingStage(name)));
   publish('starting');
 
   const runId = wf.workflowInfo().runId;
@@ -117,6 +122,7 @@ export async function flywheelRun(input: FlywheelRunInput): Promise<RunProgress>
   });
 
   if (config.dataset) await buildDataset(config, config.dataset, runId, runStage, progress);
+  if (config.dataset && config.train) await trainAdapter(config, config.dataset, config.train, runId, runStage, progress);
 
   progress.state = 'completed';
   publish('done');
@@ -147,6 +153,25 @@ async function buildDataset(config: FlywheelConfig, datasetConfig: DatasetConfig
   const split = await runStage('split', () => dataset.splitStage({ ...common, project: config.name, catalog, augmented: out('corrupt', 'augmented') }));
   wf.upsertSearchAttributes([{ key: DATASET_SHA, value: split.outputs.train!.sha256 }]);
   await runStage('render', () => dataset.renderStage({ ...common, catalog, train: out('split', 'train'), val: out('split', 'val'), test: out('split', 'test') }));
+}
+
+/** LoRA SFT on the GPU queue. A worker that dies is noticed after heartbeatTimeoutSeconds; the retry resumes
+ * from the checkpoint in its last heartbeat. A bad job fails at once. */
+async function trainAdapter(config: FlywheelConfig, datasetConfig: DatasetConfig, train: TrainConfig, runId: string, runStage: StageRunner, progress: RunProgress): Promise<void> {
+  const rendered = progress.stages.find((s) => s.name === 'render')!.outputs;
+  const gpu = wf.proxyActivities<typeof gpuActivities>({
+    taskQueue: GPU_TASK_QUEUE,
+    startToCloseTimeout: '72 hours',
+    heartbeatTimeout: `${train.heartbeatTimeoutSeconds} seconds`,
+    retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes', maximumAttempts: train.maxAttempts, nonRetryableErrorTypes: [...NON_RETRYABLE, 'BadTrainJob', 'TrainJobError'] },
+  });
+  let version = '';
+  await runStage('train', async () => {
+    const outcome = await gpu.trainStage({ store: config.artifacts, runId, train: rendered.renderedTrain!, val: rendered.renderedVal!, format: datasetConfig.render.format, settings: train });
+    version = outcome.adapterVersion;
+    return outcome;
+  });
+  wf.upsertSearchAttributes([{ key: ADAPTER_VERSION, value: version }]);
 }
 
 function rootMessage(err: unknown): string {

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { parseDocument } from 'yaml';
 import type { z } from 'zod';
+import { formatPath } from './path.js';
 import { configSchema, type FlywheelConfig } from './schema.js';
 
 /** A config that cannot be used. `problems` each name the key path; the message names the file. */
@@ -14,11 +15,7 @@ export class ConfigError extends Error {
   }
 }
 
-export function formatPath(path: ReadonlyArray<PropertyKey>): string {
-  let out = '';
-  for (const p of path) out += typeof p === 'number' ? `[${p}]` : out ? `.${String(p)}` : String(p);
-  return out || '(root)';
-}
+export { formatPath };
 
 function describeIssues(issues: z.core.$ZodIssue[]): string[] {
   return issues.flatMap((issue) => {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { trainSectionProblems } from '../train/job.js';
 
 /**
  * The flywheel config: one YAML/JSON document. Every object is strict, so a typo'd key is an error that
@@ -110,6 +111,20 @@ const traceSourceSchema = z.union([
   }),
 ]);
 
+/** LoRA SFT of the rendered dataset on the `flywheel-gpu` queue. */
+export const trainSchema = z
+  .strictObject({
+    /** trainer/job.schema.json keys (baseModel, method, lora, optim, precision, ...); the run sets data and outputDir. */
+    job: z.record(z.string(), z.unknown()).default({ baseModel: 'tiny:nano' }),
+    /** A GPU worker that stops heartbeating this long is presumed dead; the retry resumes from its last checkpoint. */
+    heartbeatTimeoutSeconds: z.number().int().min(5).max(3600).default(120),
+    /** Attempts of the train activity, counting the first (a bad job is never retried). */
+    maxAttempts: z.number().int().min(1).max(100).default(5),
+  })
+  .superRefine((section, ctx) => {
+    for (const p of trainSectionProblems(section.job)) ctx.addIssue({ code: 'custom', path: ['job', ...p.path], message: p.message });
+  });
+
 export const configSchema = z.strictObject({
   version: z.literal(1),
   /** Project name: keys workflow ids, catalog history and schedules. */
@@ -143,10 +158,15 @@ export const configSchema = z.strictObject({
   dataset: datasetSchema.optional(),
   /** Agent traces to unroll into rows next to the generated ones (needs a dataset section). */
   traces: z.array(traceSourceSchema).default([]),
-}).refine((c) => c.traces.length === 0 || c.dataset !== undefined, { message: 'traces need a dataset section: they become dataset rows', path: ['traces'] });
+  /** Train an adapter on the rendered dataset (needs a dataset section and a `flywheel-gpu` worker). */
+  train: trainSchema.optional(),
+})
+  .refine((c) => c.traces.length === 0 || c.dataset !== undefined, { message: 'traces need a dataset section: they become dataset rows', path: ['traces'] })
+  .refine((c) => c.train === undefined || c.dataset !== undefined, { message: 'train needs a dataset section: it trains on the rendered rows', path: ['train'] });
 
 export type FlywheelConfig = z.infer<typeof configSchema>;
 export type ConfigInput = z.input<typeof configSchema>;
 export type ServerConfig = z.infer<typeof serverSchema>;
 export type DatasetConfig = z.infer<typeof datasetSchema>;
+export type TrainConfig = z.infer<typeof trainSchema>;
 export type TeacherConfig = DatasetConfig['teacher'];

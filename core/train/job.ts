@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { ErrorObject } from 'ajv';
-import { formatPath } from '../config/load.js';
+import { formatPath } from '../config/path.js';
 import { compileSchema } from '../schema/compile.js';
 
 /**
@@ -15,10 +15,18 @@ const compiled = compileSchema(JOB_SCHEMA);
 if (!compiled.ok) throw new Error(`trainer/job.schema.json does not compile: ${compiled.error}`);
 const validate = compiled.validate;
 
+export interface JobProblem {
+  path: Array<string | number>;
+  message: string;
+}
+
 export class TrainJobError extends Error {
   override name = 'TrainJobError';
-  constructor(readonly problems: string[]) {
+  readonly problems: string[];
+  constructor(readonly issues: JobProblem[]) {
+    const problems = issues.map((i) => `${formatPath(i.path)}: ${i.message}`);
     super(`invalid train job\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.problems = problems;
   }
 }
 
@@ -26,11 +34,11 @@ function pointerToPath(pointer: string): Array<string | number> {
   return pointer.split('/').slice(1).map((p) => (/^\d+$/.test(p) ? Number(p) : p.replace(/~1/g, '/').replace(/~0/g, '~')));
 }
 
-function describe(e: ErrorObject): string {
+function describe(e: ErrorObject): JobProblem {
   const path = pointerToPath(e.instancePath);
-  if (e.keyword === 'additionalProperties') return `${formatPath([...path, String((e.params as { additionalProperty: string }).additionalProperty)])}: unknown key`;
-  if (e.keyword === 'required') return `${formatPath(path)}: '${String((e.params as { missingProperty: string }).missingProperty)}' is a required property`;
-  return `${formatPath(path)}: ${e.message ?? 'invalid'}`;
+  if (e.keyword === 'additionalProperties') return { path: [...path, String((e.params as { additionalProperty: string }).additionalProperty)], message: 'unknown key' };
+  if (e.keyword === 'required') return { path, message: `'${String((e.params as { missingProperty: string }).missingProperty)}' is a required property` };
+  return { path, message: e.message ?? 'invalid' };
 }
 
 /** Fill `default`s of object properties, recursively; the same algorithm as the trainer's with_defaults. */
@@ -48,4 +56,46 @@ export function withDefaults(schema: Record<string, unknown>, value: unknown): u
 export function normalizeTrainJob(raw: unknown): Record<string, unknown> {
   if (!validate(raw)) throw new TrainJobError((validate.errors ?? []).map(describe));
   return withDefaults(JOB_SCHEMA, raw) as Record<string, unknown>;
+}
+
+/** Keys the run fills in; a config's `train.job` sets the rest. */
+export const RUN_OWNED_KEYS = ['version', 'data', 'outputDir', 'resumeFrom'] as const;
+
+/** Problems of a config's `train.job` section, with paths relative to it (empty when valid). */
+export function trainSectionProblems(job: Record<string, unknown>): JobProblem[] {
+  const owned = RUN_OWNED_KEYS.filter((k) => k in job).map((k) => ({ path: [k], message: 'is set by the run, not the config' }));
+  if (owned.length) return owned;
+  try {
+    normalizeTrainJob(trainJobFor(job, { train: 'train.jsonl', val: 'val.jsonl', format: 'router-json', outputDir: 'out' }));
+    return [];
+  } catch (err) {
+    if (err instanceof TrainJobError) return err.issues;
+    throw err;
+  }
+}
+
+export interface RunPaths {
+  train: string;
+  val: string;
+  format: 'router-json' | 'hermes';
+  outputDir: string;
+  resumeFrom?: string | null;
+}
+
+/** The full job for the trainer: the config's keys plus what this run owns. Not yet normalised. */
+export function trainJobFor(job: Record<string, unknown>, paths: RunPaths): Record<string, unknown> {
+  return {
+    ...job,
+    version: 1,
+    data: { train: paths.train, val: paths.val, format: paths.format },
+    outputDir: paths.outputDir,
+    resumeFrom: paths.resumeFrom ?? null,
+  };
+}
+
+/** The job's identity for versioning: normalised, without the run-owned keys (paths differ per machine). */
+export function jobIdentity(job: Record<string, unknown>, format: RunPaths['format']): Record<string, unknown> {
+  const full = normalizeTrainJob(trainJobFor(job, { train: '-', val: '-', format, outputDir: '-' }));
+  for (const k of ['data', 'outputDir', 'resumeFrom']) delete full[k];
+  return { ...full, format };
 }

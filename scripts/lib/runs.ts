@@ -104,7 +104,7 @@ export async function findRun(client: Client, id: string): Promise<RunHandle> {
 /** Activity type -> the stage whose outputs its result carries. */
 const STAGE_OF_ACTIVITY: Record<string, string> = {
   buildCatalog: 'ingest', intentsStage: 'intents', generateStage: 'generate', solveStage: 'solve', validateStage: 'validate',
-  tracesStage: 'traces', corruptStage: 'corrupt', splitStage: 'split', renderStage: 'render',
+  tracesStage: 'traces', corruptStage: 'corrupt', splitStage: 'split', renderStage: 'render', trainStage: 'train',
 };
 
 /** Outputs of every finished stage, read from the activity results in the run's history (no worker needed). */

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import traceback
 
@@ -23,9 +24,30 @@ def _validate(args) -> int:
     return 0
 
 
+def _die_with_parent() -> None:
+    """When the GPU worker that spawned us dies (SIGKILL, OOM), stop too: a trainer nobody reads would
+    keep the GPU busy while the retry starts elsewhere. Polls the parent pid; kills our whole group."""
+    import os
+    import signal
+    import threading
+    import time
+
+    parent = os.getppid()
+
+    def watch() -> None:
+        while True:
+            time.sleep(1)
+            if os.getppid() != parent:
+                os.killpg(os.getpgrp(), signal.SIGKILL) if os.getpgrp() == os.getpid() else os._exit(1)
+
+    threading.Thread(target=watch, daemon=True, name="parent-watch").start()
+
+
 def _train(args) -> int:
     from .progress import Progress
 
+    if os.environ.get("FLYWHEEL_DIE_WITH_PARENT") == "1":
+        _die_with_parent()
     try:
         job = load_job(args.job)
         if args.resume:

@@ -84,7 +84,7 @@ def encode_rows(tokenizer: Any, rows: list[Row], max_length: int, source: str) -
         shown = ", ".join(f"{rid} ({n} tokens)" for rid, n in too_long[:5])
         more = f" and {len(too_long) - 5} more" if len(too_long) > 5 else ""
         raise BadJob(
-            f"{source}: {len(too_long)} row(s) longer than optim.maxLength={max_length}: {shown}{more}; "
+            f"{len(too_long)} row(s) longer than optim.maxLength={max_length} in {source}: {shown}{more}; "
             "raise optim.maxLength or offer fewer tools per row"
         )
     empty = [r.id for r, e in zip(rows, encoded) if sum(e["completion_mask"]) == 0]

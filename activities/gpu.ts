@@ -1,0 +1,2 @@
+/** Every activity the `flywheel-gpu` task queue runs. */
+export { trainStage } from './train.js';

@@ -1,0 +1,153 @@
+import { cp, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
+import type { ArtifactStore } from '../core/artifacts/store.js';
+import type { ArtifactRef } from '../core/artifacts/types.js';
+import type { TrainConfig } from '../core/config/schema.js';
+import { memoized } from '../core/pipeline/memo.js';
+import type { StageOutcome } from '../core/pipeline/types.js';
+import { adapterVersion } from '../core/train/adapter-version.js';
+import { jobIdentity, normalizeTrainJob, trainJobFor } from '../core/train/job.js';
+import { startTrainer, type TrainerEvent } from '../core/train/trainer-process.js';
+import { failFast } from './errors.js';
+import type { StageArgs } from './stage.js';
+import { storeFor } from './store.js';
+
+/** Bump when the train activity changes what it produces for the same dataset and job. */
+export const TRAIN_STAGE_VERSION = '1';
+
+export interface TrainArgs extends StageArgs {
+  train: ArtifactRef;
+  val: ArtifactRef;
+  format: 'router-json' | 'hermes';
+  settings: TrainConfig;
+}
+
+/** What each heartbeat carries; a retry reads the last one and resumes from its checkpoint. */
+export interface TrainHeartbeat {
+  adapterVersion: string;
+  step: number;
+  total?: number;
+  loss?: number;
+  evalLoss?: number;
+  /** The newest checkpoint, uploaded to the artifact store (a directory artifact: checkpoint/ [+ base/]). */
+  checkpoint?: ArtifactRef;
+  checkpointStep?: number;
+}
+
+export type TrainOutcome = StageOutcome & { adapterVersion: string };
+
+/** Local scratch space of a GPU worker: datasets, checkpoints and outputs of the attempt in progress. */
+function workRoot(): string {
+  return resolve(process.env.FLYWHEEL_GPU_WORKDIR ?? join('.flywheel', 'gpu'));
+}
+
+/**
+ * LoRA SFT on the rendered dataset. Memoized by (dataset, normalised job): the same inputs reuse the stored
+ * adapter. The trainer runs as a child process; its progress lines become heartbeats, each checkpoint is
+ * uploaded before it is announced, and a retry resumes from the checkpoint in the last heartbeat.
+ */
+export async function trainStage(a: TrainArgs): Promise<TrainOutcome> {
+  return failFast(async () => {
+    const store = storeFor(a.store);
+    const identity = jobIdentity(a.settings.job, a.format);
+    const version = adapterVersion(a.train.sha256, a.val.sha256, identity);
+    const memo = await memoized(store, { stage: 'train', version: TRAIN_STAGE_VERSION, inputs: [a.train, a.val], config: identity }, () => runTrainer(store, a, version), a.runId);
+    return { outputs: memo.outputs, reused: memo.reused, summary: memo.reused ? `${memo.summary} (reused)` : memo.summary, adapterVersion: version };
+  });
+}
+
+async function runTrainer(store: ArtifactStore, a: TrainArgs, version: string): Promise<{ outputs: Record<string, ArtifactRef>; summary: string }> {
+  const ctx = Context.current();
+  ctx.heartbeat(ctx.info.heartbeatDetails); // alive while the dataset downloads; keeps the last checkpoint
+  const attempt = ctx.info.attempt;
+  const work = join(workRoot(), version, `attempt-${attempt}`);
+  await rm(work, { recursive: true, force: true });
+  const out = join(work, 'out');
+  await mkdir(join(work, 'data'), { recursive: true });
+  await mkdir(out, { recursive: true });
+  const trainFile = join(work, 'data', 'train.jsonl');
+  const valFile = join(work, 'data', 'val.jsonl');
+  await writeFile(trainFile, await store.read(a.train));
+  await writeFile(valFile, await store.read(a.val));
+
+  // Resume: the last heartbeat of an earlier attempt names an uploaded checkpoint.
+  const prior = ctx.info.heartbeatDetails as TrainHeartbeat | undefined;
+  let resumeFrom: string | null = null;
+  if (prior?.checkpoint && prior.adapterVersion === version) {
+    const restored = join(work, 'resume');
+    await store.materializeDir(prior.checkpoint, restored);
+    if (existsSync(join(restored, 'base'))) await rename(join(restored, 'base'), join(out, 'base'));
+    await rename(join(restored, 'metrics.jsonl'), join(out, 'metrics.jsonl')); // the curve so far; the trainer appends
+    resumeFrom = join(restored, 'checkpoint');
+    ctx.log.info('resuming from checkpoint', { step: prior.checkpointStep, checkpoint: prior.checkpoint.sha256 });
+  }
+
+  const job = normalizeTrainJob(trainJobFor(a.settings.job, { train: trainFile, val: valFile, format: a.format, outputDir: out, resumeFrom }));
+  const jobFile = join(work, 'job.json');
+  await writeFile(jobFile, JSON.stringify(job, null, 2));
+  const tiny = String(job.baseModel).startsWith('tiny:');
+
+  const beat: TrainHeartbeat = { adapterVersion: version, step: prior?.checkpointStep ?? 0, ...(prior?.checkpoint ? { checkpoint: prior.checkpoint, checkpointStep: prior.checkpointStep } : {}) };
+  let done: TrainerEvent | undefined;
+  const uploadCheckpoint = async (e: TrainerEvent): Promise<void> => {
+    // checkpoint/ is what --resume reads; a tiny base travels with it because it was built from this data.
+    const staging = join(work, `upload-${e.step}`);
+    await cp(e.checkpoint!, join(staging, 'checkpoint'), { recursive: true });
+    if (tiny) await cp(join(out, 'base'), join(staging, 'base'), { recursive: true });
+    await cp(join(out, 'metrics.jsonl'), join(staging, 'metrics.jsonl'));
+    const ref = await store.putDir('train-checkpoint', staging, { parents: [a.train, a.val], stats: { adapterVersion: version, step: e.step ?? 0 } });
+    await rm(staging, { recursive: true, force: true });
+    beat.checkpoint = ref;
+    beat.checkpointStep = e.step;
+  };
+  const onEvent = async (e: TrainerEvent): Promise<void> => {
+    if (e.step !== undefined) beat.step = e.step;
+    if (e.total !== undefined) beat.total = e.total;
+    if (e.event === 'step') beat.loss = e.loss;
+    if (e.event === 'eval') beat.evalLoss = e.eval_loss;
+    if (e.event === 'checkpoint' && e.checkpoint) await uploadCheckpoint(e);
+    if (e.event === 'done') done = e;
+    ctx.heartbeat(beat);
+  };
+
+  const stderrFile = join(work, 'trainer.stderr.log');
+  const run = startTrainer(['train', '--job', jobFile], { stderrFile, onEvent });
+  // Model loading and evals print nothing for a while; the SDK throttles these to its own interval.
+  const keepAlive = setInterval(() => ctx.heartbeat(beat), 1_000);
+  const onCancel = (): void => run.kill();
+  ctx.cancellationSignal.addEventListener('abort', onCancel);
+  let exit;
+  try {
+    exit = await run.done;
+  } finally {
+    clearInterval(keepAlive);
+    ctx.cancellationSignal.removeEventListener('abort', onCancel);
+  }
+  const trainerLog = await store.putBytes('trainer-log', await readFile(stderrFile), 'text/plain', 1, { parents: [a.train, a.val], stats: { adapterVersion: version, attempt, exitCode: exit.code } });
+
+  if (ctx.cancellationSignal.aborted) throw new CancelledFailure('train cancelled; trainer process group killed');
+  if (exit.code !== 0 || !done) {
+    const why = exit.error?.message ?? (exit.signal ? `killed by ${exit.signal}` : `exit code ${exit.code}`);
+    const message = `${exit.code === 2 ? 'bad train job' : 'trainer failed'}: ${why}\n--- stderr tail (trainer-log ${trainerLog.sha256.slice(0, 12)}) ---\n${exit.stderrTail.slice(-1500)}`;
+    if (exit.code === 2) throw ApplicationFailure.nonRetryable(message, 'BadTrainJob');
+    throw ApplicationFailure.retryable(message, 'TrainerFailed');
+  }
+
+  // The adapter artifact: adapter/ (+ base/ for tiny models) and the metrics. Checkpoints stay behind.
+  const artifactDir = join(work, 'artifact');
+  await cp(join(out, 'adapter'), join(artifactDir, 'adapter'), { recursive: true });
+  if (tiny) await cp(join(out, 'base'), join(artifactDir, 'base'), { recursive: true });
+  await cp(join(out, 'metrics.jsonl'), join(artifactDir, 'metrics.jsonl'));
+  const metricsText = await readFile(join(out, 'metrics.jsonl'), 'utf8');
+  const firstEval = metricsText.split('\n').filter(Boolean).map((l) => JSON.parse(l) as TrainerEvent).find((e) => e.event === 'eval')?.eval_loss;
+  const stats = { adapterVersion: version, baseModel: job.baseModel, method: job.method, steps: done.step, trainLoss: done.loss, evalLoss: done.eval_loss, firstEvalLoss: firstEval ?? null, resumedFromStep: resumeFrom ? prior?.checkpointStep : null };
+  const adapter = await store.putDir('adapter', artifactDir, { parents: [a.train, a.val], stats });
+  const metrics = await store.putBytes('train-metrics', Buffer.from(metricsText), 'application/jsonl', metricsText.split('\n').filter(Boolean).length, { parents: [adapter], stats: { adapterVersion: version } });
+  await rm(work, { recursive: true, force: true });
+  const resumed = resumeFrom ? `, resumed from step ${prior?.checkpointStep}` : '';
+  const evalPart = firstEval !== undefined ? `eval loss ${firstEval.toFixed(3)} → ${done.eval_loss?.toFixed(3)}` : `eval loss ${done.eval_loss?.toFixed(3)}`;
+  return { outputs: { adapter, metrics, trainerLog }, summary: `${version}: ${done.step} steps, ${evalPart}${resumed}` };
+}

@@ -1,0 +1,114 @@
+import { spawn } from 'node:child_process';
+import { createWriteStream, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+
+export const TRAINER_ROOT = fileURLToPath(new URL('../../trainer', import.meta.url));
+const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+/** The Python that runs the trainer: $FLYWHEEL_PYTHON, else the project's .venv, else python3 on PATH. */
+export function trainerPython(): string {
+  if (process.env.FLYWHEEL_PYTHON) return process.env.FLYWHEEL_PYTHON;
+  const venv = join(REPO_ROOT, '.venv', 'bin', 'python');
+  return existsSync(venv) ? venv : 'python3';
+}
+
+/** One progress line of `python -m flywheel_trainer train` (see trainer/flywheel_trainer/progress.py). */
+export interface TrainerEvent {
+  event: 'start' | 'step' | 'eval' | 'checkpoint' | 'done' | 'error';
+  step?: number;
+  total?: number;
+  epoch?: number;
+  loss?: number;
+  eval_loss?: number;
+  lr?: number;
+  tokens_per_s?: number;
+  checkpoint?: string;
+  adapter?: string;
+  kind?: 'bad_job' | 'failed';
+  message?: string;
+}
+
+export interface TrainerExit {
+  /** Exit code; null when killed by a signal. 2 = bad job (retrying cannot help). */
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  /** The last lines of stderr, for failure messages. */
+  stderrTail: string;
+  /** The trainer's own error line, when it wrote one. */
+  error?: TrainerEvent;
+}
+
+export interface TrainerRun {
+  pid: number;
+  /** Resolves when the process has exited and every event has been handled. */
+  done: Promise<TrainerExit>;
+  /** Kill the trainer and everything it started (its process group): SIGTERM, then SIGKILL after graceMs. */
+  kill(graceMs?: number): void;
+}
+
+const TAIL_BYTES = 4000;
+
+/**
+ * Spawn `python -m flywheel_trainer <args>` in its own process group. Progress lines are handed to onEvent
+ * one at a time, in order (awaited, so an upload in onEvent holds back the next line, not the trainer);
+ * stderr goes to stderrFile and its tail is kept.
+ */
+export function startTrainer(args: string[], opts: { stderrFile: string; onEvent: (e: TrainerEvent) => Promise<void> | void; env?: NodeJS.ProcessEnv }): TrainerRun {
+  const child = spawn(trainerPython(), ['-m', 'flywheel_trainer', ...args], {
+    cwd: REPO_ROOT,
+    detached: true, // own process group: cancellation kills dataloader workers and anything else it forked
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...opts.env, PYTHONPATH: [TRAINER_ROOT, process.env.PYTHONPATH].filter(Boolean).join(':'), PYTHONUNBUFFERED: '1', FLYWHEEL_DIE_WITH_PARENT: '1' },
+  });
+  const stderrLog = createWriteStream(opts.stderrFile, { flags: 'a' });
+  let tail = '';
+  child.stderr!.on('data', (chunk: Buffer) => {
+    stderrLog.write(chunk);
+    tail = (tail + chunk.toString('utf8')).slice(-TAIL_BYTES);
+  });
+  let error: TrainerEvent | undefined;
+  const lines = (async () => {
+    for await (const line of createInterface({ input: child.stdout!, crlfDelay: Infinity })) {
+      let event: TrainerEvent;
+      try {
+        event = JSON.parse(line) as TrainerEvent;
+      } catch {
+        tail = (tail + `\n[stdout] ${line}`).slice(-TAIL_BYTES); // not ours (a library printing): keep it for diagnosis
+        continue;
+      }
+      if (event.event === 'error') error = event;
+      await opts.onEvent(event);
+    }
+  })();
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve, reject) => {
+    child.once('error', reject);
+    child.once('exit', (code, signal) => resolve({ code, signal }));
+  });
+  const done = (async (): Promise<TrainerExit> => {
+    const { code, signal } = await exited;
+    await lines;
+    await new Promise<void>((r) => stderrLog.end(() => r()));
+    return { code, signal, stderrTail: tail.trim(), ...(error ? { error } : {}) };
+  })();
+  const signalGroup = (sig: NodeJS.Signals): void => {
+    try {
+      process.kill(-child.pid!, sig);
+    } catch {
+      /* already gone */
+    }
+  };
+  return {
+    pid: child.pid!,
+    done,
+    kill(graceMs = 10_000) {
+      signalGroup('SIGTERM');
+      const timer = setTimeout(() => signalGroup('SIGKILL'), graceMs);
+      void exited.then(() => {
+        clearTimeout(timer);
+        signalGroup('SIGKILL'); // the leader is gone; make sure its children are too
+      });
+    },
+  };
+}

@@ -6,7 +6,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from lmformatenforcer import CharacterLevelParserConfig, JsonSchemaParser, TokenEnforcer, TokenEnforcerTokenizerData
+from lmformatenforcer import (
+    CharacterLevelParser,
+    CharacterLevelParserConfig,
+    JsonSchemaParser,
+    TokenEnforcer,
+    TokenEnforcerTokenizerData,
+)
 
 VERDICTS = ["abstain", "violation", "escalate"]
 # Bounds keep a weak model from rambling inside a string or array until max_tokens cuts the JSON short.
@@ -41,7 +47,11 @@ def router_schema(tool_names: list[str]) -> dict[str, Any]:
 
 def tokenizer_data(tokenizer: Any) -> TokenEnforcerTokenizerData:
     """What the TokenEnforcer needs to know of a vocabulary: each regular token's text and whether it starts
-    a word (decoded after a leading '0' to see a space the tokenizer would otherwise strip)."""
+    a word (decoded after a leading '0' to see a space the tokenizer would otherwise strip).
+
+    Tokens whose text holds a control character or a partial UTF-8 sequence are left out: raw control
+    characters are invalid inside JSON strings, and byte fragments decode to U+FFFD, which the enforcer
+    cannot check. The cost: characters only reachable through byte fragments cannot be generated."""
     vocab_size = len(tokenizer)
     special = set(tokenizer.all_special_ids)
     zero = tokenizer.encode("0", add_special_tokens=False)[-1]
@@ -51,6 +61,8 @@ def tokenizer_data(tokenizer: Any) -> TokenEnforcerTokenizerData:
             continue
         after_zero = tokenizer.decode([zero, token_id])[1:]
         alone = tokenizer.decode([token_id])
+        if not alone or any(c < " " or c in "\x7f\ufffd" for c in after_zero):
+            continue
         regular.append((token_id, after_zero, len(after_zero) > len(alone)))
 
     def decode(tokens: list[int]) -> str:
@@ -59,11 +71,48 @@ def tokenizer_data(tokenizer: Any) -> TokenEnforcerTokenizerData:
     return TokenEnforcerTokenizerData(regular, decode, tokenizer.eos_token_id, False, vocab_size)
 
 
+class NoTrailingComma(CharacterLevelParser):
+    """Wraps a JSON parser and forbids `}` or `]` right after a `,` outside strings. lm-format-enforcer 0.11.3
+    lets a free-form object close after a comma (`{"a":1,}`), which is not JSON; seen with sampled output."""
+
+    def __init__(self, inner: CharacterLevelParser, last: str = "", in_string: bool = False, escaped: bool = False):
+        super().__init__(PARSER_CONFIG)
+        self.inner, self.last, self.in_string, self.escaped = inner, last, in_string, escaped
+
+    def add_character(self, c: str) -> "NoTrailingComma":
+        last, in_string, escaped = self.last, self.in_string, self.escaped
+        if in_string:
+            if escaped:
+                escaped = False
+            elif c == "\\":
+                escaped = True
+            elif c == '"':
+                in_string, last = False, c
+        elif c == '"':
+            in_string, last = True, c
+        elif not c.isspace():
+            last = c
+        return NoTrailingComma(self.inner.add_character(c), last, in_string, escaped)
+
+    def get_allowed_characters(self) -> str:
+        allowed = self.inner.get_allowed_characters()
+        if not self.in_string and self.last == ",":
+            allowed = allowed.replace("}", "").replace("]", "")
+        return allowed
+
+    def can_end(self) -> bool:
+        return self.inner.can_end()
+
+    def shortcut_key(self):
+        return None  # the free-text shortcut skips add_character; every token is walked through the parser
+
+
 class RouterConstraint:
     """prefix_allowed_tokens_fn for generate(). The enforcer takes the first sequence it sees as the prompt."""
 
     def __init__(self, data: TokenEnforcerTokenizerData, tool_names: list[str]):
-        self.enforcer = TokenEnforcer(data, JsonSchemaParser(router_schema(tool_names), config=PARSER_CONFIG))
+        parser = NoTrailingComma(JsonSchemaParser(router_schema(tool_names), config=PARSER_CONFIG))
+        self.enforcer = TokenEnforcer(data, parser)
 
     def __call__(self, batch_id: int, input_ids) -> list[int]:
         return self.enforcer.get_allowed_tokens(input_ids.tolist()).allowed_tokens

@@ -162,6 +162,12 @@ class Engine:
         new = out[0, ids.shape[1]:].tolist()
         finished = bool(new) and new[-1] == self.tokenizer.eos_token_id
         content = self.tokenizer.decode(new, skip_special_tokens=True).strip()
+        if constrained and finished:
+            try:
+                json.loads(content)
+            except json.JSONDecodeError:
+                # The grammar engine gave up (it allows end-of-text when it hits an internal error).
+                raise ApiError(500, f"constrained decoding produced invalid JSON: {content[:200]!r}", "InternalServerError") from None
         message: dict[str, Any] = {"role": "assistant", "content": content}
         finish = "stop" if finished else "length"
         call = _tool_call(content, names) if tools else None

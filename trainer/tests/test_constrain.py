@@ -1,0 +1,48 @@
+"""Constrained decoding: whatever the model prefers, output that ends is router JSON naming an offered tool or a
+verdict. An untrained model sampled hot is the adversary: it rambles, so some samples hit the token budget
+(the server reports finish_reason=length for those, as OpenAI does); every sample that ends must parse."""
+from __future__ import annotations
+
+import json
+
+import torch
+
+from conftest import make_job
+from flywheel_trainer.constrain import RouterConstraint, tokenizer_data
+from flywheel_trainer.data import load_rows, render_text
+from flywheel_trainer.model import detect_hardware, load_base
+
+
+def test_sampled_output_from_an_untrained_model_always_parses(tmp_path, dataset):
+    job = make_job(tmp_path, dataset)
+    rows = load_rows(dataset["train"])
+    model, tokenizer = load_base(job, tmp_path / "base", [m.get("content") or "" for r in rows for m in r.prompt], detect_hardware())
+    data = tokenizer_data(tokenizer)
+    assert all(c >= " " for _, text, _ in data.regular_tokens for c in text), "no control characters reachable"
+    names = ["get_invoice", "create_case"]
+    torch.manual_seed(0)
+    seen = set()
+    finished = 0
+    for i in range(16):
+        ids = tokenizer(render_text(tokenizer, rows[i], False), add_special_tokens=False, return_tensors="pt")["input_ids"]
+        out = model.generate(
+            ids, attention_mask=torch.ones_like(ids), max_new_tokens=600, do_sample=True, temperature=1.5,
+            prefix_allowed_tokens_fn=RouterConstraint(data, names), eos_token_id=tokenizer.eos_token_id,
+            pad_token_id=tokenizer.pad_token_id,
+        )
+        new = out[0, ids.shape[1]:].tolist()
+        if new[-1] != tokenizer.eos_token_id:
+            continue  # budget exhausted mid-JSON
+        finished += 1
+        text = tokenizer.decode(new, skip_special_tokens=True)
+        try:
+            obj = json.loads(text)
+        except json.JSONDecodeError as err:
+            raise AssertionError(f"{err}: {text!r}") from None
+        if obj["tool"] is None:
+            assert obj["verdict"] in ("abstain", "violation", "escalate") and isinstance(obj["reason"], str)
+        else:
+            assert obj["tool"] in names and isinstance(obj["arguments"], dict)
+        seen.add(obj["tool"] is None)
+    assert finished >= 8, f"only {finished} of 16 samples ended within 600 tokens"
+    assert seen == {True, False}, "sampling explored both shapes"

@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import { openStore, TREE_MEDIA_TYPE } from '../../core/artifacts/index.js';
 import { shortSha } from '../../core/hash.js';
 import { parse, UsageError, type Command } from '../lib/args.js';
@@ -9,14 +11,18 @@ export const artifactsCommand: Command = {
   usage: `flywheel artifacts ls [--kind KIND] [--json] [--store URI]
 flywheel artifacts show URI|SHA [--store URI]
 flywheel artifacts cat URI|SHA [--store URI]
+flywheel artifacts get URI|SHA DEST [--store URI]
 
 ls    manifests, newest first (kind, sha256, count, size, created)
 show  the manifest: kind, media type, count, bytes, parents, stats, producer
 cat   the content on stdout, hash-verified; a directory artifact prints its file listing
+get   write the artifact to DEST (must not exist): a directory artifact (an adapter) as its tree, else the file
 SHA may be a unique prefix (8+ hex digits). --store defaults to $FLYWHEEL_ARTIFACTS or file:.flywheel/artifacts.`,
   async run(argv) {
     const { values, positionals } = parse(argv, { kind: { type: 'string' }, json: { type: 'boolean', default: false }, store: { type: 'string' } }, true);
-    const [verb, id, ...rest] = positionals;
+    const [verb, id, ...more] = positionals;
+    const dest = verb === 'get' ? more.shift() : undefined;
+    const rest = more;
     const store = openStore(values.store ?? process.env.FLYWHEEL_ARTIFACTS);
     if (rest.length > 0) throw new UsageError(`unexpected argument: ${rest[0]}`);
     switch (verb) {
@@ -43,8 +49,17 @@ SHA may be a unique prefix (8+ hex digits). --store defaults to $FLYWHEEL_ARTIFA
         }
         return 0;
       }
+      case 'get': {
+        if (!id || !dest) throw new UsageError('expected: flywheel artifacts get URI|SHA DEST');
+        if (existsSync(dest)) throw new UsageError(`${dest} exists; give a new path`);
+        const ref = await store.resolve(id);
+        if ((await store.manifest(ref.sha256)).mediaType === TREE_MEDIA_TYPE) await store.materializeDir(ref, dest);
+        else await writeFile(dest, await store.read(ref), { flag: 'wx' });
+        console.error(`${ref.sha256.slice(0, 12)} -> ${dest}`);
+        return 0;
+      }
       default:
-        throw new UsageError('expected: flywheel artifacts ls|show|cat');
+        throw new UsageError('expected: flywheel artifacts ls|show|cat|get');
     }
   },
 };

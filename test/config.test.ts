@@ -48,6 +48,10 @@ describe('config', () => {
     ['non-http url', { ...base, servers: [{ name: 'crm', http: { url: 'ftp://x' } }] }, /^servers\[0\]\.http\.url: /],
     ['token itself instead of a variable name', { ...base, servers: [{ name: 'crm', http: { url: 'http://h', bearerTokenEnv: 'sk-123' } }] }, /^servers\[0\]\.http\.bearerTokenEnv: an environment variable name$/],
     ['missing version', { name: 'x', servers: base.servers }, /^version: /],
+    ['a train section without a dataset', { ...base, train: {} }, /^train: train needs a dataset section/],
+    ['a LoRA rank the study does not allow', { ...base, dataset: {}, train: { job: { baseModel: 'tiny:nano', lora: { rank: 12 } } } }, /^train\.job\.lora\.rank: must be equal to one of the allowed values$/],
+    ['a typo in the train job', { ...base, dataset: {}, train: { job: { baseModel: 'tiny:nano', optim: { epocs: 2 } } } }, /^train\.job\.optim\.epocs: unknown key$/],
+    ['a run-owned key in the train job', { ...base, dataset: {}, train: { job: { baseModel: 'tiny:nano', outputDir: '/x' } } }, /^train\.job\.outputDir: is set by the run, not the config$/],
   ];
   for (const [what, raw, expected] of cases) {
     it(`rejects ${what}, naming the key path`, () => {

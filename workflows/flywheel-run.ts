@@ -66,9 +66,9 @@ export async function flywheelRun(input: FlywheelRunInput): Promise<RunProgress>
   wf.setHandler(progressQuery, () => progress);
 
   const publish = (current: string): void => {
-    // The memo stays small (Temporal warns past 2 KB): stage states and short details only. Outputs live in
+    // The memo stays small (Temporal warns past 2 KB; ten stages fit): stage states and 72-char details only. Outputs live in
     // the history as activity results, where `flywheel status` reads them; the progress query has it all.
-    wf.upsertMemo({ progress: { ...progress, stages: progress.stages.map(({ outputs: _o, detail, ...rest }) => ({ ...rest, outputs: {}, detail: detail.length > 100 ? `${detail.slice(0, 99)}…` : detail })) } });
+    wf.upsertMemo({ progress: { ...progress, stages: progress.stages.map(({ outputs: _o, detail, ...rest }) => ({ ...rest, outputs: {}, detail: detail.length > 72 ? `${detail.slice(0, 71)}…` : detail })) } });
     wf.upsertSearchAttributes([{ key: FLYWHEEL_STAGE, value: current }]);
     wf.setCurrentDetails(describe(progress));
   };

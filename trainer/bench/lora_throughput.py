@@ -88,9 +88,11 @@ class Timer:
 def run_setup(name: str, args, rows, attn: str) -> dict:
     import torch
     from datasets import Dataset
+    from transformers import PrinterCallback
     from trl import SFTConfig, SFTTrainer
 
     from flywheel_trainer.job import validate_job
+    from flywheel_trainer.tiny import train_tokenizer
     from flywheel_trainer.model import Hardware
     from flywheel_trainer.train import lora_config, sft_config
 
@@ -117,8 +119,11 @@ def run_setup(name: str, args, rows, attn: str) -> dict:
                            bf16=device == "cuda", use_cpu=device != "cuda", save_strategy="no",
                            completion_only_loss=True, include_num_input_tokens_seen="non_padding")
     timer = Timer()
+    # Rows are already token ids; the tokenizer only supplies the pad id (0) to the collator.
+    tokenizer = train_tokenizer(["router bench"], 300)
     trainer = SFTTrainer(model=model, args=config, train_dataset=Dataset.from_list(rows), peft_config=lora_config(job),
-                         callbacks=[timer.callback])
+                         processing_class=tokenizer, callbacks=[timer.callback])
+    trainer.remove_callback(PrinterCallback)
     if torch.cuda.is_available():
         torch.cuda.reset_peak_memory_stats()
     trainer.train()

@@ -117,6 +117,27 @@ describe('train stage on the GPU queue', () => {
     assert.match(stats.adapterVersion, /^adp-[0-9a-f]{12}$/);
   });
 
+  it('cancelling the run kills the trainer process group', async () => {
+    for (const w of gpuWorkers.filter((w) => w.exitCode === null && w.signalCode === null)) {
+      process.kill(-w.pid!, 'SIGTERM');
+      await new Promise((r) => w.once('exit', r));
+    }
+    const workdir = tempDir('flywheel-gpu-');
+    spawnGpuWorker(workdir);
+    const cfg = await smallConfig('train-cancel', { optim: { epochs: 1, maxSteps: 500, effectiveBatchSize: 2, microBatchSize: 2, learningRate: 0.005 } });
+    const { handle } = await startRun(env.client, cfg, { config: cfg, trigger: 'test' });
+    await until('a heartbeat reporting a training step', async () => {
+      const payload = ((await handle.describe()).raw.pendingActivities ?? [])[0]?.heartbeatDetails?.payloads?.[0];
+      return payload !== undefined && ((defaultPayloadConverter.fromPayload(payload) as TrainHeartbeat | undefined)?.step ?? 0) >= 1;
+    });
+    assert.equal(trainersRunning(workdir), 1);
+    await handle.cancel();
+    await assert.rejects(handle.result());
+    await until('the trainer to be gone', () => trainersRunning(workdir) === 0, 30_000);
+    const train = (await runStatus(handle)).stages.find((s) => s.name === 'train')!;
+    assert.equal(train.state, 'failed');
+  });
+
   it('a bad job fails the run at once, naming the problem, without retries', async () => {
     const workdir = tempDir('flywheel-gpu-');
     if (!gpuWorkers.some((w) => w.exitCode === null && w.signalCode === null)) spawnGpuWorker(workdir);

@@ -80,7 +80,7 @@ async function runTrainer(store: ArtifactStore, a: TrainArgs, version: string): 
     const restored = join(work, 'resume');
     await store.materializeDir(prior.checkpoint, restored);
     if (existsSync(join(restored, 'base'))) await rename(join(restored, 'base'), join(out, 'base'));
-    await rename(join(restored, 'metrics.jsonl'), join(out, 'metrics.jsonl')); // the curve so far; the trainer appends
+    if (existsSync(join(restored, 'metrics.jsonl'))) await rename(join(restored, 'metrics.jsonl'), join(out, 'metrics.jsonl')); // the curve so far; the trainer appends
     resumeFrom = join(restored, 'checkpoint');
     ctx.log.info('resuming from checkpoint', { step: prior.checkpointStep, checkpoint: prior.checkpoint.sha256 });
   }

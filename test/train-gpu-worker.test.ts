@@ -134,8 +134,10 @@ describe('train stage on the GPU queue', () => {
     await handle.cancel();
     await assert.rejects(handle.result());
     await until('the trainer to be gone', () => trainersRunning(workdir) === 0, 30_000);
-    const train = (await runStatus(handle)).stages.find((s) => s.name === 'train')!;
-    assert.equal(train.state, 'failed');
+    const status = await runStatus(handle);
+    assert.equal(status.state, 'cancelled');
+    const train = status.stages.find((s) => s.name === 'train')!;
+    assert.deepEqual([train.state, train.detail], ['failed', 'cancelled']);
   });
 
   it('a bad job fails the run at once, naming the problem, without retries', async () => {

@@ -86,8 +86,9 @@ export async function flywheelRun(input: FlywheelRunInput): Promise<RunProgress>
       return outcome;
     } catch (err) {
       stage.state = 'failed';
-      stage.detail = rootMessage(err);
+      stage.detail = wf.isCancellation(err) ? 'cancelled' : rootMessage(err);
       progress.state = 'failed';
+      if (wf.isCancellation(err)) throw err; // the run ends Cancelled, not Failed
       throw wf.ApplicationFailure.create({ message: `stage ${name} failed: ${stage.detail}`, type: 'StageFailed', nonRetryable: true, cause: err as Error });
     } finally {
       stage.finishedAt = new Date().toISOString();

@@ -53,7 +53,7 @@ export async function trainStage(a: TrainArgs): Promise<TrainOutcome> {
   return failFast(async () => {
     const store = storeFor(a.store);
     const identity = jobIdentity(a.settings.job, a.format);
-    const version = adapterVersion(a.train.sha256, a.val.sha256, identity);
+    const version = adapterVersion(a.train.sha256, a.val.sha256, { ...identity, stageVersion: TRAIN_STAGE_VERSION });
     const memo = await memoized(store, { stage: 'train', version: TRAIN_STAGE_VERSION, inputs: [a.train, a.val], config: identity }, () => runTrainer(store, a, version), a.runId);
     return { outputs: memo.outputs, reused: memo.reused, summary: memo.reused ? `${memo.summary} (reused)` : memo.summary, adapterVersion: version };
   });
@@ -63,8 +63,25 @@ async function runTrainer(store: ArtifactStore, a: TrainArgs, version: string): 
   const ctx = Context.current();
   ctx.heartbeat(ctx.info.heartbeatDetails); // alive while the dataset downloads; keeps the last checkpoint
   const attempt = ctx.info.attempt;
+  // Earlier attempts' scratch (on this worker) is stale: their checkpoints that matter are in the store.
+  await rm(join(workRoot(), version), { recursive: true, force: true });
   const work = join(workRoot(), version, `attempt-${attempt}`);
-  await rm(work, { recursive: true, force: true });
+  try {
+    return await trainIn(work, store, a, version);
+  } finally {
+    await rm(work, { recursive: true, force: true });
+  }
+}
+
+/** A cancel the server asked for ends the activity as cancelled; a worker shutdown or timeout is retried. */
+function interrupted(ctx: Context): Error {
+  if (ctx.cancellationDetails?.cancelRequested) return new CancelledFailure('train cancelled; trainer process group killed');
+  return ApplicationFailure.retryable('train interrupted (worker shutting down or activity timed out); the retry resumes from the last checkpoint', 'TrainInterrupted');
+}
+
+async function trainIn(work: string, store: ArtifactStore, a: TrainArgs, version: string): Promise<{ outputs: Record<string, ArtifactRef>; summary: string }> {
+  const ctx = Context.current();
+  const attempt = ctx.info.attempt;
   const out = join(work, 'out');
   await mkdir(join(work, 'data'), { recursive: true });
   await mkdir(out, { recursive: true });
@@ -76,11 +93,17 @@ async function runTrainer(store: ArtifactStore, a: TrainArgs, version: string): 
   // Resume: the last heartbeat of an earlier attempt names an uploaded checkpoint.
   const prior = ctx.info.heartbeatDetails as TrainHeartbeat | undefined;
   let resumeFrom: string | null = null;
+  // The curve so far: lines restored with the checkpoint, then this attempt's events in the order they came.
+  const curve: string[] = [];
   if (prior?.checkpoint && prior.adapterVersion === version) {
     const restored = join(work, 'resume');
     await store.materializeDir(prior.checkpoint, restored);
     if (existsSync(join(restored, 'base'))) await rename(join(restored, 'base'), join(out, 'base'));
-    if (existsSync(join(restored, 'metrics.jsonl'))) await rename(join(restored, 'metrics.jsonl'), join(out, 'metrics.jsonl')); // the curve so far; the trainer appends
+    if (existsSync(join(restored, 'metrics.jsonl'))) {
+      const text = await readFile(join(restored, 'metrics.jsonl'), 'utf8');
+      curve.push(...text.split('\n').filter(Boolean));
+      await writeFile(join(out, 'metrics.jsonl'), text); // the trainer appends to it
+    }
     resumeFrom = join(restored, 'checkpoint');
     ctx.log.info('resuming from checkpoint', { step: prior.checkpointStep, checkpoint: prior.checkpoint.sha256 });
   }
@@ -93,17 +116,29 @@ async function runTrainer(store: ArtifactStore, a: TrainArgs, version: string): 
   const beat: TrainHeartbeat = { adapterVersion: version, step: prior?.checkpointStep ?? 0, ...(prior?.checkpoint ? { checkpoint: prior.checkpoint, checkpointStep: prior.checkpointStep } : {}) };
   let done: TrainerEvent | undefined;
   const uploadCheckpoint = async (e: TrainerEvent): Promise<void> => {
-    // checkpoint/ is what --resume reads; a tiny base travels with it because it was built from this data.
+    // checkpoint/ is what --resume reads; a tiny base travels with it because it was built from this data;
+    // metrics.jsonl is the curve up to this checkpoint (events after it belong to steps a resume redoes).
     const staging = join(work, `upload-${e.step}`);
-    await cp(e.checkpoint!, join(staging, 'checkpoint'), { recursive: true });
+    try {
+      await cp(e.checkpoint!, join(staging, 'checkpoint'), { recursive: true });
+    } catch (err) {
+      // The trainer rotated it out (keepCheckpoints) before we got to it; the next checkpoint will do.
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
+        ctx.log.warn('checkpoint gone before upload; skipped', { step: e.step });
+        await rm(staging, { recursive: true, force: true });
+        return;
+      }
+      throw err;
+    }
     if (tiny) await cp(join(out, 'base'), join(staging, 'base'), { recursive: true });
-    await cp(join(out, 'metrics.jsonl'), join(staging, 'metrics.jsonl'));
+    await writeFile(join(staging, 'metrics.jsonl'), curve.map((l) => `${l}\n`).join(''));
     const ref = await store.putDir('train-checkpoint', staging, { parents: [a.train, a.val], stats: { adapterVersion: version, step: e.step ?? 0 } });
     await rm(staging, { recursive: true, force: true });
     beat.checkpoint = ref;
     beat.checkpointStep = e.step;
   };
   const onEvent = async (e: TrainerEvent): Promise<void> => {
+    if (e.event !== 'error') curve.push(JSON.stringify(e));
     if (e.step !== undefined) beat.step = e.step;
     if (e.total !== undefined) beat.total = e.total;
     if (e.event === 'step') beat.loss = e.loss;
@@ -113,6 +148,7 @@ async function runTrainer(store: ArtifactStore, a: TrainArgs, version: string): 
     ctx.heartbeat(beat);
   };
 
+  if (ctx.cancellationSignal.aborted) throw interrupted(ctx); // cancelled while the data downloaded
   const stderrFile = join(work, 'trainer.stderr.log');
   const run = startTrainer(['train', '--job', jobFile], { stderrFile, onEvent });
   // Model loading and evals print nothing for a while; the SDK throttles these to its own interval.
@@ -120,15 +156,21 @@ async function runTrainer(store: ArtifactStore, a: TrainArgs, version: string): 
   const onCancel = (): void => run.kill();
   ctx.cancellationSignal.addEventListener('abort', onCancel);
   let exit;
+  let uploadError: unknown;
   try {
     exit = await run.done;
+  } catch (err) {
+    uploadError = err;
   } finally {
     clearInterval(keepAlive);
     ctx.cancellationSignal.removeEventListener('abort', onCancel);
   }
-  const trainerLog = await store.putBytes('trainer-log', await readFile(stderrFile), 'text/plain', 1, { parents: [a.train, a.val], stats: { adapterVersion: version, attempt, exitCode: exit.code } });
+  const trainerLog = await store.putBytes('trainer-log', existsSync(stderrFile) ? await readFile(stderrFile) : Buffer.alloc(0), 'text/plain', 1, { parents: [a.train, a.val], stats: { adapterVersion: version, attempt, exitCode: exit?.code ?? null } });
 
-  if (ctx.cancellationSignal.aborted) throw new CancelledFailure('train cancelled; trainer process group killed');
+  if (ctx.cancellationSignal.aborted) throw interrupted(ctx);
+  if (uploadError !== undefined || !exit) {
+    throw ApplicationFailure.retryable(`checkpoint upload failed, trainer stopped: ${(uploadError as Error)?.message ?? uploadError}`, 'CheckpointUploadFailed');
+  }
   if (exit.code !== 0 || !done) {
     const why = exit.error?.message ?? (exit.signal ? `killed by ${exit.signal}` : `exit code ${exit.code}`);
     const message = `${exit.code === 2 ? 'bad train job' : 'trainer failed'}: ${why}\n--- stderr tail (trainer-log ${trainerLog.sha256.slice(0, 12)}) ---\n${exit.stderrTail.slice(-1500)}`;
@@ -136,17 +178,17 @@ async function runTrainer(store: ArtifactStore, a: TrainArgs, version: string): 
     throw ApplicationFailure.retryable(message, 'TrainerFailed');
   }
 
-  // The adapter artifact: adapter/ (+ base/ for tiny models) and the metrics. Checkpoints stay behind.
+  // The adapter artifact: adapter/ (+ base/ for tiny models, merged/ when asked for) and the metrics.
   const artifactDir = join(work, 'artifact');
   await cp(join(out, 'adapter'), join(artifactDir, 'adapter'), { recursive: true });
   if (tiny) await cp(join(out, 'base'), join(artifactDir, 'base'), { recursive: true });
+  if (existsSync(join(out, 'merged'))) await cp(join(out, 'merged'), join(artifactDir, 'merged'), { recursive: true });
   await cp(join(out, 'metrics.jsonl'), join(artifactDir, 'metrics.jsonl'));
   const metricsText = await readFile(join(out, 'metrics.jsonl'), 'utf8');
   const firstEval = metricsText.split('\n').filter(Boolean).map((l) => JSON.parse(l) as TrainerEvent).find((e) => e.event === 'eval')?.eval_loss;
   const stats = { adapterVersion: version, baseModel: job.baseModel, method: job.method, steps: done.step, trainLoss: done.loss, evalLoss: done.eval_loss, firstEvalLoss: firstEval ?? null, resumedFromStep: resumeFrom ? prior?.checkpointStep : null };
   const adapter = await store.putDir('adapter', artifactDir, { parents: [a.train, a.val], stats });
   const metrics = await store.putBytes('train-metrics', Buffer.from(metricsText), 'application/jsonl', metricsText.split('\n').filter(Boolean).length, { parents: [adapter], stats: { adapterVersion: version } });
-  await rm(work, { recursive: true, force: true });
   const resumed = resumeFrom ? `, resumed from step ${prior?.checkpointStep}` : '';
   const evalPart = firstEval !== undefined ? `eval loss ${firstEval.toFixed(3)} → ${done.eval_loss?.toFixed(3)}` : `eval loss ${done.eval_loss?.toFixed(3)}`;
   return { outputs: { adapter, metrics, trainerLog }, summary: `${version}: ${done.step} steps, ${evalPart}${resumed}` };

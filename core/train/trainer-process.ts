@@ -53,7 +53,8 @@ const TAIL_BYTES = 4000;
 /**
  * Spawn `python -m flywheel_trainer <args>` in its own process group. Progress lines are handed to onEvent
  * one at a time, in order (awaited, so an upload in onEvent holds back the next line, not the trainer);
- * stderr goes to stderrFile and its tail is kept.
+ * stderr goes to stderrFile and its tail is kept. If onEvent throws, the trainer is stopped and `done`
+ * rejects with that error.
  */
 export function startTrainer(args: string[], opts: { stderrFile: string; onEvent: (e: TrainerEvent) => Promise<void> | void; env?: NodeJS.ProcessEnv }): TrainerRun {
   const child = spawn(trainerPython(), ['-m', 'flywheel_trainer', ...args], {
@@ -68,7 +69,15 @@ export function startTrainer(args: string[], opts: { stderrFile: string; onEvent
     stderrLog.write(chunk);
     tail = (tail + chunk.toString('utf8')).slice(-TAIL_BYTES);
   });
+  const signalGroup = (sig: NodeJS.Signals): void => {
+    try {
+      process.kill(-child.pid!, sig);
+    } catch {
+      /* already gone */
+    }
+  };
   let error: TrainerEvent | undefined;
+  let handlerError: unknown;
   const lines = (async () => {
     for await (const line of createInterface({ input: child.stdout!, crlfDelay: Infinity })) {
       let event: TrainerEvent;
@@ -79,26 +88,31 @@ export function startTrainer(args: string[], opts: { stderrFile: string; onEvent
         continue;
       }
       if (event.event === 'error') error = event;
-      await opts.onEvent(event);
+      if (handlerError !== undefined) continue; // keep draining stdout so the trainer never blocks on a full pipe
+      try {
+        await opts.onEvent(event);
+      } catch (err) {
+        // The caller could not handle progress (an upload failed): stop the trainer, report the cause.
+        handlerError = err;
+        signalGroup('SIGTERM');
+      }
     }
   })();
+  // 'close', not 'exit': stdout and stderr are drained by then, so no late chunk hits a closed log.
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve, reject) => {
     child.once('error', reject);
-    child.once('exit', (code, signal) => resolve({ code, signal }));
+    child.once('close', (code, signal) => resolve({ code, signal }));
   });
   const done = (async (): Promise<TrainerExit> => {
-    const { code, signal } = await exited;
-    await lines;
-    await new Promise<void>((r) => stderrLog.end(() => r()));
-    return { code, signal, stderrTail: tail.trim(), ...(error ? { error } : {}) };
-  })();
-  const signalGroup = (sig: NodeJS.Signals): void => {
     try {
-      process.kill(-child.pid!, sig);
-    } catch {
-      /* already gone */
+      const { code, signal } = await exited;
+      await lines;
+      if (handlerError !== undefined) throw handlerError;
+      return { code, signal, stderrTail: tail.trim(), ...(error ? { error } : {}) };
+    } finally {
+      await new Promise<void>((r) => stderrLog.end(() => r()));
     }
-  };
+  })();
   return {
     pid: child.pid!,
     done,

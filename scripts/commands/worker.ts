@@ -13,7 +13,8 @@ export const workerCommand: Command = {
   summary: 'run a worker for a task queue',
   usage: `flywheel worker [--queue flywheel|flywheel-gpu]
 
-Polls a task queue until SIGINT/SIGTERM, then finishes in-flight activities (10 s grace) and exits.
+Polls a task queue until SIGINT/SIGTERM, then finishes in-flight activities and exits (grace: 10 s on
+flywheel; 30 s on flywheel-gpu, where a training is cancelled and its retry resumes from the last checkpoint).
   flywheel      workflows and CPU activities (default)
   flywheel-gpu  the train activity (spawns the Python trainer from .venv or $FLYWHEEL_PYTHON); runs one
                 training at a time; scratch space in $FLYWHEEL_GPU_WORKDIR (default .flywheel/gpu)

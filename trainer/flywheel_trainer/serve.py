@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import threading
 import time
 import uuid
@@ -71,6 +72,7 @@ class Engine:
             self.model = self.model.to("cuda")
         self.model.eval()
         self.adapters: dict[str, str] = {}
+        self.formats: dict[str, str] = {}  # how each adapter renders completions: router-json or hermes
         self.lock = threading.Lock()
         self.created = int(time.time())
         self._enforcer_data = None
@@ -81,24 +83,26 @@ class Engine:
 
         if not name or name == self.served_name:
             raise ApiError(400, f"lora_name {name!r} is empty or shadows the base model's name")
-        if name in self.adapters:
-            raise ApiError(400, f"The lora adapter '{name}' has already been loaded.")
         adapter_dir = Path(path)
         base = base_of(adapter_dir)
         if self.base_fingerprint is not None and fingerprint(base) not in (None, self.base_fingerprint):
             raise ApiError(400, f"adapter {name} was trained on a different base ({base}) than this server's ({self.base})")
-        with self.lock:
+        fmt = adapter_meta(adapter_dir).get("format", "router-json")
+        with self.lock:  # checks and changes under one lock: concurrent loads of one name cannot both pass
+            if name in self.adapters:
+                raise ApiError(400, f"The lora adapter '{name}' has already been loaded.")
             if not self.adapters:
                 self.model = PeftModel.from_pretrained(self.model, str(adapter_dir), adapter_name=name)
             else:
                 self.model.load_adapter(str(adapter_dir), adapter_name=name)
             self.model.eval()
             self.adapters[name] = str(adapter_dir)
+            self.formats[name] = fmt
 
     def unload_adapter(self, name: str) -> None:
-        if name not in self.adapters:
-            raise ApiError(404, f"The lora adapter '{name}' cannot be found.", "NotFoundError")
         with self.lock:
+            if name not in self.adapters:
+                raise ApiError(404, f"The lora adapter '{name}' cannot be found.", "NotFoundError")
             if len(self.adapters) == 1:
                 self.model = self.model.unload()  # back to the plain base model
             else:
@@ -106,6 +110,7 @@ class Engine:
                     self.model.set_adapter(next(n for n in self.adapters if n != name))
                 self.model.delete_adapter(name)
             del self.adapters[name]
+            del self.formats[name]
 
     def models(self) -> dict[str, Any]:
         entries = [{"id": self.served_name, "object": "model", "created": self.created, "owned_by": "mcp-flywheel", "root": self.base, "parent": None}]
@@ -120,8 +125,6 @@ class Engine:
         import torch
 
         model_name = req.get("model") or self.served_name
-        if model_name != self.served_name and model_name not in self.adapters:
-            raise ApiError(404, f"The model `{model_name}` does not exist.", "NotFoundError")
         messages = req.get("messages")
         if not isinstance(messages, list) or not messages:
             raise ApiError(400, "messages: a non-empty list is required")
@@ -129,7 +132,7 @@ class Engine:
         names = [t.get("function", {}).get("name") for t in tools or []]
         if tools and not all(isinstance(n, str) and n for n in names):
             raise ApiError(400, "tools: every tool needs function.name")
-        constrained = bool(tools) and req.get("tool_choice", "auto") != "none"
+        wants_tools = bool(tools) and req.get("tool_choice", "auto") != "none"
         max_tokens = int(req.get("max_tokens") or req.get("max_completion_tokens") or 256)
         temperature = float(req.get("temperature", 0) or 0)
         try:
@@ -146,6 +149,11 @@ class Engine:
         if temperature > 0:
             kwargs["temperature"] = temperature
         with self.lock:
+            # Checked under the lock: an adapter unloaded meanwhile must not be answered by the base.
+            if model_name != self.served_name and model_name not in self.adapters:
+                raise ApiError(404, f"The model `{model_name}` does not exist.", "NotFoundError")
+            fmt = self.formats.get(model_name, "router-json")
+            constrained = wants_tools and fmt == "router-json"  # hermes adapters are served unconstrained
             if constrained:
                 if self._enforcer_data is None:
                     self._enforcer_data = tokenizer_data(self.tokenizer)
@@ -170,7 +178,7 @@ class Engine:
                 raise ApiError(500, f"constrained decoding produced invalid JSON: {content[:200]!r}", "InternalServerError") from None
         message: dict[str, Any] = {"role": "assistant", "content": content}
         finish = "stop" if finished else "length"
-        call = _tool_call(content, names) if tools else None
+        call = _tool_call(content, names, fmt) if tools else None
         if call is not None:
             message = {"role": "assistant", "content": None, "tool_calls": [call]}
             finish = "tool_calls"
@@ -184,12 +192,23 @@ class Engine:
         }
 
 
-def _tool_call(content: str, names: list[str]) -> dict[str, Any] | None:
-    """Router JSON naming an offered tool becomes an OpenAI tool call; anything else stays content."""
+HERMES_CALL = re.compile(r"^\s*<tool_call>\s*(\{.*\})\s*</tool_call>\s*$", re.DOTALL)
+
+
+def _tool_call(content: str, names: list[str], fmt: str = "router-json") -> dict[str, Any] | None:
+    """A call to an offered tool (router JSON, or a Hermes <tool_call> block) becomes an OpenAI tool call;
+    anything else stays content."""
+    if fmt == "hermes":
+        match = HERMES_CALL.match(content)
+        if not match:
+            return None
+        content = match.group(1)
     try:
         obj = json.loads(content)
     except json.JSONDecodeError:
         return None
+    if fmt == "hermes" and isinstance(obj, dict):
+        obj = {"tool": obj.get("name"), "arguments": obj.get("arguments", {})}
     if not isinstance(obj, dict) or obj.get("tool") not in names:
         return None
     args = obj.get("arguments", {})

@@ -136,8 +136,7 @@ def _write_outputs(job: dict[str, Any], trainer, tokenizer, out: Path) -> Path:
         "method": job["method"],
         "format": job["data"]["format"],
         "steps": trainer.state.global_step,
-        "bestEvalLoss": best,
-        "bestCheckpoint": trainer.state.best_model_checkpoint,
+        "bestEvalLoss": best if trainer.state.best_model_checkpoint and Path(trainer.state.best_model_checkpoint).is_dir() else None,
     }
     (staging / "flywheel.json").write_text(json.dumps(meta, indent=2))
     shutil.rmtree(final, ignore_errors=True)
@@ -153,10 +152,13 @@ def _write_outputs(job: dict[str, Any], trainer, tokenizer, out: Path) -> Path:
 
 
 def _final_eval_loss(trainer) -> float:
-    """Eval loss of the weights written out: the best checkpoint's with early stopping, else the last eval if
-    it ran at the final step (training ends on a checkpoint step, which evaluates), else a fresh evaluation."""
+    """Eval loss of the weights written out: the best checkpoint's with early stopping (when it is still on
+    disk), else the last eval if it ran at the final step, else a fresh evaluation."""
     state = trainer.state
-    if trainer.args.load_best_model_at_end and state.best_metric is not None:
+    best = state.best_model_checkpoint
+    # After a resume in a new directory the best checkpoint of the earlier attempt may be gone; transformers
+    # then keeps the last weights, so the best metric would not describe what is written out.
+    if trainer.args.load_best_model_at_end and state.best_metric is not None and best and Path(best).is_dir():
         return float(state.best_metric)
     last = next((h for h in reversed(state.log_history) if "eval_loss" in h), None)
     if last is not None and last.get("step") == state.global_step:

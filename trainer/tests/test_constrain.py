@@ -18,7 +18,6 @@ def test_sampled_output_from_an_untrained_model_always_parses(tmp_path, dataset)
     rows = load_rows(dataset["train"])
     model, tokenizer = load_base(job, tmp_path / "base", [m.get("content") or "" for r in rows for m in r.prompt], detect_hardware())
     data = tokenizer_data(tokenizer)
-    assert all(c >= " " for _, text, _ in data.regular_tokens for c in text), "no control characters reachable"
     names = ["get_invoice", "create_case"]
     torch.manual_seed(0)
     seen = set()

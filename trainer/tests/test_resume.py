@@ -20,7 +20,9 @@ def _train(job: dict, path: Path, kill_after_checkpoint: int | None = None, resu
     path.write_text(json.dumps(job))
     cmd = [sys.executable, "-m", "flywheel_trainer", "train", "--job", str(path)] + (["--resume", resume] if resume else [])
     env = {**os.environ, "PYTHONPATH": str(TRAINER_ROOT), "OMP_NUM_THREADS": "2"}
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    stderr_file = path.with_suffix(".stderr")
+    with stderr_file.open("w") as err:  # a file, not a pipe: a chatty trainer cannot block on it
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err, text=True, env=env)
     events = []
     for line in proc.stdout:
         event = json.loads(line)
@@ -29,7 +31,7 @@ def _train(job: dict, path: Path, kill_after_checkpoint: int | None = None, resu
             proc.send_signal(signal.SIGKILL)
             break
     code = proc.wait()
-    stderr = proc.stderr.read()
+    stderr = stderr_file.read_text()
     if kill_after_checkpoint is None:
         assert code == 0, stderr[-3000:]
     else:

@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { defaultPayloadConverter } from '@temporalio/common';
@@ -23,20 +24,29 @@ let env: TestWorkflowEnvironment;
 let cpu: { worker: Worker; running: Promise<void> };
 const gpuWorkers: ChildProcess[] = [];
 
+/** The GPU workers' output, for the failure message when a wait times out. */
+const workerLogs: string[] = [];
+
 function spawnGpuWorker(workdir: string): ChildProcess {
+  const log = join(tempDir('flywheel-gpu-log-'), 'worker.log');
+  workerLogs.push(log);
+  const fd = openSync(log, 'a');
   const p = spawn(process.execPath, [join(REPO, 'bin', 'flywheel.js'), 'worker', '--queue', 'flywheel-gpu'], {
     env: { ...process.env, TEMPORAL_ADDRESS: env.address, FLYWHEEL_GPU_WORKDIR: workdir },
-    stdio: 'ignore',
+    stdio: ['ignore', fd, fd],
     detached: true,
   });
   gpuWorkers.push(p);
   return p;
 }
 
-async function until(what: string, cond: () => Promise<boolean> | boolean, timeoutMs = 180_000): Promise<void> {
+async function until(what: string, cond: () => Promise<boolean> | boolean, timeoutMs = 300_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await cond())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    if (Date.now() > deadline) {
+      const logs = workerLogs.map((f) => `--- ${f}\n${readFileSync(f, 'utf8').slice(-3000)}`).join('\n');
+      throw new Error(`timed out waiting for ${what}\n${logs}`);
+    }
     await new Promise((r) => setTimeout(r, 250));
   }
 }
@@ -82,7 +92,9 @@ describe('train stage on the GPU queue', () => {
 
     // The first checkpoint (step 4) is uploaded and the server has a heartbeat naming it; then the worker dies.
     await until('a heartbeat naming an uploaded checkpoint', async () => {
-      const pending = (await handle.describe()).raw.pendingActivities ?? [];
+      const desc = await handle.describe();
+      if (desc.status.name !== 'RUNNING') throw new Error(`the run ended before a checkpoint: ${JSON.stringify(await runStatus(handle))}`);
+      const pending = desc.raw.pendingActivities ?? [];
       const payload = pending[0]?.heartbeatDetails?.payloads?.[0];
       return payload !== undefined && (defaultPayloadConverter.fromPayload(payload) as TrainHeartbeat | undefined)?.checkpoint !== undefined;
     });

@@ -85,7 +85,9 @@ describe('train stage on the GPU queue', () => {
 
   it('a killed GPU worker: the retry on a new worker resumes from the last checkpoint, not step 0', async () => {
     const workdir = tempDir('flywheel-gpu-');
-    const cfg = await smallConfig('train-crash', { optim: { epochs: 1, maxSteps: 12, effectiveBatchSize: 2, microBatchSize: 2, learningRate: 0.005 } });
+    // Enough steps that the kill lands mid-training even though the SDK sends heartbeats every 8 s at most.
+    const maxSteps = 24;
+    const cfg = await smallConfig('train-crash', { optim: { epochs: 1, maxSteps, effectiveBatchSize: 2, microBatchSize: 2, learningRate: 0.005 } });
     const store = openStore(cfg.artifacts.store);
     const first = spawnGpuWorker(workdir);
     const { handle } = await startRun(env.client, cfg, { config: cfg, trigger: 'test' });
@@ -114,13 +116,13 @@ describe('train stage on the GPU queue', () => {
     const events = (await store.read(train.outputs.metrics!)).toString().trim().split('\n').map((l) => JSON.parse(l) as TrainerEvent);
     const attemptsSeen = ((await handle.fetchHistory()).events ?? []).filter((e) => e.activityTaskStartedEventAttributes).map((e) => e.activityTaskStartedEventAttributes!.attempt);
     const why = JSON.stringify({ attempts: attemptsSeen, events: events.filter((e) => e.event !== 'step') });
-    assert.equal(stats.steps, 12, why);
+    assert.equal(stats.steps, maxSteps, why);
     assert.ok(stats.resumedFromStep !== null && stats.resumedFromStep >= 4, `resumed from step ${stats.resumedFromStep}`);
     assert.match(train.detail, /resumed from step \d+/);
     const starts = events.filter((e) => e.event === 'start').map((e) => e.step);
     assert.deepEqual(starts, [0, stats.resumedFromStep], why);
     const steps = events.filter((e) => e.event === 'step').map((e) => e.step!);
-    assert.deepEqual(steps, Array.from({ length: 12 }, (_, i) => i + 1), 'every step once: none redone, none skipped');
+    assert.deepEqual(steps, Array.from({ length: maxSteps }, (_, i) => i + 1), 'every step once: none redone, none skipped');
 
     const files = (await store.readTree(train.outputs.adapter!)).map((f) => f.path);
     for (const f of ['adapter/adapter_config.json', 'adapter/adapter_model.safetensors', 'adapter/tokenizer.json', 'adapter/chat_template.jinja', 'base/model.safetensors', 'metrics.jsonl']) assert.ok(files.includes(f), f);

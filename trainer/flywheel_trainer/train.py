@@ -151,6 +151,33 @@ def _write_outputs(job: dict[str, Any], trainer, tokenizer, out: Path) -> Path:
     return final
 
 
+def _finished(checkpoint: str) -> bool:
+    """Whether a checkpoint ends its run: the last step, or early stopping decided to stop there."""
+    state = json.loads((Path(checkpoint) / "trainer_state.json").read_text())
+    if state.get("max_steps") and state["global_step"] >= state["max_steps"]:
+        return True
+    control = state.get("stateful_callbacks", {}).get("TrainerControl", {}).get("args", {})
+    return bool(control.get("should_training_stop"))
+
+
+def _restore_finished(trainer, checkpoint: str) -> float:
+    """Load a finished checkpoint's weights and state instead of training; returns the mean training loss."""
+    from peft import PeftModel, set_peft_model_state_dict
+    from safetensors.torch import load_file
+    from transformers import TrainerState
+
+    ckpt = Path(checkpoint)
+    if isinstance(trainer.model, PeftModel):
+        set_peft_model_state_dict(trainer.model, load_file(ckpt / "adapter_model.safetensors"))
+    else:
+        trainer.model.load_state_dict(load_file(ckpt / "model.safetensors"), strict=False)
+    trainer.state = TrainerState.load_from_json(str(ckpt / "trainer_state.json"))
+    if trainer.state.best_model_checkpoint and not Path(trainer.state.best_model_checkpoint).is_dir():
+        trainer.state.best_model_checkpoint = None
+    losses = [h["loss"] for h in trainer.state.log_history if "loss" in h]
+    return float(sum(losses) / len(losses)) if losses else float("nan")
+
+
 def _final_eval_loss(trainer) -> float:
     """Eval loss of the weights written out: the best checkpoint's with early stopping (when it is still on
     disk), else the last eval if it ran at the final step, else a fresh evaluation."""
@@ -192,11 +219,16 @@ def run_training(job: dict[str, Any]) -> Path:
     progress = Progress(out / "metrics.jsonl")
     try:
         trainer, tokenizer = build_trainer(job, progress)
-        result = trainer.train(resume_from_checkpoint=resume)
+        if resume is not None and _finished(resume):
+            # transformers would take one more step from a final checkpoint; its weights are the result.
+            training_loss = _restore_finished(trainer, resume)
+            progress.emit("start", step=trainer.state.global_step, total=trainer.state.max_steps)
+        else:
+            training_loss = trainer.train(resume_from_checkpoint=resume).training_loss
         adapter = _write_outputs(job, trainer, tokenizer, out)
         progress.emit(
             "done", step=trainer.state.global_step, total=trainer.state.max_steps,
-            loss=round(result.training_loss, 6), eval_loss=round(_final_eval_loss(trainer), 6), adapter=str(adapter),
+            loss=round(training_loss, 6), eval_loss=round(_final_eval_loss(trainer), 6), adapter=str(adapter),
         )
         return adapter
     finally:

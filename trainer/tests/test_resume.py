@@ -59,3 +59,15 @@ def test_resume_continues_exactly(tmp_path, dataset):
     for step in b:
         assert abs(a[step] - b[step]) <= TOLERANCE * abs(a[step]), (step, a[step], b[step])
     assert abs(straight[-1]["eval_loss"] - resumed[-1]["eval_loss"]) <= TOLERANCE * straight[-1]["eval_loss"]
+
+
+def test_resuming_from_the_final_checkpoint_takes_no_extra_step(tmp_path, dataset):
+    # A worker killed after the last checkpoint but before it reported the adapter: the retry resumes from
+    # the final checkpoint. transformers alone would take one more step (13 of 12); the trainer must not.
+    job = make_job(tmp_path, dataset, optim={"maxSteps": 8}, checkpointEvery=4)
+    first = _train(job, tmp_path / "job.json")
+    final = Path(job["outputDir"]) / "checkpoints" / "checkpoint-8"
+    again = _train(job, tmp_path / "job.json", resume=str(final))
+    assert [e for e in again if e["event"] == "step"] == []
+    assert again[-1]["event"] == "done" and again[-1]["step"] == 8
+    assert abs(again[-1]["eval_loss"] - first[-1]["eval_loss"]) <= TOLERANCE * first[-1]["eval_loss"]

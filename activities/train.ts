@@ -189,7 +189,8 @@ async function trainIn(work: string, store: ArtifactStore, a: TrainArgs, version
   const stats = { adapterVersion: version, baseModel: job.baseModel, method: job.method, steps: done.step, trainLoss: done.loss, evalLoss: done.eval_loss, firstEvalLoss: firstEval ?? null, resumedFromStep: resumeFrom ? prior?.checkpointStep : null };
   const adapter = await store.putDir('adapter', artifactDir, { parents: [a.train, a.val], stats });
   const metrics = await store.putBytes('train-metrics', Buffer.from(metricsText), 'application/jsonl', metricsText.split('\n').filter(Boolean).length, { parents: [adapter], stats: { adapterVersion: version } });
-  const resumed = resumeFrom ? `, resumed from step ${prior?.checkpointStep}` : '';
-  const evalPart = firstEval !== undefined ? `eval loss ${firstEval.toFixed(3)} → ${done.eval_loss?.toFixed(3)}` : `eval loss ${done.eval_loss?.toFixed(3)}`;
+  // Short: the run memo keeps 72 characters of it for `flywheel status`.
+  const resumed = resumeFrom ? `, resumed at ${prior?.checkpointStep}` : '';
+  const evalPart = firstEval !== undefined ? `eval loss ${firstEval.toFixed(3)}→${done.eval_loss?.toFixed(3)}` : `eval loss ${done.eval_loss?.toFixed(3)}`;
   return { outputs: { adapter, metrics, trainerLog }, summary: `${version}: ${done.step} steps, ${evalPart}${resumed}` };
 }

@@ -118,7 +118,7 @@ describe('train stage on the GPU queue', () => {
     const why = JSON.stringify({ attempts: attemptsSeen, events: events.filter((e) => e.event !== 'step') });
     assert.equal(stats.steps, maxSteps, why);
     assert.ok(stats.resumedFromStep !== null && stats.resumedFromStep >= 4, `resumed from step ${stats.resumedFromStep}`);
-    assert.match(train.detail, /resumed from step \d+/);
+    assert.match(train.detail, new RegExp(`^${stats.adapterVersion}: ${maxSteps} steps, eval loss [0-9.]+→[0-9.]+, resumed at ${stats.resumedFromStep}$`));
     const starts = events.filter((e) => e.event === 'start').map((e) => e.step);
     assert.deepEqual(starts, [0, stats.resumedFromStep], why);
     const steps = events.filter((e) => e.event === 'step').map((e) => e.step!);

@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { bundleWorkflowCode, Worker, type NativeConnection, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import * as activities from '../activities/index.js';
 
-import { CPU_TASK_QUEUE } from '../core/pipeline/queues.js';
+import { CPU_TASK_QUEUE } from '../workflows/queues.js';
 
 export { CPU_TASK_QUEUE };
 export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));

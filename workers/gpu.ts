@@ -1,7 +1,7 @@
 import { Worker, type NativeConnection } from '@temporalio/worker';
 import * as gpuActivities from '../activities/gpu.js';
 
-import { GPU_TASK_QUEUE } from '../core/pipeline/queues.js';
+import { GPU_TASK_QUEUE } from '../workflows/queues.js';
 
 export { GPU_TASK_QUEUE };
 

@@ -3,7 +3,7 @@ import type * as activities from '../activities/index.js';
 import type * as gpuActivities from '../activities/gpu.js';
 import type { ArtifactRef } from '../core/artifacts/types.js';
 import type { DatasetConfig, FlywheelConfig, TrainConfig } from '../core/config/schema.js';
-import { GPU_TASK_QUEUE } from '../core/pipeline/queues.js';
+import { GPU_TASK_QUEUE } from './queues.js';
 import type { FlywheelRunInput, RunProgress, StageProgress } from '../core/pipeline/types.js';
 import { ADAPTER_VERSION, DATASET_SHA, FLYWHEEL_STAGE } from './search-attributes.js';
 

@@ -9,6 +9,7 @@ import { openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { defaultPayloadConverter } from '@temporalio/common';
+import type { WorkflowHandle } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Worker } from '@temporalio/worker';
 import type { TrainHeartbeat } from '../activities/train.js';
@@ -19,6 +20,7 @@ import { runStatus, startRun } from '../scripts/lib/runs.js';
 import { ADAPTER_VERSION } from '../workflows/search-attributes.js';
 import { REPO, tempDir } from './helpers/fixtures.js';
 import { startTemporal, startWorker } from './helpers/temporal.js';
+import { until } from './helpers/until.js';
 
 let env: TestWorkflowEnvironment;
 let cpu: { worker: Worker; running: Promise<void> };
@@ -40,15 +42,15 @@ function spawnGpuWorker(workdir: string): ChildProcess {
   return p;
 }
 
-async function until(what: string, cond: () => Promise<boolean> | boolean, timeoutMs = 300_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await cond())) {
-    if (Date.now() > deadline) {
-      const logs = workerLogs.map((f) => `--- ${f}\n${readFileSync(f, 'utf8').slice(-3000)}`).join('\n');
-      throw new Error(`timed out waiting for ${what}\n${logs}`);
-    }
-    await new Promise((r) => setTimeout(r, 250));
-  }
+/** Wait for the run under test; on timeout the GPU workers' logs go into the failure. */
+function waitFor(what: string, cond: () => Promise<boolean> | boolean, timeoutMs = 300_000): Promise<void> {
+  return until(what, cond, { timeoutMs, intervalMs: 250, diagnose: () => workerLogs.map((f) => `--- ${f}\n${readFileSync(f, 'utf8').slice(-3000)}`).join('\n') });
+}
+
+/** The details of the train activity's last heartbeat the server holds, if any. */
+async function lastHeartbeat(handle: WorkflowHandle): Promise<TrainHeartbeat | undefined> {
+  const payload = ((await handle.describe()).raw.pendingActivities ?? [])[0]?.heartbeatDetails?.payloads?.[0];
+  return payload === undefined ? undefined : (defaultPayloadConverter.fromPayload(payload) as TrainHeartbeat | undefined);
 }
 
 function trainersRunning(workdir: string): number {
@@ -93,16 +95,13 @@ describe('train stage on the GPU queue', () => {
     const { handle } = await startRun(env.client, cfg, { config: cfg, trigger: 'test' });
 
     // The first checkpoint (step 4) is uploaded and the server has a heartbeat naming it; then the worker dies.
-    await until('a heartbeat naming an uploaded checkpoint', async () => {
-      const desc = await handle.describe();
-      if (desc.status.name !== 'RUNNING') throw new Error(`the run ended before a checkpoint: ${JSON.stringify(await runStatus(handle))}`);
-      const pending = desc.raw.pendingActivities ?? [];
-      const payload = pending[0]?.heartbeatDetails?.payloads?.[0];
-      return payload !== undefined && (defaultPayloadConverter.fromPayload(payload) as TrainHeartbeat | undefined)?.checkpoint !== undefined;
+    await waitFor('a heartbeat naming an uploaded checkpoint', async () => {
+      if ((await handle.describe()).status.name !== 'RUNNING') throw new Error(`the run ended before a checkpoint: ${JSON.stringify(await runStatus(handle))}`);
+      return (await lastHeartbeat(handle))?.checkpoint !== undefined;
     });
     process.kill(-first.pid!, 'SIGKILL');
     await new Promise((r) => first.once('exit', r));
-    await until('the orphaned trainer to stop', () => trainersRunning(workdir) === 0, 10_000);
+    await waitFor('the orphaned trainer to stop', () => trainersRunning(workdir) === 0, 10_000);
 
     spawnGpuWorker(workdir);
     await handle.result();
@@ -141,14 +140,11 @@ describe('train stage on the GPU queue', () => {
     spawnGpuWorker(workdir);
     const cfg = await smallConfig('train-cancel', { optim: { epochs: 1, maxSteps: 500, effectiveBatchSize: 2, microBatchSize: 2, learningRate: 0.005 } });
     const { handle } = await startRun(env.client, cfg, { config: cfg, trigger: 'test' });
-    await until('a heartbeat reporting a training step', async () => {
-      const payload = ((await handle.describe()).raw.pendingActivities ?? [])[0]?.heartbeatDetails?.payloads?.[0];
-      return payload !== undefined && ((defaultPayloadConverter.fromPayload(payload) as TrainHeartbeat | undefined)?.step ?? 0) >= 1;
-    });
+    await waitFor('a heartbeat reporting a training step', async () => ((await lastHeartbeat(handle))?.step ?? 0) >= 1);
     assert.equal(trainersRunning(workdir), 1);
     await handle.cancel();
     await assert.rejects(handle.result());
-    await until('the trainer to be gone', () => trainersRunning(workdir) === 0, 30_000);
+    await waitFor('the trainer to be gone', () => trainersRunning(workdir) === 0, 30_000);
     const status = await runStatus(handle);
     assert.equal(status.state, 'cancelled');
     const train = status.stages.find((s) => s.name === 'train')!;

@@ -17,6 +17,12 @@ let client: OpenAI;
 let adapter: string;
 let rows: Array<{ prompt: OpenAI.ChatCompletionMessageParam[]; tools: OpenAI.ChatCompletionTool[] }>;
 
+/** What a completion said: its tool calls' functions, or its content. */
+function answer(res: OpenAI.ChatCompletion): unknown {
+  const message = res.choices[0]!.message;
+  return message.tool_calls?.map((c) => (c as { function: unknown }).function) ?? message.content;
+}
+
 describe('trainer serve (OpenAI-compatible)', () => {
   before(async () => {
     const dir = tempDir('flywheel-serve-');
@@ -83,7 +89,7 @@ describe('trainer serve (OpenAI-compatible)', () => {
 
     const row = rows[0]!;
     const [a, b] = await Promise.all(['router', 'router-v2'].map((model) => client.chat.completions.create({ model, messages: row.prompt, tools: row.tools, max_tokens: 400 })));
-    assert.deepEqual(a!.choices[0]!.message.tool_calls?.map((c) => (c as { function: unknown }).function) ?? a!.choices[0]!.message.content, b!.choices[0]!.message.tool_calls?.map((c) => (c as { function: unknown }).function) ?? b!.choices[0]!.message.content, 'the same weights answer the same');
+    assert.deepEqual(answer(a!), answer(b!), 'the same weights answer the same');
     const base = await client.chat.completions.create({ model: 'base', messages: row.prompt, tools: row.tools, max_tokens: 400 });
     assert.ok(base.choices[0]!.message.tool_calls?.length || JSON.parse(base.choices[0]!.message.content!), 'the base is constrained too');
 
@@ -93,7 +99,7 @@ describe('trainer serve (OpenAI-compatible)', () => {
     assert.deepEqual((await client.models.list()).data.map((m) => m.id).sort(), ['base', 'router']);
     // The remaining adapter still answers after its neighbour is gone.
     const again = await client.chat.completions.create({ model: 'router', messages: row.prompt, tools: row.tools, max_tokens: 400 });
-    assert.deepEqual(again.choices[0]!.message.tool_calls?.map((c) => (c as { function: unknown }).function) ?? again.choices[0]!.message.content, a!.choices[0]!.message.tool_calls?.map((c) => (c as { function: unknown }).function) ?? a!.choices[0]!.message.content);
+    assert.deepEqual(answer(again), answer(a!));
   });
 
   it('rejects bad requests with OpenAI-shaped errors', async () => {

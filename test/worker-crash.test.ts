@@ -15,6 +15,7 @@ import { parseConfig } from '../core/config/load.js';
 import { runStatus, startRun } from '../scripts/lib/runs.js';
 import { fixtureStdio, REPO, tempDir } from './helpers/fixtures.js';
 import { startTemporal } from './helpers/temporal.js';
+import { until } from './helpers/until.js';
 
 let env: TestWorkflowEnvironment;
 const workers: ChildProcess[] = [];
@@ -34,13 +35,6 @@ function lines(file: string): string[] {
   return existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n').filter(Boolean) : [];
 }
 
-async function until(what: string, cond: () => Promise<boolean> | boolean, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await cond())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
 
 describe('worker crash mid-run', () => {
   before(async () => {

@@ -136,7 +136,7 @@ def _write_outputs(job: dict[str, Any], trainer, tokenizer, out: Path) -> Path:
         "method": job["method"],
         "format": job["data"]["format"],
         "steps": trainer.state.global_step,
-        "bestEvalLoss": best if trainer.state.best_model_checkpoint and Path(trainer.state.best_model_checkpoint).is_dir() else None,
+        "bestEvalLoss": best if _best_on_disk(trainer.state) else None,
     }
     (staging / "flywheel.json").write_text(json.dumps(meta, indent=2))
     shutil.rmtree(final, ignore_errors=True)
@@ -149,6 +149,12 @@ def _write_outputs(job: dict[str, Any], trainer, tokenizer, out: Path) -> Path:
         shutil.rmtree(out / "merged", ignore_errors=True)
         os.replace(merged_tmp, out / "merged")
     return final
+
+
+def _best_on_disk(state) -> bool:
+    """After a resume in a new directory the earlier attempt's best checkpoint may be gone; transformers then
+    keeps the last weights, so the best metric no longer describes what is written out."""
+    return bool(state.best_model_checkpoint) and Path(state.best_model_checkpoint).is_dir()
 
 
 def _finished(checkpoint: str) -> bool:
@@ -172,7 +178,7 @@ def _restore_finished(trainer, checkpoint: str) -> float:
     else:
         trainer.model.load_state_dict(load_file(ckpt / "model.safetensors"), strict=False)
     trainer.state = TrainerState.load_from_json(str(ckpt / "trainer_state.json"))
-    if trainer.state.best_model_checkpoint and not Path(trainer.state.best_model_checkpoint).is_dir():
+    if not _best_on_disk(trainer.state):
         trainer.state.best_model_checkpoint = None
     losses = [h["loss"] for h in trainer.state.log_history if "loss" in h]
     return float(sum(losses) / len(losses)) if losses else float("nan")
@@ -182,10 +188,7 @@ def _final_eval_loss(trainer) -> float:
     """Eval loss of the weights written out: the best checkpoint's with early stopping (when it is still on
     disk), else the last eval if it ran at the final step, else a fresh evaluation."""
     state = trainer.state
-    best = state.best_model_checkpoint
-    # After a resume in a new directory the best checkpoint of the earlier attempt may be gone; transformers
-    # then keeps the last weights, so the best metric would not describe what is written out.
-    if trainer.args.load_best_model_at_end and state.best_metric is not None and best and Path(best).is_dir():
+    if trainer.args.load_best_model_at_end and state.best_metric is not None and _best_on_disk(state):
         return float(state.best_metric)
     last = next((h for h in reversed(state.log_history) if "eval_loss" in h), None)
     if last is not None and last.get("step") == state.global_step:

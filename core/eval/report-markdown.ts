@@ -1,0 +1,125 @@
+import { ERROR_TYPES, type EndpointResult, type Estimate, type EvalMetrics, type EvalReport, type GateDecision, type RateRow } from './types.js';
+
+/**
+ * Markdown rendering of an EvalReport, plus the plain-text cell formatting the HTML report reuses,
+ * so both show the same numbers. Every helper prints "—" for a missing value, never NaN/undefined.
+ */
+
+export const fin = (x: unknown): x is number => typeof x === 'number' && Number.isFinite(x);
+
+export function fmtNum(x: number | null | undefined, digits: number, signed = false): string {
+  if (!fin(x)) return '—';
+  const s = x.toFixed(digits);
+  return signed && x >= 0 ? `+${s}` : s;
+}
+
+/** "0.612 [0.55–0.67]": point estimate, then its 95 % interval; "—" when undefined. */
+export function fmtEstimate(e: Estimate | null | undefined, signed = false): string {
+  if (!e || !fin(e.value)) return '—';
+  const v = fmtNum(e.value, 3, signed);
+  return fin(e.low) && fin(e.high) ? `${v} [${fmtNum(e.low, 2)}–${fmtNum(e.high, 2)}]` : v;
+}
+
+export function fmtCost(c: EvalMetrics['costPer1K']): string {
+  const basis = c.basis ? ` (${c.basis})` : '';
+  if (!fin(c.dollars)) return `—${basis}`;
+  // Sub-dollar costs per 1K are common for small models: keep four decimals there.
+  return `$${c.dollars.toFixed(c.dollars >= 1 ? 2 : 4)}${basis}`;
+}
+
+export const shortSha = (sha: string): string => sha.slice(0, 12);
+
+export interface TextTable {
+  header: string[];
+  rows: string[][];
+}
+
+/** One column per endpoint, in report order (the candidate first). */
+export function summaryRows(report: EvalReport): TextTable {
+  const rs = report.results;
+  const row = (name: string, f: (m: EvalMetrics, r: EndpointResult) => string): string[] => [name, ...rs.map((r) => f(r.metrics, r))];
+  return {
+    header: ['metric', ...rs.map((r) => r.label)],
+    rows: [
+      row('model', (_, r) => r.model),
+      row('cases', (m) => (fin(m.n) ? String(m.n) : '—')),
+      row('exact match', (m) => fmtEstimate(m.exactMatch)),
+      row('tool accuracy', (m) => fmtEstimate(m.toolAccuracy)),
+      row('abstention precision', (m) => fmtEstimate(m.abstention.precision)),
+      row('abstention recall', (m) => fmtEstimate(m.abstention.recall)),
+      row('abstention F1', (m) => fmtEstimate(m.abstention.f1)),
+      row('schema-valid rate', (m) => fmtEstimate(m.schemaValidRate)),
+      row('p50 latency (ms)', (m) => fmtNum(m.latencyMs.p50, 0)),
+      row('p95 latency (ms)', (m) => fmtNum(m.latencyMs.p95, 0)),
+      row('tokens per decision', (m) => fmtNum(m.tokens.perDecision, 1)),
+      row('cost per 1K decisions', (m) => fmtCost(m.costPer1K)),
+      row('decisions/s', (m) => fmtNum(m.throughputPerSecond, 2)),
+    ],
+  };
+}
+
+export function errorRows(report: EvalReport): TextTable {
+  return {
+    header: ['error type', ...report.results.map((r) => r.label)],
+    rows: ERROR_TYPES.map((t) => [t, ...report.results.map((r) => String(r.metrics.errors[t] ?? 0))]),
+  };
+}
+
+/** RateRow.exact / toolAccuracy are read as rates in [0, 1]. */
+export function rateRows(keyName: string, rows: RateRow[]): TextTable {
+  return { header: [keyName, 'n', 'exact', 'tool acc'], rows: rows.map((r) => [r.key, String(r.n), fmtNum(r.exact, 3), fmtNum(r.toolAccuracy, 3)]) };
+}
+
+export function confusionRows(c: EvalMetrics['confusion']): TextTable {
+  return {
+    header: ['target ↓ / predicted →', ...c.labels],
+    rows: c.labels.map((l, i) => [l, ...c.labels.map((_, j) => String(c.matrix[i]?.[j] ?? 0))]),
+  };
+}
+
+export function gateSummary(g: GateDecision): { verdict: 'PROMOTE' | 'HOLD'; facts: string[] } {
+  const facts = [`candidate: ${g.candidate}`, `production: ${g.production ?? 'none (first deploy)'}`];
+  if (g.exactMatchDelta) facts.push(`exact match Δ (candidate − production): ${fmtEstimate(g.exactMatchDelta, true)}`);
+  if (fin(g.abstentionF1Delta)) facts.push(`abstention F1 Δ: ${fmtNum(g.abstentionF1Delta, 3, true)}`);
+  return { verdict: g.promote ? 'PROMOTE' : 'HOLD', facts };
+}
+
+// A cell must stay on one line and not end the cell early.
+const mdCell = (s: string): string => s.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
+
+export function mdTable(t: TextTable): string {
+  const line = (cells: string[]): string => `| ${cells.map(mdCell).join(' | ')} |`;
+  return [line(t.header), `|${t.header.map((_, i) => (i === 0 ? '---' : '---:')).join('|')}|`, ...t.rows.map(line)].join('\n');
+}
+
+/** Just the summary table: the CLI prints it alone. */
+export function summaryTable(report: EvalReport): string {
+  return mdTable(summaryRows(report));
+}
+
+export function renderMarkdown(report: EvalReport): string {
+  const out: string[] = ['# Eval report', ''];
+  const ts = report.testSet;
+  out.push(`- Test set: \`${shortSha(ts.sha256)}\` (${ts.cases} cases) from ${ts.source}`);
+  out.push(`- Created: ${report.createdAt}`);
+  out.push(`- Intervals: 95 % percentile bootstrap, ${report.bootstrap.resamples} resamples, seed ${report.bootstrap.seed}`);
+  for (const r of report.results) out.push(`- ${r.label}: ${r.model} at ${r.endpoint}`);
+  out.push('', '## Summary', '', summaryTable(report), '');
+
+  if (report.gate) {
+    const g = gateSummary(report.gate);
+    out.push(`## Gate: ${g.verdict}`, '', ...g.facts.map((f) => `- ${f}`), '', 'Rules:', '', ...report.gate.reasons.map((r) => `- ${r}`), '');
+  }
+
+  out.push('## Error types', '', mdTable(errorRows(report)), '');
+
+  const cand = report.results[0];
+  if (cand) {
+    const m = cand.metrics;
+    out.push(`## Per tool — ${cand.label}`, '', m.perTool.length ? mdTable(rateRows('tool', m.perTool)) : '_no cases_', '');
+    out.push(`## Per domain — ${cand.label}`, '', m.perDomain.length ? mdTable(rateRows('domain', m.perDomain)) : '_no cases_', '');
+    out.push(`## Confusion matrix — ${cand.label}`, '', 'Rows: target; columns: predicted.', '');
+    out.push(m.confusion.labels.length ? mdTable(confusionRows(m.confusion)) : '_no cases_', '');
+  }
+  return out.join('\n');
+}

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { Context } from '@temporalio/activity';
 import { ConfigError } from '../core/config/load.js';
+import { traceFilesAt } from '../core/traces/files.js';
 import { ingestTraces, parseTraceFile } from '../core/traces/ingest.js';
 import type { TraceRejection } from '../core/traces/types.js';
 import type { ArtifactRef } from '../core/artifacts/types.js';
@@ -154,14 +155,22 @@ export async function tracesStage(a: Common & { catalog: ArtifactRef; traces: Ar
   const store = storeFor(a.store);
   const files: Array<{ ref: ArtifactRef; path: string; domain?: string }> = [];
   for (const t of a.traces) {
-    const path = typeof t === 'string' ? t : t.path;
-    let text: Buffer;
+    // A source is a file or a directory of them (the gateway writes one JSONL file per day).
+    let paths: string[];
     try {
-      text = await readFile(path);
+      paths = await traceFilesAt(typeof t === 'string' ? t : t.path);
     } catch (err) {
-      throw new ConfigError(`traces`, [`${path}: ${(err as Error).message}`]);
+      throw new ConfigError(`traces`, [(err as Error).message]);
     }
-    files.push({ ref: await store.putBytes('traces-raw', text, 'application/octet-stream', 1, { stats: { path } }), path, ...(typeof t !== 'string' && t.domain ? { domain: t.domain } : {}) });
+    for (const path of paths) {
+      let text: Buffer;
+      try {
+        text = await readFile(path);
+      } catch (err) {
+        throw new ConfigError(`traces`, [`${path}: ${(err as Error).message}`]);
+      }
+      files.push({ ref: await store.putBytes('traces-raw', text, 'application/octet-stream', 1, { stats: { path } }), path, ...(typeof t !== 'string' && t.domain ? { domain: t.domain } : {}) });
+    }
   }
   return runStage(a, 'traces', DATASET_STAGE_VERSIONS.traces, [a.catalog, ...files.map((f) => f.ref)], { files: files.map((f) => ({ path: f.path, domain: f.domain ?? null })) }, async (store) => {
     const catalog = await store.readJson<Catalog>(a.catalog);

@@ -1,0 +1,41 @@
+/** The cascade: when the small router is unsure (or says nothing usable), ask a frontier model instead. */
+import type { GatewayConfig } from '../core/config/schema.js';
+import type { Decision } from './confidence.js';
+import { postChat, type ChatCompletion } from './upstream.js';
+
+export type EscalationConfig = NonNullable<GatewayConfig['escalation']>;
+
+/** Why this decision should go to the frontier, or null when the small model's answer stands. */
+export function escalationReason(decision: Decision, confidence: number | null, esc: EscalationConfig | undefined): string | null {
+  if (!esc) return null;
+  if (decision.kind === 'invalid' && esc.on.includes('invalid')) return `invalid: ${decision.detail}`;
+  if (decision.kind === 'abstain' && esc.on.includes('abstain')) return `abstain${decision.code ? `: ${decision.code}` : ''}`;
+  if (confidence !== null && confidence < esc.minConfidence) return `confidence ${confidence.toFixed(3)} < ${esc.minConfidence}`;
+  return null;
+}
+
+export type FrontierResult = { ok: true; response: ChatCompletion; latencyMs: number } | { ok: false; error: string; latencyMs: number };
+
+export interface Escalator {
+  model: string;
+  /** Never throws: a failed frontier call is reported, and the caller keeps the small model's answer. */
+  ask(request: Record<string, unknown>): Promise<FrontierResult>;
+}
+
+/** Reads the API key now, so a gateway without it fails at startup rather than on the first unsure request. */
+export function createEscalator(esc: EscalationConfig, timeoutMs: number, env: NodeJS.ProcessEnv = process.env): Escalator {
+  const apiKey = env[esc.apiKeyEnv];
+  if (!apiKey) throw new Error(`gateway escalation: environment variable ${esc.apiKeyEnv} is not set (it holds the API key for ${esc.baseUrl})`);
+  return {
+    model: esc.model,
+    async ask(request) {
+      const started = Date.now();
+      try {
+        const response = await postChat(esc.baseUrl, { ...request, model: esc.model }, { timeoutMs, apiKey });
+        return { ok: true, response, latencyMs: Date.now() - started };
+      } catch (err) {
+        return { ok: false, error: (err as Error).message, latencyMs: Date.now() - started };
+      }
+    },
+  };
+}

@@ -1,0 +1,222 @@
+/**
+ * The router gateway: an OpenAI-compatible front for the deployed router versions. `model` names an alias,
+ * resolved in the registry on every request (a repoint takes effect on the next request, no restart), or a
+ * pinned version `alias@…`. Unsure decisions escalate to a frontier model; every decision is logged as a trace.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { GatewayConfig } from '../core/config/schema.js';
+import { Registry } from '../core/deploy/registry.js';
+import type { DeployedVersion } from '../core/deploy/types.js';
+import type { TraceMessage } from '../core/traces/types.js';
+import { decisionOf, toolConfidence, type Decision } from './confidence.js';
+import { createEscalator, escalationReason, type Escalator } from './escalate.js';
+import { appendTrace, gatewayTrace, type TraceRequest } from './trace-log.js';
+import { postChat, UpstreamError, type ChatCompletion } from './upstream.js';
+
+export interface GatewayOptions {
+  log?: (line: string) => void;
+  /** Where the escalation API key is read from (default process.env). */
+  env?: NodeJS.ProcessEnv;
+}
+
+export interface GatewayHandle {
+  /** The OpenAI base URL (…/v1); /health is at the server root. */
+  url: string;
+  /** The aliases served now, with their current versions. */
+  aliases(): Array<{ alias: string; version: string }>;
+  close(): Promise<void>;
+}
+
+const MAX_BODY = 16 * 1024 * 1024;
+
+class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly type = 'invalid_request_error',
+    readonly param: string | null = null,
+    readonly code: string | null = null,
+  ) {
+    super(message);
+  }
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const data = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(data), ...headers }).end(data);
+}
+
+function sendError(res: ServerResponse, err: HttpError): void {
+  send(res, err.status, { error: { message: err.message, type: err.type, param: err.param, code: err.code } });
+}
+
+async function readJson(req: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_BODY) throw new HttpError(413, `request body is larger than ${MAX_BODY} bytes`);
+    chunks.push(chunk as Buffer);
+  }
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString('utf8') || 'null');
+  } catch (err) {
+    throw new HttpError(400, `request body is not JSON: ${(err as Error).message}`);
+  }
+}
+
+function describe(d: Decision): string {
+  return d.kind === 'call' ? `call ${d.tool}` : d.kind === 'abstain' ? `abstain${d.code ? ` ${d.code}` : ''}` : 'invalid';
+}
+
+export async function startGateway(cfg: GatewayConfig, opts: GatewayOptions = {}): Promise<GatewayHandle> {
+  const log = opts.log ?? (() => {});
+  // A missing frontier key is a startup error, before the port is taken.
+  const escalator: Escalator | undefined = cfg.escalation ? createEscalator(cfg.escalation, cfg.timeoutMs, opts.env ?? process.env) : undefined;
+  const registry = Registry.open(cfg.registry);
+
+  function resolve(model: string): DeployedVersion {
+    if (model.includes('@')) {
+      const pinned = registry.version(model);
+      if (!pinned) throw new HttpError(404, `The model \`${model}\` does not exist: no such version is registered.`, 'invalid_request_error', 'model', 'model_not_found');
+      return pinned;
+    }
+    const current = registry.current(model);
+    if (!current) {
+      const known = registry.aliases().map((a) => a.alias);
+      throw new HttpError(404, `The model \`${model}\` does not exist: it is not an alias this gateway serves (serving: ${known.join(', ') || 'none yet'}).`, 'invalid_request_error', 'model', 'model_not_found');
+    }
+    return current;
+  }
+
+  async function chat(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const started = Date.now();
+    const body = await readJson(req);
+    if (!isObject(body)) throw new HttpError(400, 'request body must be a JSON object');
+    if (typeof body.model !== 'string' || !body.model) throw new HttpError(400, 'model: an alias (or a version alias@…) is required', 'invalid_request_error', 'model');
+    if (!Array.isArray(body.messages) || body.messages.length === 0) throw new HttpError(400, 'messages: a non-empty array is required', 'invalid_request_error', 'messages');
+    if (body.stream) throw new HttpError(400, 'stream: streaming is not supported by the gateway (it reads the whole decision before answering)', 'invalid_request_error', 'stream');
+    const version = resolve(body.model);
+
+    // `metadata` is the gateway's own (trace domain); it is not forwarded.
+    const { metadata, model: _model, ...forward } = body;
+    const callerWantsLogprobs = body.logprobs === true;
+    if (version.target === 'lorax' && !version.adapterId) throw new HttpError(502, `version ${version.name} targets lorax but has no adapter id`, 'api_error');
+    const backendBody = { ...forward, model: version.servedModel, logprobs: true, ...(version.target === 'lorax' ? { adapter_id: version.adapterId } : {}) };
+
+    const backendStart = Date.now();
+    let small: ChatCompletion;
+    try {
+      small = await postChat(version.endpoint, backendBody, { timeoutMs: cfg.timeoutMs });
+    } catch (err) {
+      const e = err as Error;
+      // The caller's own mistake (bad messages, bad tools) stays a 400; anything else is the backend's failure.
+      const status = err instanceof UpstreamError && (err.status === 400 || err.status === 422) ? 400 : 502;
+      throw new HttpError(status, `backend of ${version.name}: ${e.message}`, status === 400 ? 'invalid_request_error' : 'api_error');
+    }
+    const backendLatencyMs = Date.now() - backendStart;
+
+    const tools = Array.isArray(body.tools) ? (body.tools as NonNullable<TraceRequest['tools']>) : undefined;
+    const offered = tools?.map((t) => t?.function?.name).filter((n): n is string => typeof n === 'string');
+    const choice = small.choices[0]!;
+    const decision = decisionOf(choice.message, offered);
+    const confidence = decision.kind === 'invalid' ? null : toolConfidence(choice.logprobs, decision.kind === 'call' ? decision.tool : null);
+    const reason = escalationReason(decision, confidence, cfg.escalation);
+
+    let final = small;
+    let escalated = false;
+    let frontierError: string | null = null;
+    if (reason && escalator) {
+      const r = await escalator.ask(forward);
+      if (r.ok) {
+        final = r.response;
+        escalated = true;
+      } else {
+        frontierError = r.error;
+        log(`frontier ${escalator.model} failed, answering with ${version.name}: ${r.error}`);
+      }
+    }
+
+    const out: ChatCompletion = { ...final, model: version.name };
+    if (!callerWantsLogprobs) out.choices = final.choices.map((c) => ({ ...c, logprobs: null }));
+
+    const at = new Date();
+    const trace = gatewayTrace({ messages: body.messages as TraceMessage[], ...(tools ? { tools } : {}) }, final.choices[0]!.message, {
+      domain: (isObject(metadata) && typeof metadata.domain === 'string' ? metadata.domain : undefined) ?? (req.headers['x-flywheel-domain'] as string | undefined) ?? null,
+      gateway: { alias: version.alias, version: version.name, escalated, confidence, reason, backendLatencyMs, frontierModel: reason && escalator ? escalator.model : null, frontierError, at: at.toISOString() },
+    });
+    try {
+      await appendTrace(cfg.tracesDir, trace, at);
+    } catch (err) {
+      // The caller's answer matters more than the log line.
+      log(`trace log failed (${cfg.tracesDir}): ${(err as Error).message}`);
+    }
+
+    send(res, 200, out, {
+      'x-flywheel-version': version.name,
+      'x-flywheel-escalated': String(escalated),
+      ...(confidence !== null ? { 'x-flywheel-confidence': confidence.toFixed(4) } : {}),
+      ...(escalated ? { 'x-flywheel-frontier-model': escalator!.model } : {}),
+    });
+    const conf = confidence === null ? '-' : confidence.toFixed(3);
+    log(`${body.model} -> ${version.name}: ${describe(decision)} conf ${conf}${reason ? `; ${escalated ? 'escalated' : 'escalation failed'} (${reason})` : ''} ${Date.now() - started} ms`);
+  }
+
+  function models(res: ServerResponse): void {
+    const data = registry.aliases().map(({ alias, version }) => {
+      const v = registry.version(version);
+      return { id: alias, object: 'model', created: v ? Math.floor(Date.parse(v.createdAt) / 1000) : 0, owned_by: 'mcp-flywheel', version };
+    });
+    send(res, 200, { object: 'list', data });
+  }
+
+  const server = createServer((req, res) => {
+    const path = new URL(req.url ?? '/', 'http://gateway').pathname.replace(/\/+$/, '');
+    const route = `${req.method} ${path}`;
+    const work = (async () => {
+      if (route === 'GET /v1/models') return models(res);
+      if (route === 'GET /health') return send(res, 200, { status: 'ok', aliases: registry.aliases().length });
+      if (route === 'POST /v1/chat/completions') return chat(req, res);
+      throw new HttpError(404, `no route ${req.method} ${path}`, 'invalid_request_error', null, 'not_found');
+    })();
+    work.catch((err: unknown) => {
+      const e = err instanceof HttpError ? err : new HttpError(500, `gateway error: ${(err as Error).message}`, 'api_error');
+      if (e.status >= 500 || e.status === 404) log(`${route} ${e.status}: ${e.message}`);
+      if (!res.headersSent) sendError(res, e);
+      else res.destroy();
+    });
+  });
+
+  try {
+    await new Promise<void>((ok, fail) => {
+      server.once('error', fail);
+      server.listen(cfg.port, cfg.host, () => {
+        server.off('error', fail);
+        ok();
+      });
+    });
+  } catch (err) {
+    registry.close();
+    throw new Error(`gateway: cannot listen on ${cfg.host}:${cfg.port}: ${(err as Error).message}`);
+  }
+  const port = (server.address() as { port: number }).port;
+  const host = cfg.host.includes(':') ? `[${cfg.host}]` : cfg.host;
+
+  return {
+    url: `http://${host}:${port}/v1`,
+    aliases: () => registry.aliases(),
+    close: () =>
+      new Promise<void>((done) => {
+        // In-flight requests may finish; idle keep-alive connections must not hold the close open.
+        const force = setTimeout(() => server.closeAllConnections(), 5000);
+        server.close(() => {
+          clearTimeout(force);
+          registry.close();
+          done();
+        });
+        server.closeIdleConnections();
+      }),
+  };
+}

@@ -1,0 +1,67 @@
+import { loadConfigFile } from '../../core/config/load.js';
+import { gatewaySchema, type GatewayConfig } from '../../core/config/schema.js';
+import { startGateway } from '../../gateway/server.js';
+import { parse, UsageError, type Command } from '../lib/args.js';
+
+function portOption(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new UsageError(`--port must be an integer 0-65535 (0 picks a free port), got "${value}"`);
+  return n;
+}
+
+export const gatewayCommand: Command = {
+  name: 'gateway',
+  summary: 'serve the deployed router aliases (OpenAI-compatible), escalate unsure decisions, log traces',
+  usage: `flywheel gateway [--config FILE] [--host H] [--port N] [--registry PATH] [--traces-dir DIR]
+
+An OpenAI-compatible server in front of the deployed router versions:
+  POST /v1/chat/completions   model = an alias (its current version, looked up on every request) or a
+                              pinned version alias@…; forwarded to the version's backend
+  GET  /v1/models             one entry per alias, with its current version
+  GET  /health
+Unsure decisions (low confidence, or the rules in escalation.on) go to the escalation model when the config
+has gateway.escalation. Every decision is appended to DIR/gateway-YYYY-MM-DD.jsonl as an OpenAI-format
+trace; a traces: source naming DIR feeds them back into the flywheel.
+
+--config FILE      take options from the file's gateway: section (defaults without it)
+--host H           listen address (default 127.0.0.1)
+--port N           listen port; 0 picks a free one (default 8300)
+--registry PATH    the alias table deploy writes (default .flywheel/registry.sqlite)
+--traces-dir DIR   where decisions are logged (default .flywheel/traces/gateway)
+Flags override the config file. Ctrl-C (SIGINT) or SIGTERM stops it cleanly.`,
+  async run(argv) {
+    const { values } = parse(argv, {
+      config: { type: 'string' },
+      host: { type: 'string' },
+      port: { type: 'string' },
+      registry: { type: 'string' },
+      'traces-dir': { type: 'string' },
+    });
+    const base: GatewayConfig = values.config ? ((await loadConfigFile(values.config)).gateway ?? gatewaySchema.parse({})) : gatewaySchema.parse({});
+    const port = portOption(values.port);
+    const cfg: GatewayConfig = {
+      ...base,
+      ...(values.host ? { host: values.host } : {}),
+      ...(port !== undefined ? { port } : {}),
+      ...(values.registry ? { registry: values.registry } : {}),
+      ...(values['traces-dir'] ? { tracesDir: values['traces-dir'] } : {}),
+    };
+    const gateway = await startGateway(cfg, { log: (line) => console.error(line) });
+    const aliases = gateway.aliases();
+    const serving = aliases.length ? aliases.map((a) => `${a.alias} (${a.version})`).join(', ') : 'no aliases yet';
+    console.log(`flywheel gateway listening on ${gateway.url}, serving ${serving}${cfg.escalation ? `; escalating to ${cfg.escalation.model}` : ''}`);
+    await new Promise<void>((resolve) => {
+      const stop = () => {
+        process.off('SIGINT', stop);
+        process.off('SIGTERM', stop);
+        resolve();
+      };
+      process.on('SIGINT', stop);
+      process.on('SIGTERM', stop);
+    });
+    await gateway.close();
+    console.error('flywheel gateway stopped');
+    return 0;
+  },
+};

@@ -125,6 +125,90 @@ export const trainSchema = z
     for (const p of trainSectionProblems(section.job)) ctx.addIssue({ code: 'custom', path: ['job', ...p.path], message: p.message });
   });
 
+const costSchema = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal('none') }),
+  /** API pricing: dollars per million prompt / completion tokens. */
+  z.strictObject({ kind: z.literal('tokens'), inputPerMillion: z.number().min(0), outputPerMillion: z.number().min(0) }),
+  /** Self-hosted: dollars per GPU-hour, spread over the decisions per second measured in the same eval. */
+  z.strictObject({ kind: z.literal('gpu-hour'), dollarsPerHour: z.number().min(0) }),
+]);
+
+const envName = z.string().regex(/^[A-Z_][A-Z0-9_]*$/, 'an environment variable name');
+
+/** Score the candidate, the deployed production version and the teacher on the frozen test set. */
+export const evaluateSchema = z.strictObject({
+  /** Score only the first N cases of the frozen test set (by id): a smoke-sized eval. Unset: every case. */
+  limit: z.number().int().min(1).optional(),
+  /** Requests in flight at once per endpoint. */
+  concurrency: z.number().int().min(1).max(256).default(4),
+  /** Per request; a request that times out is retried, then scored as invalid output. */
+  timeoutMs: z.number().int().min(1000).max(600_000).default(120_000),
+  maxRetries: z.number().int().min(0).max(10).default(2),
+  bootstrap: z.strictObject({ resamples: z.number().int().min(100).max(100_000).default(1000), seed: z.number().int().default(7) }).default({ resamples: 1000, seed: 7 }),
+  /** Cost of serving the candidate and production (the small model). */
+  cost: costSchema.default({ kind: 'none' }),
+  /** Also score the teacher when it is an OpenAI-compatible endpoint (dataset.teacher.kind openai). */
+  teacher: z.boolean().default(true),
+  teacherCost: costSchema.default({ kind: 'none' }),
+});
+
+/** Promote the candidate only if it is not worse than production (see README "Gate"). */
+export const gateSchema = z.strictObject({
+  /** The candidate's exact match may trail production by at most this (absolute), judged on the 95 % CI low bound of the paired difference. */
+  margin: z.number().min(0).max(1).default(0.02),
+  /** Abstention F1 may drop by at most this (absolute) versus production. */
+  abstentionF1Tolerance: z.number().min(0).max(1).default(0),
+  /** First deploy (no production yet): the candidate's exact match must reach this. */
+  minExactMatch: z.number().min(0).max(1).default(0),
+  /** Wait for an operator's approve / reject (Update or signal) before deploying. */
+  requireApproval: z.boolean().default(false),
+  /** No decision within this many minutes: the candidate is not deployed. */
+  approvalTimeoutMinutes: z.number().int().min(1).max(60 * 24 * 30).default(24 * 60),
+});
+
+/** Where adapters are served and how the alias is kept. */
+export const deploySchema = z.strictObject({
+  /** Requests name this alias; each deploy gets a version name `<alias>@<dataset-hash>-<job-hash>`. */
+  alias: name,
+  /** local: the trainer's serve; vllm: vLLM with --enable-lora (runtime load API); lorax: adapter id per request. */
+  target: z.enum(['local', 'vllm', 'lorax']).default('local'),
+  /** The serving backend's OpenAI base URL (…/v1). */
+  endpoint: z.url({ protocol: /^https?$/ }).default('http://127.0.0.1:8100/v1'),
+  /** Worker environment variable holding the backend's API key, if it needs one. */
+  apiKeyEnv: envName.optional(),
+  /** Directory the adapters are materialised in; the backend must see it at the same path (shared volume). */
+  adapterDir: z.string().min(1).default('.flywheel/served'),
+  /** The alias table (SQLite) the gateway reads: versions, alias history. */
+  registry: z.string().min(1).default('.flywheel/registry.sqlite'),
+  /** Test cases sent to a freshly loaded version before the alias moves. */
+  smokeProbes: z.number().int().min(1).max(50).default(3),
+  timeoutMs: z.number().int().min(1000).max(600_000).default(120_000),
+});
+
+/** The router gateway (`flywheel gateway`): alias resolution, escalation, trace log. */
+export const gatewaySchema = z.strictObject({
+  host: z.string().min(1).default('127.0.0.1'),
+  port: z.number().int().min(0).max(65535).default(8300),
+  /** The alias table; the same file deploy writes. */
+  registry: z.string().min(1).default('.flywheel/registry.sqlite'),
+  /** Every decision is appended here as an OpenAI-format trace (one JSONL file per UTC day); `traces:` can name this directory. */
+  tracesDir: z.string().min(1).default('.flywheel/traces/gateway'),
+  /** Per request to a backend. */
+  timeoutMs: z.number().int().min(1000).max(600_000).default(60_000),
+  /** The cascade: low-confidence decisions go to a frontier endpoint. Without it nothing escalates. */
+  escalation: z
+    .strictObject({
+      baseUrl: z.url({ protocol: /^https?$/ }),
+      model: z.string().min(1),
+      apiKeyEnv: envName.default('OPENAI_API_KEY'),
+      /** Escalate when the probability of the chosen tool's name tokens is below this (needs backend logprobs). */
+      minConfidence: z.number().min(0).max(1).default(0.5),
+      /** Rules that escalate regardless of logprobs: invalid (output is not a decision), abstain (the model declined). */
+      on: z.array(z.enum(['invalid', 'abstain'])).default(['invalid']),
+    })
+    .optional(),
+});
+
 export const configSchema = z.strictObject({
   version: z.literal(1),
   /** Project name: keys workflow ids, catalog history and schedules. */
@@ -160,9 +244,20 @@ export const configSchema = z.strictObject({
   traces: z.array(traceSourceSchema).default([]),
   /** Train an adapter on the rendered dataset (needs a dataset section and a `flywheel-gpu` worker). */
   train: trainSchema.optional(),
+  /** Score the trained candidate (needs train). */
+  evaluate: evaluateSchema.optional(),
+  /** Decide whether the candidate may replace production (needs evaluate). */
+  gate: gateSchema.optional(),
+  /** Serve the promoted candidate under the alias (needs gate). */
+  deploy: deploySchema.optional(),
+  /** Options of `flywheel gateway`; not used by runs. */
+  gateway: gatewaySchema.optional(),
 })
   .refine((c) => c.traces.length === 0 || c.dataset !== undefined, { message: 'traces need a dataset section: they become dataset rows', path: ['traces'] })
-  .refine((c) => c.train === undefined || c.dataset !== undefined, { message: 'train needs a dataset section: it trains on the rendered rows', path: ['train'] });
+  .refine((c) => c.train === undefined || c.dataset !== undefined, { message: 'train needs a dataset section: it trains on the rendered rows', path: ['train'] })
+  .refine((c) => c.evaluate === undefined || c.train !== undefined, { message: 'evaluate needs a train section: it scores the trained adapter', path: ['evaluate'] })
+  .refine((c) => c.gate === undefined || c.evaluate !== undefined, { message: 'gate needs an evaluate section: it decides on the eval report', path: ['gate'] })
+  .refine((c) => c.deploy === undefined || c.gate !== undefined, { message: 'deploy needs a gate section: only a promoted candidate is deployed', path: ['deploy'] });
 
 export type FlywheelConfig = z.infer<typeof configSchema>;
 export type ConfigInput = z.input<typeof configSchema>;
@@ -170,3 +265,8 @@ export type ServerConfig = z.infer<typeof serverSchema>;
 export type DatasetConfig = z.infer<typeof datasetSchema>;
 export type TrainConfig = z.infer<typeof trainSchema>;
 export type TeacherConfig = DatasetConfig['teacher'];
+export type EvaluateConfig = z.infer<typeof evaluateSchema>;
+export type GateSettings = z.infer<typeof gateSchema>;
+export type DeployConfig = z.infer<typeof deploySchema>;
+export type GatewayConfig = z.infer<typeof gatewaySchema>;
+export type CostConfig = z.infer<typeof costSchema>;

@@ -2,6 +2,7 @@ import OpenAI from 'openai';
 import type { ArtifactStore } from '../../artifacts/index.js';
 import type { TeacherConfig } from '../../config/schema.js';
 import { canonicalJson, hashOf } from '../../hash.js';
+import { pool } from '../../pool.js';
 import type { Intent } from '../types.js';
 import type { Candidate, RequestDraft, Teacher } from './types.js';
 
@@ -18,19 +19,6 @@ export interface ToolDef {
   name: string;
   description?: string;
   inputSchema: Record<string, unknown>;
-}
-
-/** Run `fn` over items with at most `limit` in flight, keeping order. */
-async function pool<T, R>(items: T[], limit: number, fn: (item: T, i: number) => Promise<R>): Promise<R[]> {
-  const out = new Array<R>(items.length);
-  let next = 0;
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i]!, i);
-    }
-  }));
-  return out;
 }
 
 /**

@@ -1,0 +1,52 @@
+import OpenAI from 'openai';
+import type { ChatMessage, RenderedRow } from '../dataset/render.js';
+import type { AnswerMessage } from './parse.js';
+import type { CostModel } from './types.js';
+
+/** An OpenAI-compatible endpoint to score: a frontier API, vLLM, LoRAX, the trainer's serve, the gateway. */
+export interface EndpointSpec {
+  /** Column name in reports: candidate, production, teacher, or what the user chose. */
+  label: string;
+  /** OpenAI base URL (…/v1). */
+  baseUrl: string;
+  model: string;
+  apiKey?: string;
+  /** LoRAX selects the adapter per request with `adapter_id`. */
+  adapterId?: string;
+  cost: CostModel;
+}
+
+export interface ChatAnswer {
+  message: AnswerMessage | undefined;
+  promptTokens: number;
+  completionTokens: number;
+  latencyMs: number;
+}
+
+export type Ask = (messages: ChatMessage[], tools: RenderedRow['tools']) => Promise<ChatAnswer>;
+
+/**
+ * One deterministic decision per call (temperature 0). Transport faults (429, 5xx, timeouts) are retried by
+ * the openai SDK; the latency includes them, as a caller would see it.
+ */
+export function chatClient(spec: EndpointSpec, opts: { timeoutMs: number; maxRetries: number; maxTokens?: number }): Ask {
+  const client = new OpenAI({ baseURL: spec.baseUrl, apiKey: spec.apiKey ?? 'not-needed', timeout: opts.timeoutMs, maxRetries: opts.maxRetries });
+  return async (messages, tools) => {
+    const body = {
+      model: spec.model,
+      messages: messages as OpenAI.Chat.ChatCompletionMessageParam[],
+      ...(tools.length > 0 ? { tools } : {}),
+      temperature: 0,
+      max_tokens: opts.maxTokens ?? 512,
+      ...(spec.adapterId ? { adapter_id: spec.adapterId } : {}),
+    };
+    const started = performance.now();
+    const res = await client.chat.completions.create(body as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming);
+    return {
+      message: res.choices[0]?.message as AnswerMessage | undefined,
+      promptTokens: res.usage?.prompt_tokens ?? 0,
+      completionTokens: res.usage?.completion_tokens ?? 0,
+      latencyMs: performance.now() - started,
+    };
+  };
+}

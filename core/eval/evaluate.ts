@@ -1,0 +1,46 @@
+import { pool } from '../pool.js';
+import { chatClient, type EndpointSpec } from './client.js';
+import { aggregate } from './metrics.js';
+import { parsePrediction } from './parse.js';
+import { scoreCase } from './score.js';
+import type { CaseResult, EndpointResult, EvalCase } from './types.js';
+
+export interface EvaluateOptions {
+  concurrency: number;
+  timeoutMs: number;
+  maxRetries: number;
+  bootstrap: { resamples: number; seed: number };
+  /** Called after every case (heartbeats, progress lines). */
+  onProgress?: (done: number, total: number) => void;
+}
+
+/**
+ * Score one endpoint on the cases: every case is asked once, parsed, scored; the aggregate carries bootstrap
+ * intervals and the cost per 1K decisions at the throughput measured here. A request that still fails after
+ * the SDK's retries scores as invalid output (its error is kept on the case), so one flaky case cannot sink
+ * the whole evaluation — but an endpoint that fails every request is an error, not a score of zero.
+ */
+export async function evaluateEndpoint(cases: EvalCase[], spec: EndpointSpec, opts: EvaluateOptions): Promise<EndpointResult> {
+  const ask = chatClient(spec, opts);
+  let done = 0;
+  const started = performance.now();
+  const results: CaseResult[] = await pool(cases, opts.concurrency, async (c) => {
+    let result: CaseResult;
+    try {
+      const answer = await ask(c.messages, c.tools);
+      result = scoreCase(c, parsePrediction(answer.message), { latencyMs: answer.latencyMs, promptTokens: answer.promptTokens, completionTokens: answer.completionTokens });
+    } catch (err) {
+      const error = (err as Error).message;
+      result = scoreCase(c, { kind: 'invalid', raw: '', problem: error }, { latencyMs: 0, promptTokens: 0, completionTokens: 0, error });
+    }
+    opts.onProgress?.(++done, cases.length);
+    return result;
+  });
+  const failed = results.filter((r) => r.measure.error);
+  if (cases.length > 0 && failed.length === cases.length) {
+    throw new Error(`${spec.label} (${spec.baseUrl}, model ${spec.model}): every request failed; first error: ${failed[0]!.measure.error}`);
+  }
+  const wallSeconds = (performance.now() - started) / 1000;
+  const metrics = aggregate(results, { bootstrap: opts.bootstrap, cost: spec.cost, wallSeconds });
+  return { label: spec.label, endpoint: spec.baseUrl, model: spec.model, metrics, cases: results };
+}

@@ -1,0 +1,128 @@
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { openStore } from '../../core/artifacts/index.js';
+import type { RenderedRow } from '../../core/dataset/render.js';
+import type { RouterRow } from '../../core/dataset/types.js';
+import { casesFrom, firstCases } from '../../core/eval/cases.js';
+import { evaluateEndpoint } from '../../core/eval/evaluate.js';
+import { renderHtml } from '../../core/eval/report-html.js';
+import { renderMarkdown, summaryTable } from '../../core/eval/report-markdown.js';
+import type { CostModel, EvalCase, EvalReport } from '../../core/eval/types.js';
+import { sha256Hex } from '../../core/hash.js';
+import { intOption, parse, UsageError, type Command } from '../lib/args.js';
+
+export const evalCommand: Command = {
+  name: 'eval',
+  summary: 'score any OpenAI-compatible endpoint on a test set (JSON, markdown and HTML report)',
+  usage: `flywheel eval --endpoint URL --model NAME --testset REF|FILE [options]
+
+Asks the endpoint for one decision per test case (temperature 0, the case's prompt and offered tools) and
+scores exact tool+arguments match, tool accuracy, abstention P/R/F1, schema validity, error types, per-tool
+and per-domain tables, latency, tokens and cost, with bootstrap 95 % intervals.
+  --endpoint URL        OpenAI base URL (…/v1): OpenAI, vLLM, LoRAX, \`flywheel serve\`, \`flywheel gateway\`
+  --model NAME          the model (or alias, through the gateway) to ask
+  --testset REF|FILE    a rendered test set: an artifact (sha prefix or URI, e.g. a run's rendered-test) or a
+                        JSONL file of rendered rows {id, prompt, completion, tools[, domain]}
+  --label NAME          column name in the report (default: the model)
+  --api-key-env VAR     environment variable holding the endpoint's API key
+  --adapter-id ID       LoRAX: the adapter to select per request
+  --concurrency N       requests in flight (default 4)
+  --limit N             score only the first N cases by id
+  --timeout-ms N        per request (default 120000); --retries N transport retries (default 2)
+  --cost-tokens IN,OUT  dollars per 1M prompt,completion tokens (API pricing)
+  --cost-gpu-hour D     dollars per GPU-hour, spread over the throughput measured in this run
+  --resamples N         bootstrap resamples (default 1000); --seed N (default 7)
+  --out DIR             where report.json, report.md and report.html go (default .flywheel/eval/<time>)
+  --store URI           artifact store for --testset artifacts (default $FLYWHEEL_ARTIFACTS or file:.flywheel/artifacts)`,
+  async run(argv) {
+    const { values } = parse(argv, {
+      endpoint: { type: 'string' },
+      model: { type: 'string' },
+      testset: { type: 'string' },
+      label: { type: 'string' },
+      'api-key-env': { type: 'string' },
+      'adapter-id': { type: 'string' },
+      concurrency: { type: 'string' },
+      limit: { type: 'string' },
+      'timeout-ms': { type: 'string' },
+      retries: { type: 'string' },
+      'cost-tokens': { type: 'string' },
+      'cost-gpu-hour': { type: 'string' },
+      resamples: { type: 'string' },
+      seed: { type: 'string' },
+      out: { type: 'string' },
+      store: { type: 'string' },
+    });
+    if (!values.endpoint || !values.model || !values.testset) throw new UsageError('--endpoint, --model and --testset are required');
+    const apiKeyEnv = values['api-key-env'];
+    if (apiKeyEnv && !process.env[apiKeyEnv]) throw new UsageError(`--api-key-env ${apiKeyEnv}: that environment variable is not set`);
+    const { cases, sha256, source } = await loadCases(values.testset, values.store);
+    const selected = firstCases(cases, values.limit ? intOption(values.limit, 'limit', cases.length) : undefined);
+    const bootstrap = { resamples: intOption(values.resamples, 'resamples', 1000), seed: values.seed === undefined ? 7 : Number(values.seed) };
+    const label = values.label ?? values.model;
+    console.error(`scoring ${label} at ${values.endpoint} on ${selected.length} cases of ${source}`);
+    const result = await evaluateEndpoint(
+      selected,
+      { label, baseUrl: values.endpoint, model: values.model, ...(apiKeyEnv ? { apiKey: process.env[apiKeyEnv]! } : {}), ...(values['adapter-id'] ? { adapterId: values['adapter-id'] } : {}), cost: costOf(values['cost-tokens'], values['cost-gpu-hour']) },
+      {
+        concurrency: intOption(values.concurrency, 'concurrency', 4),
+        timeoutMs: intOption(values['timeout-ms'], 'timeout-ms', 120_000),
+        maxRetries: values.retries === undefined ? 2 : Number(values.retries),
+        bootstrap,
+        onProgress: (done, total) => {
+          if (done % 10 === 0 || done === total) process.stderr.write(`\r${done}/${total} cases`);
+        },
+      },
+    );
+    process.stderr.write('\n');
+    const report: EvalReport = { createdAt: new Date().toISOString(), testSet: { sha256, cases: selected.length, source }, bootstrap, results: [result] };
+    const out = resolve(values.out ?? join('.flywheel', 'eval', report.createdAt.replace(/[:.]/g, '-')));
+    await mkdir(out, { recursive: true });
+    await writeFile(join(out, 'report.json'), `${JSON.stringify(report, null, 2)}\n`);
+    await writeFile(join(out, 'report.md'), renderMarkdown(report));
+    await writeFile(join(out, 'report.html'), renderHtml(report));
+    console.log(summaryTable(report));
+    console.log(`\nreport: ${join(out, 'report.html')} (also report.md, report.json)`);
+    return 0;
+  },
+};
+
+/** A file of rendered rows, or a rendered test set artifact (joined with its router rows for domains). */
+async function loadCases(testset: string, storeUri: string | undefined): Promise<{ cases: EvalCase[]; sha256: string; source: string }> {
+  if (existsSync(testset)) {
+    const text = await readFile(testset, 'utf8');
+    const rows = text.split('\n').filter((l) => l.trim()).map((l, i) => {
+      try {
+        return JSON.parse(l) as RenderedRow;
+      } catch (err) {
+        throw new UsageError(`${testset}:${i + 1}: not JSON: ${(err as Error).message}`);
+      }
+    });
+    return { cases: casesFrom(rows, [], testset), sha256: sha256Hex(text), source: testset };
+  }
+  const store = openStore(storeUri ?? process.env.FLYWHEEL_ARTIFACTS);
+  const ref = await store.resolve(testset);
+  if (ref.kind !== 'rendered-test') throw new UsageError(`--testset ${testset} is a ${ref.kind} artifact; give a rendered-test artifact (see flywheel artifacts ls --kind rendered-test)`);
+  const manifest = await store.manifest(ref.sha256);
+  const routerRows: RouterRow[] = [];
+  for (const parent of manifest.parents) {
+    if ((await store.manifest(parent)).kind === 'test') routerRows.push(...(await store.readJsonl<RouterRow>(parent)));
+  }
+  return { cases: casesFrom(await store.readJsonl<RenderedRow>(ref), routerRows, `rendered-test ${ref.sha256.slice(0, 12)}`), sha256: ref.sha256, source: `rendered-test ${ref.sha256.slice(0, 12)}` };
+}
+
+function costOf(tokens: string | undefined, gpuHour: string | undefined): CostModel {
+  if (tokens && gpuHour) throw new UsageError('give at most one of --cost-tokens and --cost-gpu-hour');
+  if (tokens) {
+    const [input, output] = tokens.split(',').map(Number);
+    if (!Number.isFinite(input) || !Number.isFinite(output) || input! < 0 || output! < 0) throw new UsageError(`--cost-tokens wants IN,OUT dollars per 1M tokens, got "${tokens}"`);
+    return { kind: 'tokens', inputPerMillion: input!, outputPerMillion: output! };
+  }
+  if (gpuHour) {
+    const d = Number(gpuHour);
+    if (!Number.isFinite(d) || d < 0) throw new UsageError(`--cost-gpu-hour wants dollars per hour, got "${gpuHour}"`);
+    return { kind: 'gpu-hour', dollarsPerHour: d };
+  }
+  return { kind: 'none' };
+}

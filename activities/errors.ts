@@ -4,6 +4,9 @@ import { ConfigError } from '../core/config/load.js';
 import { McpServerError } from '../core/mcp/connect.js';
 import { TeacherConfigError } from '../core/dataset/teacher/openai.js';
 import { TrainJobError } from '../core/train/job.js';
+import { EvalInputError } from '../core/eval/cases.js';
+import { BackendError } from '../core/deploy/backend.js';
+import { SmokeTestFailed } from '../core/deploy/deploy.js';
 
 /**
  * Turn errors that retrying cannot fix into non-retryable failures whose type names the cause, so a
@@ -13,10 +16,10 @@ export async function failFast<T>(fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (err) {
-    if (err instanceof ConfigError || err instanceof ArtifactError || err instanceof TeacherConfigError || err instanceof TrainJobError) {
+    if (err instanceof ConfigError || err instanceof ArtifactError || err instanceof TeacherConfigError || err instanceof TrainJobError || err instanceof EvalInputError || err instanceof SmokeTestFailed) {
       throw ApplicationFailure.nonRetryable(err.message, err.name);
     }
-    if (err instanceof McpServerError) {
+    if (err instanceof McpServerError || err instanceof BackendError) {
       if (!err.retryable) throw ApplicationFailure.nonRetryable(err.message, err.name);
       throw ApplicationFailure.retryable(err.message, err.name);
     }

@@ -12,8 +12,14 @@ import { workerCommand } from './commands/worker.js';
 import { tracesCommand } from './commands/traces.js';
 import { datasetCommand } from './commands/dataset.js';
 import { testsetCommand } from './commands/testset.js';
+import { evalCommand } from './commands/eval.js';
+import { approveCommand, rejectCommand } from './commands/approve.js';
+import { rollbackCommand, versionsCommand } from './commands/rollback.js';
+import { serveCommand } from './commands/serve.js';
+import { gatewayCommand } from './commands/gateway.js';
+import { EvalInputError } from '../core/eval/cases.js';
 
-const COMMANDS: Command[] = [devServerCommand, workerCommand, runCommand, statusCommand, runsCommand, catalogCommand, tracesCommand, datasetCommand, testsetCommand, configCommand, artifactsCommand, demoCommand];
+const COMMANDS: Command[] = [devServerCommand, workerCommand, runCommand, statusCommand, runsCommand, catalogCommand, tracesCommand, datasetCommand, testsetCommand, evalCommand, serveCommand, gatewayCommand, approveCommand, rejectCommand, rollbackCommand, versionsCommand, configCommand, artifactsCommand, demoCommand];
 
 function help(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));
@@ -49,7 +55,7 @@ export async function main(argv: string[]): Promise<number> {
       console.error(`flywheel ${name}: ${err.message}\n(see "flywheel ${name} --help")`);
       return 2;
     }
-    if (err instanceof ConfigError || err instanceof TestsetError) {
+    if (err instanceof ConfigError || err instanceof TestsetError || err instanceof EvalInputError) {
       console.error(err.message);
       return 2;
     }

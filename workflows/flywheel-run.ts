@@ -1,8 +1,9 @@
 import * as wf from '@temporalio/workflow';
 import type * as activities from '../activities/index.js';
 import type * as gpuActivities from '../activities/gpu.js';
+import type { GateDecision } from '../core/eval/types.js';
 import type { ArtifactRef } from '../core/artifacts/types.js';
-import type { DatasetConfig, FlywheelConfig, TrainConfig } from '../core/config/schema.js';
+import type { DatasetConfig, DeployConfig, FlywheelConfig, GateSettings, TrainConfig } from '../core/config/schema.js';
 import { GPU_TASK_QUEUE } from './queues.js';
 import type { FlywheelRunInput, RunProgress, StageProgress } from '../core/pipeline/types.js';
 import { ADAPTER_VERSION, DATASET_SHA, FLYWHEEL_STAGE } from './search-attributes.js';
@@ -13,9 +14,23 @@ export const CATALOG_STAGES = ['ingest'] as const;
 export const DATASET_STAGES = ['intents', 'generate', 'solve', 'validate', 'traces', 'corrupt', 'split', 'render'] as const;
 /** Run when the config has a `train` section; on the GPU task queue. */
 export const TRAIN_STAGES = ['train'] as const;
-export type StageName = (typeof CATALOG_STAGES)[number] | (typeof DATASET_STAGES)[number] | (typeof TRAIN_STAGES)[number];
+/** Run when the config has evaluate / gate / deploy sections (each needs the one before). */
+export const RELEASE_STAGES = ['evaluate', 'gate', 'deploy'] as const;
+export type StageName = (typeof CATALOG_STAGES)[number] | (typeof DATASET_STAGES)[number] | (typeof TRAIN_STAGES)[number] | (typeof RELEASE_STAGES)[number];
 
 export const progressQuery = wf.defineQuery<RunProgress>('progress');
+
+/** An operator's decision on a candidate waiting for approval: who, and why. */
+export interface ApprovalInput {
+  by: string;
+  reason: string;
+}
+/** Updates for `flywheel approve|reject` (the caller learns at once whether it landed)... */
+export const approveUpdate = wf.defineUpdate<string, [ApprovalInput]>('approve');
+export const rejectUpdate = wf.defineUpdate<string, [ApprovalInput]>('reject');
+/** ...and signals of the same names for the Temporal UI's "Send a Signal". */
+export const approveSignal = wf.defineSignal<[ApprovalInput]>('approve');
+export const rejectSignal = wf.defineSignal<[ApprovalInput]>('reject');
 
 const NON_RETRYABLE = ['ConfigError', 'ArtifactError', 'TeacherConfigError'];
 
@@ -64,6 +79,7 @@ export async function flywheelRun(input: FlywheelRunInput): Promise<RunProgress>
     stages: CATALOG_STAGES.map((name) => pendingStage(name)),
   };
   wf.setHandler(progressQuery, () => progress);
+  const approvals = approvalGate();
 
   const publish = (current: string): void => {
     // The memo stays small (Temporal warns past 2 KB; ten stages fit): stage states and 72-char details only. Outputs live in
@@ -111,6 +127,8 @@ export async function flywheelRun(input: FlywheelRunInput): Promise<RunProgress>
   // Configs recorded before `traces` existed lack the key: treat it as empty.
   if (config.dataset) progress.stages.push(...DATASET_STAGES.filter((n) => n !== 'traces' || (config.traces ?? []).length > 0).map((name) => pendingStage(name)));
   if (config.dataset && config.train) progress.stages.push(...TRAIN_STAGES.map((name) => pendingStage(name)));
+  const release = config.train ? RELEASE_STAGES.filter((n) => config[n] !== undefined) : [];
+  progress.stages.push(...release.map((name) => pendingStage(name)));
   publish('starting');
 
   const runId = wf.workflowInfo().runId;
@@ -123,11 +141,47 @@ export async function flywheelRun(input: FlywheelRunInput): Promise<RunProgress>
   });
 
   if (config.dataset) await buildDataset(config, config.dataset, runId, runStage, progress);
-  if (config.dataset && config.train) await trainAdapter(config, config.dataset, config.train, runId, runStage, progress);
+  if (config.dataset && config.train) {
+    const adapterVersion = await trainAdapter(config, config.dataset, config.train, runId, runStage, progress);
+    if (config.evaluate) await releaseCandidate(config, config.dataset, config.train, adapterVersion, runId, runStage, progress, approvals, publish);
+  }
 
   progress.state = 'completed';
   publish('done');
   return progress;
+}
+
+/** Approve / reject handlers: accepted only while the gate waits, from an Update or a signal alike. */
+interface Approvals {
+  waiting: boolean;
+  decision?: ApprovalInput & { approved: boolean };
+}
+
+function approvalGate(): Approvals {
+  const state: Approvals = { waiting: false };
+  const validate = (a: ApprovalInput): void => {
+    if (!state.waiting) throw new Error(state.decision ? `already ${state.decision.approved ? 'approved' : 'rejected'} by ${state.decision.by}` : 'this run is not waiting for approval');
+    if (!a?.by?.trim() || !a?.reason?.trim()) throw new Error('give who decides (by) and why (reason)');
+  };
+  const decide = (approved: boolean) => (a: ApprovalInput): string => {
+    state.decision = { by: a.by.trim(), reason: a.reason.trim(), approved };
+    state.waiting = false;
+    return `${approved ? 'approved' : 'rejected'} by ${state.decision.by}`;
+  };
+  wf.setHandler(approveUpdate, decide(true), { validator: validate });
+  wf.setHandler(rejectUpdate, decide(false), { validator: validate });
+  // A signal cannot answer back: one that does not apply is logged and dropped.
+  const fromSignal = (approved: boolean) => (a: ApprovalInput): void => {
+    try {
+      validate(a);
+      decide(approved)(a);
+    } catch (err) {
+      wf.log.warn(`${approved ? 'approve' : 'reject'} signal ignored: ${(err as Error).message}`);
+    }
+  };
+  wf.setHandler(approveSignal, fromSignal(true));
+  wf.setHandler(rejectSignal, fromSignal(false));
+  return state;
 }
 
 function pendingStage(name: StageName): StageProgress {
@@ -158,7 +212,7 @@ async function buildDataset(config: FlywheelConfig, datasetConfig: DatasetConfig
 
 /** LoRA SFT on the GPU queue. A worker that dies is noticed after heartbeatTimeoutSeconds; the retry resumes
  * from the checkpoint in its last heartbeat. A bad job fails at once. */
-async function trainAdapter(config: FlywheelConfig, datasetConfig: DatasetConfig, train: TrainConfig, runId: string, runStage: StageRunner, progress: RunProgress): Promise<void> {
+async function trainAdapter(config: FlywheelConfig, datasetConfig: DatasetConfig, train: TrainConfig, runId: string, runStage: StageRunner, progress: RunProgress): Promise<string> {
   const rendered = progress.stages.find((s) => s.name === 'render')!.outputs;
   const gpu = wf.proxyActivities<typeof gpuActivities>({
     taskQueue: GPU_TASK_QUEUE,
@@ -173,6 +227,88 @@ async function trainAdapter(config: FlywheelConfig, datasetConfig: DatasetConfig
     return outcome;
   });
   wf.upsertSearchAttributes([{ key: ADAPTER_VERSION, value: version }]);
+  return version;
+}
+
+const cpu = wf.proxyActivities<typeof activities>({
+  startToCloseTimeout: '10 minutes',
+  heartbeatTimeout: '2 minutes',
+  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumAttempts: 5, nonRetryableErrorTypes: [...NON_RETRYABLE, 'SmokeTestFailed', 'EvalInputError'] },
+});
+
+/**
+ * evaluate → gate → (approval) → deploy. The candidate is scored against what the alias serves now; a held
+ * candidate ends the run completed, with the gate's reasons on the stage, and nothing deployed.
+ */
+async function releaseCandidate(config: FlywheelConfig, datasetConfig: DatasetConfig, train: TrainConfig, adapterVersion: string, runId: string, runStage: StageRunner, progress: RunProgress, approvals: Approvals, publish: (current: string) => void): Promise<void> {
+  const out = (stage: StageName): Record<string, ArtifactRef> => progress.stages.find((s) => s.name === stage)!.outputs;
+  const stage = (name: StageName): StageProgress => progress.stages.find((s) => s.name === name)!;
+  const gpu = wf.proxyActivities<typeof gpuActivities>({
+    taskQueue: GPU_TASK_QUEUE,
+    startToCloseTimeout: '12 hours',
+    heartbeatTimeout: '5 minutes',
+    retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumAttempts: 3, nonRetryableErrorTypes: [...NON_RETRYABLE, 'EvalInputError'] },
+  });
+  const production = config.deploy ? await cpu.currentVersion({ store: config.artifacts, deploy: config.deploy }) : null;
+  await runStage('evaluate', () =>
+    gpu.evaluateStage({
+      store: config.artifacts,
+      runId,
+      renderedTest: out('render').renderedTest!,
+      test: out('split').test!,
+      adapter: out('train').adapter!,
+      adapterVersion,
+      ...(out('train').metrics ? { trainMetrics: out('train').metrics } : {}),
+      evaluate: config.evaluate!,
+      teacher: datasetConfig.teacher,
+      production,
+    }),
+  );
+  if (!config.gate) return;
+  const gate: GateSettings = config.gate;
+  let decision: GateDecision | undefined;
+  await runStage('gate', async () => {
+    const outcome = await cpu.gateStage({ store: config.artifacts, runId, evalResults: out('evaluate').evalResults!, gate });
+    decision = outcome.decision;
+    if (!decision.promote || !gate.requireApproval) return outcome;
+    const waiting = stage('gate');
+    waiting.detail = `waiting for approval (${outcome.summary})`;
+    approvals.waiting = true;
+    publish('awaiting-approval');
+    const answered = await wf.condition(() => approvals.decision !== undefined, `${gate.approvalTimeoutMinutes} minutes`);
+    approvals.waiting = false;
+    const d = approvals.decision;
+    if (!answered || !d) decision = { ...decision, promote: false, reasons: [...decision.reasons, `no approval within ${gate.approvalTimeoutMinutes} minutes`] };
+    else decision = { ...decision, promote: d.approved, reasons: [...decision.reasons, `${d.approved ? 'approved' : 'rejected'} by ${d.by}: ${d.reason}`] };
+    return { ...outcome, summary: `${decision.promote ? 'promote' : 'hold'}: ${decision.reasons.at(-1)}` };
+  });
+  if (!config.deploy) return;
+  if (!decision?.promote) {
+    const skipped = stage('deploy');
+    skipped.state = 'skipped';
+    skipped.detail = `not deployed: ${decision?.reasons.find((r) => /fail|reject|no approval/.test(r)) ?? 'gate held the candidate'}`;
+    return;
+  }
+  const deploy: DeployConfig = config.deploy;
+  const approvedBy = approvals.decision?.approved ? approvals.decision.by : undefined;
+  await runStage('deploy', () =>
+    cpu.deployStage({
+      store: config.artifacts,
+      runId,
+      workflowId: wf.workflowInfo().workflowId,
+      deploy,
+      adapter: out('train').adapter!,
+      adapterVersion,
+      train: out('render').renderedTrain!,
+      val: out('render').renderedVal!,
+      settings: train,
+      format: datasetConfig.render.format,
+      renderedTest: out('render').renderedTest!,
+      evalReport: out('gate').evalReport!,
+      actor: approvedBy ?? `flywheel gate (${wf.workflowInfo().workflowId})`,
+      reason: decision!.reasons.join('; '),
+    }),
+  );
 }
 
 function rootMessage(err: unknown): string {

@@ -1,1 +1,2 @@
-export { flywheelRun, progressQuery } from './flywheel-run.js';
+export { flywheelRun, progressQuery, approveUpdate, rejectUpdate, approveSignal, rejectSignal } from './flywheel-run.js';
+export { rollback } from './rollback.js';

@@ -25,7 +25,8 @@ export interface ResolvedConfig {
   configRef: ArtifactRef;
 }
 
-export type StageState = 'pending' | 'running' | 'completed' | 'reused' | 'failed';
+/** skipped: the stage did not apply (deploy after a gate that held the candidate). */
+export type StageState = 'pending' | 'running' | 'completed' | 'reused' | 'failed' | 'skipped';
 export type RunState = 'running' | 'completed' | 'failed';
 
 export interface StageProgress {

@@ -16,7 +16,7 @@ export function trainerPython(): string {
 
 /** One progress line of `python -m flywheel_trainer train` (see trainer/flywheel_trainer/progress.py). */
 export interface TrainerEvent {
-  event: 'start' | 'step' | 'eval' | 'checkpoint' | 'done' | 'error';
+  event: 'start' | 'step' | 'eval' | 'checkpoint' | 'done' | 'error' | 'listening';
   step?: number;
   total?: number;
   epoch?: number;
@@ -28,6 +28,8 @@ export interface TrainerEvent {
   adapter?: string;
   kind?: 'bad_job' | 'failed';
   message?: string;
+  /** `serve`: the OpenAI base URL it listens on. */
+  url?: string;
 }
 
 export interface TrainerExit {

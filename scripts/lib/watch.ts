@@ -1,7 +1,7 @@
 import type { RunProgress, StageProgress } from '../../core/pipeline/types.js';
 import { runProgress, type RunHandle } from './runs.js';
 
-const ICON: Record<StageProgress['state'], string> = { pending: '·', running: '▶', completed: '✔', reused: '↺', failed: '✖' };
+const ICON: Record<StageProgress['state'], string> = { pending: '·', running: '▶', completed: '✔', reused: '↺', failed: '✖', skipped: '–' };
 
 export function stageLine(s: StageProgress): string {
   const secs = s.startedAt && s.finishedAt ? ` (${((Date.parse(s.finishedAt) - Date.parse(s.startedAt)) / 1000).toFixed(1)} s)` : '';

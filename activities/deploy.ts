@@ -1,0 +1,181 @@
+import { existsSync } from 'node:fs';
+import { readFile, rename, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { Context } from '@temporalio/activity';
+import type { ArtifactStore } from '../core/artifacts/store.js';
+import type { ArtifactRef } from '../core/artifacts/types.js';
+import type { DeployConfig, GateSettings, TrainConfig } from '../core/config/schema.js';
+import type { RenderedRow } from '../core/dataset/render.js';
+import { Backend } from '../core/deploy/backend.js';
+import { deployVersion, ensureLoaded, rollbackAlias, SmokeTestFailed } from '../core/deploy/deploy.js';
+import { versionName } from '../core/deploy/names.js';
+import { Registry } from '../core/deploy/registry.js';
+import type { SmokeProbe } from '../core/deploy/smoke.js';
+import type { DeployedVersion } from '../core/deploy/types.js';
+import { casesFrom, firstCases } from '../core/eval/cases.js';
+import { decideGate } from '../core/eval/gate.js';
+import { putReport } from '../core/eval/report-store.js';
+import type { EvalReport, GateDecision } from '../core/eval/types.js';
+import type { StageOutcome } from '../core/pipeline/types.js';
+import { jobIdentity } from '../core/train/job.js';
+import type { ServedVersion } from './evaluate.js';
+import { failFast } from './errors.js';
+import type { StageArgs } from './stage.js';
+import { storeFor, type StoreSpec } from './store.js';
+
+/**
+ * The version an alias serves now (null before its first deploy), made sure to be loaded on its backend so
+ * the evaluation can score it: a restarted backend has forgotten its runtime-loaded adapters.
+ */
+export async function currentVersion(a: { store: StoreSpec; deploy: DeployConfig }): Promise<ServedVersion | null> {
+  return failFast(() =>
+    withRegistry(a.deploy.registry, async (r) => {
+      const v = r.current(a.deploy.alias);
+      if (!v) return null;
+      const apiKey = a.deploy.apiKeyEnv ? process.env[a.deploy.apiKeyEnv] : undefined;
+      const route = await ensureLoaded(new Backend(v.target, v.endpoint, apiKey, a.deploy.timeoutMs), v, adapterPathIn(a.deploy.adapterDir, storeFor(a.store)));
+      return { name: v.name, endpoint: v.endpoint, servedModel: route.servedModel, adapterId: route.adapterId };
+    }),
+  );
+}
+
+/** Where a version's adapter sits for its backend: materialised from the store on first use. */
+function adapterPathIn(adapterDir: string, store: ArtifactStore): (v: DeployedVersion) => Promise<string> {
+  return async (v) => {
+    const dir = resolve(adapterDir, v.name);
+    if (!existsSync(dir)) await store.materializeDir(v.adapter, dir);
+    return join(dir, 'adapter');
+  };
+}
+
+export type GateOutcome = StageOutcome & { decision: GateDecision };
+
+/** Decide on the eval results and store the full report (json, md, html) with the decision in it. */
+export async function gateStage(a: StageArgs & { evalResults: ArtifactRef; gate: GateSettings }): Promise<GateOutcome> {
+  return failFast(async () => {
+    const store = storeFor(a.store);
+    const results = await store.readJson<EvalReport>(a.evalResults);
+    const candidate = results.results.find((r) => r.label === 'candidate');
+    if (!candidate) throw new Error(`eval results ${a.evalResults.sha256.slice(0, 12)} have no candidate`);
+    const production = results.results.find((r) => r.label === 'production') ?? null;
+    const decision = decideGate(candidate, production, a.gate, results.bootstrap);
+    const report: EvalReport = { ...results, gate: decision };
+    const ref = await putReport(store, report, [a.evalResults], { promote: decision.promote, candidate: candidate.model, production: production?.model ?? null });
+    return { outputs: { evalReport: ref }, reused: false, summary: `${decision.promote ? 'promote' : 'hold'}: ${decision.reasons[0] ?? ''}`, decision };
+  });
+}
+
+export interface DeployArgs extends StageArgs {
+  workflowId: string;
+  deploy: DeployConfig;
+  adapter: ArtifactRef;
+  adapterVersion: string;
+  train: ArtifactRef;
+  val: ArtifactRef;
+  settings: TrainConfig;
+  format: 'router-json' | 'hermes';
+  renderedTest: ArtifactRef;
+  evalReport: ArtifactRef;
+  actor: string;
+  reason: string;
+}
+
+export type DeployOutcome = StageOutcome & { version: string; previous: string | null };
+
+/**
+ * Materialise the adapter where the backend can read it, load it under its unique name, smoke-test it, and
+ * move the alias. Safe to retry from any point (see core/deploy/deploy.ts).
+ */
+export async function deployStage(a: DeployArgs): Promise<DeployOutcome> {
+  return failFast(async () => {
+    const store = storeFor(a.store);
+    const name = versionName(a.deploy.alias, { trainSha: a.train.sha256, valSha: a.val.sha256 }, jobIdentity(a.settings.job, a.format));
+    const dir = resolve(a.deploy.adapterDir, name);
+    if (!existsSync(dir)) await store.materializeDir(a.adapter, dir);
+    const probes = firstCases(casesFrom(await store.readJsonl<RenderedRow>(a.renderedTest)), a.deploy.smokeProbes).map(({ id, messages, tools }) => ({ id, messages, tools }));
+    await writeProbes(dir, probes);
+    const apiKey = a.deploy.apiKeyEnv ? process.env[a.deploy.apiKeyEnv] : undefined;
+    const backend = new Backend(a.deploy.target, a.deploy.endpoint, apiKey, a.deploy.timeoutMs);
+    const result = await withRegistry(a.deploy.registry, (registry) =>
+      deployVersion(registry, backend, {
+        alias: a.deploy.alias,
+        name,
+        adapterVersion: a.adapterVersion,
+        adapter: a.adapter,
+        adapterPath: join(dir, 'adapter'),
+        runId: a.workflowId,
+        evalReport: a.evalReport,
+        probes,
+        actor: a.actor,
+        reason: a.reason,
+        requestId: `${a.workflowId}/${a.runId}/deploy`,
+      }, { timeoutMs: a.deploy.timeoutMs, ...(apiKey ? { apiKey } : {}) }),
+    );
+    const deployment = await store.putJson('deployment', { version: result.version, event: result.event, smoke: result.smoke }, { parents: [a.adapter, a.evalReport] });
+    const moved = result.event.previous ? `${result.event.previous} → ${name}` : `${name} (first version)`;
+    return { outputs: { deployment }, reused: false, summary: `${a.deploy.alias}: ${moved}; ${result.smoke.summary}`, version: name, previous: result.event.previous };
+  });
+}
+
+export interface RollbackArgs {
+  registry: string;
+  adapterDir: string;
+  store: StoreSpec;
+  alias: string;
+  to?: string;
+  actor: string;
+  reason: string;
+  requestId: string;
+  timeoutMs: number;
+  apiKeyEnv?: string;
+}
+
+/** Repoint an alias to an earlier version after reloading (if needed) and smoke-testing it. */
+export async function rollbackStage(a: RollbackArgs): Promise<{ version: string; previous: string | null; smoke: string }> {
+  return failFast(async () => {
+    const store = storeFor(a.store);
+    const apiKey = a.apiKeyEnv ? process.env[a.apiKeyEnv] : undefined;
+    Context.current().heartbeat();
+    const result = await withRegistry(a.registry, (registry) =>
+      rollbackAlias(
+        registry,
+        (v) => new Backend(v.target, v.endpoint, apiKey, a.timeoutMs),
+        {
+          alias: a.alias,
+          ...(a.to ? { to: a.to } : {}),
+          actor: a.actor,
+          reason: a.reason,
+          requestId: a.requestId,
+          adapterPathOf: adapterPathIn(a.adapterDir, store),
+          probesOf: async (v: DeployedVersion) => readProbes(resolve(a.adapterDir, v.name)),
+        },
+        { timeoutMs: a.timeoutMs, ...(apiKey ? { apiKey } : {}) },
+      ),
+    );
+    return { version: result.version.name, previous: result.event.previous, smoke: result.smoke.summary };
+  });
+}
+
+async function withRegistry<T>(path: string, fn: (r: Registry) => Promise<T> | T): Promise<T> {
+  const registry = Registry.open(path);
+  try {
+    return await fn(registry);
+  } finally {
+    registry.close();
+  }
+}
+
+/** The probe prompts live beside the adapter, so a rollback smoke-tests a version with its own probes. */
+async function writeProbes(dir: string, probes: SmokeProbe[]): Promise<void> {
+  const tmp = join(dir, `.probes.json.${process.pid}`);
+  await writeFile(tmp, JSON.stringify(probes));
+  await rename(tmp, join(dir, 'probes.json'));
+}
+
+async function readProbes(dir: string): Promise<SmokeProbe[]> {
+  try {
+    return JSON.parse(await readFile(join(dir, 'probes.json'), 'utf8')) as SmokeProbe[];
+  } catch (err) {
+    throw new SmokeTestFailed(`no smoke probes at ${join(dir, 'probes.json')}: ${(err as Error).message}`);
+  }
+}

@@ -1,0 +1,102 @@
+import { mkdir, readFile, rm } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { Context } from '@temporalio/activity';
+import type { ArtifactStore } from '../core/artifacts/store.js';
+import type { ArtifactRef } from '../core/artifacts/types.js';
+import type { EvaluateConfig, TeacherConfig } from '../core/config/schema.js';
+import type { RenderedRow } from '../core/dataset/render.js';
+import type { RouterRow } from '../core/dataset/types.js';
+import { casesFrom, firstCases } from '../core/eval/cases.js';
+import type { EndpointSpec } from '../core/eval/client.js';
+import { evaluateEndpoint } from '../core/eval/evaluate.js';
+import { lossCurve } from '../core/eval/loss-curve.js';
+import type { EndpointResult, EvalCase, EvalReport } from '../core/eval/types.js';
+import type { StageOutcome } from '../core/pipeline/types.js';
+import { startServe } from '../core/train/serve-process.js';
+import { runStage, type StageArgs } from './stage.js';
+
+export const EVALUATE_STAGE_VERSION = '1';
+
+/** The version an alias serves now, as the workflow looked it up (null before the first deploy). */
+export interface ServedVersion {
+  name: string;
+  endpoint: string;
+  servedModel: string;
+  adapterId: string | null;
+}
+
+export interface EvaluateArgs extends StageArgs {
+  renderedTest: ArtifactRef;
+  test: ArtifactRef;
+  adapter: ArtifactRef;
+  adapterVersion: string;
+  /** The train stage's metrics.jsonl, for the loss curve in the report. */
+  trainMetrics?: ArtifactRef;
+  evaluate: EvaluateConfig;
+  teacher: TeacherConfig;
+  production: ServedVersion | null;
+}
+
+/**
+ * Score the candidate (served from a private `serve` process on this GPU worker), the production version (on
+ * its backend) and, when it is an endpoint, the teacher — all on the same frozen test cases. Output: the
+ * `eval-results` document (an EvalReport without the gate's decision).
+ */
+export async function evaluateStage(a: EvaluateArgs): Promise<StageOutcome> {
+  const teacher = teacherSpec(a.teacher, a.evaluate);
+  const key = { evaluate: a.evaluate, production: a.production, teacher: teacher ? { baseUrl: teacher.baseUrl, model: teacher.model } : null };
+  return runStage(a, 'evaluate', EVALUATE_STAGE_VERSION, [a.renderedTest, a.test, a.adapter], key, async (store) => {
+    const cases = firstCases(casesFrom(await store.readJsonl<RenderedRow>(a.renderedTest), await store.readJsonl<RouterRow>(a.test), `test set ${a.renderedTest.sha256.slice(0, 12)}`), a.evaluate.limit);
+    const results = [await evaluateCandidate(store, a, cases)];
+    if (a.production) results.push(await score(cases, { label: 'production', baseUrl: a.production.endpoint, model: a.production.servedModel, ...(a.production.adapterId ? { adapterId: a.production.adapterId } : {}), cost: a.evaluate.cost }, a.evaluate));
+    if (teacher) results.push(await score(cases, teacher, a.evaluate));
+    const report: EvalReport = {
+      createdAt: new Date().toISOString(),
+      testSet: { sha256: a.renderedTest.sha256, cases: cases.length, source: a.evaluate.limit ? `first ${cases.length} cases of the frozen test set` : 'frozen test set' },
+      bootstrap: a.evaluate.bootstrap,
+      results,
+      ...(a.trainMetrics ? { trainingCurve: lossCurve((await store.read(a.trainMetrics)).toString('utf8')) } : {}),
+    };
+    const ref = await store.putJson('eval-results', report, { parents: [a.renderedTest, a.adapter], stats: { cases: cases.length, endpoints: results.map((r) => r.label) } });
+    const skipped = a.evaluate.teacher && !teacher ? '; teacher not scored (built-in template teacher)' : '';
+    return { outputs: { evalResults: ref }, summary: `${cases.length} cases: ${results.map((r) => `${r.label} ${fmt(r.metrics.exactMatch.value)}`).join(', ')} exact${skipped}` };
+  });
+}
+
+function fmt(x: number | null): string {
+  return x === null ? '—' : x.toFixed(3);
+}
+
+/** Serve the candidate adapter on this worker for the length of the evaluation. */
+async function evaluateCandidate(store: ArtifactStore, a: EvaluateArgs, cases: EvalCase[]): Promise<EndpointResult> {
+  const work = resolve(process.env.FLYWHEEL_GPU_WORKDIR ?? join('.flywheel', 'gpu'), `eval-${a.adapterVersion}-${Context.current().info.attempt}`);
+  await rm(work, { recursive: true, force: true });
+  await mkdir(work, { recursive: true });
+  try {
+    await store.materializeDir(a.adapter, join(work, 'adapter-dir'));
+    const served = await startServe(['--adapter', `${a.adapterVersion}=${join(work, 'adapter-dir', 'adapter')}`], join(work, 'serve.log'));
+    try {
+      return await score(cases, { label: 'candidate', baseUrl: served.url, model: a.adapterVersion, cost: a.evaluate.cost }, a.evaluate);
+    } catch (err) {
+      const log = await readFile(join(work, 'serve.log'), 'utf8').catch(() => '');
+      throw new Error(`${(err as Error).message}\nserve log tail:\n${log.slice(-1500)}`);
+    } finally {
+      served.run.kill(2000);
+      await served.run.done.catch(() => undefined);
+    }
+  } finally {
+    await rm(work, { recursive: true, force: true });
+  }
+}
+
+function score(cases: EvalCase[], spec: EndpointSpec, cfg: EvaluateConfig): Promise<EndpointResult> {
+  const ctx = Context.current();
+  return evaluateEndpoint(cases, spec, { ...cfg, onProgress: (done, total) => ctx.heartbeat({ endpoint: spec.label, done, total }) });
+}
+
+/** The teacher is scored when it is an endpoint; the built-in template teacher cannot answer free-form prompts. */
+function teacherSpec(teacher: TeacherConfig, cfg: EvaluateConfig): EndpointSpec | undefined {
+  if (!cfg.teacher || teacher.kind !== 'openai') return undefined;
+  const apiKey = process.env[teacher.apiKeyEnv];
+  return { label: 'teacher', baseUrl: teacher.baseUrl, model: teacher.model, ...(apiKey ? { apiKey } : {}), cost: cfg.teacherCost };
+}

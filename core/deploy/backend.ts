@@ -1,0 +1,79 @@
+import type { DeployTarget } from './types.js';
+
+/** The backend refused or failed a call; `retryable` says whether trying again can help. */
+export class BackendError extends Error {
+  override name = 'BackendError';
+  constructor(message: string, readonly retryable: boolean) {
+    super(message);
+  }
+}
+
+/** How requests reach one version on a backend. */
+export interface Route {
+  servedModel: string;
+  adapterId: string | null;
+  /** The backend's id of the plain base model (smoke tests compare against it); '' = LoRAX's base. */
+  baseModel: string;
+}
+
+/**
+ * A serving backend behind an OpenAI base URL. `local` (the trainer's serve) and `vllm` share vLLM's runtime
+ * LoRA API (`/v1/load_lora_adapter`, `/v1/unload_lora_adapter`, `parent` in `/v1/models`); LoRAX loads an
+ * adapter on the first request that names it, so load and unload are no-ops there.
+ */
+export class Backend {
+  constructor(readonly target: DeployTarget, readonly endpoint: string, private readonly apiKey?: string, private readonly timeoutMs = 120_000) {}
+
+  /** Make `name` servable from `adapterPath` (a directory the backend can read). Idempotent. */
+  async load(name: string, adapterPath: string): Promise<Route> {
+    if (this.target === 'lorax') return { servedModel: adapterPath, adapterId: adapterPath, baseModel: '' };
+    const res = await this.call('POST', '/load_lora_adapter', { lora_name: name, lora_path: adapterPath });
+    // A retry after a crash between load and the alias flip finds the version loaded: that is success.
+    if (!res.ok && !(res.status === 400 && /already been loaded/i.test(res.text))) {
+      throw new BackendError(`${this.endpoint}: loading ${name} from ${adapterPath} failed (${res.status}): ${res.text.slice(0, 300)}`, res.status >= 500 || res.status === 429);
+    }
+    return { servedModel: name, adapterId: null, baseModel: await this.parentOf(name) };
+  }
+
+  /** Remove `name` from the backend; a version that is not loaded is fine. */
+  async unload(name: string): Promise<void> {
+    if (this.target === 'lorax') return;
+    const res = await this.call('POST', '/unload_lora_adapter', { lora_name: name });
+    if (!res.ok && res.status !== 404) throw new BackendError(`${this.endpoint}: unloading ${name} failed (${res.status}): ${res.text.slice(0, 300)}`, res.status >= 500);
+  }
+
+  /** Whether the backend lists `name` now (a restarted backend forgets runtime-loaded adapters). */
+  async isLoaded(name: string): Promise<boolean> {
+    if (this.target === 'lorax') return true;
+    return (await this.models()).some((m) => m.id === name);
+  }
+
+  private async parentOf(name: string): Promise<string> {
+    const models = await this.models();
+    const entry = models.find((m) => m.id === name);
+    if (!entry) throw new BackendError(`${this.endpoint}: ${name} was loaded but /models does not list it`, true);
+    return entry.parent ?? models.find((m) => !m.parent)?.id ?? '';
+  }
+
+  private async models(): Promise<Array<{ id: string; parent?: string | null }>> {
+    const res = await this.call('GET', '/models');
+    if (!res.ok) throw new BackendError(`${this.endpoint}/models answered ${res.status}: ${res.text.slice(0, 300)}`, res.status >= 500);
+    return (JSON.parse(res.text) as { data: Array<{ id: string; parent?: string | null }> }).data;
+  }
+
+  private async call(method: string, path: string, body?: unknown): Promise<{ ok: boolean; status: number; text: string }> {
+    const url = `${this.endpoint.replace(/\/+$/, '')}${path}`;
+    try {
+      const res = await fetch(url, {
+        method,
+        headers: { 'content-type': 'application/json', ...(this.apiKey ? { authorization: `Bearer ${this.apiKey}` } : {}) },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        signal: AbortSignal.timeout(this.timeoutMs),
+      });
+      return { ok: res.ok, status: res.status, text: await res.text() };
+    } catch (err) {
+      // Connection refused / timeout: the backend may be restarting; worth retrying.
+      throw new BackendError(`${url}: ${(err as Error).cause instanceof Error ? ((err as Error).cause as Error).message : (err as Error).message} (is the serving backend running? \`flywheel serve\` starts the local one)`, true);
+    }
+  }
+}

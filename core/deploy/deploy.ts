@@ -1,0 +1,119 @@
+import type { ArtifactRef } from '../artifacts/types.js';
+import { chatClient } from '../eval/client.js';
+import type { Backend, Route } from './backend.js';
+import type { Registry } from './registry.js';
+import { smokeTest, type SmokeProbe, type SmokeResult } from './smoke.js';
+import type { AliasAction, AliasEvent, DeployedVersion } from './types.js';
+
+/** The smoke test failed: the alias stays where it was. Retrying the same adapter cannot help. */
+export class SmokeTestFailed extends Error {
+  override name = 'SmokeTestFailed';
+}
+
+export interface DeployPlan {
+  alias: string;
+  name: string;
+  adapterVersion: string;
+  adapter: ArtifactRef;
+  /** The LoRA directory as the backend sees it. */
+  adapterPath: string;
+  runId: string | null;
+  evalReport: ArtifactRef | null;
+  probes: SmokeProbe[];
+  actor: string;
+  reason: string;
+  /** Idempotency key of the alias move: a retry with the same key moves nothing twice. */
+  requestId: string;
+}
+
+export interface DeployResult {
+  version: DeployedVersion;
+  event: AliasEvent;
+  smoke: SmokeResult;
+}
+
+/** Test hooks for crash-consistency tests: called between the steps. */
+export interface DeployHooks {
+  afterLoad?: () => Promise<void>;
+}
+
+/**
+ * load → smoke → register → repoint. Every step is idempotent, so a retry after a crash anywhere finishes the
+ * job without a second alias move; a smoke failure unloads the new version (unless the alias already serves
+ * it) and leaves the alias untouched.
+ */
+export async function deployVersion(registry: Registry, backend: Backend, plan: DeployPlan, opts: { timeoutMs: number; apiKey?: string }, hooks: DeployHooks = {}): Promise<DeployResult> {
+  const serving = registry.current(plan.alias);
+  if (serving?.name === plan.name) {
+    // The candidate is what the alias serves (an unchanged dataset and job): nothing to move.
+    return { version: serving, event: registry.history(plan.alias)[0]!, smoke: { passed: true, summary: `alias ${plan.alias} already serves ${plan.name}`, probes: [] } };
+  }
+  const route = await backend.load(plan.name, plan.adapterPath);
+  await hooks.afterLoad?.();
+  const smoke = await smokeRoute(backend, route, plan.probes, opts);
+  if (!smoke.passed) {
+    await backend.unload(plan.name);
+    throw new SmokeTestFailed(`${plan.name}: smoke test failed: ${smoke.summary}; alias ${plan.alias} unchanged`);
+  }
+  const version = registry.registerVersion({
+    name: plan.name,
+    alias: plan.alias,
+    adapterVersion: plan.adapterVersion,
+    adapter: plan.adapter,
+    target: backend.target,
+    endpoint: backend.endpoint,
+    ...route,
+    runId: plan.runId,
+    evalReport: plan.evalReport,
+  });
+  const event = registry.repoint(plan.alias, plan.name, { action: 'deploy', actor: plan.actor, reason: plan.reason, requestId: plan.requestId });
+  return { version, event, smoke };
+}
+
+/**
+ * Point the alias at an earlier version: reload it if the backend forgot it (a restart drops runtime-loaded
+ * adapters), smoke-test it, then move the alias. `to` defaults to the version the alias pointed at before
+ * the current one.
+ */
+export async function rollbackAlias(
+  registry: Registry,
+  backendFor: (v: DeployedVersion) => Backend,
+  args: { alias: string; to?: string; actor: string; reason: string; requestId: string; adapterPathOf: (v: DeployedVersion) => Promise<string>; probesOf: (v: DeployedVersion) => Promise<SmokeProbe[]>; action?: AliasAction },
+  opts: { timeoutMs: number; apiKey?: string },
+): Promise<DeployResult> {
+  const current = registry.current(args.alias);
+  const targetName = args.to ?? previousVersion(registry, args.alias);
+  if (!targetName) throw new SmokeTestFailed(`alias ${args.alias} has no earlier version to roll back to`);
+  const version = registry.version(targetName);
+  if (!version || version.alias !== args.alias) throw new SmokeTestFailed(`version ${targetName} is not a version of alias ${args.alias} (see flywheel versions --alias ${args.alias})`);
+  if (current?.name === targetName) {
+    const event = registry.history(args.alias)[0]!;
+    return { version, event, smoke: { passed: true, summary: `alias ${args.alias} already serves ${targetName}`, probes: [] } };
+  }
+  const backend = backendFor(version);
+  const route = await ensureLoaded(backend, version, args.adapterPathOf);
+  const smoke = await smokeRoute(backend, route, await args.probesOf(version), opts);
+  if (!smoke.passed) throw new SmokeTestFailed(`${version.name}: smoke test failed: ${smoke.summary}; alias ${args.alias} unchanged`);
+  const event = registry.repoint(args.alias, version.name, { action: args.action ?? 'rollback', actor: args.actor, reason: args.reason, requestId: args.requestId });
+  return { version, event, smoke };
+}
+
+/** Reload a registered version its backend forgot (a restart drops runtime-loaded adapters); its route. */
+export async function ensureLoaded(backend: Backend, version: DeployedVersion, adapterPathOf: (v: DeployedVersion) => Promise<string>): Promise<Route> {
+  if (await backend.isLoaded(version.name)) return { servedModel: version.servedModel, adapterId: version.adapterId, baseModel: version.baseModel };
+  return backend.load(version.name, await adapterPathOf(version));
+}
+
+/** The version the alias served before its current one. */
+function previousVersion(registry: Registry, alias: string): string | undefined {
+  const current = registry.current(alias)?.name;
+  return registry.history(alias).find((e) => e.version !== current)?.version;
+}
+
+function smokeRoute(backend: Backend, route: Route, probes: SmokeProbe[], opts: { timeoutMs: number; apiKey?: string }): Promise<SmokeResult> {
+  const common = { baseUrl: backend.endpoint, cost: { kind: 'none' as const }, ...(opts.apiKey ? { apiKey: opts.apiKey } : {}) };
+  const client = { timeoutMs: opts.timeoutMs, maxRetries: 2 };
+  const version = chatClient({ ...common, label: 'version', model: route.servedModel, ...(route.adapterId ? { adapterId: route.adapterId } : {}) }, client);
+  const base = chatClient({ ...common, label: 'base', model: route.baseModel }, client);
+  return smokeTest(probes, version, base);
+}

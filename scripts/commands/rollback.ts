@@ -1,0 +1,89 @@
+import { userInfo } from 'node:os';
+import { Registry } from '../../core/deploy/registry.js';
+import { CPU_TASK_QUEUE } from '../../workflows/queues.js';
+import type { rollback, RollbackInput } from '../../workflows/rollback.js';
+import { parse, UsageError, type Command } from '../lib/args.js';
+import { printJson, table } from '../lib/output.js';
+import { connect } from '../lib/runs.js';
+
+const DEFAULT_REGISTRY = '.flywheel/registry.sqlite';
+
+export const rollbackCommand: Command = {
+  name: 'rollback',
+  summary: 'point an alias back at an earlier version (smoke-tested, recorded)',
+  usage: `flywheel rollback --alias A --reason TEXT [--to VERSION] [--by NAME] [--registry PATH] [--adapter-dir DIR]
+
+Runs the "rollback" workflow (id rollback-<alias>; one at a time per alias): reloads the version on its
+backend if the backend forgot it, smoke-tests it, repoints the alias and records who and why. The gateway
+serves the new version from the next request on.
+  --alias A         the alias (deploy.alias)
+  --to VERSION      a version of the alias (flywheel versions --alias A); default: the one before the current
+  --reason TEXT     required; recorded in the alias history
+  --by NAME         who (default: your user name)
+  --registry PATH   the alias table (default ${DEFAULT_REGISTRY}, as seen by the worker)
+  --adapter-dir DIR where adapters are materialised for the backend (default .flywheel/served)`,
+  async run(argv) {
+    const { values } = parse(argv, { alias: { type: 'string' }, to: { type: 'string' }, reason: { type: 'string' }, by: { type: 'string' }, registry: { type: 'string' }, 'adapter-dir': { type: 'string' } });
+    if (!values.alias) throw new UsageError('--alias is required');
+    if (!values.reason?.trim()) throw new UsageError('--reason is required: the alias history records it');
+    const input: RollbackInput = {
+      alias: values.alias,
+      ...(values.to ? { to: values.to } : {}),
+      by: values.by ?? userInfo().username,
+      reason: values.reason,
+      registry: values.registry ?? DEFAULT_REGISTRY,
+      ...(values['adapter-dir'] ? { adapterDir: values['adapter-dir'] } : {}),
+      ...(process.env.FLYWHEEL_ARTIFACTS ? { store: { store: process.env.FLYWHEEL_ARTIFACTS, s3: {} } } : {}),
+    };
+    const client = await connect();
+    try {
+      const handle = await client.workflow.start<typeof rollback>('rollback', {
+        taskQueue: CPU_TASK_QUEUE,
+        workflowId: `rollback-${values.alias}`,
+        args: [input],
+        workflowIdConflictPolicy: 'FAIL',
+        staticSummary: `rollback ${values.alias}${values.to ? ` to ${values.to}` : ''} (by ${input.by})`,
+      });
+      const result = await handle.result();
+      console.log(`${result.alias}: ${result.previous ?? 'none'} → ${result.version}\n  ${result.smoke}`);
+      return 0;
+    } finally {
+      await client.connection.close();
+    }
+  },
+};
+
+export const versionsCommand: Command = {
+  name: 'versions',
+  summary: 'the versions of an alias and its history (who moved it, when, why)',
+  usage: `flywheel versions --alias A [--registry PATH] [--json]
+
+Lists every version registered for the alias (newest first; * marks the one it serves) and every move of
+the alias: deploys and rollbacks, with who, why and the previous version. Reads the registry directly.
+  --registry PATH   default ${DEFAULT_REGISTRY}
+  --json            {current, versions, history}`,
+  async run(argv) {
+    const { values } = parse(argv, { alias: { type: 'string' }, registry: { type: 'string' }, json: { type: 'boolean', default: false } });
+    if (!values.alias) throw new UsageError('--alias is required');
+    const registry = Registry.open(values.registry ?? DEFAULT_REGISTRY);
+    try {
+      const current = registry.current(values.alias)?.name ?? null;
+      const versions = registry.versions(values.alias);
+      const history = registry.history(values.alias);
+      if (values.json) {
+        printJson({ current, versions, history });
+        return 0;
+      }
+      if (versions.length === 0) {
+        console.log(`alias ${values.alias} has no versions in ${values.registry ?? DEFAULT_REGISTRY}`);
+        return 0;
+      }
+      console.log(table(['', 'version', 'adapter', 'target', 'endpoint', 'created'], versions.map((v) => [v.name === current ? '*' : '', v.name, v.adapterVersion, v.target, v.endpoint, v.createdAt])));
+      console.log(`\nhistory of ${values.alias}:`);
+      console.log(table(['at', 'action', 'version', 'previous', 'by', 'reason'], history.map((e) => [e.at, e.action, e.version, e.previous ?? '—', e.actor, e.reason.length > 80 ? `${e.reason.slice(0, 79)}…` : e.reason])));
+      return 0;
+    } finally {
+      registry.close();
+    }
+  },
+};

@@ -1,0 +1,57 @@
+import * as wf from '@temporalio/workflow';
+import type * as activities from '../activities/index.js';
+import type { StoreSpec } from '../activities/store.js';
+
+/** Input of the `rollback` workflow: one JSON object, so it can be started from the Temporal UI too. */
+export interface RollbackInput {
+  alias: string;
+  /** A version name of the alias; default: the version it served before the current one. */
+  to?: string;
+  by: string;
+  reason: string;
+  /** Defaults match the deploy section's defaults. */
+  registry?: string;
+  adapterDir?: string;
+  store?: StoreSpec;
+  timeoutMs?: number;
+  apiKeyEnv?: string;
+}
+
+export interface RollbackResult {
+  alias: string;
+  version: string;
+  previous: string | null;
+  smoke: string;
+}
+
+const { rollbackStage } = wf.proxyActivities<typeof activities>({
+  startToCloseTimeout: '15 minutes',
+  heartbeatTimeout: '5 minutes',
+  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumAttempts: 5, nonRetryableErrorTypes: ['SmokeTestFailed', 'ConfigError', 'ArtifactError'] },
+});
+
+/**
+ * Repoint an alias to an earlier version: reload it on its backend if needed, smoke-test it, move the alias,
+ * record who and why. The move is keyed by this workflow's id, so a retried activity moves it once.
+ */
+export async function rollback(input: RollbackInput): Promise<RollbackResult> {
+  if (!input?.alias || !input.by?.trim() || !input.reason?.trim()) {
+    throw wf.ApplicationFailure.nonRetryable('rollback needs alias, by (who) and reason', 'ConfigError');
+  }
+  wf.setCurrentDetails(`rolling back **${input.alias}**${input.to ? ` to ${input.to}` : ''}: ${input.reason} (by ${input.by})`);
+  const info = wf.workflowInfo();
+  const result = await rollbackStage({
+    registry: input.registry ?? '.flywheel/registry.sqlite',
+    adapterDir: input.adapterDir ?? '.flywheel/served',
+    store: input.store ?? { store: 'file:.flywheel/artifacts', s3: {} },
+    alias: input.alias,
+    ...(input.to ? { to: input.to } : {}),
+    actor: input.by.trim(),
+    reason: input.reason.trim(),
+    requestId: `${info.workflowId}/${info.runId}`,
+    timeoutMs: input.timeoutMs ?? 120_000,
+    ...(input.apiKeyEnv ? { apiKeyEnv: input.apiKeyEnv } : {}),
+  });
+  wf.setCurrentDetails(`**${input.alias}** → ${result.version} (was ${result.previous ?? 'none'}); ${result.smoke}`);
+  return { alias: input.alias, ...result };
+}

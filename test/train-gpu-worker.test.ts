@@ -62,7 +62,7 @@ function trainersRunning(workdir: string): number {
 }
 
 async function smallConfig(name: string, job: Record<string, unknown>) {
-  const { train: _t, ...example } = await loadConfigFile(join(REPO, 'examples', 'salesforce-oracle.yaml'));
+  const { train: _t, evaluate: _e, gate: _g, deploy: _d, gateway: _w, ...example } = await loadConfigFile(join(REPO, 'examples', 'salesforce-oracle.yaml'));
   return parseConfig({
     ...example,
     name,

@@ -102,6 +102,17 @@ describe('trainer serve (OpenAI-compatible)', () => {
     assert.deepEqual(answer(again), answer(a!));
   });
 
+  it("reports the generated tokens' logprobs, and each adapter's parent base", async () => {
+    const row = rows[0]!;
+    const res = await client.chat.completions.create({ model: 'router', messages: row.prompt, tools: row.tools, max_tokens: 400, logprobs: true, top_logprobs: 2 });
+    const tokens = res.choices[0]!.logprobs!.content!;
+    assert.equal(tokens.length, res.usage!.completion_tokens - 1, 'every token but the final end-of-turn');
+    assert.ok(tokens.every((t) => t.logprob <= 0 && t.top_logprobs.length === 2));
+    JSON.parse(tokens.map((t) => t.token).join('')); // the router JSON, also when it came back as a tool call
+    const models = (await client.models.list()).data as Array<OpenAI.Model & { parent: string | null }>;
+    assert.deepEqual(Object.fromEntries(models.map((m) => [m.id, m.parent])), { base: null, router: 'base' });
+  });
+
   it('rejects bad requests with OpenAI-shaped errors', async () => {
     await assert.rejects(client.chat.completions.create({ model: 'router', messages: [] }), (err: unknown) => err instanceof OpenAI.BadRequestError);
     await assert.rejects(client.chat.completions.create({ model: 'router', messages: [{ role: 'user', content: 'x' }], stream: true }), (err: unknown) => err instanceof OpenAI.BadRequestError);

@@ -68,7 +68,7 @@ describe('flywheelRun', () => {
 
   it('runs the embedded default end to end: both sandboxes, every dataset stage, the same dataset from the same seed', async () => {
     // Dataset stages only: training has its own test (train-gpu-worker.test.ts) with a GPU worker.
-    const { train: _train, ...example } = await loadConfigFile(join(REPO, 'examples', 'salesforce-oracle.yaml'));
+    const { train: _train, evaluate: _e, gate: _g, deploy: _d, gateway: _w, ...example } = await loadConfigFile(join(REPO, 'examples', 'salesforce-oracle.yaml'));
     const run = async () => {
       const cfg = { ...example, artifacts: { ...example.artifacts, store: `file://${tempDir()}` }, dataset: { ...example.dataset!, perGoal: 6 } };
       const { handle } = await startRun(env.client, cfg, { config: cfg, trigger: 'test' });
@@ -108,7 +108,7 @@ describe('flywheelRun', () => {
 
   it('joins trace rows from the config to the generated ones', async () => {
     // Dataset stages only: training has its own test (train-gpu-worker.test.ts) with a GPU worker.
-    const { train: _train, ...example } = await loadConfigFile(join(REPO, 'examples', 'salesforce-oracle.yaml'));
+    const { train: _train, evaluate: _e, gate: _g, deploy: _d, gateway: _w, ...example } = await loadConfigFile(join(REPO, 'examples', 'salesforce-oracle.yaml'));
     const cfg = parseConfig({ ...example, name: 'with-traces', artifacts: { store: `file://${tempDir()}` }, dataset: { ...example.dataset!, perGoal: 2 }, traces: [{ path: join(REPO, 'test', 'fixtures', 'traces', 'good.jsonl'), domain: 'salesforce' }] });
     const { handle } = await startRun(env.client, cfg, { config: cfg, trigger: 'test' });
     await handle.result();

@@ -3,7 +3,8 @@
   validate --job FILE [--normalize]   check a job against trainer/job.schema.json
   train --job FILE [--resume DIR]     SFT; progress as JSON lines on stdout
   serve [--base M] [--adapter NAME=DIR ...] [--port N]
-                                      OpenAI-compatible server with runtime LoRA loading
+                                      OpenAI-compatible server with runtime LoRA loading; hosts
+                                      each adapter's own base; may start empty
 
 Exit codes: 0 ok, 2 bad job or bad arguments (retrying cannot help), 1 anything else."""
 from __future__ import annotations
@@ -88,10 +89,17 @@ def main(argv: list[str] | None = None) -> int:
     t = sub.add_parser("train", help="run a train job; progress as JSON lines on stdout")
     t.add_argument("--job", required=True, help="path of the job JSON")
     t.add_argument("--resume", help="checkpoint directory to continue from (overrides the job's resumeFrom)")
-    s = sub.add_parser("serve", help="OpenAI-compatible /v1/chat/completions with runtime LoRA adapters")
-    s.add_argument("--base", help="base model: HF id, directory, or omitted to take it from the first adapter")
+    s = sub.add_parser(
+        "serve",
+        help="OpenAI-compatible /v1/chat/completions with runtime LoRA adapters on one or several bases",
+        description="Each adapter runs on the base it was trained on, loaded beside the others when it differs "
+        "(listed as base-<12 hex>; an adapter's `parent` in /v1/models names its base). With neither --base nor "
+        "--adapter the server starts empty and adapters are loaded through POST /v1/load_lora_adapter.",
+    )
+    s.add_argument("--base", help="base model served as --served-name: HF id or directory; omitted: the first "
+                   "adapter's base, or none at all (an empty server)")
     s.add_argument("--adapter", action="append", default=[], help="NAME=DIR, repeatable; loaded at start")
-    s.add_argument("--served-name", default="base", help="model name that selects the base without adapter")
+    s.add_argument("--served-name", default="base", help="model name that selects the --base model without adapter")
     s.add_argument("--host", default="127.0.0.1")
     s.add_argument("--port", type=int, default=8000, help="0 picks a free port (printed on stdout)")
     args = parser.parse_args(argv)

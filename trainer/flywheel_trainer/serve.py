@@ -1,13 +1,24 @@
-"""python -m flywheel_trainer serve: an OpenAI-compatible server for one base model and many LoRA adapters.
+"""python -m flywheel_trainer serve: an OpenAI-compatible server for base models and their LoRA adapters.
 
-  GET  /v1/models                  the base (served name) and every loaded adapter
-  POST /v1/chat/completions        `model` picks the adapter; `tools` offered -> router JSON, constrained so
-                                   the tool name is one of the offered tools; a call comes back as tool_calls
+  GET  /v1/models                  every hosted base and every loaded adapter; an adapter's `parent` is the id
+                                   of the base it runs on
+  POST /v1/chat/completions        `model` picks an adapter or a base; `tools` offered -> router JSON, constrained
+                                   so the tool name is one of the offered tools; a call comes back as tool_calls;
+                                   `logprobs` / `top_logprobs` (0-5) as in OpenAI's API
   POST /v1/load_lora_adapter       {lora_name, lora_path}   (vLLM's runtime adapter API)
   POST /v1/unload_lora_adapter     {lora_name}
 
+Several bases: an adapter runs on the base it was trained on (base_of). Bases are told apart by fingerprint
+(local directories: config, tokenizer, tiny-build spec) or by model id, so adapters of one base share it and an
+adapter of another base (tiny runs each build their own) loads that base beside the others. The --base model is
+served as --served-name ("base"); any other base as `base-<12 hex>` (of its fingerprint, else of sha256(id)).
+The server may start empty (no --base, no adapters) and be filled at runtime: the deploy's "local" target.
+A base is dropped when its last adapter is unloaded (memory stays bounded on a long-running server; reloading a
+tiny base takes a second), except the --base one, which is always served.
+
 It is the dev/CI stand-in for vLLM (`--enable-lora`, runtime loading), which the GPU deployment uses; the
-request and response shapes are the same. Generation is serialised by a lock: one request at a time."""
+request and response shapes are the same. Generation, loading and unloading are serialised by one lock: one
+request at a time."""
 from __future__ import annotations
 
 import hashlib
@@ -17,6 +28,7 @@ import threading
 import time
 import uuid
 from contextlib import nullcontext
+from dataclasses import dataclass
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -48,148 +60,314 @@ def base_of(adapter_dir: Path) -> str:
 
 
 def fingerprint(model_dir: str) -> str | None:
-    """Weights + vocabulary identity of a local base, to refuse adapters trained on another tiny base."""
+    """Identity of a local base: config, vocabulary and, for tiny bases, the build spec (its seed decides the
+    weights). None for a model id or a directory without config.json + tokenizer.json."""
     p = Path(model_dir)
     files = [p / "config.json", p / "tokenizer.json"]
     if not all(f.is_file() for f in files):
         return None
+    files += [f for f in [p / "flywheel-tiny.json"] if f.is_file()]
     return hashlib.sha256(b"".join(f.read_bytes() for f in files)).hexdigest()
 
 
-class Engine:
-    def __init__(self, base: str, served_name: str = "base"):
-        import torch
-        from transformers import AutoModelForCausalLM, AutoTokenizer
+def base_identity(source: str) -> tuple[str, str]:
+    """(key, default id) of a base: equal keys share one loaded model."""
+    fp = fingerprint(source)
+    digest = fp or hashlib.sha256(source.encode()).hexdigest()
+    return fp or source, f"base-{digest[:12]}"
 
-        self.base, self.served_name = base, served_name
-        self.base_fingerprint = fingerprint(base)
-        self.tokenizer = AutoTokenizer.from_pretrained(base)
-        if not self.tokenizer.chat_template:
-            raise BadJob(f"--base {base}: the tokenizer has no chat template")
-        dtype = torch.bfloat16 if torch.cuda.is_available() else torch.float32
-        self.model = AutoModelForCausalLM.from_pretrained(base, dtype=dtype)
-        if torch.cuda.is_available():
-            self.model = self.model.to("cuda")
-        self.model.eval()
-        self.adapters: dict[str, str] = {}
-        self.formats: dict[str, str] = {}  # how each adapter renders completions: router-json or hermes
+
+def load_model(source: str) -> tuple[Any, Any]:
+    """(model, tokenizer) of a base in eval mode, on the GPU when there is one."""
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(source)
+    if not tokenizer.chat_template:
+        raise BadJob(f"base {source}: the tokenizer has no chat template")
+    dtype = torch.bfloat16 if torch.cuda.is_available() else torch.float32
+    model = AutoModelForCausalLM.from_pretrained(source, dtype=dtype)
+    if torch.cuda.is_available():
+        model = model.to("cuda")
+    return model.eval(), tokenizer
+
+
+@dataclass
+class Base:
+    """A hosted base model; it becomes a PeftModel once adapters are attached."""
+
+    id: str
+    source: str
+    key: str
+    model: Any
+    tokenizer: Any
+    pinned: bool = False  # the --base one: never dropped
+    enforcer_data: Any = None  # the vocabulary as the constraint engine sees it, built on first use
+
+
+@dataclass
+class Adapter:
+    path: str
+    fmt: str  # how it renders completions: router-json or hermes
+    base: Base
+
+
+@dataclass
+class ChatParams:
+    """The validated fields of a chat request."""
+
+    model: str
+    messages: list[dict[str, Any]]
+    tools: list[dict[str, Any]] | None
+    names: list[str]
+    wants_tools: bool
+    max_tokens: int
+    temperature: float
+    logprobs: bool
+    top_logprobs: int
+
+
+def chat_params(req: dict[str, Any], default_model: str) -> ChatParams:
+    messages = req.get("messages")
+    if not isinstance(messages, list) or not messages:
+        raise ApiError(400, "messages: a non-empty list is required")
+    tools = req.get("tools") or None
+    names = [t.get("function", {}).get("name") for t in tools or []]
+    if tools and not all(isinstance(n, str) and n for n in names):
+        raise ApiError(400, "tools: every tool needs function.name")
+    logprobs = req.get("logprobs") or False
+    top = req.get("top_logprobs")
+    if not isinstance(logprobs, bool):
+        raise ApiError(400, "logprobs: a boolean is required")
+    if top is not None and (isinstance(top, bool) or not isinstance(top, int) or not 0 <= top <= 5):
+        raise ApiError(400, "top_logprobs: an integer from 0 to 5 is required")
+    if top and not logprobs:
+        raise ApiError(400, "top_logprobs: logprobs must be true when top_logprobs is used")
+    return ChatParams(
+        model=req.get("model") or default_model,
+        messages=messages,
+        tools=tools,
+        names=names,
+        wants_tools=bool(tools) and req.get("tool_choice", "auto") != "none",
+        max_tokens=int(req.get("max_tokens") or req.get("max_completion_tokens") or 256),
+        temperature=float(req.get("temperature", 0) or 0),
+        logprobs=logprobs,
+        top_logprobs=top or 0,
+    )
+
+
+class Engine:
+    def __init__(self, base: str | None = None, served_name: str = "base"):
+        self.served_name = served_name
+        self.bases: dict[str, Base] = {}  # by id
+        self.adapters: dict[str, Adapter] = {}
         self.lock = threading.Lock()
         self.created = int(time.time())
-        self._enforcer_data = None
+        if base is not None:
+            model, tokenizer = load_model(base)
+            self.bases[served_name] = Base(served_name, base, base_identity(base)[0], model, tokenizer, pinned=True)
 
     # adapters -------------------------------------------------------------------------------------------
     def load_adapter(self, name: str, path: str) -> None:
-        from peft import PeftModel
-
-        if not name or name == self.served_name:
-            raise ApiError(400, f"lora_name {name!r} is empty or shadows the base model's name")
         adapter_dir = Path(path)
-        base = base_of(adapter_dir)
-        if self.base_fingerprint is not None and fingerprint(base) not in (None, self.base_fingerprint):
-            raise ApiError(400, f"adapter {name} was trained on a different base ({base}) than this server's ({self.base})")
+        source = base_of(adapter_dir)
         fmt = adapter_meta(adapter_dir).get("format", "router-json")
         with self.lock:  # checks and changes under one lock: concurrent loads of one name cannot both pass
+            if not name or name == self.served_name or name in self.bases:
+                raise ApiError(400, f"lora_name {name!r} is empty or shadows a base model's name")
             if name in self.adapters:
                 raise ApiError(400, f"The lora adapter '{name}' has already been loaded.")
-            if not self.adapters:
-                self.model = PeftModel.from_pretrained(self.model, str(adapter_dir), adapter_name=name)
-            else:
-                self.model.load_adapter(str(adapter_dir), adapter_name=name)
-            self.model.eval()
-            self.adapters[name] = str(adapter_dir)
-            self.formats[name] = fmt
+            base = self._base_for(name, source)
+            try:
+                self._attach(base, name, adapter_dir)
+            except Exception:
+                self._drop_if_unused(base)
+                raise
+            self.adapters[name] = Adapter(str(adapter_dir), fmt, base)
+
+    def _base_for(self, name: str, source: str) -> Base:
+        """The hosted base with the adapter's base identity, else that base loaded beside the others."""
+        key, base_id = base_identity(source)
+        hosted = next((b for b in self.bases.values() if b.key == key), None)
+        if hosted is not None:
+            return hosted
+        if base_id in self.adapters:
+            raise ApiError(400, f"adapter {name}: its base's id {base_id} is taken by an adapter")
+        try:
+            model, tokenizer = load_model(source)
+        except Exception as err:  # noqa: BLE001 - missing, unreadable or unsupported: the request's fault
+            raise ApiError(400, f"adapter {name}: cannot load its base {source}: {type(err).__name__}: {err}") from None
+        self.bases[base_id] = Base(base_id, source, key, model, tokenizer)
+        return self.bases[base_id]
+
+    def _attach(self, base: Base, name: str, adapter_dir: Path) -> None:
+        from peft import PeftModel
+
+        if not self._adapters_of(base):
+            base.model = PeftModel.from_pretrained(base.model, str(adapter_dir), adapter_name=name)
+        else:
+            base.model.load_adapter(str(adapter_dir), adapter_name=name)
+        base.model.eval()
+
+    def _adapters_of(self, base: Base) -> list[str]:
+        return [n for n, a in self.adapters.items() if a.base is base]
+
+    def _drop_if_unused(self, base: Base) -> None:
+        if not base.pinned and not self._adapters_of(base):
+            self.bases.pop(base.id, None)
 
     def unload_adapter(self, name: str) -> None:
         with self.lock:
             if name not in self.adapters:
                 raise ApiError(404, f"The lora adapter '{name}' cannot be found.", "NotFoundError")
-            if len(self.adapters) == 1:
-                self.model = self.model.unload()  # back to the plain base model
+            base = self.adapters[name].base
+            others = [n for n in self._adapters_of(base) if n != name]
+            if not others:
+                base.model = base.model.unload()  # back to the plain base model
             else:
-                if self.model.active_adapter == name:
-                    self.model.set_adapter(next(n for n in self.adapters if n != name))
-                self.model.delete_adapter(name)
+                if base.model.active_adapter == name:
+                    base.model.set_adapter(others[0])
+                base.model.delete_adapter(name)
             del self.adapters[name]
-            del self.formats[name]
+            self._drop_if_unused(base)
 
     def models(self) -> dict[str, Any]:
-        entries = [{"id": self.served_name, "object": "model", "created": self.created, "owned_by": "mcp-flywheel", "root": self.base, "parent": None}]
-        entries += [
-            {"id": n, "object": "model", "created": self.created, "owned_by": "mcp-flywheel", "root": p, "parent": self.served_name}
-            for n, p in self.adapters.items()
-        ]
-        return {"object": "list", "data": entries}
+        # Copies: a load may change the dicts meanwhile (listing does not wait for a generation to end).
+        bases, adapters = list(self.bases.values()), list(self.adapters.items())
+
+        def entry(model_id: str, root: str, parent: str | None) -> dict[str, Any]:
+            return {"id": model_id, "object": "model", "created": self.created, "owned_by": "mcp-flywheel", "root": root, "parent": parent}
+
+        return {"object": "list", "data": [entry(b.id, b.source, None) for b in bases] + [entry(n, a.path, a.base.id) for n, a in adapters]}
+
+    def _resolve(self, model_name: str) -> tuple[Base, str | None]:
+        """(base, adapter name or None) that serve `model_name`; call under the lock."""
+        if model_name in self.adapters:
+            return self.adapters[model_name].base, model_name
+        if model_name in self.bases:
+            return self.bases[model_name], None
+        raise ApiError(404, f"The model `{model_name}` does not exist.", "NotFoundError")
 
     # generation -----------------------------------------------------------------------------------------
     def chat(self, req: dict[str, Any]) -> dict[str, Any]:
-        import torch
-
-        model_name = req.get("model") or self.served_name
-        messages = req.get("messages")
-        if not isinstance(messages, list) or not messages:
-            raise ApiError(400, "messages: a non-empty list is required")
-        tools = req.get("tools") or None
-        names = [t.get("function", {}).get("name") for t in tools or []]
-        if tools and not all(isinstance(n, str) and n for n in names):
-            raise ApiError(400, "tools: every tool needs function.name")
-        wants_tools = bool(tools) and req.get("tool_choice", "auto") != "none"
-        max_tokens = int(req.get("max_tokens") or req.get("max_completion_tokens") or 256)
-        temperature = float(req.get("temperature", 0) or 0)
-        try:
-            text = self.tokenizer.apply_chat_template(messages, tools=tools, tokenize=False, add_generation_prompt=True)
-        except Exception as err:  # noqa: BLE001 - a template error is the request's fault
-            raise ApiError(400, f"messages: cannot apply the chat template: {err}") from None
-        ids = self.tokenizer(text, add_special_tokens=False, return_tensors="pt")["input_ids"].to(self.model.device)
-        kwargs: dict[str, Any] = {
-            "max_new_tokens": max_tokens,
-            "do_sample": temperature > 0,
-            "eos_token_id": self.tokenizer.eos_token_id,
-            "pad_token_id": self.tokenizer.pad_token_id or self.tokenizer.eos_token_id,
-        }
-        if temperature > 0:
-            kwargs["temperature"] = temperature
+        p = chat_params(req, self.served_name)
         with self.lock:
             # Checked under the lock: an adapter unloaded meanwhile must not be answered by the base.
-            if model_name != self.served_name and model_name not in self.adapters:
-                raise ApiError(404, f"The model `{model_name}` does not exist.", "NotFoundError")
-            fmt = self.formats.get(model_name, "router-json")
-            constrained = wants_tools and fmt == "router-json"  # hermes adapters are served unconstrained
-            if constrained:
-                if self._enforcer_data is None:
-                    self._enforcer_data = tokenizer_data(self.tokenizer)
-                kwargs["prefix_allowed_tokens_fn"] = RouterConstraint(self._enforcer_data, names)
-            if model_name in self.adapters:
-                self.model.set_adapter(model_name)
-                context = nullcontext()
-            elif self.adapters:
-                context = self.model.disable_adapter()
-            else:
-                context = nullcontext()
-            with context, torch.no_grad():
-                out = self.model.generate(ids, attention_mask=torch.ones_like(ids), **kwargs)
-        new = out[0, ids.shape[1]:].tolist()
-        finished = bool(new) and new[-1] == self.tokenizer.eos_token_id
-        content = self.tokenizer.decode(new, skip_special_tokens=True).strip()
-        if constrained and finished:
-            try:
-                json.loads(content)
-            except json.JSONDecodeError:
-                # The grammar engine gave up (it allows end-of-text when it hits an internal error).
-                raise ApiError(500, f"constrained decoding produced invalid JSON: {content[:200]!r}", "InternalServerError") from None
-        message: dict[str, Any] = {"role": "assistant", "content": content}
-        finish = "stop" if finished else "length"
-        call = _tool_call(content, names, fmt) if tools else None
-        if call is not None:
-            message = {"role": "assistant", "content": None, "tool_calls": [call]}
-            finish = "tool_calls"
-        return {
-            "id": f"chatcmpl-{uuid.uuid4().hex}",
-            "object": "chat.completion",
-            "created": int(time.time()),
-            "model": model_name,
-            "choices": [{"index": 0, "message": message, "finish_reason": finish, "logprobs": None}],
-            "usage": {"prompt_tokens": ids.shape[1], "completion_tokens": len(new), "total_tokens": ids.shape[1] + len(new)},
+            base, adapter = self._resolve(p.model)
+            fmt = self.adapters[adapter].fmt if adapter else "router-json"
+            constrained = p.wants_tools and fmt == "router-json"  # hermes adapters are served unconstrained
+            ids = prompt_ids(base, p)
+            out = self._generate(base, adapter, ids, p, constrained)
+        return completion(base.tokenizer, p, ids.shape[1], out, fmt, constrained)
+
+    def _generate(self, base: Base, adapter: str | None, ids, p: ChatParams, constrained: bool):
+        import torch
+
+        tokenizer = base.tokenizer
+        kwargs: dict[str, Any] = {
+            "max_new_tokens": p.max_tokens,
+            "do_sample": p.temperature > 0,
+            "eos_token_id": tokenizer.eos_token_id,
+            "pad_token_id": tokenizer.pad_token_id or tokenizer.eos_token_id,
         }
+        if p.temperature > 0:
+            kwargs["temperature"] = p.temperature
+        if p.logprobs:
+            kwargs.update(output_scores=True, return_dict_in_generate=True)
+        if constrained:
+            if base.enforcer_data is None:
+                base.enforcer_data = tokenizer_data(tokenizer)
+            kwargs["prefix_allowed_tokens_fn"] = RouterConstraint(base.enforcer_data, p.names)
+        if adapter is not None:
+            base.model.set_adapter(adapter)
+            context = nullcontext()
+        elif self._adapters_of(base):
+            context = base.model.disable_adapter()
+        else:
+            context = nullcontext()
+        with context, torch.no_grad():
+            return base.model.generate(ids, attention_mask=torch.ones_like(ids), **kwargs)
+
+
+def prompt_ids(base: Base, p: ChatParams):
+    try:
+        text = base.tokenizer.apply_chat_template(p.messages, tools=p.tools, tokenize=False, add_generation_prompt=True)
+    except Exception as err:  # noqa: BLE001 - a template error is the request's fault
+        raise ApiError(400, f"messages: cannot apply the chat template: {err}") from None
+    return base.tokenizer(text, add_special_tokens=False, return_tensors="pt")["input_ids"].to(base.model.device)
+
+
+def completion(tokenizer: Any, p: ChatParams, n_prompt: int, out: Any, fmt: str, constrained: bool) -> dict[str, Any]:
+    """The chat.completion object for generate()'s output `out` (a tensor, or a dict with scores for logprobs)."""
+    new = (out.sequences if p.logprobs else out)[0, n_prompt:].tolist()
+    finished = bool(new) and new[-1] == tokenizer.eos_token_id
+    content = tokenizer.decode(new, skip_special_tokens=True).strip()
+    if constrained and finished:
+        try:
+            json.loads(content)
+        except json.JSONDecodeError:
+            # The grammar engine gave up (it allows end-of-text when it hits an internal error).
+            raise ApiError(500, f"constrained decoding produced invalid JSON: {content[:200]!r}", "InternalServerError") from None
+    message: dict[str, Any] = {"role": "assistant", "content": content}
+    finish = "stop" if finished else "length"
+    call = _tool_call(content, p.names, fmt) if p.tools else None
+    if call is not None:
+        message = {"role": "assistant", "content": None, "tool_calls": [call]}
+        finish = "tool_calls"
+    logprobs = None
+    if p.logprobs:
+        generated = new[:-1] if finished else new  # the final eos is not part of the text
+        logprobs = {"content": token_logprobs(tokenizer, generated, out.scores, p.top_logprobs)}
+    return {
+        "id": f"chatcmpl-{uuid.uuid4().hex}",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": p.model,
+        "choices": [{"index": 0, "message": message, "finish_reason": finish, "logprobs": logprobs}],
+        "usage": {"prompt_tokens": n_prompt, "completion_tokens": len(new), "total_tokens": n_prompt + len(new)},
+    }
+
+
+# JSON has no -infinity; vLLM reports a token the decoding excluded with this logprob.
+MIN_LOGPROB = -9999.0
+
+
+def token_logprobs(tokenizer: Any, ids: list[int], scores: tuple, top: int) -> list[dict[str, Any]]:
+    """OpenAI's logprobs.content for the generated `ids`.
+
+    `scores` are generate()'s processed scores (output_scores=True): the logits after the decoding constraint
+    (and the temperature, when sampling). So each logprob is the token's probability among the continuations
+    the constraint allowed, the distribution the token was actually chosen from; a token the constraint
+    excluded shows MIN_LOGPROB. (vLLM by default, --logprobs-mode raw_logprobs, reports them before any processing.)"""
+    import torch
+
+    content = []
+    for token_id, text, step in zip(ids, token_texts(tokenizer, ids), scores):
+        logprobs = torch.log_softmax(step[0].float(), dim=-1)
+        values, indices = logprobs.topk(top)
+        entry = _logprob(text, logprobs[token_id].item())
+        entry["top_logprobs"] = [_logprob(tokenizer.decode([i]), v) for v, i in zip(values.tolist(), indices.tolist())]
+        content.append(entry)
+    return content
+
+
+def _logprob(token: str, logprob: float) -> dict[str, Any]:
+    return {"token": token, "logprob": max(logprob, MIN_LOGPROB), "bytes": list(token.encode("utf-8"))}
+
+
+def token_texts(tokenizer: Any, ids: list[int]) -> list[str]:
+    """Each token's text, such that they concatenate to tokenizer.decode(ids): differences of decoded prefixes.
+    Decoding tokens one by one is not enough: a byte-level token holding part of a UTF-8 character decodes to
+    U+FFFD alone (here it gets '' and the token completing the character gets all of it), and some tokenizers
+    drop a word's leading space when it is decoded alone."""
+    texts, done = [], ""
+    for i in range(1, len(ids) + 1):
+        text = tokenizer.decode(ids[:i])
+        if i < len(ids):
+            text = text.rstrip("\ufffd")  # an incomplete character waits for its last byte
+        texts.append(text[len(done):] if text.startswith(done) else tokenizer.decode(ids[i - 1 : i]))
+        done = text
+    return texts
 
 
 HERMES_CALL = re.compile(r"^\s*<tool_call>\s*(\{.*\})\s*</tool_call>\s*$", re.DOTALL)
@@ -287,13 +465,17 @@ def make_handler(engine: Engine):
 
 
 def serve(base: str | None, adapters: dict[str, str], host: str = "127.0.0.1", port: int = 8000, served_name: str = "base") -> None:
+    """With neither a base nor adapters the server starts empty; adapters are loaded at runtime."""
     from .train import quiet_libraries
 
     quiet_libraries()
-    if base is None:
-        if not adapters:
-            raise BadJob("serve: give --base, or at least one --adapter to take the base from")
-        base = base_of(Path(next(iter(adapters.values()))))
+    if base is None and adapters:
+        # `serve --adapter NAME=DIR` serves that adapter's base under served_name, as vLLM's --model would.
+        name, path = next(iter(adapters.items()))
+        try:
+            base = base_of(Path(path))
+        except ApiError as err:
+            raise BadJob(f"--adapter {name}={path}: {err}") from None
     engine = Engine(base, served_name)
     for name, path in adapters.items():
         try:

@@ -2,7 +2,8 @@
 and the TypeScript serve test train on it in seconds on CPU. Stands in for the render stage's output, which
 the Temporal tests produce for real.
 
-    python trainer/tests/synthetic.py OUT_DIR   writes OUT_DIR/train.jsonl (96 rows) and OUT_DIR/val.jsonl (24)"""
+    python trainer/tests/synthetic.py OUT_DIR [SEED]   writes OUT_DIR/train.jsonl (96 rows) and OUT_DIR/val.jsonl (24);
+                                                     another SEED gives other rows (and so another tiny base)"""
 from __future__ import annotations
 
 import json
@@ -52,5 +53,6 @@ def write_rows(path: Path, n: int, seed: int) -> Path:
 if __name__ == "__main__":
     out = Path(sys.argv[1])
     out.mkdir(parents=True, exist_ok=True)
-    write_rows(out / "train.jsonl", 96, 1)
-    write_rows(out / "val.jsonl", 24, 2)
+    seed = int(sys.argv[2]) if len(sys.argv) > 2 else 0
+    write_rows(out / "train.jsonl", 96, 1 + 10 * seed)
+    write_rows(out / "val.jsonl", 24, 2 + 10 * seed)

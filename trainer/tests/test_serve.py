@@ -1,9 +1,23 @@
-"""How the server turns a completion into an OpenAI tool call, for both render formats."""
+"""The server: tool calls for both render formats, several tiny bases in one server, and logprobs.
+
+Two adapters are trained once per session on different data, so each has its own tiny base (tiny bases are
+built per run, with a tokenizer trained on that run's rows)."""
 from __future__ import annotations
 
 import json
+import shutil
+import threading
+import urllib.error
+import urllib.request
+from contextlib import contextmanager
+from http.server import ThreadingHTTPServer
+from pathlib import Path
 
-from flywheel_trainer.serve import _tool_call
+import pytest
+
+from conftest import make_job
+from flywheel_trainer.serve import Engine, _tool_call, base_of, fingerprint, make_handler, token_texts
+from synthetic import TOOLS, write_rows
 
 
 def test_router_json_and_hermes_calls_become_tool_calls_only_for_offered_tools():
@@ -17,3 +31,166 @@ def test_router_json_and_hermes_calls_become_tool_calls_only_for_offered_tools()
     assert _tool_call('{"code":"no_tool","reason":"x","tool":null,"verdict":"abstain"}', names) is None
     assert _tool_call('{"arguments":{},"tool":"get_invoice"}', names, "hermes") is None, "hermes needs the block"
     assert _tool_call("not json", names) is None
+
+
+# fixtures and helpers -------------------------------------------------------------------------------------
+@pytest.fixture(scope="session")
+def adapters(tmp_path_factory) -> dict[str, str]:
+    """Two tiny adapters trained on different data, hence on different tiny bases. `a` is trained long enough
+    (~15 s) to answer with tool calls; `b` only needs to differ."""
+    from flywheel_trainer.train import run_training
+
+    out = {}
+    for name, seed, optim in (("a", 1, {"epochs": 5, "maxSteps": 30, "microBatchSize": 8, "learningRate": 0.005}), ("b", 5, {})):
+        root = tmp_path_factory.mktemp(f"serve-{name}")
+        data = {"train": str(write_rows(root / "train.jsonl", 96, seed)), "val": str(write_rows(root / "val.jsonl", 24, seed + 1))}
+        out[name] = str(run_training(make_job(root, data, optim=optim)))
+    assert fingerprint(base_of(Path(out["a"]))) != fingerprint(base_of(Path(out["b"]))), "the data differ, so do the bases"
+    return out
+
+
+def base_id(adapter: str) -> str:
+    return "base-" + fingerprint(base_of(Path(adapter)))[:12]
+
+
+PROMPT = [{"role": "system", "content": "You route requests to tools. Reply with exactly one JSON object."},
+          {"role": "user", "content": "Show me invoice 1234"}]
+
+
+class Client:
+    def __init__(self, url: str):
+        self.url = url
+
+    def call(self, method: str, path: str, body: dict | None = None) -> tuple[int, object]:
+        data = json.dumps(body).encode() if body is not None else None
+        req = urllib.request.Request(self.url + path, data=data, method=method, headers={"content-type": "application/json"})
+        try:
+            with urllib.request.urlopen(req) as res:
+                status, raw = res.status, res.read()
+        except urllib.error.HTTPError as err:
+            status, raw = err.code, err.read()
+        try:
+            return status, json.loads(raw)
+        except json.JSONDecodeError:
+            return status, raw.decode()
+
+    def models(self) -> dict[str, str | None]:
+        return {m["id"]: m["parent"] for m in self.call("GET", "/v1/models")[1]["data"]}
+
+    def load(self, name: str, path: str) -> int:
+        return self.call("POST", "/v1/load_lora_adapter", {"lora_name": name, "lora_path": path})[0]
+
+    def unload(self, name: str) -> int:
+        return self.call("POST", "/v1/unload_lora_adapter", {"lora_name": name})[0]
+
+    def chat(self, model: str, **extra) -> dict:
+        status, body = self.call("POST", "/v1/chat/completions", {"model": model, "messages": PROMPT, "tools": TOOLS, "max_tokens": 96, **extra})
+        assert status == 200, body
+        return body
+
+
+@contextmanager
+def serving(engine: Engine):
+    server = ThreadingHTTPServer(("127.0.0.1", 0), make_handler(engine))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield Client(f"http://127.0.0.1:{server.server_address[1]}")
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def answer(res: dict) -> tuple:
+    """What a completion said, without the random call ids."""
+    choice = res["choices"][0]
+    calls = [c["function"] for c in choice["message"].get("tool_calls") or []]
+    return choice["finish_reason"], choice["message"]["content"], calls
+
+
+def plain_answer(base: str, adapter: str | None = None) -> tuple:
+    """What a server hosting only `base` (and `adapter`) answers: the reference for the shared server."""
+    engine = Engine(base)
+    if adapter:
+        engine.load_adapter("only", adapter)
+    return answer(engine.chat({"model": "only" if adapter else "base", "messages": PROMPT, "tools": TOOLS, "max_tokens": 96}))
+
+
+# several bases --------------------------------------------------------------------------------------------
+def test_an_empty_server_hosts_each_adapters_base_and_drops_it_with_its_last_adapter(adapters, tmp_path):
+    with serving(Engine()) as client:
+        assert client.models() == {}
+        assert client.call("GET", "/health")[0] == 200
+        assert client.call("POST", "/v1/chat/completions", {"model": "base", "messages": PROMPT})[0] == 404
+
+        assert client.load("a", adapters["a"]) == 200
+        assert client.models() == {base_id(adapters["a"]): None, "a": base_id(adapters["a"])}
+        assert client.chat("a")["choices"][0]["finish_reason"] in ("tool_calls", "stop", "length")
+
+        # An adapter whose base cannot be loaded is refused, and leaves nothing behind.
+        orphan = tmp_path / "orphan"
+        shutil.copytree(adapters["a"], orphan)
+        (orphan / "flywheel.json").write_text(json.dumps({"base": str(tmp_path / "no-such-base")}))
+        status, body = client.call("POST", "/v1/load_lora_adapter", {"lora_name": "orphan", "lora_path": str(orphan)})
+        assert status == 400 and "cannot load its base" in body["error"]["message"], body
+        assert client.load(base_id(adapters["a"]), adapters["a"]) == 400, "a base's id is taken"
+        assert client.models() == {base_id(adapters["a"]): None, "a": base_id(adapters["a"])}
+
+        assert client.unload("a") == 200
+        assert client.models() == {}, "a base without adapters is dropped"
+
+
+def test_adapters_of_different_bases_share_one_server_and_each_base_is_servable(adapters):
+    a, b = adapters["a"], adapters["b"]
+    with serving(Engine(base_of(Path(a)))) as client:  # as `serve --base <a's base>`
+        for name, path in (("a", a), ("b", b), ("a2", a)):
+            assert client.load(name, path) == 200
+        assert client.models() == {"base": None, base_id(b): None, "a": "base", "b": base_id(b), "a2": "base"}
+
+        # Each answers as it would alone: its own base and weights, whatever else the server hosts.
+        assert answer(client.chat("a")) == answer(client.chat("a2")) == plain_answer(base_of(Path(a)), a)
+        assert answer(client.chat("b")) == plain_answer(base_of(Path(b)), b)
+        assert answer(client.chat(base_id(b))) == plain_answer(base_of(Path(b))), "the base id answers from the plain base"
+        assert answer(client.chat("base")) == plain_answer(base_of(Path(a))) != answer(client.chat("a"))
+
+        assert client.unload("b") == 200 and client.unload("a") == 200 and client.unload("a2") == 200
+        assert client.models() == {"base": None}, "the --base model stays"
+        assert answer(client.chat("base")) == plain_answer(base_of(Path(a)))
+
+
+# logprobs -------------------------------------------------------------------------------------------------
+def test_logprobs_cover_the_generated_tokens_under_the_constraint(adapters):
+    with serving(Engine()) as client:
+        assert client.load("a", adapters["a"]) == 200
+        res = client.chat("a", max_tokens=200, logprobs=True, top_logprobs=3)
+        choice = res["choices"][0]
+        tokens = choice["logprobs"]["content"]
+        assert len(tokens) == res["usage"]["completion_tokens"] - (choice["finish_reason"] != "length"), "all but the eos"
+        text = "".join(t["token"] for t in tokens)
+        if choice["finish_reason"] == "tool_calls":  # content is None; logprobs still carry the router JSON
+            call = choice["message"]["tool_calls"][0]["function"]
+            assert json.loads(text) == {"tool": call["name"], "arguments": json.loads(call["arguments"])}
+        else:
+            assert text.strip() == choice["message"]["content"]
+        for t in tokens:
+            assert t["logprob"] <= 0 and t["bytes"] == list(t["token"].encode())
+            top = t["top_logprobs"]
+            assert len(top) == 3 and [x["logprob"] for x in top] == sorted((x["logprob"] for x in top), reverse=True)
+            assert top[0]["logprob"] == pytest.approx(t["logprob"]), "greedy: the chosen token is the likeliest"
+
+        assert client.chat("a")["choices"][0]["logprobs"] is None
+        unconstrained = client.chat("a", tools=None, max_tokens=8, logprobs=True)["choices"][0]["logprobs"]["content"]
+        assert 0 < len(unconstrained) <= 8 and all(t["top_logprobs"] == [] for t in unconstrained)
+        for bad in ({"logprobs": True, "top_logprobs": 9}, {"top_logprobs": 2}, {"logprobs": "yes"}):
+            status, body = client.call("POST", "/v1/chat/completions", {"model": "a", "messages": PROMPT, **bad})
+            assert status == 400, (bad, body)
+
+
+def test_token_texts_concatenate_to_the_text_even_through_partial_characters(adapters):
+    from transformers import AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(base_of(Path(adapters["a"])))
+    ids = tokenizer.encode('{"reason":"héllo 日本 ✓"}', add_special_tokens=False)
+    assert "".join(tokenizer.decode([i]) for i in ids) != tokenizer.decode(ids), "one by one is not enough here"
+    assert "".join(token_texts(tokenizer, ids)) == tokenizer.decode(ids)
+

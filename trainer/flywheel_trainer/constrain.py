@@ -71,33 +71,51 @@ def tokenizer_data(tokenizer: Any) -> TokenEnforcerTokenizerData:
     return TokenEnforcerTokenizerData(regular, decode, tokenizer.eos_token_id, False, vocab_size)
 
 
-class NoTrailingComma(CharacterLevelParser):
-    """Wraps a JSON parser and forbids `}` or `]` right after a `,` outside strings. lm-format-enforcer 0.11.3
-    lets a free-form object close after a comma (`{"a":1,}`), which is not JSON; seen with sampled output."""
+# A free-form `arguments` object has no length limits of its own: these keep every answer finite, so it ends
+# well inside max_tokens even from an undertrained model (a string or a number can otherwise run on forever).
+MAX_STRING = 128
+MAX_DIGITS = 18
 
-    def __init__(self, inner: CharacterLevelParser, last: str = "", in_string: bool = False, escaped: bool = False):
+
+class BoundedJson(CharacterLevelParser):
+    """Wraps a JSON parser with three rules lm-format-enforcer 0.11.3 lacks: no `}` or `]` right after a `,`
+    outside strings (it lets a free-form object close after a comma, `{"a":1,}`, which is not JSON; seen with
+    sampled output), strings of at most MAX_STRING characters, and runs of at most MAX_DIGITS digits."""
+
+    def __init__(self, inner: CharacterLevelParser, last: str = "", in_string: bool = False, escaped: bool = False, run: int = 0):
         super().__init__(PARSER_CONFIG)
         self.inner, self.last, self.in_string, self.escaped = inner, last, in_string, escaped
+        self.run = run  # characters in the current string, or digits in the current number
 
-    def add_character(self, c: str) -> "NoTrailingComma":
-        last, in_string, escaped = self.last, self.in_string, self.escaped
+    def add_character(self, c: str) -> "BoundedJson":
+        last, in_string, escaped, run = self.last, self.in_string, self.escaped, self.run
         if in_string:
+            run += 1
             if escaped:
                 escaped = False
             elif c == "\\":
                 escaped = True
             elif c == '"':
-                in_string, last = False, c
+                in_string, last, run = False, c, 0
         elif c == '"':
-            in_string, last = True, c
+            in_string, last, run = True, c, 0
+        elif c.isdigit():
+            last, run = c, run + 1
         elif not c.isspace():
-            last = c
-        return NoTrailingComma(self.inner.add_character(c), last, in_string, escaped)
+            last, run = c, 0
+        return BoundedJson(self.inner.add_character(c), last, in_string, escaped, run)
 
     def get_allowed_characters(self) -> str:
         allowed = self.inner.get_allowed_characters()
-        if not self.in_string and self.last == ",":
+        if self.in_string:
+            # At the limit only the closing quote (never mid-escape, where a quote would be an escaped one).
+            if self.run >= MAX_STRING and not self.escaped and '"' in allowed:
+                return '"'
+            return allowed
+        if self.last == ",":
             allowed = allowed.replace("}", "").replace("]", "")
+        if self.run >= MAX_DIGITS:
+            allowed = "".join(ch for ch in allowed if not ch.isdigit())
         return allowed
 
     def can_end(self) -> bool:
@@ -111,7 +129,7 @@ class RouterConstraint:
     """prefix_allowed_tokens_fn for generate(). The enforcer takes the first sequence it sees as the prompt."""
 
     def __init__(self, data: TokenEnforcerTokenizerData, tool_names: list[str]):
-        parser = NoTrailingComma(JsonSchemaParser(router_schema(tool_names), config=PARSER_CONFIG))
+        parser = BoundedJson(JsonSchemaParser(router_schema(tool_names), config=PARSER_CONFIG))
         self.enforcer = TokenEnforcer(data, parser)
 
     def __call__(self, batch_id: int, input_ids) -> list[int]:

@@ -45,3 +45,24 @@ def test_sampled_output_from_an_untrained_model_always_parses(tmp_path, dataset)
         seen.add(obj["tool"] is None)
     assert finished >= 8, f"only {finished} of 16 samples ended within 600 tokens"
     assert seen == {True, False}, "sampling explored both shapes"
+
+
+def test_strings_and_numbers_are_bounded_so_every_answer_can_end():
+    from lmformatenforcer import JsonSchemaParser
+
+    from flywheel_trainer.constrain import MAX_DIGITS, MAX_STRING, PARSER_CONFIG, BoundedJson, router_schema
+
+    def fed(text: str) -> BoundedJson:
+        parser = BoundedJson(JsonSchemaParser(router_schema(["get_invoice"]), config=PARSER_CONFIG))
+        for c in text:
+            parser = parser.add_character(c)
+        return parser
+
+    long_value = '{"arguments": {"note": "' + "x" * MAX_STRING
+    assert fed(long_value).get_allowed_characters() == '"'
+    assert "x" in fed(long_value[:-1]).get_allowed_characters()
+    digits = '{"arguments": {"n": ' + "9" * MAX_DIGITS
+    allowed = fed(digits).get_allowed_characters()
+    assert not any(ch.isdigit() for ch in allowed) and "," in allowed and "}" in allowed
+    assert "9" in fed(digits[:-1]).get_allowed_characters()
+    assert "}" not in fed('{"arguments": {"n": 1,').get_allowed_characters()  # still no trailing comma

@@ -12,9 +12,18 @@ import { connect, rootMessage, runStatus, startRun } from '../lib/runs.js';
 import { watchRun } from '../lib/watch.js';
 import { datasetReport } from '../lib/dataset-report.js';
 import { trainReport } from '../lib/train-report.js';
+import { evalReport, gatewayTour } from '../lib/release-report.js';
 import { devServerArgs, devServerSettings } from './dev-server.js';
 
 const DEFAULT_CONFIG = 'examples/salesforce-oracle.yaml';
+
+async function answers(url: string): Promise<boolean> {
+  try {
+    return (await fetch(url, { signal: AbortSignal.timeout(2000) })).ok;
+  } catch {
+    return false;
+  }
+}
 
 async function temporalAnswers(timeoutMs: number): Promise<boolean> {
   try {
@@ -35,7 +44,10 @@ export const demoCommand: Command = {
 2. starts a worker for the "flywheel" queue (log: .flywheel/logs/worker.log), and one for "flywheel-gpu" when the
    config has a train section (log: .flywheel/logs/gpu-worker.log; on a machine without a GPU it trains on CPU)
 3. runs flywheelRun on ${DEFAULT_CONFIG} with live stage progress
-4. prints the run id, the Temporal UI link, a summary of the artifacts and dataset, and the adapter's loss curve
+   and, when the config deploys to the local target, the local serving backend (log: .flywheel/logs/serve.log)
+4. prints the run id, the Temporal UI link, a summary of the artifacts and dataset, the adapter's loss curve,
+   the eval table with the gate's decision and the HTML report's path, and sends a few test prompts through
+   the router gateway (decisions logged as traces under gateway.tracesDir)
 It stops only what it started. --keep-server leaves a dev server it started running so the UI link works;
 otherwise "make dev-server" brings the UI back later with the same history (.flywheel/temporal.db).`,
   async run(argv) {
@@ -45,6 +57,7 @@ otherwise "make dev-server" brings the UI back later with the same history (.fly
     let server: ChildProcess | undefined;
     let worker: ChildProcess | undefined;
     let gpuWorker: ChildProcess | undefined;
+    let backend: ChildProcess | undefined;
     try {
       if (await temporalAnswers(2000)) {
         console.error(`using the Temporal server at ${process.env.TEMPORAL_ADDRESS || 'localhost:7233'}`);
@@ -58,6 +71,13 @@ otherwise "make dev-server" brings the UI back later with the same history (.fly
       if (config.train) {
         console.error('starting a GPU-queue worker (log: .flywheel/logs/gpu-worker.log; trainer stderr under .flywheel/gpu while it runs)');
         gpuWorker = spawnLogged(process.execPath, [join(REPO_ROOT, 'bin', 'flywheel.js'), 'worker', '--queue', 'flywheel-gpu'], join(logs, 'gpu-worker.log'));
+      }
+
+      if (config.deploy?.target === 'local' && !(await answers(`${config.deploy.endpoint}/models`))) {
+        const port = new URL(config.deploy.endpoint).port || '80';
+        console.error(`starting the local serving backend on port ${port} (log: .flywheel/logs/serve.log)`);
+        backend = spawnLogged(process.execPath, [join(REPO_ROOT, 'bin', 'flywheel.js'), 'serve', '--port', port], join(logs, 'serve.log'));
+        await waitFor('local serving backend', async () => ((await answers(`${config.deploy!.endpoint}/models`)) ? true : undefined), 120_000, backend);
       }
 
       const client = await connect();
@@ -87,6 +107,13 @@ otherwise "make dev-server" brings the UI back later with the same history (.fly
         if (report) console.log(`\ndataset:\n${report}`);
         const trained = await trainReport(store, status);
         if (trained) console.log(`\nadapter:\n${trained}`);
+        const evaluated = await evalReport(store, status);
+        if (evaluated) console.log(`\nevaluation (${config.evaluate?.limit ? `first ${config.evaluate.limit} test cases` : 'frozen test set'}):\n${evaluated}`);
+        const deployed = status.stages.find((s) => s.name === 'deploy');
+        if (deployed?.detail) console.log(`\ndeploy: ${deployed.state} — ${deployed.detail}`);
+        const tour = await gatewayTour(store, status, config);
+        if (tour) console.log(`\nthrough the router gateway:\n${tour}`);
+        if (config.deploy) console.log(`versions: flywheel versions --alias ${config.deploy.alias}   |   rollback: flywheel rollback --alias ${config.deploy.alias} --reason "…"`);
         console.log(`\nmore: flywheel status ${status.runId}   |   flywheel artifacts ls   |   flywheel artifacts cat <sha>`);
         if (server && !values['keep-server']) console.log('the dev server this demo started is stopped now; "make dev-server" brings the UI back with this history');
         return failed ? 1 : 0;
@@ -94,6 +121,7 @@ otherwise "make dev-server" brings the UI back later with the same history (.fly
         await client.connection.close();
       }
     } finally {
+      if (backend) await stopProcess(backend);
       if (worker) await stopProcess(worker);
       if (gpuWorker) await stopProcess(gpuWorker);
       if (server && !values['keep-server']) await stopProcess(server);

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { readFile, rename, writeFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { Context } from '@temporalio/activity';
 import type { ArtifactStore } from '../core/artifacts/store.js';
 import type { ArtifactRef } from '../core/artifacts/types.js';
@@ -40,7 +40,7 @@ export async function currentVersion(a: { store: StoreSpec; deploy: DeployConfig
 }
 
 /** Where a version's adapter sits for its backend: materialised from the store on first use. */
-function adapterPathIn(adapterDir: string, store: ArtifactStore): (v: DeployedVersion) => Promise<string> {
+function adapterPathIn(adapterDir: string, store: ArtifactStore): (v: Pick<DeployedVersion, 'name' | 'adapter'>) => Promise<string> {
   return async (v) => {
     const dir = resolve(adapterDir, v.name);
     if (!existsSync(dir)) await store.materializeDir(v.adapter, dir);
@@ -90,8 +90,8 @@ export async function deployStage(a: DeployArgs): Promise<DeployOutcome> {
   return failFast(async () => {
     const store = storeFor(a.store);
     const name = versionName(a.deploy.alias, { trainSha: a.train.sha256, valSha: a.val.sha256 }, jobIdentity(a.settings.job, a.format));
-    const dir = resolve(a.deploy.adapterDir, name);
-    if (!existsSync(dir)) await store.materializeDir(a.adapter, dir);
+    const adapterPath = await adapterPathIn(a.deploy.adapterDir, store)({ name, adapter: a.adapter });
+    const dir = dirname(adapterPath);
     const probes = firstCases(casesFrom(await store.readJsonl<RenderedRow>(a.renderedTest)), a.deploy.smokeProbes).map(({ id, messages, tools }) => ({ id, messages, tools }));
     await writeProbes(dir, probes);
     const apiKey = a.deploy.apiKeyEnv ? process.env[a.deploy.apiKeyEnv] : undefined;
@@ -102,7 +102,7 @@ export async function deployStage(a: DeployArgs): Promise<DeployOutcome> {
         name,
         adapterVersion: a.adapterVersion,
         adapter: a.adapter,
-        adapterPath: join(dir, 'adapter'),
+        adapterPath,
         runId: a.workflowId,
         evalReport: a.evalReport,
         probes,

@@ -82,8 +82,9 @@ export async function flywheelRun(input: FlywheelRunInput): Promise<RunProgress>
   const approvals = approvalGate();
 
   const publish = (current: string): void => {
-    // The memo stays small (Temporal warns past 2 KB; ten stages fit): stage states and 72-char details only. Outputs live in
-    // the history as activity results, where `flywheel status` reads them; the progress query has it all.
+    // The memo stays small: stage states, times and 72-char details, ~3 KB for thirteen stages (Temporal's limit is
+    // 2 MB; its default *warning* at 2 KB is raised to 8 KB in temporal-config/dev-server.json). Outputs live in the
+    // history as activity results, where `flywheel status` reads them; the progress query has it all.
     wf.upsertMemo({ progress: { ...progress, stages: progress.stages.map(({ outputs: _o, detail, ...rest }) => ({ ...rest, outputs: {}, detail: detail.length > 72 ? `${detail.slice(0, 71)}…` : detail })) } });
     wf.upsertSearchAttributes([{ key: FLYWHEEL_STAGE, value: current }]);
     wf.setCurrentDetails(describe(progress));

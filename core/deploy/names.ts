@@ -7,9 +7,3 @@ import { hashOf, shortSha } from '../hash.js';
 export function versionName(alias: string, dataset: { trainSha: string; valSha: string }, jobIdentity: unknown): string {
   return `${alias}@${shortSha(hashOf([dataset.trainSha, dataset.valSha]), 8)}-${shortSha(hashOf(jobIdentity), 8)}`;
 }
-
-/** The alias a version name belongs to. */
-export function aliasOf(version: string): string {
-  const at = version.indexOf('@');
-  return at > 0 ? version.slice(0, at) : version;
-}

@@ -1,4 +1,5 @@
-import { confusionRows, errorRows, gateSummary, rateRows, shortSha, summaryRows, type TextTable } from './report-markdown.js';
+import { shortSha } from '../hash.js';
+import { confusionRows, errorRows, gateSummary, rateRows, summaryRows, type TextTable } from './report-markdown.js';
 import { confusionHeatmap, esc, groupedBars, latencyHistogram, lossCurve } from './svg.js';
 import type { EvalReport } from './types.js';
 

@@ -1,3 +1,4 @@
+import { shortSha } from '../hash.js';
 import { ERROR_TYPES, type EndpointResult, type Estimate, type EvalMetrics, type EvalReport, type GateDecision, type RateRow } from './types.js';
 
 /**
@@ -27,7 +28,6 @@ export function fmtCost(c: EvalMetrics['costPer1K']): string {
   return `$${c.dollars.toFixed(c.dollars >= 1 ? 2 : 4)}${basis}`;
 }
 
-export const shortSha = (sha: string): string => sha.slice(0, 12);
 
 export interface TextTable {
   header: string[];

@@ -1,7 +1,5 @@
 import { existsSync } from 'node:fs';
-import { readFile, rename, writeFile } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
-import { Context } from '@temporalio/activity';
+import { join, resolve } from 'node:path';
 import type { ArtifactStore } from '../core/artifacts/store.js';
 import type { ArtifactRef } from '../core/artifacts/types.js';
 import type { DeployConfig, GateSettings, TrainConfig } from '../core/config/schema.js';
@@ -12,7 +10,7 @@ import { versionName } from '../core/deploy/names.js';
 import { Registry } from '../core/deploy/registry.js';
 import type { SmokeProbe } from '../core/deploy/smoke.js';
 import type { DeployedVersion } from '../core/deploy/types.js';
-import { casesFrom, firstCases } from '../core/eval/cases.js';
+import { casesFrom, EvalInputError, firstCases } from '../core/eval/cases.js';
 import { decideGate } from '../core/eval/gate.js';
 import { putReport } from '../core/eval/report-store.js';
 import type { EvalReport, GateDecision } from '../core/eval/types.js';
@@ -20,6 +18,8 @@ import type { StageOutcome } from '../core/pipeline/types.js';
 import { jobIdentity } from '../core/train/job.js';
 import type { ServedVersion } from './evaluate.js';
 import { failFast } from './errors.js';
+import { whileBeating } from './heartbeat.js';
+import { TRAIN_STAGE_VERSION } from './train.js';
 import type { StageArgs } from './stage.js';
 import { storeFor, type StoreSpec } from './store.js';
 
@@ -29,13 +29,13 @@ import { storeFor, type StoreSpec } from './store.js';
  */
 export async function currentVersion(a: { store: StoreSpec; deploy: DeployConfig }): Promise<ServedVersion | null> {
   return failFast(() =>
-    withRegistry(a.deploy.registry, async (r) => {
+    whileBeating(() => withRegistry(a.deploy.registry, async (r) => {
       const v = r.current(a.deploy.alias);
       if (!v) return null;
       const apiKey = a.deploy.apiKeyEnv ? process.env[a.deploy.apiKeyEnv] : undefined;
       const route = await ensureLoaded(new Backend(v.target, v.endpoint, apiKey, a.deploy.timeoutMs), v, adapterPathIn(a.deploy.adapterDir, storeFor(a.store)));
       return { name: v.name, endpoint: v.endpoint, servedModel: route.servedModel, adapterId: route.adapterId };
-    }),
+    })),
   );
 }
 
@@ -48,20 +48,26 @@ function adapterPathIn(adapterDir: string, store: ArtifactStore): (v: Pick<Deplo
   };
 }
 
-export type GateOutcome = StageOutcome & { decision: GateDecision };
+/** The gate's decision on the eval results (the workflow may add an operator's approval before recording it). */
+export async function gateStage(a: StageArgs & { evalResults: ArtifactRef; gate: GateSettings }): Promise<{ decision: GateDecision }> {
+  return failFast(async () => {
+    const results = await storeFor(a.store).readJson<EvalReport>(a.evalResults);
+    const candidate = results.results.find((r) => r.label === 'candidate');
+    if (!candidate) throw new EvalInputError(`eval results ${a.evalResults.sha256.slice(0, 12)} have no candidate`);
+    const production = results.results.find((r) => r.label === 'production') ?? null;
+    return { decision: decideGate(candidate, production, a.gate, results.bootstrap) };
+  });
+}
 
-/** Decide on the eval results and store the full report (json, md, html) with the decision in it. */
-export async function gateStage(a: StageArgs & { evalResults: ArtifactRef; gate: GateSettings }): Promise<GateOutcome> {
+/** Store the full report (json, md, html) with the final decision in it. */
+export async function recordGate(a: StageArgs & { evalResults: ArtifactRef; decision: GateDecision }): Promise<StageOutcome> {
   return failFast(async () => {
     const store = storeFor(a.store);
-    const results = await store.readJson<EvalReport>(a.evalResults);
-    const candidate = results.results.find((r) => r.label === 'candidate');
-    if (!candidate) throw new Error(`eval results ${a.evalResults.sha256.slice(0, 12)} have no candidate`);
-    const production = results.results.find((r) => r.label === 'production') ?? null;
-    const decision = decideGate(candidate, production, a.gate, results.bootstrap);
-    const report: EvalReport = { ...results, gate: decision };
-    const ref = await putReport(store, report, [a.evalResults], { promote: decision.promote, candidate: candidate.model, production: production?.model ?? null });
-    return { outputs: { evalReport: ref }, reused: false, summary: `${decision.promote ? 'promote' : 'hold'}: ${decision.reasons[0] ?? ''}`, decision };
+    const report: EvalReport = { ...(await store.readJson<EvalReport>(a.evalResults)), gate: a.decision };
+    const ref = await putReport(store, report, [a.evalResults], { promote: a.decision.promote, candidate: a.decision.candidate, production: a.decision.production });
+    // The line that decided: an operator's answer, else the first failed rule, else the last rule checked.
+    const why = a.decision.reasons.find((r) => /^(approved|rejected) by |^no approval|: fail$/.test(r)) ?? a.decision.reasons.at(-1) ?? '';
+    return { outputs: { evalReport: ref }, reused: false, summary: `${a.decision.promote ? 'promote' : 'hold'}: ${why}` };
   });
 }
 
@@ -78,6 +84,8 @@ export interface DeployArgs extends StageArgs {
   evalReport: ArtifactRef;
   actor: string;
   reason: string;
+  /** The production version the candidate was gated against (null: none); the alias moves only from it. */
+  expectedCurrent: string | null;
 }
 
 export type DeployOutcome = StageOutcome & { version: string; previous: string | null };
@@ -87,13 +95,12 @@ export type DeployOutcome = StageOutcome & { version: string; previous: string |
  * move the alias. Safe to retry from any point (see core/deploy/deploy.ts).
  */
 export async function deployStage(a: DeployArgs): Promise<DeployOutcome> {
-  return failFast(async () => {
+  return failFast(() => whileBeating(async () => {
     const store = storeFor(a.store);
-    const name = versionName(a.deploy.alias, { trainSha: a.train.sha256, valSha: a.val.sha256 }, jobIdentity(a.settings.job, a.format));
+    const name = versionName(a.deploy.alias, { trainSha: a.train.sha256, valSha: a.val.sha256 }, { ...jobIdentity(a.settings.job, a.format), stageVersion: TRAIN_STAGE_VERSION });
     const adapterPath = await adapterPathIn(a.deploy.adapterDir, store)({ name, adapter: a.adapter });
-    const dir = dirname(adapterPath);
     const probes = firstCases(casesFrom(await store.readJsonl<RenderedRow>(a.renderedTest)), a.deploy.smokeProbes).map(({ id, messages, tools }) => ({ id, messages, tools }));
-    await writeProbes(dir, probes);
+    const probesRef = await store.putJson('smoke-probes', probes, { parents: [a.renderedTest] });
     const apiKey = a.deploy.apiKeyEnv ? process.env[a.deploy.apiKeyEnv] : undefined;
     const backend = new Backend(a.deploy.target, a.deploy.endpoint, apiKey, a.deploy.timeoutMs);
     const result = await withRegistry(a.deploy.registry, (registry) =>
@@ -106,6 +113,8 @@ export async function deployStage(a: DeployArgs): Promise<DeployOutcome> {
         runId: a.workflowId,
         evalReport: a.evalReport,
         probes,
+        probesRef,
+        expectedCurrent: a.expectedCurrent,
         actor: a.actor,
         reason: a.reason,
         requestId: `${a.workflowId}/${a.runId}/deploy`,
@@ -114,7 +123,7 @@ export async function deployStage(a: DeployArgs): Promise<DeployOutcome> {
     const deployment = await store.putJson('deployment', { version: result.version, event: result.event, smoke: result.smoke }, { parents: [a.adapter, a.evalReport] });
     const moved = result.event.previous ? `${result.event.previous} → ${name}` : `${name} (first version)`;
     return { outputs: { deployment }, reused: false, summary: `${a.deploy.alias}: ${moved}; ${result.smoke.summary}`, version: name, previous: result.event.previous };
-  });
+  }));
 }
 
 export interface RollbackArgs {
@@ -132,10 +141,9 @@ export interface RollbackArgs {
 
 /** Repoint an alias to an earlier version after reloading (if needed) and smoke-testing it. */
 export async function rollbackStage(a: RollbackArgs): Promise<{ version: string; previous: string | null; smoke: string }> {
-  return failFast(async () => {
+  return failFast(() => whileBeating(async () => {
     const store = storeFor(a.store);
     const apiKey = a.apiKeyEnv ? process.env[a.apiKeyEnv] : undefined;
-    Context.current().heartbeat();
     const result = await withRegistry(a.registry, (registry) =>
       rollbackAlias(
         registry,
@@ -147,13 +155,16 @@ export async function rollbackStage(a: RollbackArgs): Promise<{ version: string;
           reason: a.reason,
           requestId: a.requestId,
           adapterPathOf: adapterPathIn(a.adapterDir, store),
-          probesOf: async (v: DeployedVersion) => readProbes(resolve(a.adapterDir, v.name)),
+          probesOf: async (v: DeployedVersion) => {
+            if (!v.probes) throw new SmokeTestFailed(`version ${v.name} has no recorded smoke probes`);
+            return store.readJson<SmokeProbe[]>(v.probes);
+          },
         },
         { timeoutMs: a.timeoutMs, ...(apiKey ? { apiKey } : {}) },
       ),
     );
     return { version: result.version.name, previous: result.event.previous, smoke: result.smoke.summary };
-  });
+  }));
 }
 
 async function withRegistry<T>(path: string, fn: (r: Registry) => Promise<T> | T): Promise<T> {
@@ -162,20 +173,5 @@ async function withRegistry<T>(path: string, fn: (r: Registry) => Promise<T> | T
     return await fn(registry);
   } finally {
     registry.close();
-  }
-}
-
-/** The probe prompts live beside the adapter, so a rollback smoke-tests a version with its own probes. */
-async function writeProbes(dir: string, probes: SmokeProbe[]): Promise<void> {
-  const tmp = join(dir, `.probes.json.${process.pid}`);
-  await writeFile(tmp, JSON.stringify(probes));
-  await rename(tmp, join(dir, 'probes.json'));
-}
-
-async function readProbes(dir: string): Promise<SmokeProbe[]> {
-  try {
-    return JSON.parse(await readFile(join(dir, 'probes.json'), 'utf8')) as SmokeProbe[];
-  } catch (err) {
-    throw new SmokeTestFailed(`no smoke probes at ${join(dir, 'probes.json')}: ${(err as Error).message}`);
   }
 }

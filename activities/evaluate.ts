@@ -13,6 +13,7 @@ import { lossCurve } from '../core/eval/loss-curve.js';
 import type { EndpointResult, EvalCase, EvalReport } from '../core/eval/types.js';
 import type { StageOutcome } from '../core/pipeline/types.js';
 import { startServe } from '../core/train/serve-process.js';
+import { whileBeating } from './heartbeat.js';
 import { runStage, type StageArgs } from './stage.js';
 
 export const EVALUATE_STAGE_VERSION = '1';
@@ -45,7 +46,7 @@ export interface EvaluateArgs extends StageArgs {
 export async function evaluateStage(a: EvaluateArgs): Promise<StageOutcome> {
   const teacher = teacherSpec(a.teacher, a.evaluate);
   const key = { evaluate: a.evaluate, production: a.production, teacher: teacher ? { baseUrl: teacher.baseUrl, model: teacher.model } : null };
-  return runStage(a, 'evaluate', EVALUATE_STAGE_VERSION, [a.renderedTest, a.test, a.adapter], key, async (store) => {
+  return runStage(a, 'evaluate', EVALUATE_STAGE_VERSION, [a.renderedTest, a.test, a.adapter], key, (store) => whileBeating(async () => {
     const cases = firstCases(casesFrom(await store.readJsonl<RenderedRow>(a.renderedTest), await store.readJsonl<RouterRow>(a.test), `test set ${a.renderedTest.sha256.slice(0, 12)}`), a.evaluate.limit);
     const results = [await evaluateCandidate(store, a, cases)];
     if (a.production) results.push(await score(cases, { label: 'production', baseUrl: a.production.endpoint, model: a.production.servedModel, ...(a.production.adapterId ? { adapterId: a.production.adapterId } : {}), cost: a.evaluate.cost }, a.evaluate));
@@ -60,7 +61,7 @@ export async function evaluateStage(a: EvaluateArgs): Promise<StageOutcome> {
     const ref = await store.putJson('eval-results', report, { parents: [a.renderedTest, a.adapter], stats: { cases: cases.length, endpoints: results.map((r) => r.label) } });
     const skipped = a.evaluate.teacher && !teacher ? '; teacher not scored (built-in template teacher)' : '';
     return { outputs: { evalResults: ref }, summary: `${cases.length} cases: ${results.map((r) => `${r.label} ${fmt(r.metrics.exactMatch.value)}`).join(', ')} exact${skipped}` };
-  });
+  }));
 }
 
 function fmt(x: number | null): string {

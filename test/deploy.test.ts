@@ -4,14 +4,16 @@
  * real `rollback` workflow on a Temporal dev server.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Worker } from '@temporalio/worker';
 import { Backend } from '../core/deploy/backend.js';
 import { deployVersion, rollbackAlias, SmokeTestFailed, type DeployPlan } from '../core/deploy/deploy.js';
-import { Registry } from '../core/deploy/registry.js';
+import { Registry, RegistryConflict } from '../core/deploy/registry.js';
+import type { DeployedVersion } from '../core/deploy/types.js';
+import { openStore, type ArtifactStore } from '../core/artifacts/index.js';
+import type { ArtifactRef } from '../core/artifacts/types.js';
 import { casesFrom } from '../core/eval/cases.js';
 import { startServe, type ServeProcess } from '../core/train/serve-process.js';
 import type { rollback } from '../workflows/rollback.js';
@@ -28,9 +30,11 @@ describe('deploy, smoke test, alias flip and rollback on the local backend', () 
   let registry: Registry;
   let a: TinyAdapter;
   let b: TinyAdapter;
+  let store: ArtifactStore;
+  let probesRef: ArtifactRef;
   const opts = { timeoutMs: 60_000 };
 
-  const plan = (name: string, adapterPath: string, requestId: string, shaSeed: string): DeployPlan => ({
+  const plan = (name: string, adapterPath: string, requestId: string, shaSeed: string, expectedCurrent: string | null): DeployPlan => ({
     alias: 'router',
     name,
     adapterVersion: `adp-${shaSeed}`,
@@ -39,6 +43,8 @@ describe('deploy, smoke test, alias flip and rollback on the local backend', () 
     runId: 'test',
     evalReport: null,
     probes: casesFrom(a.val).slice(0, 3),
+    probesRef,
+    expectedCurrent,
     actor: 'test',
     reason: 'gate passed',
     requestId,
@@ -51,6 +57,8 @@ describe('deploy, smoke test, alias flip and rollback on the local backend', () 
     serve = await startServe([], join(dir, 'serve.log'));
     backend = new Backend('local', serve.url);
     registry = Registry.open(join(dir, 'registry.sqlite'));
+    store = openStore(`file://${join(dir, 'artifacts')}`);
+    probesRef = await store.putJson('smoke-probes', casesFrom(a.val).slice(0, 3));
   });
   after(async () => {
     registry?.close();
@@ -59,7 +67,7 @@ describe('deploy, smoke test, alias flip and rollback on the local backend', () 
   });
 
   it('deploys a first version: loaded, smoke-tested against its own base, alias set', async () => {
-    const result = await deployVersion(registry, backend, plan('router@aaaa0000-00000001', a.adapter, 'run-1/deploy', 'a1'), opts);
+    const result = await deployVersion(registry, backend, plan('router@aaaa0000-00000001', a.adapter, 'run-1/deploy', 'a1', null), opts);
     assert.equal(result.smoke.passed, true, result.smoke.summary);
     assert.equal(registry.current('router')?.name, 'router@aaaa0000-00000001');
     assert.equal(result.event.previous, null);
@@ -69,7 +77,7 @@ describe('deploy, smoke test, alias flip and rollback on the local backend', () 
 
   it('refuses an adapter that changes nothing: alias untouched, version unloaded and not registered', async () => {
     const noop = zeroedAdapter(a.adapter, join(dir, 'noop'));
-    await assert.rejects(deployVersion(registry, backend, plan('router@aaaa0000-0000dead', noop, 'run-2/deploy', 'dead'), opts), (err: Error) => {
+    await assert.rejects(deployVersion(registry, backend, plan('router@aaaa0000-0000dead', noop, 'run-2/deploy', 'dead', 'router@aaaa0000-00000001'), opts), (err: Error) => {
       assert.ok(err instanceof SmokeTestFailed);
       assert.match(err.message, /changes nothing/);
       return true;
@@ -80,13 +88,15 @@ describe('deploy, smoke test, alias flip and rollback on the local backend', () 
   });
 
   it('a crash between load and alias flip: the retry finishes with one alias move', async () => {
-    const p = plan('router@bbbb0000-00000001', b.adapter, 'run-3/deploy', 'b1');
+    const p = plan('router@bbbb0000-00000001', b.adapter, 'run-3/deploy', 'b1', 'router@aaaa0000-00000001');
     await assert.rejects(deployVersion(registry, backend, p, opts, { afterLoad: () => Promise.reject(new Error('worker died')) }), /worker died/);
     assert.equal(registry.current('router')?.name, 'router@aaaa0000-00000001', 'the alias has not moved');
     const retried = await deployVersion(registry, backend, p, opts);
     assert.equal(retried.event.previous, 'router@aaaa0000-00000001');
     assert.equal(registry.current('router')?.name, 'router@bbbb0000-00000001');
     await deployVersion(registry, backend, p, opts); // and once more: nothing moves
+    // A candidate gated against an older production must not replace the newer one.
+    await assert.rejects(deployVersion(registry, backend, plan('router@cccc0000-00000001', b.adapter, 'run-4/deploy', 'c1', 'router@aaaa0000-00000001'), opts), (err: Error) => err instanceof RegistryConflict && /moved to router@bbbb0000-00000001 after this candidate was evaluated against router@aaaa0000-00000001/.test(err.message));
     assert.deepEqual(registry.history('router').map((e) => [e.action, e.version]), [['deploy', 'router@bbbb0000-00000001'], ['deploy', 'router@aaaa0000-00000001']]);
     const models = await loaded();
     assert.equal(models.filter((m) => m === 'router@bbbb0000-00000001').length, 1);
@@ -95,9 +105,6 @@ describe('deploy, smoke test, alias flip and rollback on the local backend', () 
 
   it('rolls back through the rollback workflow, recording who and why', async () => {
     registry.close(); // the workflow's activity opens the same file
-    // What the deploy activity leaves beside each materialised adapter: the probes its rollback smoke-tests with.
-    mkdirSync(join(dir, 'served', 'router@aaaa0000-00000001'), { recursive: true });
-    writeFileSync(join(dir, 'served', 'router@aaaa0000-00000001', 'probes.json'), JSON.stringify(casesFrom(a.val).slice(0, 3)));
     let env: TestWorkflowEnvironment | undefined;
     let worker: { worker: Worker; running: Promise<void> } | undefined;
     try {
@@ -106,7 +113,7 @@ describe('deploy, smoke test, alias flip and rollback on the local backend', () 
       const result = await env.client.workflow.execute<typeof rollback>('rollback', {
         taskQueue: 'flywheel',
         workflowId: 'rollback-router',
-        args: [{ alias: 'router', by: 'alice', reason: 'candidate misroutes invoices', registry: join(dir, 'registry.sqlite'), adapterDir: join(dir, 'served') }],
+        args: [{ alias: 'router', by: 'alice', reason: 'candidate misroutes invoices', registry: join(dir, 'registry.sqlite'), adapterDir: join(dir, 'served'), store: { store: `file://${join(dir, 'artifacts')}`, s3: {} } }],
       });
       assert.deepEqual(result, { alias: 'router', version: 'router@aaaa0000-00000001', previous: 'router@bbbb0000-00000001', smoke: result.smoke });
       assert.match(result.smoke, /probes parse/);
@@ -120,9 +127,9 @@ describe('deploy, smoke test, alias flip and rollback on the local backend', () 
     assert.deepEqual([last.action, last.version, last.actor, last.reason], ['rollback', 'router@aaaa0000-00000001', 'alice', 'candidate misroutes invoices']);
   });
 
-  it('rolls back to a version the backend forgot: reloaded, smoke-tested, then the alias moves', async () => {
+  it('rolls back to a version the backend forgot: reloaded, smoke-tested, then the alias moves; retries and repeats are safe', async () => {
     await backend.unload('router@bbbb0000-00000001');
-    const result = await rollbackAlias(registry, (v) => new Backend(v.target, v.endpoint), {
+    const args = {
       alias: 'router',
       to: 'router@bbbb0000-00000001',
       actor: 'bob',
@@ -130,10 +137,20 @@ describe('deploy, smoke test, alias flip and rollback on the local backend', () 
       requestId: 'manual-1',
       adapterPathOf: async () => b.adapter,
       probesOf: async () => casesFrom(b.val).slice(0, 3),
-    }, opts);
+    };
+    const backendFor = (v: { target: DeployedVersion['target']; endpoint: string }) => new Backend(v.target, v.endpoint);
+    const result = await rollbackAlias(registry, backendFor, args, opts);
     assert.equal(result.smoke.passed, true);
     assert.equal(registry.current('router')?.name, 'router@bbbb0000-00000001');
     assert.ok((await loaded()).includes('router@bbbb0000-00000001'));
-    await assert.rejects(rollbackAlias(registry, (v) => new Backend(v.target, v.endpoint), { alias: 'router', to: 'router@nope', actor: 'x', reason: 'y', requestId: 'manual-2', adapterPathOf: async () => '', probesOf: async () => [] }, opts), /not a version of alias router/);
+    // The same request again (an activity retried after the move): the same event, nothing moves.
+    const again = await rollbackAlias(registry, backendFor, { ...args, to: undefined }, opts);
+    assert.equal(again.event.id, result.event.id);
+    assert.equal(registry.current('router')?.name, 'router@bbbb0000-00000001');
+    // Without --to: the version served before the current one was *deployed* (never the one rolled away from).
+    const back = await rollbackAlias(registry, backendFor, { ...args, to: undefined, requestId: 'manual-2', adapterPathOf: async () => a.adapter, probesOf: async () => casesFrom(a.val).slice(0, 3) }, opts);
+    assert.equal(back.version.name, 'router@aaaa0000-00000001');
+    await assert.rejects(rollbackAlias(registry, backendFor, { ...args, to: undefined, requestId: 'manual-3' }, opts), /no earlier version/);
+    await assert.rejects(rollbackAlias(registry, backendFor, { ...args, to: 'router@nope', requestId: 'manual-4' }, opts), /not a version of alias router/);
   });
 });

@@ -47,7 +47,7 @@ const SCRIPT: Record<string, Scripted> = {
 
 function ver(name: string, endpoint: string, overrides: Partial<DeployedVersion> = {}): Omit<DeployedVersion, 'createdAt'> {
   const sha = Buffer.from(name).toString('hex').padEnd(64, '0').slice(0, 64);
-  return { name, alias: name.split('@')[0]!, adapterVersion: `adp-${sha.slice(0, 8)}`, adapter: { uri: `file:x/${sha}`, sha256: sha, kind: 'adapter', count: 2, bytes: 10 }, target: 'local', endpoint, servedModel: name, adapterId: null, baseModel: 'tiny-base', runId: null, evalReport: null, ...overrides };
+  return { name, alias: name.split('@')[0]!, adapterVersion: `adp-${sha.slice(0, 8)}`, adapter: { uri: `file:x/${sha}`, sha256: sha, kind: 'adapter', count: 2, bytes: 10 }, target: 'local', endpoint, servedModel: name, adapterId: null, baseModel: 'tiny-base', runId: null, evalReport: null, probes: null, ...overrides };
 }
 
 const system = (persona: string, scopes: string[]) => ({ role: 'system', content: `${SYSTEM_PROMPT}\nCaller: ${persona}; scopes: ${scopes.join(', ')}.` });

@@ -12,7 +12,7 @@ const ref = (sha: string, kind = 'adapter'): ArtifactRef => ({ uri: `file:.flywh
 
 function version(name: string, sha = 'aa', overrides: Partial<DeployedVersion> = {}): Omit<DeployedVersion, 'createdAt'> {
   const alias = name.split('@')[0]!;
-  return { name, alias, adapterVersion: `adp-${sha}`, adapter: ref(sha), target: 'local', endpoint: 'http://127.0.0.1:8100/v1', servedModel: name, adapterId: null, baseModel: 'base', runId: 'run-1', evalReport: ref('ee', 'eval-report'), ...overrides };
+  return { name, alias, adapterVersion: `adp-${sha}`, adapter: ref(sha), target: 'local', endpoint: 'http://127.0.0.1:8100/v1', servedModel: name, adapterId: null, baseModel: 'base', runId: 'run-1', evalReport: ref('ee', 'eval-report'), probes: ref('ff', 'smoke-probes'), ...overrides };
 }
 
 const move = (requestId: string, action: 'deploy' | 'rollback' = 'deploy') => ({ action, actor: 'test', reason: `because ${requestId}`, requestId });

@@ -1,6 +1,7 @@
 import * as wf from '@temporalio/workflow';
 import type * as activities from '../activities/index.js';
 import type * as gpuActivities from '../activities/gpu.js';
+import type { ServedVersion } from '../activities/evaluate.js';
 import type { GateDecision } from '../core/eval/types.js';
 import type { ArtifactRef } from '../core/artifacts/types.js';
 import type { DatasetConfig, DeployConfig, FlywheelConfig, GateSettings, TrainConfig } from '../core/config/schema.js';
@@ -144,7 +145,7 @@ export async function flywheelRun(input: FlywheelRunInput): Promise<RunProgress>
   if (config.dataset) await buildDataset(config, config.dataset, runId, runStage, progress);
   if (config.dataset && config.train) {
     const adapterVersion = await trainAdapter(config, config.dataset, config.train, runId, runStage, progress);
-    if (config.evaluate) await releaseCandidate(config, config.dataset, config.train, adapterVersion, runId, runStage, progress, approvals, publish);
+    if (config.evaluate) await releaseCandidate({ config, datasetConfig: config.dataset, train: config.train, adapterVersion, runId, runStage, progress, approvals, publish });
   }
 
   progress.state = 'completed';
@@ -237,11 +238,23 @@ const cpu = wf.proxyActivities<typeof activities>({
   retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumAttempts: 5, nonRetryableErrorTypes: [...NON_RETRYABLE, 'SmokeTestFailed', 'EvalInputError'] },
 });
 
+interface ReleaseContext {
+  config: FlywheelConfig;
+  datasetConfig: DatasetConfig;
+  train: TrainConfig;
+  adapterVersion: string;
+  runId: string;
+  runStage: StageRunner;
+  progress: RunProgress;
+  approvals: Approvals;
+  publish: (current: string) => void;
+}
+
 /**
  * evaluate → gate → (approval) → deploy. The candidate is scored against what the alias serves now; a held
  * candidate ends the run completed, with the gate's reasons on the stage, and nothing deployed.
  */
-async function releaseCandidate(config: FlywheelConfig, datasetConfig: DatasetConfig, train: TrainConfig, adapterVersion: string, runId: string, runStage: StageRunner, progress: RunProgress, approvals: Approvals, publish: (current: string) => void): Promise<void> {
+async function releaseCandidate({ config, datasetConfig, train, adapterVersion, runId, runStage, progress, approvals, publish }: ReleaseContext): Promise<void> {
   const out = (stage: StageName): Record<string, ArtifactRef> => progress.stages.find((s) => s.name === stage)!.outputs;
   const stage = (name: StageName): StageProgress => progress.stages.find((s) => s.name === name)!;
   const gpu = wf.proxyActivities<typeof gpuActivities>({
@@ -250,9 +263,12 @@ async function releaseCandidate(config: FlywheelConfig, datasetConfig: DatasetCo
     heartbeatTimeout: '5 minutes',
     retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumAttempts: 3, nonRetryableErrorTypes: [...NON_RETRYABLE, 'EvalInputError'] },
   });
-  const production = config.deploy ? await cpu.currentVersion({ store: config.artifacts, deploy: config.deploy }) : null;
-  await runStage('evaluate', () =>
-    gpu.evaluateStage({
+  // What the alias serves when the candidate is scored: the deploy moves the alias only from this version.
+  const seen: { production: ServedVersion | null } = { production: null };
+  await runStage('evaluate', async () => {
+    const production = config.deploy ? await cpu.currentVersion({ store: config.artifacts, deploy: config.deploy }) : null;
+    seen.production = production;
+    return gpu.evaluateStage({
       store: config.artifacts,
       runId,
       renderedTest: out('render').renderedTest!,
@@ -263,31 +279,25 @@ async function releaseCandidate(config: FlywheelConfig, datasetConfig: DatasetCo
       evaluate: config.evaluate!,
       teacher: datasetConfig.teacher,
       production,
-    }),
-  );
+    });
+  });
   if (!config.gate) return;
   const gate: GateSettings = config.gate;
   let decision: GateDecision | undefined;
   await runStage('gate', async () => {
-    const outcome = await cpu.gateStage({ store: config.artifacts, runId, evalResults: out('evaluate').evalResults!, gate });
-    decision = outcome.decision;
-    if (!decision.promote || !gate.requireApproval) return outcome;
-    const waiting = stage('gate');
-    waiting.detail = `waiting for approval (${outcome.summary})`;
-    approvals.waiting = true;
-    publish('awaiting-approval');
-    const answered = await wf.condition(() => approvals.decision !== undefined, `${gate.approvalTimeoutMinutes} minutes`);
-    approvals.waiting = false;
-    const d = approvals.decision;
-    if (!answered || !d) decision = { ...decision, promote: false, reasons: [...decision.reasons, `no approval within ${gate.approvalTimeoutMinutes} minutes`] };
-    else decision = { ...decision, promote: d.approved, reasons: [...decision.reasons, `${d.approved ? 'approved' : 'rejected'} by ${d.by}: ${d.reason}`] };
-    return { ...outcome, summary: `${decision.promote ? 'promote' : 'hold'}: ${decision.reasons.at(-1)}` };
+    decision = (await cpu.gateStage({ store: config.artifacts, runId, evalResults: out('evaluate').evalResults!, gate })).decision;
+    if (decision.promote && gate.requireApproval) decision = await awaitApproval(decision, gate, approvals, () => {
+      stage('gate').detail = 'waiting for approval';
+      publish('awaiting-approval');
+    });
+    // Recorded after the approval step, so the stored report carries the final decision.
+    return cpu.recordGate({ store: config.artifacts, runId, evalResults: out('evaluate').evalResults!, decision });
   });
   if (!config.deploy) return;
   if (!decision?.promote) {
     const skipped = stage('deploy');
     skipped.state = 'skipped';
-    skipped.detail = `not deployed: ${decision?.reasons.find((r) => /fail|reject|no approval/.test(r)) ?? 'gate held the candidate'}`;
+    skipped.detail = `not deployed: ${stage('gate').detail}`;
     return;
   }
   const deploy: DeployConfig = config.deploy;
@@ -308,8 +318,20 @@ async function releaseCandidate(config: FlywheelConfig, datasetConfig: DatasetCo
       evalReport: out('gate').evalReport!,
       actor: approvedBy ?? `flywheel gate (${wf.workflowInfo().workflowId})`,
       reason: decision!.reasons.join('; '),
+      expectedCurrent: seen.production?.name ?? null,
     }),
   );
+}
+
+/** Wait for an operator's approve / reject; no answer in time holds the candidate. */
+async function awaitApproval(decision: GateDecision, gate: GateSettings, approvals: Approvals, announce: () => void): Promise<GateDecision> {
+  approvals.waiting = true;
+  announce();
+  const answered = await wf.condition(() => approvals.decision !== undefined, `${gate.approvalTimeoutMinutes} minutes`);
+  approvals.waiting = false;
+  const d = approvals.decision;
+  if (!answered || !d) return { ...decision, promote: false, reasons: [...decision.reasons, `no approval within ${gate.approvalTimeoutMinutes} minutes`] };
+  return { ...decision, promote: d.approved, reasons: [...decision.reasons, `${d.approved ? 'approved' : 'rejected'} by ${d.by}: ${d.reason}`] };
 }
 
 function rootMessage(err: unknown): string {

@@ -1,7 +1,7 @@
 import type { ArtifactRef } from '../artifacts/types.js';
 import { chatClient } from '../eval/client.js';
 import type { Backend, Route } from './backend.js';
-import type { Registry } from './registry.js';
+import { RegistryConflict, type Registry } from './registry.js';
 import { smokeTest, type SmokeProbe, type SmokeResult } from './smoke.js';
 import type { AliasAction, AliasEvent, DeployedVersion } from './types.js';
 
@@ -20,6 +20,10 @@ export interface DeployPlan {
   runId: string | null;
   evalReport: ArtifactRef | null;
   probes: SmokeProbe[];
+  /** The same probes stored as an artifact, recorded with the version for later rollbacks. */
+  probesRef: ArtifactRef | null;
+  /** The version the candidate was evaluated against (null: none yet); the alias moves only from it. */
+  expectedCurrent: string | null;
   actor: string;
   reason: string;
   /** Idempotency key of the alias move: a retry with the same key moves nothing twice. */
@@ -43,10 +47,17 @@ export interface DeployHooks {
  * it) and leaves the alias untouched.
  */
 export async function deployVersion(registry: Registry, backend: Backend, plan: DeployPlan, opts: { timeoutMs: number; apiKey?: string }, hooks: DeployHooks = {}): Promise<DeployResult> {
+  const done = registry.event(plan.requestId);
+  if (done) return { version: registry.version(done.version)!, event: done, smoke: { passed: true, summary: `already moved by ${plan.requestId}`, probes: [] } };
   const serving = registry.current(plan.alias);
   if (serving?.name === plan.name) {
     // The candidate is what the alias serves (an unchanged dataset and job): nothing to move.
+    if (serving.adapter.sha256 !== plan.adapter.sha256) throw new RegistryConflict(`${plan.name} is served with adapter ${serving.adapter.sha256.slice(0, 12)}, not ${plan.adapter.sha256.slice(0, 12)}: a version name never changes weights`);
     return { version: serving, event: registry.history(plan.alias)[0]!, smoke: { passed: true, summary: `alias ${plan.alias} already serves ${plan.name}`, probes: [] } };
+  }
+  // Gated against one production version, the candidate must not replace another that arrived meanwhile.
+  if ((serving?.name ?? null) !== plan.expectedCurrent) {
+    throw new RegistryConflict(`alias ${plan.alias} moved to ${serving?.name ?? 'nothing'} after this candidate was evaluated against ${plan.expectedCurrent ?? 'no version'}; run again to gate it against the new version`);
   }
   const route = await backend.load(plan.name, plan.adapterPath);
   await hooks.afterLoad?.();
@@ -65,8 +76,9 @@ export async function deployVersion(registry: Registry, backend: Backend, plan: 
     ...route,
     runId: plan.runId,
     evalReport: plan.evalReport,
+    probes: plan.probesRef,
   });
-  const event = registry.repoint(plan.alias, plan.name, { action: 'deploy', actor: plan.actor, reason: plan.reason, requestId: plan.requestId });
+  const event = registry.repoint(plan.alias, plan.name, { action: 'deploy', actor: plan.actor, reason: plan.reason, requestId: plan.requestId, expectedCurrent: plan.expectedCurrent });
   return { version, event, smoke };
 }
 
@@ -81,6 +93,8 @@ export async function rollbackAlias(
   args: { alias: string; to?: string; actor: string; reason: string; requestId: string; adapterPathOf: (v: DeployedVersion) => Promise<string>; probesOf: (v: DeployedVersion) => Promise<SmokeProbe[]>; action?: AliasAction },
   opts: { timeoutMs: number; apiKey?: string },
 ): Promise<DeployResult> {
+  const done = registry.event(args.requestId);
+  if (done) return { version: registry.version(done.version)!, event: done, smoke: { passed: true, summary: `already moved by ${args.requestId}`, probes: [] } };
   const current = registry.current(args.alias);
   const targetName = args.to ?? previousVersion(registry, args.alias);
   if (!targetName) throw new SmokeTestFailed(`alias ${args.alias} has no earlier version to roll back to`);
@@ -104,10 +118,13 @@ export async function ensureLoaded(backend: Backend, version: DeployedVersion, a
   return backend.load(version.name, await adapterPathOf(version));
 }
 
-/** The version the alias served before its current one. */
+/**
+ * The version the alias served before its current one was deployed. Rolling back twice goes further back
+ * (never forward to the version just rolled away from); undefined when the current one was the first.
+ */
 function previousVersion(registry: Registry, alias: string): string | undefined {
   const current = registry.current(alias)?.name;
-  return registry.history(alias).find((e) => e.version !== current)?.version;
+  return registry.history(alias).find((e) => e.action === 'deploy' && e.version === current)?.previous ?? undefined;
 }
 
 function smokeRoute(backend: Backend, route: Route, probes: SmokeProbe[], opts: { timeoutMs: number; apiKey?: string }): Promise<SmokeResult> {

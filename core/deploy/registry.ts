@@ -25,6 +25,7 @@ CREATE TABLE IF NOT EXISTS versions (
   base_model TEXT NOT NULL,
   run_id TEXT,
   eval_report TEXT,
+  probes TEXT,
   created_at TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS versions_by_alias ON versions (alias, created_at);
@@ -55,6 +56,7 @@ interface VersionRow {
   base_model: string;
   run_id: string | null;
   eval_report: string | null;
+  probes: string | null;
   created_at: string;
 }
 
@@ -83,6 +85,7 @@ function toVersion(r: VersionRow): DeployedVersion {
     baseModel: r.base_model,
     runId: r.run_id,
     evalReport: r.eval_report === null ? null : (JSON.parse(r.eval_report) as ArtifactRef),
+    probes: r.probes === null ? null : (JSON.parse(r.probes) as ArtifactRef),
     createdAt: r.created_at,
   };
 }
@@ -97,6 +100,13 @@ export interface RepointOptions {
   reason: string;
   /** Idempotency key: a second repoint with the same key returns the first event and changes nothing. */
   requestId: string;
+  /** Compare-and-swap: move only if the alias serves exactly this version now (null: no version yet). */
+  expectedCurrent?: string | null;
+}
+
+/** A move or registration that contradicts the registry (a reused name, a moved alias): retrying cannot help. */
+export class RegistryConflict extends Error {
+  override name = 'RegistryConflict';
 }
 
 export class Registry {
@@ -130,20 +140,20 @@ export class Registry {
   /** Record a version. Registering the same name with the same adapter again is a no-op; names are never reused. */
   registerVersion(v: Omit<DeployedVersion, 'createdAt'> & { createdAt?: string }): DeployedVersion {
     if (!v.name.startsWith(`${v.alias}@`) || v.name.length === v.alias.length + 1) {
-      throw new Error(`version name ${v.name} must be "${v.alias}@<suffix>" (the gateway resolves pinned names by that prefix)`);
+      throw new RegistryConflict(`version name ${v.name} must be "${v.alias}@<suffix>" (the gateway resolves pinned names by that prefix)`);
     }
     return this.db.transaction((): DeployedVersion => {
       const existing = this.row(v.name);
       if (existing) {
         if (existing.adapter_sha !== v.adapter.sha256 || existing.alias !== v.alias) {
-          throw new Error(`version ${v.name} is already registered for alias ${existing.alias} with adapter ${existing.adapter_sha.slice(0, 12)}; names are never reused (got alias ${v.alias}, adapter ${v.adapter.sha256.slice(0, 12)})`);
+          throw new RegistryConflict(`version ${v.name} is already registered for alias ${existing.alias} with adapter ${existing.adapter_sha.slice(0, 12)}; names are never reused (got alias ${v.alias}, adapter ${v.adapter.sha256.slice(0, 12)})`);
         }
         return toVersion(existing);
       }
       this.db
         .prepare(
-          `INSERT INTO versions (name, alias, adapter_version, adapter, adapter_sha, target, endpoint, served_model, adapter_id, base_model, run_id, eval_report, created_at)
-           VALUES (@name, @alias, @adapterVersion, @adapter, @adapterSha, @target, @endpoint, @servedModel, @adapterId, @baseModel, @runId, @evalReport, @createdAt)`,
+          `INSERT INTO versions (name, alias, adapter_version, adapter, adapter_sha, target, endpoint, served_model, adapter_id, base_model, run_id, eval_report, probes, created_at)
+           VALUES (@name, @alias, @adapterVersion, @adapter, @adapterSha, @target, @endpoint, @servedModel, @adapterId, @baseModel, @runId, @evalReport, @probes, @createdAt)`,
         )
         .run({
           name: v.name,
@@ -158,6 +168,7 @@ export class Registry {
           baseModel: v.baseModel,
           runId: v.runId,
           evalReport: v.evalReport === null ? null : JSON.stringify(v.evalReport),
+          probes: v.probes === null ? null : JSON.stringify(v.probes),
           createdAt: v.createdAt ?? new Date().toISOString(),
         });
       return toVersion(this.row(v.name)!);
@@ -188,19 +199,28 @@ export class Registry {
       const done = this.db.prepare('SELECT * FROM alias_events WHERE request_id = ?').get(opts.requestId) as EventRow | undefined;
       if (done) {
         if (done.alias !== alias || done.version !== versionName) {
-          throw new Error(`requestId ${opts.requestId} already moved ${done.alias} to ${done.version}; it cannot also move ${alias} to ${versionName}`);
+          throw new RegistryConflict(`requestId ${opts.requestId} already moved ${done.alias} to ${done.version}; it cannot also move ${alias} to ${versionName}`);
         }
         return toEvent(done);
       }
       const v = this.row(versionName);
-      if (!v) throw new Error(`cannot point ${alias} at ${versionName}: no such version is registered`);
-      if (v.alias !== alias) throw new Error(`cannot point ${alias} at ${versionName}: that version belongs to alias ${v.alias}`);
+      if (!v) throw new RegistryConflict(`cannot point ${alias} at ${versionName}: no such version is registered`);
+      if (v.alias !== alias) throw new RegistryConflict(`cannot point ${alias} at ${versionName}: that version belongs to alias ${v.alias}`);
       const previous = this.current(alias)?.name ?? null;
+      if (opts.expectedCurrent !== undefined && opts.expectedCurrent !== previous) {
+        throw new RegistryConflict(`alias ${alias} now serves ${previous ?? 'nothing'}, not ${opts.expectedCurrent ?? 'nothing'} as expected: it moved meanwhile; nothing changed`);
+      }
       const info = this.db
         .prepare('INSERT INTO alias_events (alias, version, previous, action, actor, reason, request_id, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
         .run(alias, versionName, previous, opts.action, opts.actor, opts.reason, opts.requestId, new Date().toISOString());
       return toEvent(this.db.prepare('SELECT * FROM alias_events WHERE id = ?').get(info.lastInsertRowid) as EventRow);
     }).immediate();
+  }
+
+  /** The move made under an idempotency key, if any. */
+  event(requestId: string): AliasEvent | undefined {
+    const r = this.db.prepare('SELECT * FROM alias_events WHERE request_id = ?').get(requestId) as EventRow | undefined;
+    return r && toEvent(r);
   }
 
   /** Every move of the alias, newest first. */

@@ -22,6 +22,8 @@ export interface DeployedVersion {
   /** Workflow id of the run that produced it (null for versions registered by hand). */
   runId: string | null;
   evalReport: ArtifactRef | null;
+  /** The smoke-test prompts (a `smoke-probes` artifact): a rollback to this version smoke-tests with them. */
+  probes: ArtifactRef | null;
   createdAt: string;
 }
 

@@ -26,12 +26,14 @@ export async function evaluateEndpoint(cases: EvalCase[], spec: EndpointSpec, op
   const started = performance.now();
   const results: CaseResult[] = await pool(cases, opts.concurrency, async (c) => {
     let result: CaseResult;
+    const asked = performance.now();
     try {
       const answer = await ask(c.messages, c.tools);
       result = scoreCase(c, parsePrediction(answer.message), { latencyMs: answer.latencyMs, promptTokens: answer.promptTokens, completionTokens: answer.completionTokens });
     } catch (err) {
+      // The time spent failing counts (a flaky endpoint must not look fast); no usage came back, so no tokens.
       const error = (err as Error).message;
-      result = scoreCase(c, { kind: 'invalid', raw: '', problem: error }, { latencyMs: 0, promptTokens: 0, completionTokens: 0, error });
+      result = scoreCase(c, { kind: 'invalid', raw: '', problem: error }, { latencyMs: performance.now() - asked, promptTokens: 0, completionTokens: 0, error });
     }
     opts.onProgress?.(++done, cases.length);
     return result;

@@ -1,3 +1,4 @@
+import { EvalInputError } from './cases.js';
 import { estimate, type BootstrapOptions } from './bootstrap.js';
 import { abstentionF1 } from './metrics.js';
 import type { CaseResult, EndpointResult, GateConfig, GateDecision } from './types.js';
@@ -18,7 +19,7 @@ export function decideGate(candidate: EndpointResult, production: EndpointResult
 
   const prodById = new Map(production.cases.map((c) => [c.id, c]));
   const pairs = candidate.cases.flatMap((c) => (prodById.has(c.id) ? [[c, prodById.get(c.id)!] as const] : []));
-  if (pairs.length === 0) throw new Error(`gate: ${candidate.label} and ${production.label} were scored on no common case ids`);
+  if (pairs.length === 0) throw new EvalInputError(`gate: ${candidate.label} and ${production.label} were scored on no common case ids`);
   const cand = pairs.map(([c]) => c);
   const prod = pairs.map(([, p]) => p);
 

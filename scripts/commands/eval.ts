@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { openStore } from '../../core/artifacts/index.js';
 import type { RenderedRow } from '../../core/dataset/render.js';
@@ -59,7 +59,7 @@ and per-domain tables, latency, tokens and cost, with bootstrap 95 % intervals.
     if (apiKeyEnv && !process.env[apiKeyEnv]) throw new UsageError(`--api-key-env ${apiKeyEnv}: that environment variable is not set`);
     const { cases, sha256, source } = await loadCases(values.testset, values.store);
     const selected = firstCases(cases, values.limit ? intOption(values.limit, 'limit', cases.length) : undefined);
-    const bootstrap = { resamples: intOption(values.resamples, 'resamples', 1000), seed: values.seed === undefined ? 7 : Number(values.seed) };
+    const bootstrap = { resamples: intOption(values.resamples, 'resamples', 1000), seed: wholeNumber(values.seed, 'seed', 7) };
     const label = values.label ?? values.model;
     console.error(`scoring ${label} at ${values.endpoint} on ${selected.length} cases of ${source}`);
     const result = await evaluateEndpoint(
@@ -68,7 +68,7 @@ and per-domain tables, latency, tokens and cost, with bootstrap 95 % intervals.
       {
         concurrency: intOption(values.concurrency, 'concurrency', 4),
         timeoutMs: intOption(values['timeout-ms'], 'timeout-ms', 120_000),
-        maxRetries: values.retries === undefined ? 2 : Number(values.retries),
+        maxRetries: wholeNumber(values.retries, 'retries', 2),
         bootstrap,
         onProgress: (done, total) => {
           if (done % 10 === 0 || done === total) process.stderr.write(`\r${done}/${total} cases`);
@@ -79,9 +79,11 @@ and per-domain tables, latency, tokens and cost, with bootstrap 95 % intervals.
     const report: EvalReport = { createdAt: new Date().toISOString(), testSet: { sha256, cases: selected.length, source }, bootstrap, results: [result] };
     const out = resolve(values.out ?? join('.flywheel', 'eval', report.createdAt.replace(/[:.]/g, '-')));
     await mkdir(out, { recursive: true });
-    await writeFile(join(out, 'report.json'), `${JSON.stringify(report, null, 2)}\n`);
-    await writeFile(join(out, 'report.md'), renderMarkdown(report));
-    await writeFile(join(out, 'report.html'), renderHtml(report));
+    // Each file whole or not at all: written beside, then renamed.
+    for (const [name, text] of [['report.json', `${JSON.stringify(report, null, 2)}\n`], ['report.md', renderMarkdown(report)], ['report.html', renderHtml(report)]] as const) {
+      await writeFile(join(out, `.${name}.partial`), text);
+      await rename(join(out, `.${name}.partial`), join(out, name));
+    }
     console.log(summaryTable(report));
     console.log(`\nreport: ${join(out, 'report.html')} (also report.md, report.json)`);
     return 0;
@@ -125,4 +127,11 @@ function costOf(tokens: string | undefined, gpuHour: string | undefined): CostMo
     return { kind: 'gpu-hour', dollarsPerHour: d };
   }
   return { kind: 'none' };
+}
+
+function wholeNumber(value: string | undefined, name: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new UsageError(`--${name} must be a whole number, got "${value}"`);
+  return n;
 }

@@ -24,7 +24,7 @@ Unsure decisions (low confidence, or the rules in escalation.on) go to the escal
 has gateway.escalation. Every decision is appended to DIR/gateway-YYYY-MM-DD.jsonl as an OpenAI-format
 trace; a traces: source naming DIR feeds them back into the flywheel.
 
---config FILE      take options from the file's gateway: section (defaults without it)
+--config FILE      take options from the file's gateway: section (without one: defaults, and deploy.registry)
 --host H           listen address (default 127.0.0.1)
 --port N           listen port; 0 picks a free one (default 8300)
 --registry PATH    the alias table deploy writes (default .flywheel/registry.sqlite)
@@ -38,7 +38,9 @@ Flags override the config file. Ctrl-C (SIGINT) or SIGTERM stops it cleanly.`,
       registry: { type: 'string' },
       'traces-dir': { type: 'string' },
     });
-    const base: GatewayConfig = values.config ? ((await loadConfigFile(values.config)).gateway ?? gatewaySchema.parse({})) : gatewaySchema.parse({});
+    const file = values.config ? await loadConfigFile(values.config) : undefined;
+    // Without a gateway: section the config's deploy.registry is still the alias table to read.
+    const base: GatewayConfig = file?.gateway ?? gatewaySchema.parse(file?.deploy ? { registry: file.deploy.registry } : {});
     const port = portOption(values.port);
     const cfg: GatewayConfig = {
       ...base,

@@ -2,7 +2,7 @@ import { userInfo } from 'node:os';
 import { Registry } from '../../core/deploy/registry.js';
 import { CPU_TASK_QUEUE } from '../../workflows/queues.js';
 import type { rollback, RollbackInput } from '../../workflows/rollback.js';
-import { parse, UsageError, type Command } from '../lib/args.js';
+import { intOption, parse, UsageError, type Command } from '../lib/args.js';
 import { printJson, table } from '../lib/output.js';
 import { connect } from '../lib/runs.js';
 
@@ -11,7 +11,7 @@ const DEFAULT_REGISTRY = '.flywheel/registry.sqlite';
 export const rollbackCommand: Command = {
   name: 'rollback',
   summary: 'point an alias back at an earlier version (smoke-tested, recorded)',
-  usage: `flywheel rollback --alias A --reason TEXT [--to VERSION] [--by NAME] [--registry PATH] [--adapter-dir DIR]
+  usage: `flywheel rollback --alias A --reason TEXT [--to VERSION] [--by NAME] [--registry PATH] [--adapter-dir DIR] [--api-key-env VAR] [--timeout-ms N] [--store URI]
 
 Runs the "rollback" workflow (id rollback-<alias>; one at a time per alias): reloads the version on its
 backend if the backend forgot it, smoke-tests it, repoints the alias and records who and why. The gateway
@@ -21,9 +21,12 @@ serves the new version from the next request on.
   --reason TEXT     required; recorded in the alias history
   --by NAME         who (default: your user name)
   --registry PATH   the alias table (default ${DEFAULT_REGISTRY}, as seen by the worker)
-  --adapter-dir DIR where adapters are materialised for the backend (default .flywheel/served)`,
+  --adapter-dir DIR where adapters are materialised for the backend (default .flywheel/served)
+  --api-key-env VAR worker environment variable with the backend's API key (deploy.apiKeyEnv)
+  --timeout-ms N    per backend call (default 120000)
+  --store URI       artifact store holding the adapters and probes (default $FLYWHEEL_ARTIFACTS or file:.flywheel/artifacts)`,
   async run(argv) {
-    const { values } = parse(argv, { alias: { type: 'string' }, to: { type: 'string' }, reason: { type: 'string' }, by: { type: 'string' }, registry: { type: 'string' }, 'adapter-dir': { type: 'string' } });
+    const { values } = parse(argv, { alias: { type: 'string' }, to: { type: 'string' }, reason: { type: 'string' }, by: { type: 'string' }, registry: { type: 'string' }, 'adapter-dir': { type: 'string' }, 'api-key-env': { type: 'string' }, 'timeout-ms': { type: 'string' }, store: { type: 'string' } });
     if (!values.alias) throw new UsageError('--alias is required');
     if (!values.reason?.trim()) throw new UsageError('--reason is required: the alias history records it');
     const input: RollbackInput = {
@@ -33,7 +36,9 @@ serves the new version from the next request on.
       reason: values.reason,
       registry: values.registry ?? DEFAULT_REGISTRY,
       ...(values['adapter-dir'] ? { adapterDir: values['adapter-dir'] } : {}),
-      ...(process.env.FLYWHEEL_ARTIFACTS ? { store: { store: process.env.FLYWHEEL_ARTIFACTS, s3: {} } } : {}),
+      ...(values.store || process.env.FLYWHEEL_ARTIFACTS ? { store: { store: (values.store ?? process.env.FLYWHEEL_ARTIFACTS)!, s3: {} } } : {}),
+      ...(values['api-key-env'] ? { apiKeyEnv: values['api-key-env'] } : {}),
+      timeoutMs: intOption(values['timeout-ms'], 'timeout-ms', 120_000),
     };
     const client = await connect();
     try {

@@ -105,7 +105,7 @@ export async function findRun(client: Client, id: string): Promise<RunHandle> {
 const STAGE_OF_ACTIVITY: Record<string, string> = {
   buildCatalog: 'ingest', intentsStage: 'intents', generateStage: 'generate', solveStage: 'solve', validateStage: 'validate',
   tracesStage: 'traces', corruptStage: 'corrupt', splitStage: 'split', renderStage: 'render', trainStage: 'train',
-  evaluateStage: 'evaluate', gateStage: 'gate', deployStage: 'deploy',
+  evaluateStage: 'evaluate', recordGate: 'gate', deployStage: 'deploy',
 };
 
 /** Outputs of every finished stage, read from the activity results in the run's history (no worker needed). */

@@ -115,6 +115,30 @@ describe('registry', () => {
     const db = new Database(file);
     db.prepare('UPDATE schema_version SET version = 99').run();
     db.close();
-    assert.throws(() => Registry.open(file), /schema version 99; this flywheel knows version 1/);
+    assert.throws(() => Registry.open(file), /schema version 99; this flywheel knows version 2/);
+  });
+});
+
+describe('registry schema', () => {
+  it('upgrades a version-1 file (no probes column) in place, keeping its versions and history', () => {
+    const path = join(tempDir('flywheel-registry-v1-'), 'registry.sqlite');
+    const db = new Database(path);
+    db.exec(`CREATE TABLE schema_version (version INTEGER NOT NULL); INSERT INTO schema_version VALUES (1);
+      CREATE TABLE versions (name TEXT PRIMARY KEY, alias TEXT NOT NULL, adapter_version TEXT NOT NULL, adapter TEXT NOT NULL, adapter_sha TEXT NOT NULL,
+        target TEXT NOT NULL, endpoint TEXT NOT NULL, served_model TEXT NOT NULL, adapter_id TEXT, base_model TEXT NOT NULL, run_id TEXT, eval_report TEXT, created_at TEXT NOT NULL);
+      CREATE TABLE alias_events (id INTEGER PRIMARY KEY AUTOINCREMENT, alias TEXT NOT NULL, version TEXT NOT NULL, previous TEXT, action TEXT NOT NULL,
+        actor TEXT NOT NULL, reason TEXT NOT NULL, request_id TEXT NOT NULL UNIQUE, at TEXT NOT NULL);`);
+    db.prepare(`INSERT INTO versions VALUES ('r@old', 'r', 'adp-1', ?, ?, 'local', 'http://x/v1', 'r@old', NULL, 'base', NULL, NULL, '2026-01-01T00:00:00Z')`).run(JSON.stringify(ref('aa')), ref('aa').sha256);
+    db.prepare(`INSERT INTO alias_events (alias, version, previous, action, actor, reason, request_id, at) VALUES ('r', 'r@old', NULL, 'deploy', 'a', 'b', 'q1', '2026-01-01T00:00:00Z')`).run();
+    db.close();
+    const registry = Registry.open(path);
+    try {
+      assert.equal(registry.current('r')?.name, 'r@old');
+      assert.equal(registry.current('r')?.probes, null);
+      registry.registerVersion(version('r@new', 'bb'));
+      assert.deepEqual(registry.version('r@new')?.probes, ref('ff', 'smoke-probes'));
+    } finally {
+      registry.close();
+    }
   });
 });

@@ -20,6 +20,7 @@ import { Registry } from '../core/deploy/registry.js';
 import type { RenderedRow } from '../core/dataset/render.js';
 import type { RouterRow } from '../core/dataset/types.js';
 import { casesFrom } from '../core/eval/cases.js';
+import type { EvalReport } from '../core/eval/types.js';
 import type { RunProgress } from '../core/pipeline/types.js';
 import { startServe, type ServeProcess } from '../core/train/serve-process.js';
 import { startGateway } from '../gateway/server.js';
@@ -168,6 +169,12 @@ describe('flywheelRun release stages: evaluate, gate, approval, deploy, gateway,
     assert.ok(s2('evaluate').detail.includes('production'), s2('evaluate').detail);
     assert.match(s2('gate').detail, /^hold: rejected by carol: wait for the audited test set/);
     assert.equal(s2('deploy').state, 'skipped');
+    // The stored report carries the final decision, the operator's answer included.
+    await store.materializeDir(s2('gate').outputs.evalReport!, join(dir, 'report-2'));
+    const stored = JSON.parse(readFileSync(join(dir, 'report-2', 'report.json'), 'utf8')) as EvalReport;
+    assert.equal(stored.gate?.promote, false);
+    assert.equal(stored.gate?.reasons.at(-1), 'rejected by carol: wait for the audited test set');
+    assert.deepEqual(stored.results.map((r) => r.label), ['candidate', 'production']);
     const registry2 = Registry.open(cfg.deploy!.registry);
     assert.equal(registry2.current('router')?.name, deployed.name, 'a rejected candidate leaves the alias where it was');
     registry2.close();

@@ -8,7 +8,8 @@ import Database from 'better-sqlite3';
 import type { ArtifactRef } from '../artifacts/types.js';
 import type { AliasAction, AliasEvent, DeployedVersion, DeployTarget } from './types.js';
 
-const SCHEMA_VERSION = 1;
+/** 2: versions.probes (the smoke-probes artifact), added to version-1 files on open. */
+const SCHEMA_VERSION = 2;
 
 const DDL = `
 CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL);
@@ -129,6 +130,10 @@ export class Registry {
         const row = db.prepare('SELECT version FROM schema_version').get() as { version: number } | undefined;
         if (!row) db.prepare('INSERT INTO schema_version (version) VALUES (?)').run(SCHEMA_VERSION);
         else if (row.version > SCHEMA_VERSION) throw new Error(`registry ${path} has schema version ${row.version}; this flywheel knows version ${SCHEMA_VERSION} (upgrade it)`);
+        else if (row.version < 2) {
+          db.exec('ALTER TABLE versions ADD COLUMN probes TEXT');
+          db.prepare('UPDATE schema_version SET version = ?').run(SCHEMA_VERSION);
+        }
       }).immediate();
     } catch (err) {
       db.close();

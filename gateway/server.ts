@@ -75,6 +75,8 @@ export async function startGateway(cfg: GatewayConfig, opts: GatewayOptions = {}
   const log = opts.log ?? (() => {});
   // A missing frontier key is a startup error, before the port is taken.
   const escalator: Escalator | undefined = cfg.escalation ? createEscalator(cfg.escalation, cfg.timeoutMs, opts.env ?? process.env) : undefined;
+  const backendKey = cfg.backendApiKeyEnv ? (opts.env ?? process.env)[cfg.backendApiKeyEnv] : undefined;
+  if (cfg.backendApiKeyEnv && !backendKey) throw new Error(`gateway: environment variable ${cfg.backendApiKeyEnv} (gateway.backendApiKeyEnv) is not set`);
   const registry = Registry.open(cfg.registry);
 
   function resolve(model: string): DeployedVersion {
@@ -109,7 +111,7 @@ export async function startGateway(cfg: GatewayConfig, opts: GatewayOptions = {}
     const backendStart = Date.now();
     let small: ChatCompletion;
     try {
-      small = await postChat(version.endpoint, backendBody, { timeoutMs: cfg.timeoutMs });
+      small = await postChat(version.endpoint, backendBody, { timeoutMs: cfg.timeoutMs, ...(backendKey ? { apiKey: backendKey } : {}) });
     } catch (err) {
       const e = err as Error;
       // The caller's own mistake (bad messages, bad tools) stays a 400; anything else is the backend's failure.

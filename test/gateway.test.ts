@@ -244,6 +244,8 @@ describe('router gateway', () => {
   it('refuses to start without the frontier key, naming the variable', async () => {
     const cfg = gatewaySchema.parse({ port: 0, registry: registryFile, tracesDir, escalation: { baseUrl: frontier.url, model: 'm', apiKeyEnv: 'FLYWHEEL_TEST_NO_SUCH_KEY' } });
     await assert.rejects(startGateway(cfg, { env: {} }), /environment variable FLYWHEEL_TEST_NO_SUCH_KEY is not set/);
+    const backendKeyed = gatewaySchema.parse({ port: 0, registry: registryFile, tracesDir, backendApiKeyEnv: 'FLYWHEEL_TEST_NO_BACKEND_KEY' });
+    await assert.rejects(startGateway(backendKeyed, { env: {} }), /FLYWHEEL_TEST_NO_BACKEND_KEY \(gateway.backendApiKeyEnv\) is not set/);
   });
 
   it('flywheel gateway: prints its URL and aliases, serves, and stops cleanly on SIGTERM', async () => {

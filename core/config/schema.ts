@@ -195,6 +195,8 @@ export const gatewaySchema = z.strictObject({
   tracesDir: z.string().min(1).default('.flywheel/traces/gateway'),
   /** Per request to a backend. */
   timeoutMs: z.number().int().min(1000).max(600_000).default(60_000),
+  /** Environment variable with the serving backends' API key (vLLM --api-key), if they need one. */
+  backendApiKeyEnv: envName.optional(),
   /** The cascade: low-confidence decisions go to a frontier endpoint. Without it nothing escalates. */
   escalation: z
     .strictObject({

@@ -17,9 +17,10 @@ import { approveCommand, rejectCommand } from './commands/approve.js';
 import { rollbackCommand, versionsCommand } from './commands/rollback.js';
 import { serveCommand } from './commands/serve.js';
 import { gatewayCommand } from './commands/gateway.js';
+import { scheduleCommand } from './commands/schedule.js';
 import { EvalInputError } from '../core/eval/cases.js';
 
-const COMMANDS: Command[] = [devServerCommand, workerCommand, runCommand, statusCommand, runsCommand, catalogCommand, tracesCommand, datasetCommand, testsetCommand, evalCommand, serveCommand, gatewayCommand, approveCommand, rejectCommand, rollbackCommand, versionsCommand, configCommand, artifactsCommand, demoCommand];
+const COMMANDS: Command[] = [devServerCommand, workerCommand, runCommand, statusCommand, runsCommand, catalogCommand, tracesCommand, datasetCommand, testsetCommand, evalCommand, serveCommand, gatewayCommand, approveCommand, rejectCommand, rollbackCommand, versionsCommand, scheduleCommand, configCommand, artifactsCommand, demoCommand];
 
 function help(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));

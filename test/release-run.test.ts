@@ -26,6 +26,7 @@ import { startServe, type ServeProcess } from '../core/train/serve-process.js';
 import { startGateway } from '../gateway/server.js';
 import { runStatus, startRun } from '../scripts/lib/runs.js';
 import { createGpuWorker } from '../workers/gpu.js';
+import { DEPLOYED_VERSION, DOMAIN, TRIGGER } from '../workflows/search-attributes.js';
 import { REPO, tempDir } from './helpers/fixtures.js';
 import { startFrontierStandIn, type FrontierStandIn } from './helpers/backend-stand-in.js';
 import { startTemporal, startWorker } from './helpers/temporal.js';
@@ -91,6 +92,13 @@ describe('flywheelRun release stages: evaluate, gate, approval, deploy, gateway,
     });
   }
 
+  /** Workflow ids a visibility query (a saved view) lists. */
+  async function listed(query: string): Promise<string[]> {
+    const ids: string[] = [];
+    for await (const w of env.client.workflow.list({ query })) ids.push(w.workflowId);
+    return ids;
+  }
+
   /** The validator's message of a refused Update. */
   async function refusal(update: Promise<unknown>): Promise<string> {
     try {
@@ -124,6 +132,10 @@ describe('flywheelRun release stages: evaluate, gate, approval, deploy, gateway,
     registry.close();
     assert.match(deployed.name, /^router@[0-9a-f]{8}-[0-9a-f]{8}$/);
     assert.equal(event!.actor, 'alice');
+    // What operators filter on in the UI (README "Temporal UI as console").
+    const attrs = (await handle.describe()).typedSearchAttributes;
+    assert.deepEqual([attrs.get(DOMAIN), attrs.get(TRIGGER), attrs.get(DEPLOYED_VERSION)], [cfg.servers.map((s) => s.name), 'test', deployed.name]);
+    await until('the deployed-alias view to list the run', async () => (await listed(`DeployedVersion STARTS_WITH 'router@'`)).includes(handle.workflowId));
 
     // Requests through the gateway: the tiny model is unsure of everything, so the frontier answers and
     // its (correct) decisions are what the trace log keeps.
@@ -160,6 +172,7 @@ describe('flywheelRun release stages: evaluate, gate, approval, deploy, gateway,
     const next = await config({ traces: [tracesDir], gate: { requireApproval: true, margin: 1, abstentionF1Tolerance: 1 }, train: { job: { ...cfg.train!.job, optim: { epochs: 1, maxSteps: 6, effectiveBatchSize: 4, microBatchSize: 4, learningRate: 0.005 } } } });
     const second = (await startRun(env.client, next, { config: next, trigger: 'test' })).handle;
     await awaitApproval(second);
+    await until('the waiting-for-approval view to list the run', async () => (await listed(`WorkflowType = 'flywheelRun' AND FlywheelStage = 'awaiting-approval'`)).includes(second.workflowId));
     await second.signal('reject', { by: 'carol', reason: 'wait for the audited test set' });
     await finished(second);
     const after2 = await runStatus(second);

@@ -1,5 +1,5 @@
 import type { Connection } from '@temporalio/client';
-import { SEARCH_ATTRIBUTES } from '../workflows/search-attributes.js';
+import { cliType, SEARCH_ATTRIBUTES } from '../workflows/search-attributes.js';
 
 /**
  * Workflows upsert our search attributes; on a namespace without them every workflow task would fail
@@ -13,6 +13,6 @@ export async function missingSearchAttributes(connection: Connection, namespace:
 
 export function searchAttributeFix(missing: string[], namespace: string): string {
   return missing
-    .map((n) => `temporal operator search-attribute create --namespace ${namespace} --name ${n} --type Keyword`)
+    .map((n) => `temporal operator search-attribute create --namespace ${namespace} --name ${n} --type ${cliType(SEARCH_ATTRIBUTES.find((k) => k.name === n)!)}`)
     .join('\n');
 }

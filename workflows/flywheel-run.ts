@@ -1,4 +1,5 @@
 import * as wf from '@temporalio/workflow';
+import type { SearchAttributeUpdatePair } from '@temporalio/common';
 import type * as activities from '../activities/index.js';
 import type * as gpuActivities from '../activities/gpu.js';
 import type { ServedVersion } from '../activities/evaluate.js';
@@ -7,7 +8,7 @@ import type { ArtifactRef } from '../core/artifacts/types.js';
 import type { DatasetConfig, DeployConfig, FlywheelConfig, GateSettings, TrainConfig } from '../core/config/schema.js';
 import { GPU_TASK_QUEUE } from './queues.js';
 import type { FlywheelRunInput, RunProgress, StageProgress } from '../core/pipeline/types.js';
-import { ADAPTER_VERSION, DATASET_SHA, FLYWHEEL_STAGE } from './search-attributes.js';
+import { ADAPTER_VERSION, DATASET_SHA, DEPLOYED_VERSION, DOMAIN, FLYWHEEL_STAGE, TRIGGER } from './search-attributes.js';
 
 /** The stages this build runs, in order. Later stages join the list when they exist. */
 export const CATALOG_STAGES = ['ingest'] as const;
@@ -81,13 +82,16 @@ export async function flywheelRun(input: FlywheelRunInput): Promise<RunProgress>
   };
   wf.setHandler(progressQuery, () => progress);
   const approvals = approvalGate();
+  // Operator filters in the UI: Domain, Trigger, and DeployedVersion once a deploy moved an alias.
+  const labels: SearchAttributeUpdatePair[] = [{ key: TRIGGER, value: progress.trigger }];
 
   const publish = (current: string): void => {
     // The memo stays small: stage states, times and 72-char details, ~3 KB for thirteen stages (Temporal's limit is
     // 2 MB; its default *warning* at 2 KB is raised to 8 KB in temporal-config/dev-server.json). Outputs live in the
     // history as activity results, where `flywheel status` reads them; the progress query has it all.
     wf.upsertMemo({ progress: { ...progress, stages: progress.stages.map(({ outputs: _o, detail, ...rest }) => ({ ...rest, outputs: {}, detail: detail.length > 72 ? `${detail.slice(0, 71)}…` : detail })) } });
-    wf.upsertSearchAttributes([{ key: FLYWHEEL_STAGE, value: current }]);
+    // One upsert per publish, carrying every attribute known so far (the same commands as before they existed).
+    wf.upsertSearchAttributes([{ key: FLYWHEEL_STAGE, value: current }, ...labels]);
     wf.setCurrentDetails(describe(progress));
   };
 
@@ -119,6 +123,7 @@ export async function flywheelRun(input: FlywheelRunInput): Promise<RunProgress>
     const resolved = await resolveConfig(input);
     config = resolved.config;
     progress.project = config.name;
+    labels.push({ key: DOMAIN, value: config.servers.map((s) => s.name) });
     progress.configRef = resolved.configRef;
     progress.configStore = config.artifacts.store;
   } catch (err) {
@@ -145,7 +150,10 @@ export async function flywheelRun(input: FlywheelRunInput): Promise<RunProgress>
   if (config.dataset) await buildDataset(config, config.dataset, runId, runStage, progress);
   if (config.dataset && config.train) {
     const adapterVersion = await trainAdapter(config, config.dataset, config.train, runId, runStage, progress);
-    if (config.evaluate) await releaseCandidate({ config, datasetConfig: config.dataset, train: config.train, adapterVersion, runId, runStage, progress, approvals, publish });
+    if (config.evaluate) {
+      const deployed = await releaseCandidate({ config, datasetConfig: config.dataset, train: config.train, adapterVersion, runId, runStage, progress, approvals, publish });
+      if (deployed) labels.push({ key: DEPLOYED_VERSION, value: deployed });
+    }
   }
 
   progress.state = 'completed';
@@ -254,7 +262,8 @@ interface ReleaseContext {
  * evaluate → gate → (approval) → deploy. The candidate is scored against what the alias serves now; a held
  * candidate ends the run completed, with the gate's reasons on the stage, and nothing deployed.
  */
-async function releaseCandidate({ config, datasetConfig, train, adapterVersion, runId, runStage, progress, approvals, publish }: ReleaseContext): Promise<void> {
+/** Returns the version it deployed, if it did. */
+async function releaseCandidate({ config, datasetConfig, train, adapterVersion, runId, runStage, progress, approvals, publish }: ReleaseContext): Promise<string | undefined> {
   const out = (stage: StageName): Record<string, ArtifactRef> => progress.stages.find((s) => s.name === stage)!.outputs;
   const stage = (name: StageName): StageProgress => progress.stages.find((s) => s.name === name)!;
   const gpu = wf.proxyActivities<typeof gpuActivities>({
@@ -302,8 +311,9 @@ async function releaseCandidate({ config, datasetConfig, train, adapterVersion, 
   }
   const deploy: DeployConfig = config.deploy;
   const approvedBy = approvals.decision?.approved ? approvals.decision.by : undefined;
-  await runStage('deploy', () =>
-    cpu.deployStage({
+  let deployed: string | undefined;
+  await runStage('deploy', async () => {
+    const outcome = await cpu.deployStage({
       store: config.artifacts,
       runId,
       workflowId: wf.workflowInfo().workflowId,
@@ -319,8 +329,11 @@ async function releaseCandidate({ config, datasetConfig, train, adapterVersion, 
       actor: approvedBy ?? `flywheel gate (${wf.workflowInfo().workflowId})`,
       reason: decision!.reasons.join('; '),
       expectedCurrent: seen.production?.name ?? null,
-    }),
-  );
+    });
+    deployed = outcome.version;
+    return outcome;
+  });
+  return deployed;
 }
 
 /** Wait for an operator's approve / reject; no answer in time holds the candidate. */

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { dirname, isAbsolute, join } from 'node:path';
-import { SEARCH_ATTRIBUTES } from '../../workflows/search-attributes.js';
+import { cliType, SEARCH_ATTRIBUTES } from '../../workflows/search-attributes.js';
 import { intOption, parse, type Command } from '../lib/args.js';
 import { REPO_ROOT, temporalCli } from '../lib/paths.js';
 
@@ -31,7 +31,7 @@ export function devServerArgs(s: DevServerSettings): string[] {
     '--namespace', s.namespace,
     '--db-filename', db,
     '--log-level', s.logLevel,
-    ...SEARCH_ATTRIBUTES.flatMap((k) => ['--search-attribute', `${k.name}=${k.type === 'KEYWORD' ? 'Keyword' : k.type}`]),
+    ...SEARCH_ATTRIBUTES.flatMap((k) => ['--search-attribute', `${k.name}=${cliType(k)}`]),
     ...Object.entries(s.dynamicConfig).flatMap(([k, v]) => ['--dynamic-config-value', `${k}=${JSON.stringify(v)}`]),
   ];
 }

@@ -121,8 +121,8 @@ export async function deployStage(a: DeployArgs): Promise<DeployOutcome> {
       }, { timeoutMs: a.deploy.timeoutMs, ...(apiKey ? { apiKey } : {}) }),
     );
     const deployment = await store.putJson('deployment', { version: result.version, event: result.event, smoke: result.smoke }, { parents: [a.adapter, a.evalReport] });
-    const moved = result.event.previous ? `${result.event.previous} → ${name}` : `${name} (first version)`;
-    return { outputs: { deployment }, reused: false, summary: `${a.deploy.alias}: ${moved}; ${result.smoke.summary}`, version: name, previous: result.event.previous };
+    const what = !result.moved ? `${name} already served, nothing moved` : result.event.previous ? `${result.event.previous} → ${name}` : `${name} (first version)`;
+    return { outputs: { deployment }, reused: false, summary: `${a.deploy.alias}: ${what}; ${result.smoke.summary}`, version: name, previous: result.moved ? result.event.previous : name };
   }));
 }
 

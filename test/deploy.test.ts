@@ -94,7 +94,9 @@ describe('deploy, smoke test, alias flip and rollback on the local backend', () 
     const retried = await deployVersion(registry, backend, p, opts);
     assert.equal(retried.event.previous, 'router@aaaa0000-00000001');
     assert.equal(registry.current('router')?.name, 'router@bbbb0000-00000001');
-    await deployVersion(registry, backend, p, opts); // and once more: nothing moves
+    assert.equal((await deployVersion(registry, backend, p, opts)).moved, true); // the same request again: its move, not a second one
+    // A later run with the same dataset and job: the alias already serves that version.
+    assert.equal((await deployVersion(registry, backend, { ...p, requestId: 'run-5/deploy', expectedCurrent: 'router@bbbb0000-00000001' }, opts)).moved, false);
     // A candidate gated against an older production must not replace the newer one.
     await assert.rejects(deployVersion(registry, backend, plan('router@cccc0000-00000001', b.adapter, 'run-4/deploy', 'c1', 'router@aaaa0000-00000001'), opts), (err: Error) => err instanceof RegistryConflict && /moved to router@bbbb0000-00000001 after this candidate was evaluated against router@aaaa0000-00000001/.test(err.message));
     assert.deepEqual(registry.history('router').map((e) => [e.action, e.version]), [['deploy', 'router@bbbb0000-00000001'], ['deploy', 'router@aaaa0000-00000001']]);

@@ -1,4 +1,5 @@
 import type { Connection } from '@temporalio/client';
+import { SearchAttributeType } from '@temporalio/common';
 import { cliType, SEARCH_ATTRIBUTES } from '../workflows/search-attributes.js';
 
 /**
@@ -15,4 +16,17 @@ export function searchAttributeFix(missing: string[], namespace: string): string
   return missing
     .map((n) => `temporal operator search-attribute create --namespace ${namespace} --name ${n} --type ${cliType(SEARCH_ATTRIBUTES.find((k) => k.name === n)!)}`)
     .join('\n');
+}
+
+/**
+ * For our own dev server only: add what an older history file lacks (start-dev registers search attributes
+ * only when it creates the file). A real cluster's attributes are its operators' to create.
+ */
+export async function addMissingSearchAttributes(connection: Connection, namespace: string): Promise<string[]> {
+  const missing = await missingSearchAttributes(connection, namespace);
+  if (missing.length === 0) return [];
+  // temporal.api.enums.v1.IndexedValueType: KEYWORD = 2, KEYWORD_LIST = 7.
+  const searchAttributes = Object.fromEntries(missing.map((n) => [n, SEARCH_ATTRIBUTES.find((k) => k.name === n)!.type === SearchAttributeType.KEYWORD_LIST ? 7 : 2]));
+  await connection.operatorService.addSearchAttributes({ namespace, searchAttributes });
+  return missing;
 }

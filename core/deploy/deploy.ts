@@ -32,7 +32,10 @@ export interface DeployPlan {
 
 export interface DeployResult {
   version: DeployedVersion;
+  /** The alias move this request made (on a retry: the one its first attempt made); the latest one when it made none. */
   event: AliasEvent;
+  /** False when the alias already served the version and nothing moved. */
+  moved: boolean;
   smoke: SmokeResult;
 }
 
@@ -48,12 +51,12 @@ export interface DeployHooks {
  */
 export async function deployVersion(registry: Registry, backend: Backend, plan: DeployPlan, opts: { timeoutMs: number; apiKey?: string }, hooks: DeployHooks = {}): Promise<DeployResult> {
   const done = registry.event(plan.requestId);
-  if (done) return { version: registry.version(done.version)!, event: done, smoke: { passed: true, summary: `already moved by ${plan.requestId}`, probes: [] } };
+  if (done) return { version: registry.version(done.version)!, event: done, moved: true, smoke: { passed: true, summary: `already moved by ${plan.requestId}`, probes: [] } };
   const serving = registry.current(plan.alias);
   if (serving?.name === plan.name) {
     // The candidate is what the alias serves (an unchanged dataset and job): nothing to move.
     if (serving.adapter.sha256 !== plan.adapter.sha256) throw new RegistryConflict(`${plan.name} is served with adapter ${serving.adapter.sha256.slice(0, 12)}, not ${plan.adapter.sha256.slice(0, 12)}: a version name never changes weights`);
-    return { version: serving, event: registry.history(plan.alias)[0]!, smoke: { passed: true, summary: `alias ${plan.alias} already serves ${plan.name}`, probes: [] } };
+    return { version: serving, event: registry.history(plan.alias)[0]!, moved: false, smoke: { passed: true, summary: `alias ${plan.alias} already serves ${plan.name}`, probes: [] } };
   }
   // Gated against one production version, the candidate must not replace another that arrived meanwhile.
   if ((serving?.name ?? null) !== plan.expectedCurrent) {
@@ -79,7 +82,7 @@ export async function deployVersion(registry: Registry, backend: Backend, plan: 
     probes: plan.probesRef,
   });
   const event = registry.repoint(plan.alias, plan.name, { action: 'deploy', actor: plan.actor, reason: plan.reason, requestId: plan.requestId, expectedCurrent: plan.expectedCurrent });
-  return { version, event, smoke };
+  return { version, event, moved: true, smoke };
 }
 
 /**
@@ -94,7 +97,7 @@ export async function rollbackAlias(
   opts: { timeoutMs: number; apiKey?: string },
 ): Promise<DeployResult> {
   const done = registry.event(args.requestId);
-  if (done) return { version: registry.version(done.version)!, event: done, smoke: { passed: true, summary: `already moved by ${args.requestId}`, probes: [] } };
+  if (done) return { version: registry.version(done.version)!, event: done, moved: true, smoke: { passed: true, summary: `already moved by ${args.requestId}`, probes: [] } };
   const current = registry.current(args.alias);
   const targetName = args.to ?? previousVersion(registry, args.alias);
   if (!targetName) throw new SmokeTestFailed(`alias ${args.alias} has no earlier version to roll back to`);
@@ -102,14 +105,14 @@ export async function rollbackAlias(
   if (!version || version.alias !== args.alias) throw new SmokeTestFailed(`version ${targetName} is not a version of alias ${args.alias} (see flywheel versions --alias ${args.alias})`);
   if (current?.name === targetName) {
     const event = registry.history(args.alias)[0]!;
-    return { version, event, smoke: { passed: true, summary: `alias ${args.alias} already serves ${targetName}`, probes: [] } };
+    return { version, event, moved: false, smoke: { passed: true, summary: `alias ${args.alias} already serves ${targetName}`, probes: [] } };
   }
   const backend = backendFor(version);
   const route = await ensureLoaded(backend, version, args.adapterPathOf);
   const smoke = await smokeRoute(backend, route, await args.probesOf(version), opts);
   if (!smoke.passed) throw new SmokeTestFailed(`${version.name}: smoke test failed: ${smoke.summary}; alias ${args.alias} unchanged`);
   const event = registry.repoint(args.alias, version.name, { action: args.action ?? 'rollback', actor: args.actor, reason: args.reason, requestId: args.requestId });
-  return { version, event, smoke };
+  return { version, event, moved: true, smoke };
 }
 
 /** Reload a registered version its backend forgot (a restart drops runtime-loaded adapters); its route. */

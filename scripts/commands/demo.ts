@@ -4,6 +4,7 @@ import { openStore } from '../../core/artifacts/index.js';
 import type { CatalogDiff } from '../../core/catalog/types.js';
 import { loadConfigFile } from '../../core/config/load.js';
 import { connectClient } from '../../workers/connection.js';
+import { addMissingSearchAttributes } from '../../workers/preflight.js';
 import { parse, type Command } from '../lib/args.js';
 import { REF_HEADERS, refRow, table } from '../lib/output.js';
 import { REPO_ROOT, temporalCli } from '../lib/paths.js';
@@ -22,6 +23,17 @@ async function answers(url: string): Promise<boolean> {
     return (await fetch(url, { signal: AbortSignal.timeout(2000) })).ok;
   } catch {
     return false;
+  }
+}
+
+/** A history file from an older flywheel lacks newer search attributes: add them (our dev server only). */
+async function upgradeDevServer(): Promise<void> {
+  const { connection, namespace } = await connectClient(5000);
+  try {
+    const added = await addMissingSearchAttributes(connection, namespace);
+    if (added.length) console.error(`added search attributes ${added.join(', ')} to the dev server's history file`);
+  } finally {
+    await connection.close();
   }
 }
 
@@ -65,6 +77,7 @@ otherwise "make dev-server" brings the UI back later with the same history (.fly
         console.error('starting the Temporal dev server (log: .flywheel/logs/dev-server.log)');
         server = spawnLogged(temporalCli(), devServerArgs(devServerSettings()), join(logs, 'dev-server.log'));
         await waitFor('Temporal dev server', async () => ((await temporalAnswers(1000)) ? true : undefined), 60_000, server);
+        await upgradeDevServer();
       }
       console.error('starting a worker (log: .flywheel/logs/worker.log)');
       worker = spawnLogged(process.execPath, [join(REPO_ROOT, 'bin', 'flywheel.js'), 'worker'], join(logs, 'worker.log'));

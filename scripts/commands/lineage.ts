@@ -1,0 +1,58 @@
+import { existsSync } from 'node:fs';
+import { openStore } from '../../core/artifacts/index.js';
+import { Registry } from '../../core/deploy/registry.js';
+import { LineageGraph, renderTree } from '../../core/lineage.js';
+import { parse, UsageError, type Command } from '../lib/args.js';
+import { printJson } from '../lib/output.js';
+
+export const lineageCommand: Command = {
+  name: 'lineage',
+  summary: 'where an adapter or dataset came from and what became of it (from artifact manifests)',
+  usage: `flywheel lineage ADAPTER_VERSION|SHA [--store URI] [--registry PATH] [--json]
+
+ADAPTER_VERSION (adp-…) or any artifact sha (prefix of 8+ hex digits), e.g. a dataset's train split.
+Prints two trees read from the artifact manifests (each names its parents):
+  made from   the artifact's ancestors: rendered rows → split → augmented → validated → … → catalog, traces
+  made into   what was derived from it: adapters, eval results and reports, smoke probes, deployments
+and, for an adapter, the registry's versions serving it and every alias move to them.
+  --store URI      default $FLYWHEEL_ARTIFACTS or file:.flywheel/artifacts
+  --registry PATH  the alias table (default .flywheel/registry.sqlite; skipped when absent)`,
+  async run(argv) {
+    const { values, positionals } = parse(argv, { store: { type: 'string' }, registry: { type: 'string', default: '.flywheel/registry.sqlite' }, json: { type: 'boolean', default: false } }, true);
+    if (positionals.length !== 1) throw new UsageError('expected: flywheel lineage ADAPTER_VERSION|SHA');
+    const id = positionals[0]!;
+    const store = openStore(values.store ?? process.env.FLYWHEEL_ARTIFACTS);
+    const graph = new LineageGraph(await store.list());
+    const roots = id.startsWith('adp-') ? graph.adaptersOf(id).map((m) => m.sha256) : [(await store.resolve(id)).sha256];
+    if (roots.length === 0) throw new UsageError(`no adapter artifact with version ${id} in ${values.store ?? 'the store'}`);
+    const deployments = existsSync(values.registry) ? deployedFrom(values.registry, roots) : [];
+    const result = roots.map((sha) => ({ sha256: sha, madeFrom: graph.upstream(sha), madeInto: graph.downstream(sha) }));
+    if (values.json) {
+      printJson({ artifacts: result, deployments });
+      return 0;
+    }
+    for (const r of result) {
+      console.log(`made from:\n${renderTree(r.madeFrom).map((l) => `  ${l}`).join('\n')}`);
+      console.log(`made into:\n${renderTree(r.madeInto).map((l) => `  ${l}`).join('\n')}`);
+    }
+    if (deployments.length) {
+      console.log('deployments:');
+      for (const d of deployments) console.log(`  ${d.version} (${d.target} ${d.endpoint})${d.moves.map((e) => `\n    ${e.at} ${e.action} by ${e.actor}${e.previous ? ` (was ${e.previous})` : ''}`).join('')}`);
+    }
+    return 0;
+  },
+};
+
+/** Registry versions whose adapter is one of these artifacts, with every alias move to them. */
+function deployedFrom(path: string, adapterShas: string[]) {
+  const registry = Registry.open(path);
+  try {
+    return registry
+      .aliases()
+      .flatMap(({ alias }) => registry.versions(alias))
+      .filter((v) => adapterShas.includes(v.adapter.sha256))
+      .map((v) => ({ version: v.name, alias: v.alias, target: v.target, endpoint: v.endpoint, moves: registry.history(v.alias).filter((e) => e.version === v.name) }));
+  } finally {
+    registry.close();
+  }
+}

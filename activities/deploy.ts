@@ -29,7 +29,7 @@ import { storeFor, type StoreSpec } from './store.js';
  */
 export async function currentVersion(a: { store: StoreSpec; deploy: DeployConfig }): Promise<ServedVersion | null> {
   return failFast(() =>
-    whileBeating(() => withRegistry(a.deploy.registry, async (r) => {
+    whileBeating(() => Registry.using(a.deploy.registry, async (r) => {
       const v = r.current(a.deploy.alias);
       if (!v) return null;
       const apiKey = a.deploy.apiKeyEnv ? process.env[a.deploy.apiKeyEnv] : undefined;
@@ -103,7 +103,7 @@ export async function deployStage(a: DeployArgs): Promise<DeployOutcome> {
     const probesRef = await store.putJson('smoke-probes', probes, { parents: [a.renderedTest] });
     const apiKey = a.deploy.apiKeyEnv ? process.env[a.deploy.apiKeyEnv] : undefined;
     const backend = new Backend(a.deploy.target, a.deploy.endpoint, apiKey, a.deploy.timeoutMs);
-    const result = await withRegistry(a.deploy.registry, (registry) =>
+    const result = await Registry.using(a.deploy.registry, (registry) =>
       deployVersion(registry, backend, {
         alias: a.deploy.alias,
         name,
@@ -144,7 +144,7 @@ export async function rollbackStage(a: RollbackArgs): Promise<{ version: string;
   return failFast(() => whileBeating(async () => {
     const store = storeFor(a.store);
     const apiKey = a.apiKeyEnv ? process.env[a.apiKeyEnv] : undefined;
-    const result = await withRegistry(a.registry, (registry) =>
+    const result = await Registry.using(a.registry, (registry) =>
       rollbackAlias(
         registry,
         (v) => new Backend(v.target, v.endpoint, apiKey, a.timeoutMs),
@@ -165,13 +165,4 @@ export async function rollbackStage(a: RollbackArgs): Promise<{ version: string;
     );
     return { version: result.version.name, previous: result.event.previous, smoke: result.smoke.summary };
   }));
-}
-
-async function withRegistry<T>(path: string, fn: (r: Registry) => Promise<T> | T): Promise<T> {
-  const registry = Registry.open(path);
-  try {
-    return await fn(registry);
-  } finally {
-    registry.close();
-  }
 }

@@ -142,6 +142,16 @@ export class Registry {
     return new Registry(db, path);
   }
 
+  /** Open, run fn, close: for callers that need the table for one operation. */
+  static async using<T>(path: string, fn: (r: Registry) => Promise<T> | T): Promise<T> {
+    const registry = Registry.open(path);
+    try {
+      return await fn(registry);
+    } finally {
+      registry.close();
+    }
+  }
+
   /** Record a version. Registering the same name with the same adapter again is a no-op; names are never reused. */
   registerVersion(v: Omit<DeployedVersion, 'createdAt'> & { createdAt?: string }): DeployedVersion {
     if (!v.name.startsWith(`${v.alias}@`) || v.name.length === v.alias.length + 1) {

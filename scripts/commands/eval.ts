@@ -1,16 +1,16 @@
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { openStore } from '../../core/artifacts/index.js';
 import type { RenderedRow } from '../../core/dataset/render.js';
 import type { RouterRow } from '../../core/dataset/types.js';
 import { casesFrom, firstCases } from '../../core/eval/cases.js';
 import { evaluateEndpoint } from '../../core/eval/evaluate.js';
-import { renderHtml } from '../../core/eval/report-html.js';
-import { renderMarkdown, summaryTable } from '../../core/eval/report-markdown.js';
+import { summaryTable } from '../../core/eval/report-markdown.js';
+import { writeReport } from '../../core/eval/report-store.js';
 import type { CostModel, EvalCase, EvalReport } from '../../core/eval/types.js';
 import { sha256Hex } from '../../core/hash.js';
-import { intOption, parse, UsageError, type Command } from '../lib/args.js';
+import { intOption, parse, UsageError, wholeNumber, type Command } from '../lib/args.js';
 
 export const evalCommand: Command = {
   name: 'eval',
@@ -79,11 +79,7 @@ and per-domain tables, latency, tokens and cost, with bootstrap 95 % intervals.
     const report: EvalReport = { createdAt: new Date().toISOString(), testSet: { sha256, cases: selected.length, source }, bootstrap, results: [result] };
     const out = resolve(values.out ?? join('.flywheel', 'eval', report.createdAt.replace(/[:.]/g, '-')));
     await mkdir(out, { recursive: true });
-    // Each file whole or not at all: written beside, then renamed.
-    for (const [name, text] of [['report.json', `${JSON.stringify(report, null, 2)}\n`], ['report.md', renderMarkdown(report)], ['report.html', renderHtml(report)]] as const) {
-      await writeFile(join(out, `.${name}.partial`), text);
-      await rename(join(out, `.${name}.partial`), join(out, name));
-    }
+    await writeReport(out, report);
     console.log(summaryTable(report));
     console.log(`\nreport: ${join(out, 'report.html')} (also report.md, report.json)`);
     return 0;
@@ -129,9 +125,3 @@ function costOf(tokens: string | undefined, gpuHour: string | undefined): CostMo
   return { kind: 'none' };
 }
 
-function wholeNumber(value: string | undefined, name: string, fallback: number): number {
-  if (value === undefined) return fallback;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0) throw new UsageError(`--${name} must be a whole number, got "${value}"`);
-  return n;
-}

@@ -25,7 +25,7 @@ and, for an adapter, the registry's versions serving it and every alias move to 
     const graph = new LineageGraph(await store.list());
     const roots = id.startsWith('adp-') ? graph.adaptersOf(id).map((m) => m.sha256) : [(await store.resolve(id)).sha256];
     if (roots.length === 0) throw new UsageError(`no adapter artifact with version ${id} in ${values.store ?? 'the store'}`);
-    const deployments = existsSync(values.registry) ? deployedFrom(values.registry, roots) : [];
+    const deployments = existsSync(values.registry) ? await Registry.using(values.registry, (r) => deployedFrom(r, roots)) : [];
     const result = roots.map((sha) => ({ sha256: sha, madeFrom: graph.upstream(sha), madeInto: graph.downstream(sha) }));
     if (values.json) {
       printJson({ artifacts: result, deployments });
@@ -44,15 +44,10 @@ and, for an adapter, the registry's versions serving it and every alias move to 
 };
 
 /** Registry versions whose adapter is one of these artifacts, with every alias move to them. */
-function deployedFrom(path: string, adapterShas: string[]) {
-  const registry = Registry.open(path);
-  try {
-    return registry
-      .aliases()
-      .flatMap(({ alias }) => registry.versions(alias))
-      .filter((v) => adapterShas.includes(v.adapter.sha256))
-      .map((v) => ({ version: v.name, alias: v.alias, target: v.target, endpoint: v.endpoint, moves: registry.history(v.alias).filter((e) => e.version === v.name) }));
-  } finally {
-    registry.close();
-  }
+function deployedFrom(registry: Registry, adapterShas: string[]) {
+  return registry
+    .aliases()
+    .flatMap(({ alias }) => registry.versions(alias))
+    .filter((v) => adapterShas.includes(v.adapter.sha256))
+    .map((v) => ({ version: v.name, alias: v.alias, target: v.target, endpoint: v.endpoint, moves: registry.history(v.alias).filter((e) => e.version === v.name) }));
 }

@@ -69,26 +69,24 @@ the alias: deploys and rollbacks, with who, why and the previous version. Reads 
   --json            {current, versions, history}`,
   async run(argv) {
     const { values } = parse(argv, { alias: { type: 'string' }, registry: { type: 'string' }, json: { type: 'boolean', default: false } });
-    if (!values.alias) throw new UsageError('--alias is required');
-    const registry = Registry.open(values.registry ?? DEFAULT_REGISTRY);
-    try {
-      const current = registry.current(values.alias)?.name ?? null;
-      const versions = registry.versions(values.alias);
-      const history = registry.history(values.alias);
+    const alias = values.alias;
+    if (!alias) throw new UsageError('--alias is required');
+    return Registry.using(values.registry ?? DEFAULT_REGISTRY, (registry) => {
+      const current = registry.current(alias)?.name ?? null;
+      const versions = registry.versions(alias);
+      const history = registry.history(alias);
       if (values.json) {
         printJson({ current, versions, history });
         return 0;
       }
       if (versions.length === 0) {
-        console.log(`alias ${values.alias} has no versions in ${values.registry ?? DEFAULT_REGISTRY}`);
+        console.log(`alias ${alias} has no versions in ${values.registry ?? DEFAULT_REGISTRY}`);
         return 0;
       }
       console.log(table(['', 'version', 'adapter', 'target', 'endpoint', 'created'], versions.map((v) => [v.name === current ? '*' : '', v.name, v.adapterVersion, v.target, v.endpoint, v.createdAt])));
-      console.log(`\nhistory of ${values.alias}:`);
+      console.log(`\nhistory of ${alias}:`);
       console.log(table(['at', 'action', 'version', 'previous', 'by', 'reason'], history.map((e) => [e.at, e.action, e.version, e.previous ?? '—', e.actor, e.reason.length > 80 ? `${e.reason.slice(0, 79)}…` : e.reason])));
       return 0;
-    } finally {
-      registry.close();
-    }
+    });
   },
 };

@@ -30,3 +30,10 @@ export function intOption(value: string | undefined, name: string, fallback: num
   if (!Number.isInteger(n) || n < 1) throw new UsageError(`--${name} must be a positive integer, got "${value}"`);
   return n;
 }
+
+export function wholeNumber(value: string | undefined, name: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new UsageError(`--${name} must be a whole number, got "${value}"`);
+  return n;
+}

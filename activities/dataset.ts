@@ -1,7 +1,7 @@
-import { readFile } from 'node:fs/promises';
 import { Context } from '@temporalio/activity';
 import { ConfigError } from '../core/config/load.js';
-import { traceFilesAt } from '../core/traces/files.js';
+import { traceFiles, type TraceFile } from '../core/traces/files.js';
+import { TraceSourceUnavailable } from '../core/traces/s3-source.js';
 import { ingestTraces, parseTraceFile } from '../core/traces/ingest.js';
 import type { TraceRejection } from '../core/traces/types.js';
 import type { ArtifactRef } from '../core/artifacts/types.js';
@@ -155,21 +155,22 @@ export async function tracesStage(a: Common & { catalog: ArtifactRef; traces: Ar
   const store = storeFor(a.store);
   const files: Array<{ ref: ArtifactRef; path: string; domain?: string }> = [];
   for (const t of a.traces) {
-    // A source is a file or a directory of them (the gateway writes one JSONL file per day).
-    let paths: string[];
+    // A source is a file, a directory of them (the gateway writes one JSONL file per day) or an s3:// prefix.
+    const source = typeof t === 'string' ? t : t.path;
+    let found: TraceFile[];
     try {
-      paths = await traceFilesAt(typeof t === 'string' ? t : t.path);
+      found = await traceFiles(source, a.store.s3);
     } catch (err) {
-      throw new ConfigError(`traces`, [(err as Error).message]);
+      throw sourceError(err);
     }
-    for (const path of paths) {
-      let text: Buffer;
+    for (const f of found) {
+      let bytes: Buffer;
       try {
-        text = await readFile(path);
+        bytes = await f.read();
       } catch (err) {
-        throw new ConfigError(`traces`, [`${path}: ${(err as Error).message}`]);
+        throw sourceError(err);
       }
-      files.push({ ref: await store.putBytes('traces-raw', text, 'application/octet-stream', 1, { stats: { path } }), path, ...(typeof t !== 'string' && t.domain ? { domain: t.domain } : {}) });
+      files.push({ ref: await store.putBytes('traces-raw', bytes, 'application/octet-stream', 1, { stats: { path: f.path } }), path: f.path, ...(typeof t !== 'string' && t.domain ? { domain: t.domain } : {}) });
     }
   }
   return runStage(a, 'traces', DATASET_STAGE_VERSIONS.traces, [a.catalog, ...files.map((f) => f.ref)], { files: files.map((f) => ({ path: f.path, domain: f.domain ?? null })) }, async (store) => {
@@ -192,4 +193,9 @@ export async function tracesStage(a: Common & { catalog: ArtifactRef; traces: Ar
     const rejRef = await store.putJsonl('trace-rejections', rejections, { parents, stats: { rejected: rejections.length, byReason } });
     return { outputs: { traceRows: rowsRef, traceRejections: rejRef }, summary: `${traces} traces -> ${rows.length} rows, ${rejections.length} rejected${rejections.length ? ` (${Object.entries(byReason).map(([r, n]) => `${r} ${n}`).join(', ')})` : ''}` };
   });
+}
+
+/** A store that did not answer is retried; a missing file, bucket or key is the config's problem: fail at once. */
+function sourceError(err: unknown): Error {
+  return err instanceof TraceSourceUnavailable ? err : new ConfigError('traces', [(err as Error).message]);
 }

@@ -3,3 +3,4 @@ export { resolveConfig } from './config.js';
 export { listServerTools, buildCatalog } from './ingest.js';
 export { intentsStage, generateStage, solveStage, validateStage, tracesStage, corruptStage, splitStage, renderStage } from './dataset.js';
 export { currentVersion, gateStage, recordGate, deployStage, rollbackStage } from './deploy.js';
+export { retrainCheck, advanceWatermark } from './watermark.js';

@@ -12,8 +12,8 @@ import { ADAPTER_VERSION, DATASET_SHA, DEPLOYED_VERSION, DOMAIN, FLYWHEEL_STAGE,
 
 /** The stages this build runs, in order. Later stages join the list when they exist. */
 export const CATALOG_STAGES = ['ingest'] as const;
-/** Run when the config has a `dataset` section. */
-export const DATASET_STAGES = ['intents', 'generate', 'solve', 'validate', 'traces', 'corrupt', 'split', 'render'] as const;
+/** Run when the config has a `dataset` section (traces when it has traces, watermark when it has `retrain`). */
+export const DATASET_STAGES = ['intents', 'generate', 'solve', 'validate', 'traces', 'watermark', 'corrupt', 'split', 'render'] as const;
 /** Run when the config has a `train` section; on the GPU task queue. */
 export const TRAIN_STAGES = ['train'] as const;
 /** Run when the config has evaluate / gate / deploy sections (each needs the one before). */
@@ -78,6 +78,8 @@ export async function flywheelRun(input: FlywheelRunInput): Promise<RunProgress>
     configStore: null,
     resumeOf: input.resumeOf ?? null,
     trigger: input.trigger ?? 'ui',
+    reason: input.reason ?? null,
+    skipReason: null,
     stages: CATALOG_STAGES.map((name) => pendingStage(name)),
   };
   wf.setHandler(progressQuery, () => progress);
@@ -132,7 +134,9 @@ export async function flywheelRun(input: FlywheelRunInput): Promise<RunProgress>
     throw wf.ApplicationFailure.create({ message: `config: ${rootMessage(err)}`, type: 'ConfigError', nonRetryable: true, cause: err as Error });
   }
   // Configs recorded before `traces` existed lack the key: treat it as empty.
-  if (config.dataset) progress.stages.push(...DATASET_STAGES.filter((n) => n !== 'traces' || (config.traces ?? []).length > 0).map((name) => pendingStage(name)));
+  const hasTraces = (config.traces ?? []).length > 0;
+  const applies = (n: StageName): boolean => (n !== 'traces' || hasTraces) && (n !== 'watermark' || config.retrain !== undefined);
+  if (config.dataset) progress.stages.push(...DATASET_STAGES.filter(applies).map((name) => pendingStage(name)));
   if (config.dataset && config.train) progress.stages.push(...TRAIN_STAGES.map((name) => pendingStage(name)));
   const release = config.train ? RELEASE_STAGES.filter((n) => config[n] !== undefined) : [];
   progress.stages.push(...release.map((name) => pendingStage(name)));
@@ -147,12 +151,25 @@ export async function flywheelRun(input: FlywheelRunInput): Promise<RunProgress>
     return result;
   });
 
-  if (config.dataset) await buildDataset(config, config.dataset, runId, runStage, progress);
+  const skipReason = config.dataset ? await buildDataset(config, config.dataset, input.force ?? false, runId, runStage, progress) : undefined;
+  if (skipReason) {
+    // Not enough new data: the run ends here, completed, with the reason on the run and every later stage.
+    for (const s of progress.stages) if (s.state === 'pending') Object.assign(s, { state: 'skipped', detail: 'skipped: not enough new data (see watermark)' });
+    progress.skipReason = skipReason;
+    progress.state = 'completed';
+    publish('skipped');
+    return progress;
+  }
   if (config.dataset && config.train) {
     const adapterVersion = await trainAdapter(config, config.dataset, config.train, runId, runStage, progress);
     if (config.evaluate) {
       const deployed = await releaseCandidate({ config, datasetConfig: config.dataset, train: config.train, adapterVersion, runId, runStage, progress, approvals, publish });
       if (deployed) labels.push({ key: DEPLOYED_VERSION, value: deployed });
+    }
+    // The rows this run trained on are no longer new to the next one (a failed run never gets here).
+    if (config.retrain) {
+      const out = (stage: StageName, name: string): ArtifactRef => progress.stages.find((s) => s.name === stage)!.outputs[name]!;
+      await cpu.advanceWatermark({ store: config.artifacts, project: config.name, catalog: out('ingest', 'catalog'), traceRows: out('traces', 'traceRows'), runId, workflowId: wf.workflowInfo().workflowId });
     }
   }
 
@@ -200,8 +217,11 @@ function pendingStage(name: StageName): StageProgress {
 
 type StageRunner = (name: StageName, body: () => Promise<StageOutcome>) => Promise<StageOutcome>;
 
-/** intents -> generate -> solve -> validate -> corrupt -> split -> render, each stage's refs feeding the next. */
-async function buildDataset(config: FlywheelConfig, datasetConfig: DatasetConfig, runId: string, runStage: StageRunner, progress: RunProgress): Promise<void> {
+/**
+ * intents -> generate -> solve -> validate -> (traces -> watermark) -> corrupt -> split -> render, each stage's
+ * refs feeding the next. Returns why it stopped early when the retrain policy finds too little new data.
+ */
+async function buildDataset(config: FlywheelConfig, datasetConfig: DatasetConfig, force: boolean, runId: string, runStage: StageRunner, progress: RunProgress): Promise<string | undefined> {
   const out = (stage: StageName, name: string): ArtifactRef => progress.stages.find((s) => s.name === stage)!.outputs[name]!;
   const common = { store: config.artifacts, runId, dataset: datasetConfig };
   const catalog = out('ingest', 'catalog');
@@ -214,10 +234,22 @@ async function buildDataset(config: FlywheelConfig, datasetConfig: DatasetConfig
     await runStage('traces', () => dataset.tracesStage({ ...common, catalog, traces: config.traces ?? [] }));
     traceRows = out('traces', 'traceRows');
   }
+  if (config.retrain && traceRows) {
+    const policy = config.retrain;
+    const rows = traceRows;
+    let train = true;
+    await runStage('watermark', async () => {
+      const decision = await cpu.retrainCheck({ store: config.artifacts, project: config.name, catalog, traceRows: rows, policy, force });
+      train = decision.train;
+      return { outputs: {}, reused: false, summary: decision.reason };
+    });
+    if (!train) return progress.stages.find((s) => s.name === 'watermark')!.detail;
+  }
   await runStage('corrupt', () => dataset.corruptStage({ ...common, catalog, validated: out('validate', 'validated'), pools: out('intents', 'pools'), servers: config.servers, ...(traceRows ? { traceRows } : {}) }));
   const split = await runStage('split', () => dataset.splitStage({ ...common, project: config.name, catalog, augmented: out('corrupt', 'augmented') }));
   wf.upsertSearchAttributes([{ key: DATASET_SHA, value: split.outputs.train!.sha256 }]);
   await runStage('render', () => dataset.renderStage({ ...common, catalog, train: out('split', 'train'), val: out('split', 'val'), test: out('split', 'test') }));
+  return undefined;
 }
 
 /** LoRA SFT on the GPU queue. A worker that dies is noticed after heartbeatTimeoutSeconds; the retry resumes
@@ -355,7 +387,8 @@ function rootMessage(err: unknown): string {
 
 /** Markdown for the "current details" panel of the Temporal UI. */
 function describe(p: RunProgress): string {
-  const lines = [`**${p.project ?? 'flywheel'}**: ${p.state}`, ''];
+  const lines = [`**${p.project ?? 'flywheel'}**: ${p.state}${p.skipReason ? ` (stopped early: ${p.skipReason})` : ''}`, ''];
+  if (p.reason) lines.push(`started by ${p.trigger}: ${p.reason}`, '');
   for (const s of p.stages) lines.push(`- ${s.name}: ${s.state}${s.detail ? ` — ${s.detail}` : ''}`);
   return lines.join('\n');
 }

@@ -101,8 +101,11 @@ export const datasetSchema = z
     render: z.strictObject({ format: z.enum(['router-json', 'hermes']).default('router-json') }).default(DATASET_DEFAULTS.render),
   });
 
-/** A production trace file (JSON or JSONL, OpenAI format), read on the worker. */
-const traceSourceSchema = z.union([
+/**
+ * Production traces (JSON or JSONL, OpenAI format), read on the worker: a file, a directory of them, an
+ * s3://bucket/prefix/ (every *.jsonl / *.json object directly under it) or one s3://bucket/key.jsonl object.
+ */
+export const traceSourceSchema = z.union([
   z.string().min(1),
   z.strictObject({
     path: z.string().min(1),
@@ -110,6 +113,15 @@ const traceSourceSchema = z.union([
     domain: z.string().min(1).optional(),
   }),
 ]);
+
+/**
+ * When a run trains: a run whose traces hold fewer than `minNewTraceRows` rows beyond the watermark (the rows
+ * the last run that trained had seen) stops after the watermark stage and records why. A changed catalog or
+ * an input with `force: true` trains regardless.
+ */
+const retrainSchema = z.strictObject({
+  minNewTraceRows: z.number().int().min(0).max(100_000_000).default(50),
+});
 
 /** LoRA SFT of the rendered dataset on the `flywheel-gpu` queue. */
 export const trainSchema = z
@@ -244,6 +256,8 @@ export const configSchema = z.strictObject({
   dataset: datasetSchema.optional(),
   /** Agent traces to unroll into rows next to the generated ones (needs a dataset section). */
   traces: z.array(traceSourceSchema).default([]),
+  /** Train only when enough new trace rows arrived since the last run that trained (needs traces and train). */
+  retrain: retrainSchema.optional(),
   /** Train an adapter on the rendered dataset (needs a dataset section and a `flywheel-gpu` worker). */
   train: trainSchema.optional(),
   /** Score the trained candidate (needs train). */
@@ -256,6 +270,7 @@ export const configSchema = z.strictObject({
   gateway: gatewaySchema.optional(),
 })
   .refine((c) => c.traces.length === 0 || c.dataset !== undefined, { message: 'traces need a dataset section: they become dataset rows', path: ['traces'] })
+  .refine((c) => c.retrain === undefined || (c.train !== undefined && c.traces.length > 0), { message: 'retrain needs traces and a train section: it decides whether new traces warrant training', path: ['retrain'] })
   .refine((c) => c.train === undefined || c.dataset !== undefined, { message: 'train needs a dataset section: it trains on the rendered rows', path: ['train'] })
   .refine((c) => c.evaluate === undefined || c.train !== undefined, { message: 'evaluate needs a train section: it scores the trained adapter', path: ['evaluate'] })
   .refine((c) => c.gate === undefined || c.evaluate !== undefined, { message: 'gate needs an evaluate section: it decides on the eval report', path: ['gate'] })
@@ -270,5 +285,6 @@ export type TeacherConfig = DatasetConfig['teacher'];
 export type EvaluateConfig = z.infer<typeof evaluateSchema>;
 export type GateSettings = z.infer<typeof gateSchema>;
 export type DeployConfig = z.infer<typeof deploySchema>;
+export type RetrainConfig = z.infer<typeof retrainSchema>;
 export type GatewayConfig = z.infer<typeof gatewaySchema>;
 export type CostConfig = z.infer<typeof costSchema>;

@@ -8,3 +8,17 @@ import { hashOf, shortSha } from '../hash.js';
 export function workflowIdFor(config: FlywheelConfig): string {
   return `flywheel-${config.name}-${shortSha(hashOf(config))}`;
 }
+
+/**
+ * A caller's idempotency key names the run: a second start with the same key (running or finished) returns
+ * that run instead of starting another, for as long as the namespace retains its history.
+ */
+export function workflowIdForKey(project: string, key: string): string {
+  return `flywheel-${project}-${key}`;
+}
+
+/** What a keyed start is judged on: a reused key must carry the same request (who started it and why may differ). */
+export function requestHash(input: object): string {
+  const { trigger: _t, reason: _r, ...request } = input as Record<string, unknown>;
+  return hashOf(request);
+}

@@ -1,24 +1,8 @@
 import type { ArtifactRef } from '../artifacts/types.js';
-import type { ConfigInput, FlywheelConfig } from '../config/schema.js';
+import type { FlywheelConfig } from '../config/schema.js';
 
-/**
- * Input of the `flywheelRun` workflow: one JSON object, so an operator can paste it into the Temporal UI.
- * Exactly one of config / configPath / configRef.
- */
-export interface FlywheelRunInput {
-  /** The config inline (defaults are filled in by validation). */
-  config?: ConfigInput;
-  /** A config file path as seen by the worker (relative to the worker's working directory). */
-  configPath?: string;
-  /** A config stored earlier as an artifact (what `--resume` uses, so a resumed run reads exactly the same config). */
-  configRef?: ArtifactRef;
-  /** The store holding configRef, when it is not the default file store. */
-  configStore?: string;
-  /** The run this one continues; finished stages are reused through the stage memo. */
-  resumeOf?: string;
-  /** Who started it: cli, ui, schedule, script. Shown to operators. */
-  trigger?: string;
-}
+/** Input of the `flywheelRun` workflow: see ./input.ts (schema and docs). */
+export type { FlywheelRunInput } from './input.js';
 
 export interface ResolvedConfig {
   config: FlywheelConfig;
@@ -47,6 +31,10 @@ export interface RunProgress {
   configStore: string | null;
   resumeOf: string | null;
   trigger: string;
+  /** Why the run was started, when its starter said (input.reason). */
+  reason: string | null;
+  /** Set when the run stopped early on purpose (not enough new data): the stages after it are skipped. */
+  skipReason: string | null;
   stages: StageProgress[];
 }
 

@@ -1,7 +1,15 @@
-import { readdir, stat } from 'node:fs/promises';
+import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { S3Options } from '../artifacts/index.js';
+import { s3TraceFiles } from './s3-source.js';
 
 const TRACE_FILE = /\.(jsonl|json)$/i;
+
+/** One trace file of a source: its name for rejections and lineage, and its bytes. */
+export interface TraceFile {
+  path: string;
+  read(): Promise<Buffer>;
+}
 
 /**
  * The trace files a `traces:` source names: the file itself, or every *.jsonl / *.json file directly inside a
@@ -20,4 +28,19 @@ export async function traceFilesAt(path: string): Promise<string[]> {
   const files = entries.filter((e) => e.isFile() && TRACE_FILE.test(e.name)).map((e) => e.name).sort();
   if (files.length === 0) throw new Error(`${path}: the directory holds no *.jsonl or *.json trace files`);
   return files.map((f) => join(path, f));
+}
+
+/** Local files and directories, or s3:// objects and prefixes (with the artifact store's S3 settings). */
+export async function traceFiles(source: string, s3: S3Options = {}): Promise<TraceFile[]> {
+  if (source.startsWith('s3://')) return (await s3TraceFiles(source, s3)).map((f) => ({ path: f.uri, read: f.read }));
+  return (await traceFilesAt(source)).map((path) => ({
+    path,
+    read: async () => {
+      try {
+        return await readFile(path);
+      } catch (err) {
+        throw new Error(`${path}: ${(err as Error).message}`);
+      }
+    },
+  }));
 }

@@ -7,7 +7,7 @@ import { connectClient } from '../../workers/connection.js';
 import { addMissingSearchAttributes } from '../../workers/preflight.js';
 import { parse, type Command } from '../lib/args.js';
 import { REF_HEADERS, refRow, table } from '../lib/output.js';
-import { REPO_ROOT, temporalCli } from '../lib/paths.js';
+import { DEFAULT_CONFIG, REPO_ROOT, temporalCli } from '../lib/paths.js';
 import { spawnLogged, stopProcess, waitFor } from '../lib/processes.js';
 import { connect, rootMessage, runStatus, startRun } from '../lib/runs.js';
 import { watchRun } from '../lib/watch.js';
@@ -16,7 +16,6 @@ import { trainReport } from '../lib/train-report.js';
 import { evalReport, gatewayTour } from '../lib/release-report.js';
 import { devServerArgs, devServerSettings } from './dev-server.js';
 
-const DEFAULT_CONFIG = 'examples/salesforce-oracle.yaml';
 
 async function answers(url: string): Promise<boolean> {
   try {

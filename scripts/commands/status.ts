@@ -10,9 +10,10 @@ export const statusCommand: Command = {
   usage: `flywheel status RUN_ID [--json]
 
 RUN_ID is a Temporal run id or a workflow id (its latest run). Works with no worker running.
---json prints {runId, workflowId, state, project, startedAt, closedAt, uiLink, error?,
+--json prints {runId, workflowId, state, project, trigger, reason, skipReason, startedAt, closedAt, uiLink, error?,
                stages: [{name, state, outputs: {NAME: ArtifactRef}, startedAt, finishedAt, detail}]}
-state is running | completed | failed | terminated | canceled | timed_out.`,
+state is running | completed | failed | terminated | canceled | timed_out; skipReason is set when a completed run
+stopped before training because its retrain policy found too little new data.`,
   async run(argv) {
     const { values, positionals } = parse(argv, { json: { type: 'boolean', default: false } }, true);
     if (positionals.length !== 1) throw new UsageError('expected: flywheel status RUN_ID');
@@ -25,6 +26,8 @@ state is running | completed | failed | terminated | canceled | timed_out.`,
       }
       console.log(`run ${status.runId} (${status.workflowId}): ${status.state}`);
       console.log(`  ${status.uiLink}`);
+      if (status.trigger) console.log(`  started by ${status.trigger}${status.reason ? `: ${status.reason}` : ''}`);
+      if (status.skipReason) console.log(`  stopped early: ${status.skipReason}`);
       if (status.error) console.log(`  error: ${status.error}`);
       for (const s of status.stages) console.log(`  ${stageLine({ ...s })}`);
       const rows = status.stages.flatMap((s) => Object.entries(s.outputs).map(([n, r]) => refRow(`${s.name}.${n}`, r)));

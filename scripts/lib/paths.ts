@@ -10,3 +10,6 @@ export function temporalCli(): string {
   const venv = join(REPO_ROOT, '.venv', 'bin', 'temporal');
   return existsSync(venv) ? venv : 'temporal';
 }
+
+/** The embedded default config: what `make demo` and a bare `flywheel run` use. */
+export const DEFAULT_CONFIG = 'examples/salesforce-oracle.yaml';

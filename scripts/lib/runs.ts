@@ -3,7 +3,7 @@ import { defaultPayloadConverter } from '@temporalio/common';
 import type { ArtifactRef } from '../../core/artifacts/types.js';
 import type { FlywheelConfig } from '../../core/config/schema.js';
 import { hashOf } from '../../core/hash.js';
-import { workflowIdFor } from '../../core/pipeline/run-id.js';
+import { requestHash, workflowIdFor, workflowIdForKey } from '../../core/pipeline/run-id.js';
 import type { FlywheelRunInput, RunProgress, StageProgress } from '../../core/pipeline/types.js';
 import { uiLink } from '../../core/temporal-env.js';
 import { connectClient } from '../../workers/connection.js';
@@ -19,6 +19,11 @@ export interface RunStatus {
   workflowId: string;
   state: string;
   project: string | null;
+  /** Who started it (cli, ui, schedule:<name>, …) and, when given, why. */
+  trigger: string | null;
+  reason: string | null;
+  /** Set when the run stopped early on purpose (not enough new data since the watermark). */
+  skipReason: string | null;
   startedAt: string | null;
   closedAt: string | null;
   uiLink: string;
@@ -40,29 +45,44 @@ export async function connect(): Promise<Client> {
 export interface Started {
   handle: RunHandle;
   runId: string;
-  /** False when a run of the same config was already in progress and we attached to it. */
+  /** False when we attached to an existing run: the same config in progress, or the same idempotency key. */
   created: boolean;
 }
 
-/** Start flywheelRun. A second start of the same config while one runs attaches to that run instead. */
+/** Keyed starts were refused: the key already names a run of a different request. */
+export class IdempotencyConflict extends Error {
+  override name = 'IdempotencyConflict';
+}
+
+/**
+ * Start flywheelRun. Without a key, a second start of the same config while one runs attaches to that run.
+ * With input.idempotencyKey the workflow id is flywheel-<project>-<key>: any later start with that key returns
+ * the same run, running or closed (reuse policy REJECT_DUPLICATE), and one with a different request is refused.
+ */
 export async function startRun(client: Client, config: FlywheelConfig, input: FlywheelRunInput): Promise<Started> {
-  const workflowId = workflowIdFor(config);
-  const running = await runningRun(client, workflowId);
-  if (running) return running;
+  const key = input.idempotencyKey;
+  const workflowId = key ? workflowIdForKey(config.name, key) : workflowIdFor(config);
+  const request = requestHash(input);
+  const existing = async () => (key ? keyedRun(client, workflowId, key, request) : runningRun(client, workflowId));
+  const found = await existing();
+  if (found) return found;
+  const why = input.reason ? `: ${input.reason}` : '';
   try {
     const handle = await client.workflow.start<typeof flywheelRun>('flywheelRun', {
       taskQueue: CPU_TASK_QUEUE,
       workflowId,
       args: [input],
       workflowIdConflictPolicy: 'FAIL',
-      staticSummary: `${config.name} (${input.trigger ?? 'cli'})`,
-      staticDetails: `config sha256 ${hashOf(config)}${input.resumeOf ? `, resumes ${input.resumeOf}` : ''}`,
+      ...(key ? { workflowIdReusePolicy: 'REJECT_DUPLICATE' as const } : {}),
+      memo: { request },
+      staticSummary: `${config.name} (${input.trigger ?? 'cli'})${why}`.slice(0, 200),
+      staticDetails: [`config sha256 ${hashOf(config)}`, input.resumeOf ? `resumes ${input.resumeOf}` : '', key ? `idempotency key ${key}` : '', input.traces?.length ? `traces ${input.traces.map((t) => (typeof t === 'string' ? t : t.path)).join(', ')}` : '', input.reason ? `reason: ${input.reason}` : ''].filter(Boolean).join('\n'),
     });
     return { handle, runId: handle.firstExecutionRunId, created: true };
   } catch (err) {
     // Lost a race with another starter: follow the run it started.
     if (err instanceof WorkflowExecutionAlreadyStartedError) {
-      const other = await runningRun(client, workflowId);
+      const other = await existing();
       if (other) return other;
     }
     throw err;
@@ -78,6 +98,21 @@ async function runningRun(client: Client, workflowId: string): Promise<Started |
     if (err instanceof WorkflowNotFoundError) return undefined;
     throw err;
   }
+}
+
+/** The run a key already started, whatever its state; refused when it was started for another request. */
+async function keyedRun(client: Client, workflowId: string, key: string, request: string): Promise<Started | undefined> {
+  let desc;
+  try {
+    desc = await client.workflow.getHandle(workflowId).describe();
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) return undefined;
+    throw err;
+  }
+  if (desc.memo?.request !== request) {
+    throw new IdempotencyConflict(`idempotency key "${key}" already started run ${desc.runId} (${desc.status.name.toLowerCase()}) with a different request; use a new key`);
+  }
+  return { handle: client.workflow.getHandle(workflowId, desc.runId), runId: desc.runId, created: false };
 }
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -136,6 +171,9 @@ export async function runStatus(handle: RunHandle): Promise<RunStatus> {
     workflowId: desc.workflowId,
     state: desc.status.name.toLowerCase(),
     project: progress?.project ?? null,
+    trigger: progress?.trigger ?? null,
+    reason: progress?.reason ?? null,
+    skipReason: progress?.skipReason ?? null,
     startedAt: desc.startTime.toISOString(),
     closedAt: desc.closeTime?.toISOString() ?? null,
     uiLink: uiLink(desc.workflowId, desc.runId),

@@ -1,0 +1,65 @@
+import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import type { S3Options } from '../artifacts/index.js';
+
+const TRACE_FILE = /\.(jsonl|json)$/i;
+
+export interface RemoteTraceFile {
+  /** s3://bucket/key: what rejections and lineage name. */
+  uri: string;
+  read(): Promise<Buffer>;
+}
+
+/** A store that did not answer (network, 5xx, throttling): worth a retry, unlike a missing bucket or a denied key. */
+export class TraceSourceUnavailable extends Error {
+  override name = 'TraceSourceUnavailable';
+}
+
+function explain(uri: string, what: string, err: unknown): Error {
+  const status = (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+  const message = `${uri}: ${what}: ${(err as Error).name} ${(err as Error).message}`;
+  return status !== undefined && status >= 400 && status < 500 && status !== 429 ? new Error(message) : new TraceSourceUnavailable(message);
+}
+
+/** Same conventions as the s3:// artifact store: FLYWHEEL_S3_ENDPOINT, path style with a custom endpoint, AWS env credentials. */
+function clientFor(opts: S3Options): S3Client {
+  const endpoint = opts.endpoint ?? process.env.FLYWHEEL_S3_ENDPOINT;
+  return new S3Client({ region: opts.region ?? process.env.AWS_REGION ?? 'us-east-1', ...(endpoint ? { endpoint } : {}), forcePathStyle: opts.forcePathStyle ?? Boolean(endpoint) });
+}
+
+/**
+ * The trace objects an s3:// source names: one object (a key ending in .jsonl / .json), or every such object
+ * directly under a prefix (not in "subfolders"), sorted by key so the order is stable across runs.
+ */
+export async function s3TraceFiles(uri: string, opts: S3Options = {}): Promise<RemoteTraceFile[]> {
+  const m = /^s3:\/\/([^/]+)\/?(.*)$/.exec(uri);
+  if (!m) throw new Error(`${uri}: not an s3://bucket/prefix URI`);
+  const bucket = m[1]!;
+  const key = m[2] ?? '';
+  const client = clientFor(opts);
+  const file = (k: string): RemoteTraceFile => ({
+    uri: `s3://${bucket}/${k}`,
+    read: async () => {
+      try {
+        const out = await client.send(new GetObjectCommand({ Bucket: bucket, Key: k }));
+        return Buffer.from(await out.Body!.transformToByteArray());
+      } catch (err) {
+        throw explain(`s3://${bucket}/${k}`, 'cannot read trace object', err);
+      }
+    },
+  });
+  if (TRACE_FILE.test(key)) return [file(key)];
+  const prefix = key === '' || key.endsWith('/') ? key : `${key}/`;
+  const keys: string[] = [];
+  let token: string | undefined;
+  try {
+    do {
+      const page = await client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, Delimiter: '/', ContinuationToken: token }));
+      for (const o of page.Contents ?? []) if (o.Key && TRACE_FILE.test(o.Key)) keys.push(o.Key);
+      token = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (token);
+  } catch (err) {
+    throw explain(uri, 'cannot list trace objects', err);
+  }
+  if (keys.length === 0) throw new Error(`${uri}: no *.jsonl or *.json trace objects under s3://${bucket}/${prefix}`);
+  return keys.sort().map(file);
+}

@@ -13,11 +13,21 @@ export interface StorageBackend {
   commitObject(sha: string, stagedPath: string): Promise<void>;
   readObject(sha: string): Promise<Buffer>;
   deleteObject(sha: string): Promise<void>;
+  /** Every stored object, manifest or not (directory-artifact blobs have none); for garbage collection. */
+  listObjects(): Promise<StoredObject[]>;
   putDoc(key: string, body: string): Promise<void>;
   getDoc(key: string): Promise<string | undefined>;
   /** Keys of docs under a prefix, e.g. "manifests/". */
   listDocs(prefix: string): Promise<string[]>;
   deleteDoc(key: string): Promise<void>;
+}
+
+/** An object as listed: its age lets gc spare objects a running stage wrote but has not yet recorded. */
+export interface StoredObject {
+  sha256: string;
+  bytes: number;
+  /** ISO time the object was last written. */
+  modifiedAt: string;
 }
 
 export function objectKey(sha: string): string {

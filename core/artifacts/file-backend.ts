@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, readFile, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join, resolve, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { objectKey, type StorageBackend } from './backend.js';
+import { objectKey, type StorageBackend, type StoredObject } from './backend.js';
 import { ArtifactError } from './types.js';
 
 /** Artifacts on local disk. Writes go to <root>/tmp first and are renamed into place (atomic on POSIX). */
@@ -70,6 +70,22 @@ export class FileBackend implements StorageBackend {
 
   async deleteObject(sha: string): Promise<void> {
     await rm(this.path(objectKey(sha)), { force: true });
+  }
+
+  async listObjects(): Promise<StoredObject[]> {
+    const out: StoredObject[] = [];
+    for (const key of await this.listDocs('objects/')) {
+      const sha = /\/([0-9a-f]{64})$/.exec(key)?.[1];
+      if (!sha || key !== objectKey(sha)) continue;
+      try {
+        const s = await stat(this.path(key));
+        out.push({ sha256: sha, bytes: s.size, modifiedAt: s.mtime.toISOString() });
+      } catch (err) {
+        // Deleted between listing and stat: it is gone either way.
+        if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      }
+    }
+    return out;
   }
 
   async putDoc(key: string, body: string): Promise<void> {

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { it } from 'node:test';
+import { executeGc, loadGcInputs, planGc } from '../../core/artifacts/gc.js';
 import { ArtifactError, type ArtifactStore } from '../../core/artifacts/index.js';
 import { sha256Hex } from '../../core/hash.js';
 import { tempDir } from './fixtures.js';
@@ -104,5 +105,43 @@ export function storeContract(open: () => ArtifactStore, corrupt: (store: Artifa
     await store.putPointer('catalog/demo/history', [1, 2]);
     assert.deepEqual(await store.getPointer('catalog/demo/history'), [1, 2]);
     await assert.rejects(store.putPointer('../escape', 1), /invalid store key/);
+  });
+
+  it('lists every object, directory files included, with size and write time', async () => {
+    const store = open();
+    const started = Date.now() - 5_000; // S3 times have whole seconds; allow for clock skew
+    const src = tempDir();
+    writeFileSync(join(src, 'a'), 'file a');
+    writeFileSync(join(src, 'b'), 'file b');
+    const dir = await store.putDir('adapter', src);
+    const doc = await store.putJson('doc', { listed: true });
+    const rows = await store.putJsonl('rows', [{ r: 1 }, { r: 2 }]);
+    const listed = await store.backend.listObjects();
+    const expected = [dir.sha256, doc.sha256, rows.sha256, sha256Hex('file a'), sha256Hex('file b')];
+    assert.deepEqual(listed.map((o) => o.sha256).sort(), [...expected].sort());
+    assert.equal(listed.find((o) => o.sha256 === rows.sha256)?.bytes, rows.bytes);
+    for (const o of listed) assert.ok(Date.parse(o.modifiedAt) >= started, o.modifiedAt);
+  });
+
+  it('gc deletes an unreferenced artifact, its directory files and its memo entry; keeps what a pointer names', async () => {
+    const store = open();
+    const src = tempDir();
+    writeFileSync(join(src, 'weights'), `unreferenced ${Math.random()}`);
+    const dropped = await store.putDir('adapter', src, { parents: [await store.putJson('train', { dropped: 1 })] });
+    const kept = await store.putJson('eval-report', { kept: 1 }, { parents: [await store.putJson('test', { test: 1 })] });
+    await store.putMemo({ key: 'old-train', stage: 'train', outputs: { adapter: dropped }, createdAt: '2020-01-01T00:00:00.000Z', runId: 'old' });
+    await store.putMemo({ key: 'new-eval', stage: 'evaluate', outputs: { report: kept }, createdAt: new Date().toISOString(), runId: 'new' });
+    await store.putPointer('testset/demo/cat-1', { ref: kept });
+    const plan = planGc(await loadGcInputs(store), { keepLast: 1, minAgeMs: 0, now: new Date(Date.now() + 1000) });
+    assert.deepEqual(plan.delete.memos, ['memo/old-train.json']);
+    assert.equal(plan.delete.manifests.length, 2, JSON.stringify(plan.delete));
+    assert.equal(plan.delete.objects.length, 3);
+    await executeGc(store, plan);
+    assert.equal(await store.getMemo('old-train'), undefined);
+    assert.equal((await store.backend.listObjects()).length, 2);
+    assert.deepEqual(await store.readJson(kept), { kept: 1 });
+    assert.ok(await store.getPointer('testset/demo/cat-1'));
+    const again = planGc(await loadGcInputs(store), { keepLast: 1, minAgeMs: 0, now: new Date(Date.now() + 1000) });
+    assert.deepEqual(again.delete, { memos: [], manifests: [], objects: [] });
   });
 }

@@ -11,8 +11,9 @@ import {
   PutObjectCommand,
   S3Client,
   S3ServiceException,
+  type _Object,
 } from '@aws-sdk/client-s3';
-import { objectKey, type StorageBackend } from './backend.js';
+import { objectKey, type StorageBackend, type StoredObject } from './backend.js';
 import { ArtifactError } from './types.js';
 
 export interface S3Options {
@@ -21,6 +22,18 @@ export interface S3Options {
   region?: string;
   /** Path-style addressing; most S3-compatible servers need it. Defaults to true when an endpoint is set. */
   forcePathStyle?: boolean;
+  /** Keys per list request (S3's default is 1000); small values let tests cover pagination. */
+  listPageSize?: number;
+}
+
+/**
+ * A client for S3 or an S3-compatible store, the same way everywhere (artifacts, trace sources, publishing):
+ * endpoint from the option or FLYWHEEL_S3_ENDPOINT, path-style addressing with a custom endpoint, region
+ * from the option or AWS_REGION, credentials from the standard AWS environment/profile chain.
+ */
+export function s3ClientFor(opts: Pick<S3Options, 'endpoint' | 'region' | 'forcePathStyle'> = {}): S3Client {
+  const endpoint = opts.endpoint ?? process.env.FLYWHEEL_S3_ENDPOINT;
+  return new S3Client({ region: opts.region ?? process.env.AWS_REGION ?? 'us-east-1', ...(endpoint ? { endpoint } : {}), forcePathStyle: opts.forcePathStyle ?? Boolean(endpoint) });
 }
 
 /**
@@ -32,6 +45,7 @@ export class S3Backend implements StorageBackend {
   private readonly bucket: string;
   private readonly prefix: string;
   private readonly client: S3Client;
+  private readonly pageSize: number | undefined;
 
   constructor(uri: string, opts: S3Options = {}) {
     const m = /^s3:\/\/([^/]+)\/?(.*)$/.exec(uri);
@@ -39,12 +53,8 @@ export class S3Backend implements StorageBackend {
     this.bucket = m[1]!;
     this.prefix = (m[2] ?? '').replace(/\/+$/, '');
     this.rootUri = `s3://${this.bucket}${this.prefix ? `/${this.prefix}` : ''}`;
-    const endpoint = opts.endpoint ?? process.env.FLYWHEEL_S3_ENDPOINT;
-    this.client = new S3Client({
-      region: opts.region ?? process.env.AWS_REGION ?? 'us-east-1',
-      ...(endpoint ? { endpoint } : {}),
-      forcePathStyle: opts.forcePathStyle ?? Boolean(endpoint),
-    });
+    this.pageSize = opts.listPageSize;
+    this.client = s3ClientFor(opts);
   }
 
   private key(k: string): string {
@@ -120,17 +130,33 @@ export class S3Backend implements StorageBackend {
   }
 
   async listDocs(prefix: string): Promise<string[]> {
-    const out: string[] = [];
     const strip = this.prefix ? this.prefix.length + 1 : 0;
+    return (await this.list(prefix)).map((o) => o.Key!.slice(strip)).sort();
+  }
+
+  async listObjects(): Promise<StoredObject[]> {
+    const strip = this.prefix ? this.prefix.length + 1 : 0;
+    const out: StoredObject[] = [];
+    for (const o of await this.list('objects/')) {
+      const key = o.Key!.slice(strip);
+      const sha = /\/([0-9a-f]{64})$/.exec(key)?.[1];
+      if (sha && key === objectKey(sha)) out.push({ sha256: sha, bytes: o.Size ?? 0, modifiedAt: (o.LastModified ?? new Date()).toISOString() }); // no time: count it as fresh
+    }
+    return out;
+  }
+
+  /** Every key under a prefix, following ListObjectsV2 pages (1000 keys each, or pageSize). */
+  private async list(prefix: string): Promise<_Object[]> {
+    const out: _Object[] = [];
     let ContinuationToken: string | undefined;
     do {
       const res = await this.client.send(
-        new ListObjectsV2Command({ Bucket: this.bucket, Prefix: this.key(prefix), ContinuationToken }),
+        new ListObjectsV2Command({ Bucket: this.bucket, Prefix: this.key(prefix), ContinuationToken, ...(this.pageSize ? { MaxKeys: this.pageSize } : {}) }),
       );
-      for (const o of res.Contents ?? []) if (o.Key) out.push(o.Key.slice(strip));
+      for (const o of res.Contents ?? []) if (o.Key) out.push(o);
       ContinuationToken = res.IsTruncated ? res.NextContinuationToken : undefined;
     } while (ContinuationToken);
-    return out.sort();
+    return out;
   }
 
   async deleteDoc(key: string): Promise<void> {

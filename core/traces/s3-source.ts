@@ -1,5 +1,6 @@
-import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import type { S3Options } from '../artifacts/index.js';
+import { s3ClientFor } from '../artifacts/s3-backend.js';
 
 const TRACE_FILE = /\.(jsonl|json)$/i;
 
@@ -20,12 +21,6 @@ function explain(uri: string, what: string, err: unknown): Error {
   return status !== undefined && status >= 400 && status < 500 && status !== 429 ? new Error(message) : new TraceSourceUnavailable(message);
 }
 
-/** Same conventions as the s3:// artifact store: FLYWHEEL_S3_ENDPOINT, path style with a custom endpoint, AWS env credentials. */
-function clientFor(opts: S3Options): S3Client {
-  const endpoint = opts.endpoint ?? process.env.FLYWHEEL_S3_ENDPOINT;
-  return new S3Client({ region: opts.region ?? process.env.AWS_REGION ?? 'us-east-1', ...(endpoint ? { endpoint } : {}), forcePathStyle: opts.forcePathStyle ?? Boolean(endpoint) });
-}
-
 /**
  * The trace objects an s3:// source names: one object (a key ending in .jsonl / .json), or every such object
  * directly under a prefix (not in "subfolders"), sorted by key so the order is stable across runs.
@@ -35,7 +30,7 @@ export async function s3TraceFiles(uri: string, opts: S3Options = {}): Promise<R
   if (!m) throw new Error(`${uri}: not an s3://bucket/prefix URI`);
   const bucket = m[1]!;
   const key = m[2] ?? '';
-  const client = clientFor(opts);
+  const client = s3ClientFor(opts);
   const file = (k: string): RemoteTraceFile => ({
     uri: `s3://${bucket}/${k}`,
     read: async () => {

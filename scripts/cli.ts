@@ -19,9 +19,11 @@ import { serveCommand } from './commands/serve.js';
 import { gatewayCommand } from './commands/gateway.js';
 import { scheduleCommand } from './commands/schedule.js';
 import { lineageCommand } from './commands/lineage.js';
+import { gcCommand } from './commands/gc.js';
+import { publishCommand } from './commands/publish.js';
 import { EvalInputError } from '../core/eval/cases.js';
 
-const COMMANDS: Command[] = [devServerCommand, workerCommand, runCommand, statusCommand, runsCommand, catalogCommand, tracesCommand, datasetCommand, testsetCommand, evalCommand, serveCommand, gatewayCommand, approveCommand, rejectCommand, rollbackCommand, versionsCommand, scheduleCommand, lineageCommand, configCommand, artifactsCommand, demoCommand];
+const COMMANDS: Command[] = [devServerCommand, workerCommand, runCommand, statusCommand, runsCommand, catalogCommand, tracesCommand, datasetCommand, testsetCommand, evalCommand, serveCommand, gatewayCommand, approveCommand, rejectCommand, rollbackCommand, versionsCommand, scheduleCommand, lineageCommand, publishCommand, gcCommand, configCommand, artifactsCommand, demoCommand];
 
 function help(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));

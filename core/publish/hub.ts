@@ -1,0 +1,59 @@
+import { commit, createRepo, HubApiError, repoExists } from '@huggingface/hub';
+import type { Publication } from './types.js';
+
+export const DEFAULT_HUB_URL = 'https://huggingface.co';
+
+export interface HubPublishOptions {
+  accessToken: string;
+  /** The Hub (or a stand-in for it in tests); default https://huggingface.co. */
+  hubUrl?: string;
+  /** Visibility of a repo this call creates; an existing repo keeps its own. */
+  visibility: 'private' | 'public';
+  fetch?: typeof fetch;
+}
+
+export interface HubPublishResult {
+  repo: string;
+  url: string;
+  created: boolean;
+  commit?: { oid: string; url: string };
+}
+
+/**
+ * Publish to a Hub repo with @huggingface/hub: create the repo when it does not exist, then every file in
+ * ONE commit (the Hub commit endpoint is atomic: the repo never shows half a publication).
+ *
+ * useXet is off: files go through the classic path — preupload decides per file, small ones travel base64
+ * inside the NDJSON commit, LFS ones (weights, large JSONL) through the LFS batch API and a plain PUT. The Hub
+ * still accepts that path for every repo (xet-backed ones through its LFS bridge), and it is the path the
+ * tests exercise end to end against a local stand-in; the xet protocol (a CAS service) has no stand-in here.
+ */
+export async function publishToHub(pub: Publication, target: { repoType: 'model' | 'dataset'; name: string }, opts: HubPublishOptions): Promise<HubPublishResult> {
+  const hubUrl = (opts.hubUrl ?? DEFAULT_HUB_URL).replace(/\/+$/, '');
+  const repo = { type: target.repoType, name: target.name };
+  const common = { hubUrl, accessToken: opts.accessToken, ...(opts.fetch ? { fetch: opts.fetch } : {}) };
+  let created = false;
+  if (!(await repoExists({ repo, ...common }))) {
+    try {
+      await createRepo({ repo, visibility: opts.visibility, ...common });
+      created = true;
+    } catch (err) {
+      // Created by someone else since we looked: publish into it.
+      if (!(err instanceof HubApiError && err.statusCode === 409)) throw err;
+    }
+  }
+  const out = await commit({
+    repo,
+    title: pub.title,
+    description: pub.description,
+    operations: pub.files.map((f) => ({ operation: 'addOrUpdate' as const, path: f.path, content: new Blob([new Uint8Array(f.bytes)]) })),
+    useXet: false,
+    ...common,
+  });
+  return {
+    repo: target.name,
+    url: `${hubUrl}/${target.repoType === 'dataset' ? 'datasets/' : ''}${target.name}`,
+    created,
+    ...(out?.commit ? { commit: out.commit } : {}),
+  };
+}

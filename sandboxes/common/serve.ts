@@ -1,5 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import { createServer, type Server as HttpServer } from 'node:http';
+import { realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -140,3 +141,17 @@ function bearerMatches(header: string | undefined, token: string): boolean {
 }
 
 export type { Db };
+
+/**
+ * True when the module at `moduleUrl` is the script node was started with. Compared by real path, so a
+ * sandbox started through a symlinked checkout (or a path with spaces) still runs.
+ */
+export function isEntryPoint(moduleUrl: string): boolean {
+  const script = process.argv[1];
+  if (!script) return false;
+  try {
+    return realpathSync(fileURLToPath(moduleUrl)) === realpathSync(script);
+  } catch {
+    return false;
+  }
+}

@@ -1,5 +1,5 @@
 /** The Oracle E-Business Suite sandbox (AR + GL): an MCP server over SQLite. `--help` lists the options. */
-import { runSandbox, type SandboxDefinition } from '../common/serve.js';
+import { isEntryPoint, runSandbox, type SandboxDefinition } from '../common/serve.js';
 import { EBS_TODAY, oracleEbsModel } from './data.js';
 import { readTools } from './tools-read.js';
 import { writeTools } from './tools-write.js';
@@ -16,4 +16,4 @@ export const oracleEbsSandbox: SandboxDefinition = {
   today: EBS_TODAY,
 };
 
-if (import.meta.url === `file://${process.argv[1]}`) await runSandbox(oracleEbsSandbox);
+if (isEntryPoint(import.meta.url)) await runSandbox(oracleEbsSandbox);

@@ -1,5 +1,5 @@
 /** The Salesforce sandbox: an MCP server over SQLite. `--help` lists the options. */
-import { runSandbox, type SandboxDefinition } from '../common/serve.js';
+import { isEntryPoint, runSandbox, type SandboxDefinition } from '../common/serve.js';
 import { salesforceModel } from './data.js';
 import { readTools } from './tools-read.js';
 import { writeTools } from './tools-write.js';
@@ -16,4 +16,4 @@ export const salesforceSandbox: SandboxDefinition = {
   today: '2026-06-15',
 };
 
-if (import.meta.url === `file://${process.argv[1]}`) await runSandbox(salesforceSandbox);
+if (isEntryPoint(import.meta.url)) await runSandbox(salesforceSandbox);

@@ -6,8 +6,8 @@
  * S3 is moto's server (pip moto[server] in .venv), standing in for AWS S3 with the production
  * @aws-sdk/client-s3 code path. The Hub is a local node:http stand-in for huggingface.co, which cannot be
  * reached from here: it serves only the endpoints the real @huggingface/hub client calls for a repo check,
- * repo creation and one commit (preupload, the LFS batch API, the LFS PUT, the NDJSON commit), records every
- * request, and answers the way the Hub documents. The upload code is the real library code; everything past
+ * repo creation, the repo's file listing and one commit (preupload, the LFS batch API, the LFS PUT, the NDJSON
+ * commit with deletes), keeps each repo's files, records every request, and answers the way the Hub documents. The upload code is the real library code; everything past
  * the HTTP boundary (the Hub's storage, its YAML validation, xet) is not exercised.
  */
 import assert from 'node:assert/strict';
@@ -20,11 +20,12 @@ import { DeleteObjectCommand, GetObjectCommand, ListObjectsV2Command, type S3Cli
 import { parse as parseYaml } from 'yaml';
 import { TRAIN_STAGE_VERSION } from '../activities/train.js';
 import { openStore, type ArtifactRef, type ArtifactStore } from '../core/artifacts/index.js';
+import { Registry } from '../core/deploy/registry.js';
 import { putReport } from '../core/eval/report-store.js';
 import { canonicalJson, sha256Hex } from '../core/hash.js';
 import { collectAdapter, collectDataset } from '../core/publish/collect.js';
 import { publishToS3 } from '../core/publish/s3.js';
-import type { Publication } from '../core/publish/types.js';
+import { PublishInputError, type Publication } from '../core/publish/types.js';
 import { adapterVersion } from '../core/train/adapter-version.js';
 import { jobIdentity } from '../core/train/job.js';
 import { publishCommand } from '../scripts/commands/publish.js';
@@ -40,11 +41,15 @@ const opts = { trainStageVersion: TRAIN_STAGE_VERSION };
 interface Fixture {
   store: ArtifactStore;
   uri: string;
+  catalog: ArtifactRef;
+  augmented: ArtifactRef;
   version: string;
   unevaluated: string;
   rendered: Record<'train' | 'val' | 'test', ArtifactRef>;
   splits: Record<'train' | 'val' | 'test', ArtifactRef>;
   adapter: ArtifactRef;
+  evalResults: ArtifactRef;
+  evalReport: ArtifactRef;
   config: ArtifactRef;
   weights: Buffer;
 }
@@ -99,13 +104,27 @@ async function buildStore(): Promise<Fixture> {
   report.testSet = { ...report.testSet, sha256: rendered.test.sha256 };
   const { gate: _gate, ...results } = report;
   const evalResults = await store.putJson('eval-results', results, { parents: [rendered.test, adapter], stats: { cases: 6, endpoints: ['candidate', 'production'] } });
-  await putReport(store, report, [evalResults], { promote: true, candidate: 'candidate', production: 'production' });
+  const evalReport = await putReport(store, report, [evalResults], { promote: true, candidate: 'candidate', production: 'production' });
 
   // A second adapter of the same data, trained by hand (no run config) and never evaluated.
   writeFileSync(join(adir, 'adapter', 'adapter_model.safetensors'), Buffer.from('other weights'));
   const unevaluated = 'adp-0123456789ab';
   await store.putDir('adapter', adir, { parents: [rendered.train, rendered.val], stats: { ...stats, adapterVersion: unevaluated } });
-  return { store, uri, version, unevaluated, rendered, splits, adapter, config, weights };
+  return { store, uri, catalog, augmented, version, unevaluated, rendered, splits, adapter, evalResults, evalReport, config, weights };
+}
+
+/** A second run on other train/val rows that reuses the first run's frozen test set (and so its rendering). */
+async function addRunSharingTestSet(f: Fixture) {
+  const rows = { train: ['11', '12'].map((i) => routerRow(i, 'call', 'crm')), val: [routerRow('15', 'call', 'erp')] };
+  const train = await f.store.putJsonl('train', rows.train, { parents: [f.augmented], stats: rowStats(rows.train) });
+  const val = await f.store.putJsonl('val', rows.val, { parents: [f.augmented], stats: rowStats(rows.val) });
+  const render = (kind: string, split: ArtifactRef, r: ReturnType<typeof routerRow>[]) => f.store.putJsonl(kind, r.map((x) => renderedRow(x.id)), { parents: [split, f.catalog], stats: { rows: r.length, format: 'router-json' } });
+  const renderedTrain = await render('rendered-train', train, rows.train);
+  const renderedVal = await render('rendered-val', val, rows.val);
+  const later = new Date(Date.now() + 60_000).toISOString();
+  await f.store.putMemo({ key: 'c'.repeat(64), stage: 'render', outputs: { renderedTrain, renderedVal, renderedTest: f.rendered.test }, createdAt: later, runId: 'run-2' });
+  await f.store.putMemo({ key: 'd'.repeat(64), stage: 'split', outputs: { train, val, test: f.splits.test }, createdAt: later, runId: 'run-2' });
+  return { train, val, renderedTrain, renderedVal };
 }
 
 function frontMatterOf(card: string): Record<string, any> {
@@ -179,6 +198,30 @@ describe('publish: what gets published and the cards', () => {
     await assert.rejects(collectDataset(fx.store, 'adp-ffffffffffff', opts), /no adapter artifact with version adp-ffffffffffff/);
   });
 
+  it('a test set two runs share: its sha is refused, naming both train/val; a train sha or the adapter says which', async () => {
+    const f = await buildStore();
+    const other = await addRunSharingTestSet(f);
+    const short = (r: ArtifactRef) => r.sha256.slice(0, 12);
+    const refused = (train: ArtifactRef[], val: ArtifactRef[]) => (err: unknown) => {
+      assert.ok(err instanceof PublishInputError, String(err));
+      assert.match(err.message, /belongs to 2 datasets/);
+      assert.match(err.message, /give one of their train or val shas, or the adapter version/);
+      for (const r of [...train, ...val]) assert.ok(err.message.includes(short(r)), `${short(r)} in: ${err.message}`);
+      assert.match(err.message, /run run-2/);
+      return true;
+    };
+    await assert.rejects(collectDataset(f.store, f.rendered.test.sha256, opts), refused([f.rendered.train, other.renderedTrain], [f.rendered.val, other.renderedVal]));
+    await assert.rejects(collectDataset(f.store, f.splits.test.sha256, opts), refused([f.splits.train, other.train], [f.splits.val, other.val]));
+    await assert.rejects(publishCommand.run(['dataset', f.rendered.test.sha256, '--dry-run', '--store', f.uri]), (err: unknown) => err instanceof UsageError && /belongs to 2 datasets/.test(err.message));
+    // Each run's own split names its dataset, with the shared test set in it.
+    const first = await collectDataset(f.store, f.rendered.train.sha256, opts);
+    const second = await collectDataset(f.store, other.val.sha256, opts);
+    assert.notEqual(first.datasetHash, second.datasetHash);
+    assert.equal((await collectDataset(f.store, f.version, opts)).datasetHash, first.datasetHash);
+    assert.deepEqual(fileOf(second, 'data/train.jsonl'), await f.store.read(other.renderedTrain));
+    assert.deepEqual(fileOf(second, 'data/test.jsonl'), await f.store.read(f.rendered.test));
+  });
+
   it('a model card with the dataset hash, the base model, the hyperparameters of the run config and the eval metrics', async () => {
     const pub = await collectAdapter(fx.store, fx.version, { ...opts, datasetRepo: 'acme/router-data' });
     const dataset = await collectDataset(fx.store, fx.version, opts);
@@ -229,6 +272,50 @@ describe('publish: what gets published and the cards', () => {
     assert.ok(pub.notes.some((n) => /no stored run config/.test(n)), 'hyperparameters from the adapter files only');
     assert.match(pub.card, /\| learning rate \(peak logged\) \| 0\.0003 \| metrics\.jsonl \|/);
     assert.ok(!pub.files.some((f) => f.path.startsWith('eval/')));
+  });
+
+  it('with a deploy registry: the eval report a deployed version was gated on, though a newer evaluation exists', async () => {
+    const f = await buildStore();
+    await new Promise((r) => setTimeout(r, 5)); // newer createdAt: store.list() orders by it
+    const newer = sampleReport();
+    newer.testSet = { ...newer.testSet, sha256: f.rendered.test.sha256 };
+    newer.results[0]!.metrics.exactMatch = { value: 0.123, low: 0.05, high: 0.2 };
+    const { gate, ...newerResults } = newer;
+    const results2 = await f.store.putJson('eval-results', newerResults, { parents: [f.rendered.test, f.adapter], stats: { cases: 6 } });
+    const report2 = await putReport(f.store, { ...newer, gate: { ...gate!, promote: false } }, [results2], { promote: false });
+    const artifacts = (pub: Publication) => JSON.parse(fileOf(pub, 'manifest.json').toString()).artifacts as Record<string, string>;
+    assert.equal(artifacts(await collectAdapter(f.store, f.version, opts))['eval-report'], report2.sha256, 'no registry: the newest evaluation');
+
+    const dir = tempDir('flywheel-publish-registry-');
+    const registry = join(dir, '.flywheel', 'registry.sqlite');
+    await Registry.using(registry, (r) => {
+      r.registerVersion({ name: 'router@v1', alias: 'router', adapterVersion: f.version, adapter: f.adapter, target: 'local', endpoint: 'http://127.0.0.1:1/v1', servedModel: 'router@v1', adapterId: null, baseModel: BASE, runId: null, evalReport: f.evalReport, probes: null });
+      r.repoint('router', 'router@v1', { action: 'deploy', actor: 'test', reason: 'gate promoted', requestId: 'deploy-1' });
+    });
+    const pub = await collectAdapter(f.store, f.version, { ...opts, registry });
+    assert.equal(artifacts(pub)['eval-report'], f.evalReport.sha256);
+    assert.equal(artifacts(pub)['eval-results'], f.evalResults.sha256);
+    assert.equal(JSON.parse(fileOf(pub, 'eval/report.json').toString()).gate.promote, true);
+    assert.match(pub.card, /Gated as deployed version `router@v1` \(alias `router`\)/);
+    assert.ok(pub.card.includes('Gate: **PROMOTE**') && !pub.card.includes('0.123'));
+    assert.ok(pub.notes.some((n) => n.includes('router@v1') && n.includes(results2.sha256.slice(0, 12))), 'says a newer evaluation exists');
+    assert.ok((await collectDataset(f.store, f.version, { ...opts, registry })).notes.some((n) => n.includes('router@v1')), 'the dataset of the adapter: the same test split');
+
+    // The CLI: --registry PATH, or .flywheel/registry.sqlite in the working directory; a missing --registry is refused.
+    const card = async (argv: string[]) => JSON.parse((await cli(['adapter', f.version, '--dry-run', '--json', '--store', f.uri, ...argv])).out).card as string;
+    assert.match(await card(['--registry', registry]), /Gated as deployed version `router@v1`/);
+    const inDir = async (where: string) => {
+      const cwd = process.cwd();
+      process.chdir(where);
+      try {
+        return await card([]);
+      } finally {
+        process.chdir(cwd);
+      }
+    };
+    assert.match(await inDir(dir), /Gated as deployed version `router@v1`/);
+    assert.doesNotMatch(await inDir(tempDir('flywheel-publish-no-registry-')), /Gated as deployed version/);
+    await assert.rejects(publishCommand.run(['adapter', f.version, '--dry-run', '--store', f.uri, '--registry', join(dir, 'nope.sqlite')]), (err: unknown) => err instanceof UsageError && /--registry .*nope\.sqlite: no such file/.test(err.message));
   });
 
   it('cards are the same bytes every time (publishing twice is a no-op)', async () => {
@@ -290,21 +377,44 @@ describe('publish to S3 (moto server)', () => {
 interface Recorded {
   method: string;
   path: string;
+  query: string;
   auth: string | undefined;
   body: Buffer;
 }
 
+/** Tree entries as GET /api/{type}s/{id}/tree/{rev}[/path] lists them: folders too, sorted by path. */
+function treeEntries(files: Map<string, Buffer>, dir: string, recursive: boolean) {
+  const prefix = dir ? `${dir}/` : '';
+  const out = new Map<string, { type: 'file' | 'directory'; oid: string; size: number; path: string }>();
+  for (const [path, bytes] of files) {
+    if (!path.startsWith(prefix)) continue;
+    const parts = path.slice(prefix.length).split('/');
+    for (let i = 1; i < parts.length && (recursive || i === 1); i++) {
+      const d = prefix + parts.slice(0, i).join('/');
+      out.set(d, { type: 'directory', oid: createHash('sha1').update(d).digest('hex'), size: 0, path: d });
+    }
+    if (recursive || parts.length === 1) out.set(path, { type: 'file', oid: createHash('sha1').update(bytes).digest('hex'), size: bytes.length, path });
+  }
+  return [...out.values()].sort((a, b) => (a.path < b.path ? -1 : 1));
+}
+
+/** Entries per tree page: small, so a listing of one publication spans pages (Link: <…>; rel="next"). */
+const TREE_PAGE = 5;
+
 /**
- * A stand-in for huggingface.co: repo existence (GET /api/{type}s/{id}), POST /api/repos/create, POST
- * /api/{type}s/{id}/preupload/{rev} (safetensors and files over 10 MB are "lfs", as the Hub's default
- * .gitattributes and size rule say), the LFS batch API (basic transfer: an upload href back to this server),
- * the LFS PUT, and the NDJSON commit (header, base64 `file` lines, `lfsFile` lines by oid).
+ * A stand-in for huggingface.co: repo existence (GET /api/{type}s/{id}), POST /api/repos/create (the repo
+ * starts with the Hub's .gitattributes), GET /api/{type}s/{id}/tree/main (recursive or not, paged by cursor
+ * with a Link header), POST /api/{type}s/{id}/preupload/{rev} (safetensors and files over 10 MB are "lfs", as
+ * the Hub's default .gitattributes and size rule say), the LFS batch API (basic transfer: an upload href back
+ * to this server), the LFS PUT, and the NDJSON commit (header, base64 `file` lines, `lfsFile` lines by oid,
+ * `deletedFile` lines), applied to the repo's files.
  */
 async function startHubStandIn(token: string) {
   const requests: Recorded[] = [];
   const repos = new Map<string, { type: string; visibility: string }>();
+  const trees = new Map<string, Map<string, Buffer>>();
   const lfs = new Map<string, Buffer>();
-  const commits: Array<{ repo: string; header: Record<string, unknown>; files: Map<string, Buffer> }> = [];
+  const commits: Array<{ repo: string; header: Record<string, unknown>; files: Map<string, Buffer>; deleted: string[] }> = [];
   const read = (req: IncomingMessage) => new Promise<Buffer>((resolve) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c)).on('end', () => resolve(Buffer.concat(chunks)));
@@ -314,7 +424,7 @@ async function startHubStandIn(token: string) {
     const body = await read(req);
     const url = new URL(req.url!, base);
     const path = decodeURIComponent(url.pathname);
-    requests.push({ method: req.method!, path, auth: req.headers.authorization, body });
+    requests.push({ method: req.method!, path, query: url.search, auth: req.headers.authorization, body });
     const send = (status: number, value: unknown) => {
       res.writeHead(status, { 'content-type': 'application/json' });
       res.end(JSON.stringify(value));
@@ -335,7 +445,20 @@ async function startHubStandIn(token: string) {
       const key = `${b.type}s/${b.organization}/${b.name}`;
       if (repos.has(key)) return send(409, { error: 'You already created this repo' });
       repos.set(key, { type: b.type, visibility: b.visibility });
+      trees.set(key, new Map([['.gitattributes', Buffer.from('*.safetensors filter=lfs diff=lfs merge=lfs -text\n')]]));
       return send(200, { url: `${base}/${b.organization}/${b.name}`, id: `${b.organization}/${b.name}` });
+    }
+    if (req.method === 'GET' && (m = /^\/api\/(models|datasets)\/([^/]+\/[^/]+)\/tree\/main(?:\/(.+))?$/.exec(path))) {
+      const files = trees.get(`${m[1]}/${m[2]}`);
+      if (!files) return send(404, { error: 'Repository not found' });
+      const entries = treeEntries(files, m[3] ?? '', url.searchParams.get('recursive') === 'true');
+      const from = Number(url.searchParams.get('cursor') ?? 0);
+      if (from + TREE_PAGE < entries.length) {
+        const next = new URL(url);
+        next.searchParams.set('cursor', String(from + TREE_PAGE));
+        res.setHeader('Link', `<${next.href}>; rel="next"`);
+      }
+      return send(200, entries.slice(from, from + TREE_PAGE));
     }
     if (req.method === 'POST' && (m = /^\/api\/(models|datasets)\/([^/]+\/[^/]+)\/preupload\/main$/.exec(path))) {
       if (!repos.has(`${m[1]}/${m[2]}`)) return send(404, { error: 'Repository not found' });
@@ -350,22 +473,33 @@ async function startHubStandIn(token: string) {
     if (req.method === 'POST' && (m = /^\/api\/(models|datasets)\/([^/]+\/[^/]+)\/commit\/main$/.exec(path))) {
       const lines = body.toString().split('\n').map((l) => JSON.parse(l) as { key: string; value: Record<string, string> });
       const files = new Map<string, Buffer>();
+      const deleted: string[] = [];
+      const tree = trees.get(`${m[1]}/${m[2]}`);
+      if (!tree) return send(404, { error: 'Repository not found' });
       for (const { key, value } of lines.slice(1)) {
         if (key === 'file') files.set(value.path!, Buffer.from(value.content!, 'base64'));
+        else if (key === 'deletedFile') {
+          if (!tree.has(value.path!)) return send(404, { error: `deletedFile ${value.path}: no such file in the repo` });
+          deleted.push(value.path!);
+        }
         else if (key === 'lfsFile') {
           const blob = lfs.get(value.oid!);
           if (!blob) return send(400, { error: `lfs object ${value.oid} was never uploaded` });
           files.set(value.path!, blob);
         } else return send(400, { error: `unexpected commit line ${key}` });
       }
-      commits.push({ repo: `${m[1]}/${m[2]}`, header: lines[0]!.value, files });
+      if (deleted.some((p) => files.has(p))) return send(400, { error: 'a commit may not add and delete the same path' });
+      // All or nothing, as the Hub's commit is.
+      for (const p of deleted) tree.delete(p);
+      for (const [p, b] of files) tree.set(p, b);
+      commits.push({ repo: `${m[1]}/${m[2]}`, header: lines[0]!.value, files, deleted });
       return send(200, { commitOid: `c${commits.length}`.padEnd(40, '0'), commitUrl: `${base}/${m[2]}/commit/c${commits.length}`, hookOutput: '' });
     }
     return send(404, { error: `stand-in does not serve ${req.method} ${path}` });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
-  return { url: base, requests, repos, commits, lfs, close: () => new Promise<void>((r) => server.close(() => r())) };
+  return { url: base, requests, repos, trees, commits, lfs, close: () => new Promise<void>((r) => server.close(() => r())) };
 }
 
 describe('publish to the Hugging Face Hub (local stand-in for huggingface.co)', () => {
@@ -418,6 +552,27 @@ describe('publish to the Hugging Face Hub (local stand-in for huggingface.co)', 
     assert.ok(!hub.requests.slice(before).some((r) => r.path === '/api/repos/create'));
     assert.equal(hub.commits.length, 2);
     assert.deepEqual([...hub.commits[1]!.files.keys()].sort(), [...hub.commits[0]!.files.keys()].sort());
+    assert.deepEqual(hub.commits[1]!.deleted, [], 'the same publication: nothing stale');
+  });
+
+  it('another adapter into the same repo: the earlier one\'s files are deleted in the same commit, .gitattributes stays', async () => {
+    const before = hub.requests.length;
+    const { code, out } = await cli(['adapter', fx.unevaluated, '--to', 'hf://acme/router', '--hub-url', hub.url, '--store', fx.uri, '--json']);
+    assert.equal(code, 0);
+    const stale = ['eval/report.html', 'eval/report.json', 'eval/report.md'];
+    assert.deepEqual(JSON.parse(out).deleted, stale);
+    const mine = hub.requests.slice(before);
+    assert.equal(mine.filter((r) => r.path.endsWith('/commit/main')).length, 1, 'one commit');
+    assert.deepEqual(hub.commits.at(-1)!.deleted, stale);
+    // The listing is recursive and every page of it was read (the eval/ files are past the first page).
+    const listed = mine.filter((r) => r.path === '/api/models/acme/router/tree/main');
+    assert.ok(listed.length > 1, `${listed.length} tree pages read`);
+    for (const r of listed) assert.match(r.query, /recursive=true/);
+    const pub = await collectAdapter(fx.store, fx.unevaluated, opts);
+    assert.match(pub.card, /\*\*Not evaluated\.\*\*/);
+    const tree = hub.trees.get('models/acme/router')!;
+    assert.deepEqual([...tree.keys()].sort(), ['.gitattributes', ...pub.files.map((f) => f.path)].sort());
+    for (const f of pub.files) assert.deepEqual(tree.get(f.path), f.bytes, f.path);
   });
 
   it('a dataset: a public dataset repo with --public, data/*.jsonl and the dataset card in one commit', async () => {

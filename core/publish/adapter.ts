@@ -47,10 +47,11 @@ export async function findAdapter(store: ArtifactStore, index: LineageIndex, id:
   return m;
 }
 
-export async function adapterParts(store: ArtifactStore, index: LineageIndex, adapter: Manifest, trainStageVersion: string): Promise<AdapterParts> {
+/** registry: the deploy registry (SQLite) whose gated eval report is preferred to the newest evaluation. */
+export async function adapterParts(store: ArtifactStore, index: LineageIndex, adapter: Manifest, trainStageVersion: string, registry?: string): Promise<AdapterParts> {
   const files = await store.readTree(adapter.sha256);
   const notes: string[] = [];
-  const evaluation = await findEvaluation(store, index, adapter);
+  const evaluation = await findEvaluation(store, index, adapter, registry, notes);
   if (!evaluation) notes.push('no evaluation of this adapter in the store: the card says "not evaluated"');
   const dataset = datasetOfAdapter(index, adapter, evaluation?.results);
   notes.push(...dataset.notes);

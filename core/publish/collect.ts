@@ -18,6 +18,8 @@ export interface CollectOptions {
   datasetRepo?: string;
   /** The train stage's version (activities/train.ts TRAIN_STAGE_VERSION), to match an adapter to its run config. */
   trainStageVersion: string;
+  /** A deploy registry (SQLite file): an adapter's evaluation is the one a deployed version of it was gated on. */
+  registry?: string;
 }
 
 const CARD_PATH = 'README.md';
@@ -64,7 +66,9 @@ export async function collectDataset(store: ArtifactStore, id: string, opts: Col
   const anchor = id.startsWith('adp-') ? undefined : await manifestOf(store, index, id);
   if (!anchor || anchor.kind === 'adapter') {
     const adapter = anchor ?? (await findAdapter(store, index, id));
-    parts = datasetOfAdapter(index, adapter, (await findEvaluation(store, index, adapter))?.results);
+    const notes: string[] = [];
+    parts = datasetOfAdapter(index, adapter, (await findEvaluation(store, index, adapter, opts.registry, notes))?.results);
+    parts.notes.unshift(...notes);
   } else parts = await datasetOfSplit(store, index, anchor);
   if (parts.splits.length === 0) throw new PublishInputError(`no rendered or split rows found for ${id}`);
   const files: PublishFile[] = [];
@@ -97,7 +101,7 @@ export async function collectDataset(store: ArtifactStore, id: string, opts: Col
  */
 export async function collectAdapter(store: ArtifactStore, id: string, opts: CollectOptions): Promise<Publication> {
   const index = await LineageIndex.of(store);
-  const parts = await adapterParts(store, index, await findAdapter(store, index, id), opts.trainStageVersion);
+  const parts = await adapterParts(store, index, await findAdapter(store, index, id), opts.trainStageVersion, opts.registry);
   const files: PublishFile[] = [];
   for (const f of parts.files) {
     if (f.path === CARD_PATH || f.path === MANIFEST_PATH) continue; // ours take these names
@@ -118,7 +122,7 @@ export async function collectAdapter(store: ArtifactStore, id: string, opts: Col
       kind: 'adapter',
       name: parts.version,
       title: `mcp-flywheel: adapter ${parts.version} (${base}, dataset ${datasetName(parts.dataset.hash)})`,
-      description: `adapter ${parts.adapter.sha256}\ndataset hash ${parts.dataset.hash}\n${ev ? `evaluation ${(ev.report ?? ev.results).sha256}` : 'not evaluated'}`,
+      description: `adapter ${parts.adapter.sha256}\ndataset hash ${parts.dataset.hash}\n${ev ? `evaluation ${(ev.report ?? ev.results).sha256}${ev.deployed ? ` (gated as ${ev.deployed.version})` : ''}` : 'not evaluated'}`,
       card,
       datasetHash: parts.dataset.hash,
       notes: [...new Set(parts.notes)],

@@ -77,14 +77,31 @@ export function datasetOfAdapter(index: LineageIndex, adapter: Manifest, evalRes
   return complete(index, splits, notes);
 }
 
-/** The stage memo whose outputs include this artifact: it names the whole train/val/test set made with it. */
-async function memoWith(store: ArtifactStore, stage: string, sha: string): Promise<MemoEntry | undefined> {
+/**
+ * The stage memo whose outputs include this artifact: it names the whole train/val/test set made with it. A
+ * frozen test set (and its rendering) is shared by every run that used it, so several memos can name it
+ * with different train/val: then the artifact does not say which dataset is meant, and guessing is refused.
+ */
+async function memoWith(store: ArtifactStore, stage: string, anchor: Manifest): Promise<MemoEntry | undefined> {
+  const sets = new Map<string, MemoEntry>();
   for (const key of await store.backend.listDocs('memo/')) {
     const doc = await store.backend.getDoc(key);
     const entry = doc ? (JSON.parse(doc) as MemoEntry) : undefined;
-    if (entry?.stage === stage && Object.values(entry.outputs).some((r) => r.sha256 === sha)) return entry;
+    if (entry?.stage !== stage || !Object.values(entry.outputs).some((r) => r.sha256 === anchor.sha256)) continue;
+    const set = canonicalJson(Object.fromEntries(Object.entries(entry.outputs).map(([k, r]) => [k, r.sha256])));
+    const seen = sets.get(set);
+    if (!seen || entry.createdAt < seen.createdAt) sets.set(set, entry);
   }
-  return undefined;
+  const found = [...sets.values()].sort((a, b) => (a.createdAt < b.createdAt ? 1 : -1));
+  if (found.length > 1) throw new PublishInputError(ambiguous(stage, anchor, found));
+  return found[0];
+}
+
+function ambiguous(stage: string, anchor: Manifest, found: MemoEntry[]): string {
+  const [train, val] = stage === 'render' ? [RENDER_OUTPUT.train, RENDER_OUTPUT.validation] : [SPLIT_OUTPUT.train, SPLIT_OUTPUT.validation];
+  const sha = (r: { sha256: string } | undefined) => (r ? shortSha(r.sha256) : '—');
+  const lines = found.map((m) => `  train ${sha(m.outputs[train])}  val ${sha(m.outputs[val])}  made ${m.createdAt}${m.runId ? ` (run ${m.runId})` : ''}`);
+  return `${anchor.kind} ${shortSha(anchor.sha256)} belongs to ${found.length} datasets (a frozen test set is shared by every run that uses it):\n${lines.join('\n')}\ngive one of their train or val shas, or the adapter version (adp-…), instead`;
 }
 
 /**
@@ -97,12 +114,12 @@ export async function datasetOfSplit(store: ArtifactStore, index: LineageIndex, 
   if (!which) throw new PublishInputError(`artifact ${shortSha(anchor.sha256)} is a ${anchor.kind}: publish dataset takes an adapter version, or a rendered-train/val/test or train/val/test artifact`);
   const notes: string[] = [];
   if (which.layer === 'rendered') {
-    const memo = await memoWith(store, 'render', anchor.sha256);
+    const memo = await memoWith(store, 'render', anchor);
     if (!memo) notes.push(`no render memo names the siblings of ${shortSha(anchor.sha256)}: publishing its split alone`);
     const splits = SPLITS.map((split) => ({ split, rendered: memo ? index.manifest(memo.outputs[RENDER_OUTPUT[split]]?.sha256) : split === which.split ? anchor : undefined }));
     return complete(index, splits, notes);
   }
-  const memo = await memoWith(store, 'split', anchor.sha256);
+  const memo = await memoWith(store, 'split', anchor);
   const parents = canonicalJson([...anchor.parents].sort());
   const rows = (split: SplitName): Manifest | undefined => {
     if (memo) return index.manifest(memo.outputs[SPLIT_OUTPUT[split]]?.sha256);

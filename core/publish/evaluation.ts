@@ -1,6 +1,8 @@
 import type { ArtifactStore, Manifest } from '../artifacts/index.js';
 import type { EndpointResult, EvalReport, Estimate } from '../eval/types.js';
+import { shortSha } from '../hash.js';
 import { readTreeJson } from './blobs.js';
+import { gatedVersions } from './deployed.js';
 import type { LineageIndex } from './lineage-index.js';
 
 /** An adapter's evaluation as the run stored it: eval-results (made from the adapter), eval-report (with the gate). */
@@ -8,18 +10,33 @@ export interface Evaluation {
   results: Manifest;
   report?: Manifest;
   data: EvalReport;
+  /** The deploy registry version whose gate read this report, when it came from the registry. */
+  deployed?: { version: string; alias: string };
+}
+
+async function load(store: ArtifactStore, results: Manifest, report: Manifest | undefined): Promise<Evaluation> {
+  const fromReport = report ? await readTreeJson<EvalReport>(store, await store.readTree(report.sha256), 'report.json') : undefined;
+  return { results, ...(report && fromReport ? { report } : {}), data: fromReport ?? (await store.readJson<EvalReport>(results.sha256)) };
 }
 
 /**
- * The newest evaluation of an adapter: the eval-results made from it and, when the gate ran, the eval-report
- * made from those (its report.json carries the gate's decision).
+ * The adapter's evaluation: with a deploy registry, the eval report a deployed version of it was gated on
+ * (what people saw before it served traffic); otherwise, or when that report is not in this store, the
+ * newest eval-results made from it and, when the gate ran, the eval-report made from those.
  */
-export async function findEvaluation(store: ArtifactStore, index: LineageIndex, adapter: Manifest): Promise<Evaluation | undefined> {
-  const results = index.children(adapter.sha256, 'eval-results')[0];
-  if (!results) return undefined;
-  const report = index.children(results.sha256, 'eval-report')[0];
-  const fromReport = report ? await readTreeJson<EvalReport>(store, await store.readTree(report.sha256), 'report.json') : undefined;
-  return { results, ...(report && fromReport ? { report } : {}), data: fromReport ?? (await store.readJson<EvalReport>(results.sha256)) };
+export async function findEvaluation(store: ArtifactStore, index: LineageIndex, adapter: Manifest, registry?: string, notes: string[] = []): Promise<Evaluation | undefined> {
+  const newest = index.children(adapter.sha256, 'eval-results')[0];
+  for (const g of registry ? await gatedVersions(registry, adapter.sha256) : []) {
+    const report = index.manifest(g.evalReport);
+    const results = index.parentOfKind(report, 'eval-results');
+    if (report?.kind !== 'eval-report' || !results?.parents.includes(adapter.sha256)) {
+      notes.push(`deployed version ${g.version} names eval report ${shortSha(g.evalReport)}, which is not an evaluation of this adapter in this store`);
+      continue;
+    }
+    if (newest && newest.sha256 !== results.sha256) notes.push(`using the evaluation deployed version ${g.version} was gated on; a newer one exists (eval-results ${shortSha(newest.sha256)})`);
+    return { ...(await load(store, results, report)), deployed: { version: g.version, alias: g.alias } };
+  }
+  return newest ? load(store, newest, index.children(newest.sha256, 'eval-report')[0]) : undefined;
 }
 
 /** The adapter's own column of the report: the run labels it "candidate". */

@@ -1,7 +1,10 @@
-import { commit, createRepo, HubApiError, repoExists } from '@huggingface/hub';
+import { commit, createRepo, HubApiError, listFiles, repoExists } from '@huggingface/hub';
 import type { Publication } from './types.js';
 
 export const DEFAULT_HUB_URL = 'https://huggingface.co';
+
+/** Files the Hub itself keeps in every repo: a publication never deletes them. */
+const HUB_MANAGED = new Set(['.gitattributes']);
 
 export interface HubPublishOptions {
   accessToken: string;
@@ -17,11 +20,27 @@ export interface HubPublishResult {
   url: string;
   created: boolean;
   commit?: { oid: string; url: string };
+  /** Files of an earlier publication that this one's commit deleted. */
+  deleted: string[];
+}
+
+type Common = { hubUrl: string; accessToken: string; fetch?: typeof fetch };
+
+/** Files in the repo now that this publication does not have (an earlier one's eval/, base/, test split…). */
+async function stalePaths(repo: { type: 'model' | 'dataset'; name: string }, common: Common, pub: Publication): Promise<string[]> {
+  const keep = new Set(pub.files.map((f) => f.path));
+  const stale: string[] = [];
+  for await (const f of listFiles({ repo, recursive: true, ...common })) {
+    if (f.type === 'file' && !keep.has(f.path) && !HUB_MANAGED.has(f.path)) stale.push(f.path);
+  }
+  return stale.sort();
 }
 
 /**
  * Publish to a Hub repo with @huggingface/hub: create the repo when it does not exist, then every file in
- * ONE commit (the Hub commit endpoint is atomic: the repo never shows half a publication).
+ * ONE commit (the Hub commit endpoint is atomic: the repo never shows half a publication). Files an earlier
+ * publication left (and this one lacks) are deleted in that same commit, so the repo holds exactly this
+ * publication: no eval/ beside a "not evaluated" card.
  *
  * useXet is off: files go through the classic path — preupload decides per file, small ones travel base64
  * inside the NDJSON commit, LFS ones (weights, large JSONL) through the LFS batch API and a plain PUT. The Hub
@@ -31,7 +50,7 @@ export interface HubPublishResult {
 export async function publishToHub(pub: Publication, target: { repoType: 'model' | 'dataset'; name: string }, opts: HubPublishOptions): Promise<HubPublishResult> {
   const hubUrl = (opts.hubUrl ?? DEFAULT_HUB_URL).replace(/\/+$/, '');
   const repo = { type: target.repoType, name: target.name };
-  const common = { hubUrl, accessToken: opts.accessToken, ...(opts.fetch ? { fetch: opts.fetch } : {}) };
+  const common: Common = { hubUrl, accessToken: opts.accessToken, ...(opts.fetch ? { fetch: opts.fetch } : {}) };
   let created = false;
   if (!(await repoExists({ repo, ...common }))) {
     try {
@@ -42,11 +61,16 @@ export async function publishToHub(pub: Publication, target: { repoType: 'model'
       if (!(err instanceof HubApiError && err.statusCode === 409)) throw err;
     }
   }
+  // A repo created just now holds only what the Hub put there: nothing to list.
+  const deleted = created ? [] : await stalePaths(repo, common, pub);
   const out = await commit({
     repo,
     title: pub.title,
     description: pub.description,
-    operations: pub.files.map((f) => ({ operation: 'addOrUpdate' as const, path: f.path, content: new Blob([new Uint8Array(f.bytes)]) })),
+    operations: [
+      ...pub.files.map((f) => ({ operation: 'addOrUpdate' as const, path: f.path, content: new Blob([new Uint8Array(f.bytes)]) })),
+      ...deleted.map((path) => ({ operation: 'delete' as const, path })),
+    ],
     useXet: false,
     ...common,
   });
@@ -54,6 +78,7 @@ export async function publishToHub(pub: Publication, target: { repoType: 'model'
     repo: target.name,
     url: `${hubUrl}/${target.repoType === 'dataset' ? 'datasets/' : ''}${target.name}`,
     created,
+    deleted,
     ...(out?.commit ? { commit: out.commit } : {}),
   };
 }

@@ -52,6 +52,7 @@ stage) or score it with \`flywheel eval\`, then publish again.`;
     `Scored as \`${r?.label ?? '?'}\` on ${ev.data.testSet.cases} cases (${ev.data.testSet.source}) of the rendered test set ${code(ev.data.testSet.sha256)};`,
     `95 % percentile-bootstrap intervals (${ev.data.bootstrap.resamples} resamples, seed ${ev.data.bootstrap.seed}).`,
     `Source: ${ev.report ? `eval-report ${code(ev.report.sha256)}` : `eval-results ${code(ev.results.sha256)}`} (files under \`eval/\`).`,
+    ...(ev.deployed ? [`Gated as deployed version ${code(ev.deployed.version)} (alias ${code(ev.deployed.alias)}): the eval report the deploy registry records for it.`] : []),
     '',
     table(['metric', 'value', '95 % CI'], rows.map((m) => [m.name, value(m), ci(m)])),
     '',

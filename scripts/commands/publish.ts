@@ -12,6 +12,8 @@ import { PublishInputError, type Publication } from '../../core/publish/types.js
 import { parse, UsageError, type Command } from '../lib/args.js';
 import { humanBytes, printJson, table } from '../lib/output.js';
 
+const DEFAULT_REGISTRY = '.flywheel/registry.sqlite';
+
 export const publishCommand: Command = {
   name: 'publish',
   summary: 'publish a dataset or an adapter, with its card, to S3 or the Hugging Face Hub',
@@ -30,11 +32,15 @@ adapter  the adapter artifact's files (adapter/, base/ for a tiny base, metrics.
                                             files already there with the same sha256 are skipped
                    hf://datasets/ORG/NAME   a Hub dataset repo (for a dataset)
                    hf://ORG/NAME            a Hub model repo (for an adapter)
-                   On the Hub the repo is created when missing and every file lands in one commit.
+                   On the Hub the repo is created when missing and every file lands in one commit, which
+                   also deletes files an earlier publication left there (.gitattributes stays).
   --private        a Hub repo this creates is private (the default); --public makes it public.
                    An existing repo keeps its visibility.
   --license ID     the card's license (default other)
   --dataset-repo ORG/NAME  adapter: the Hub dataset its training data went to (card datasets + model-index)
+  --registry PATH  the deploy registry (default ${DEFAULT_REGISTRY} when it exists): when a deployed version of
+                   the adapter names an eval report in the store, that evaluation (the one its deploy was gated
+                   on) is used instead of the newest, and the card names the version
   --dry-run        publish nothing: list the files and print the card (--to is optional)
   --out DIR        with --dry-run: also write the files under DIR (must be absent or empty)
   --hub-url URL    default $HF_ENDPOINT or ${DEFAULT_HUB_URL}
@@ -51,6 +57,7 @@ adapter  the adapter artifact's files (adapter/, base/ for a tiny base, metrics.
         public: { type: 'boolean', default: false },
         license: { type: 'string' },
         'dataset-repo': { type: 'string' },
+        registry: { type: 'string' },
         'dry-run': { type: 'boolean', default: false },
         out: { type: 'string' },
         'hub-url': { type: 'string' },
@@ -67,7 +74,9 @@ adapter  the adapter artifact's files (adapter/, base/ for a tiny base, metrics.
     if (values.out && !values['dry-run']) throw new UsageError('--out goes with --dry-run');
     if (!values.to && !values['dry-run']) throw new UsageError('--to is required (s3://bucket/prefix, hf://datasets/ORG/NAME or hf://ORG/NAME)');
     if (values['dataset-repo'] && !/^[\w.-]+\/[\w.-]+$/.test(values['dataset-repo'])) throw new UsageError(`--dataset-repo ${values['dataset-repo']}: expected ORG/NAME`);
-    const target = values.to ? inputError(() => parseTarget(values.to!, what)) : undefined;
+    if (values.registry && !existsSync(values.registry)) throw new UsageError(`--registry ${values.registry}: no such file`);
+    const registry = values.registry ?? (existsSync(DEFAULT_REGISTRY) ? DEFAULT_REGISTRY : undefined);
+    const target = values.to ? await inputError(() => parseTarget(values.to!, what)) : undefined;
     if ((values.private || values.public) && target?.kind === 's3') throw new UsageError('--private/--public apply to hf:// targets; S3 access is the bucket policy\'s');
     // The token is checked before any work, so a missing one costs nothing; it is never echoed.
     const tokenEnv = values['token-env'];
@@ -77,8 +86,8 @@ adapter  the adapter artifact's files (adapter/, base/ for a tiny base, metrics.
     if (target?.kind === 'hf' && !values['dry-run'] && !token) throw new UsageError(`${tokenEnv} is not set: put a Hugging Face access token with write access in the environment variable ${tokenEnv}`);
 
     const store = openStore(values.store ?? process.env.FLYWHEEL_ARTIFACTS);
-    const opts: CollectOptions = { trainStageVersion: TRAIN_STAGE_VERSION, ...(values.license ? { license: values.license } : {}), ...(values['dataset-repo'] ? { datasetRepo: values['dataset-repo'] } : {}) };
-    const pub = await inputErrorAsync(() => (what === 'dataset' ? collectDataset(store, id, opts) : collectAdapter(store, id, opts)));
+    const opts: CollectOptions = { trainStageVersion: TRAIN_STAGE_VERSION, ...(registry ? { registry } : {}), ...(values.license ? { license: values.license } : {}), ...(values['dataset-repo'] ? { datasetRepo: values['dataset-repo'] } : {}) };
+    const pub = await inputError(() => (what === 'dataset' ? collectDataset(store, id, opts) : collectAdapter(store, id, opts)));
 
     if (values['dry-run']) return dryRun(pub, target, values.out, values.json);
     if (target!.kind === 's3') {
@@ -95,23 +104,14 @@ adapter  the adapter artifact's files (adapter/, base/ for a tiny base, metrics.
     if (values.json) printJson({ kind: pub.kind, name: pub.name, datasetHash: pub.datasetHash, notes: pub.notes, files: pub.files.length, ...result });
     else {
       printNotes(pub);
-      console.log(`published ${pub.kind} ${pub.name} to ${result.url}${result.created ? ` (created, ${values.public ? 'public' : 'private'})` : ''}: ${pub.files.length} files in one commit${result.commit ? ` ${result.commit.oid} — ${result.commit.url}` : ''}`);
+      console.log(`published ${pub.kind} ${pub.name} to ${result.url}${result.created ? ` (created, ${values.public ? 'public' : 'private'})` : ''}: ${pub.files.length} files${result.deleted.length ? `, ${result.deleted.length} stale deleted` : ''} in one commit${result.commit ? ` ${result.commit.oid} — ${result.commit.url}` : ''}`);
     }
     return 0;
   },
 };
 
 /** Bad input found by core/publish (unknown version, wrong artifact kind, bad --to) is a usage error: exit 2. */
-function inputError<T>(f: () => T): T {
-  try {
-    return f();
-  } catch (err) {
-    if (err instanceof PublishInputError) throw new UsageError(err.message);
-    throw err;
-  }
-}
-
-async function inputErrorAsync<T>(f: () => Promise<T>): Promise<T> {
+async function inputError<T>(f: () => T | Promise<T>): Promise<T> {
   try {
     return await f();
   } catch (err) {

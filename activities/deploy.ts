@@ -120,6 +120,8 @@ export async function deployStage(a: DeployArgs): Promise<DeployOutcome> {
         requestId: `${a.workflowId}/${a.runId}/deploy`,
       }, { timeoutMs: a.deploy.timeoutMs, ...(apiKey ? { apiKey } : {}) }),
     );
+    // The store records its own deployed versions too, so gc keeps them wherever the registry lives.
+    await store.putPointer(`deployed/${name.replace('@', '/')}`, { version: name, adapter: a.adapter, evalReport: a.evalReport, probes: probesRef });
     const deployment = await store.putJson('deployment', { version: result.version, event: result.event, smoke: result.smoke }, { parents: [a.adapter, a.evalReport] });
     const what = !result.moved ? `${name} already served, nothing moved` : result.event.previous ? `${result.event.previous} → ${name}` : `${name} (first version)`;
     return { outputs: { deployment }, reused: false, summary: `${a.deploy.alias}: ${what}; ${result.smoke.summary}`, version: name, previous: result.moved ? result.event.previous : name };

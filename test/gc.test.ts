@@ -89,15 +89,19 @@ async function stageObject(store: ArtifactStore, data: Buffer): Promise<string> 
 interface GcJson {
   dryRun: boolean;
   runs: { kept: Array<{ runId: string }>; dropped: Array<{ runId: string }> };
-  roots: Record<'deployed' | 'pointer' | 'recent-run' | 'fresh', number>;
+  roots: Record<'deployed' | 'pointer' | 'recent-run' | 'open-run' | 'config' | 'fresh', number>;
   kept: { artifacts: number; files: number };
   delete: { memos: string[]; manifests: string[]; objects: string[] };
   bytesFreed: number;
   deleted: { memos: number; manifests: number; objects: number } | null;
 }
 
-/** Run the command as the CLI does (UsageError → exit 2), returning the exit code and parsed --json output. */
+/**
+ * Run the command as the CLI does (UsageError → exit 2), returning the exit code and parsed --json output.
+ * No Temporal here: runs are seen through memo entries only (test/retrain.test.ts covers gc with Temporal).
+ */
 async function gc(argv: string[]): Promise<{ code: number; out?: GcJson; stderr: string }> {
+  argv = [...argv, '--no-temporal'];
   const chunks: string[] = [];
   let stderr = '';
   const write = process.stdout.write.bind(process.stdout);
@@ -270,7 +274,7 @@ describe('flywheel gc', () => {
     assert.ok(await gone(w.store, w.middle.adapter));
   });
 
-  it('without a registry, nothing counts as deployed (local store only)', async () => {
+  it('with --no-registry nothing counts as deployed; no registry found at all is an error', async () => {
     const w = await buildWorld();
     const { out } = await gc(['--store', w.storeUri, '--no-registry', '--keep-last', '1', '--min-age', '0', '--json']);
     assert.equal(out!.roots.deployed, 0);
@@ -278,13 +282,15 @@ describe('flywheel gc', () => {
     // The pinned test set and the catalog (in its history) stay regardless.
     await w.store.read(w.testSet);
     await w.store.read(w.catalog);
-    // A shared (s3://) store may have deployments recorded on another machine: no registry found is an error.
+    // Deployments may be recorded in a registry elsewhere: finding none is an error, for any store.
     const cwd = process.cwd();
     process.chdir(tempDir());
     try {
-      const s3 = await gc(['--store', 's3://bucket/prefix', '--keep-last', '1']);
-      assert.equal(s3.code, 2);
-      assert.match(s3.stderr, /no registry at \.flywheel\/registry\.sqlite for the remote store/);
+      for (const store of ['s3://bucket/prefix', w.storeUri]) {
+        const none = await gc(['--store', store, '--keep-last', '1']);
+        assert.equal(none.code, 2, store);
+        assert.match(none.stderr, /no registry found/);
+      }
     } finally {
       process.chdir(cwd);
     }
@@ -321,6 +327,38 @@ describe('planGc', () => {
     assert.deepEqual(plan.delete.memos, ['memo/k2.json', 'memo/k4.json']);
     assert.deepEqual(plan.delete.manifests, [sha('y'), sha('z')]);
     assert.throws(() => planGc({ manifests: [], memos: [], pointers: [], registryRefs: [], objects: [], treeEntries: new Map() }, { keepLast: 0, minAgeMs: 0, now }), /keepLast/);
+  });
+
+  it('a memo entry belongs to the last run that reused it; Temporal\'s open and newest runs and run configs are roots', () => {
+    const ref = (n: string) => ({ uri: '', sha256: sha(n), kind: n, count: 1, bytes: 1 });
+    const names = ['render-a', 'split-b', 'report-c', 'adapter-d', 'config-e', 'old-f'];
+    const plan = planGc(
+      {
+        manifests: names.map((n) => (n.startsWith('config') ? { ...manifest(n), kind: 'config' } : manifest(n))),
+        memos: [
+          // Produced by run-a long ago, reused by run-c (the newest): it goes with run-c.
+          { doc: 'memo/a.json', entry: { key: 'a', stage: 'render', outputs: { o: ref('render-a') }, createdAt: '2025-01-01T00:00:00Z', runId: 'run-a', usedBy: 'run-c', usedAt: '2025-01-05T00:00:00Z' } },
+          { doc: 'memo/b.json', entry: { key: 'b', stage: 'split', outputs: { o: ref('split-b') }, createdAt: '2025-01-03T00:00:00Z', runId: 'run-b' } },
+        ],
+        pointers: [],
+        registryRefs: [],
+        objects: names.map((n) => object(n)),
+        treeEntries: new Map(),
+        temporalRuns: [
+          { runId: 'run-c', startedAt: '2025-01-05T00:00:00Z', open: false, shas: [sha('report-c')] },
+          // Waiting for approval for days, older than keepLast runs: still kept.
+          { runId: 'run-d', startedAt: '2025-01-02T00:00:00Z', open: true, shas: [sha('adapter-d')] },
+          { runId: 'run-f', startedAt: '2025-01-01T00:00:00Z', open: false, shas: [sha('old-f')] },
+        ],
+      },
+      { keepLast: 1, minAgeMs: HOUR, now },
+    );
+    assert.deepEqual(plan.runs.kept.map((r) => r.runId), ['run-c']);
+    assert.deepEqual(plan.delete.memos, ['memo/b.json']);
+    assert.deepEqual(plan.delete.manifests, [sha('split-b'), sha('old-f')]);
+    assert.deepEqual(plan.reasons.get(sha('adapter-d')), ['open run run-d']);
+    assert.deepEqual(plan.reasons.get(sha('config-e')), ['run config']);
+    assert.equal(plan.roots['open-run'], 1);
   });
 
   it('an unreadable tree of a kept directory artifact protects every object without a manifest', () => {

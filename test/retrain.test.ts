@@ -129,7 +129,7 @@ describe('retrain policy: trace watermark, skip with a reason, script-started ru
     const started = await cli(args);
     assert.equal(started.code, 0, started.stderr);
     const out = JSON.parse(started.stdout) as { runId: string; workflowId: string; created: boolean };
-    assert.equal(out.workflowId, 'flywheel-retrain-support-batch-1');
+    assert.equal(out.workflowId, 'flywheel-retrain:support-batch-1');
     assert.equal(out.created, true);
     const third = env.client.workflow.getHandle(out.workflowId, out.runId);
     const c = await finish(third);
@@ -160,13 +160,34 @@ describe('retrain policy: trace watermark, skip with a reason, script-started ru
     const d = await finish(forced.handle);
     assert.match(stage(d, 'watermark').detail, /training forced by the run's input$/);
     assert.notEqual(stage(d, 'train').state, 'skipped');
+    const after = await readWatermark(store, 'retrain');
+    assert.equal(after?.runId, forced.runId);
+    assert.equal(after?.rows, 9, 'a run with fewer sources (no S3 prefix) does not shrink the watermark');
+    assert.deepEqual((await store.readJsonl<string>(after!.seen)).length, 9);
+
+    // 7. gc with Temporal: the newest run's every output (from its history), the watermark and every run's
+    // config survive --keep-last 1 --min-age 0; older runs' unshared outputs go.
+    const swept = await runCli(['gc', '--store', cfg.artifacts.store, '--no-registry', '--keep-last', '1', '--min-age', '0', '--json'], { TEMPORAL_ADDRESS: env.address });
+    assert.equal(swept.code, 0, swept.stderr);
+    const plan = JSON.parse(swept.stdout) as { roots: Record<string, number>; delete: { manifests: string[] } };
+    assert.ok(plan.roots['recent-run']! > 0 && plan.roots.config === 2, JSON.stringify(plan.roots)); // the bare config and the one with the S3 prefix
+    assert.ok(plan.delete.manifests.length > 0, 'older runs left something to collect');
+    const newest = await runStatus(forced.handle);
+    for (const s of newest.stages) for (const ref of Object.values(s.outputs)) await store.read(ref);
+    await store.read(after!.seen);
+    await store.read(a.configRef!);
   });
 
-  it('a missing S3 prefix fails the run at once, naming it', async () => {
+  it('a missing S3 prefix fails the run at once, naming it; the key of a failed run may start again', async () => {
     const cfg = await config(join(dir, 'gateway-traces'));
-    const run = await startRun(env.client, cfg, { config: cfg, traces: ['s3://traces/nothing-here/'], trigger: 'test' });
+    const input = { config: cfg, traces: ['s3://traces/nothing-here/'], trigger: 'test', idempotencyKey: 'empty-1' };
+    const run = await startRun(env.client, cfg, input);
     await assert.rejects(run.handle.result());
     const status = await runStatus(run.handle);
     assert.match(status.error ?? '', /s3:\/\/traces\/nothing-here\/: no \*\.jsonl or \*\.json trace objects/);
+    const retried = await startRun(env.client, cfg, input);
+    assert.equal(retried.created, true, 'a failed run does not hold its key');
+    assert.notEqual(retried.runId, run.runId);
+    await assert.rejects(retried.handle.result());
   });
 });

@@ -6,7 +6,7 @@ import { describe, it } from 'node:test';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { ConfigError, parseConfig } from '../core/config/load.js';
 import { parseRunInput, runInputJsonSchema } from '../core/pipeline/input.js';
-import { requestHash } from '../core/pipeline/run-id.js';
+import { requestHash, workflowIdForRun } from '../core/pipeline/run-id.js';
 import { decideRetrain, type Watermark } from '../core/traces/watermark.js';
 import { REPO } from './helpers/fixtures.js';
 
@@ -53,6 +53,16 @@ describe('flywheelRun input contract', () => {
     assert.notEqual(requestHash(base), requestHash({ ...base, force: true }));
   });
 
+  it('workflow ids: by key (colon-separated, so projects never collide), by request when it adds traces or force', () => {
+    const cfg = parseConfig({ version: 1, name: 'sales', servers: [{ name: 's', stdio: { command: 'x' } }] }, 'c.yaml');
+    const eu = parseConfig({ ...cfg, name: 'sales-eu' }, 'c.yaml');
+    assert.equal(workflowIdForRun(cfg, { idempotencyKey: 'eu-1' }), 'flywheel-sales:eu-1');
+    assert.notEqual(workflowIdForRun(cfg, { idempotencyKey: 'eu-1' }), workflowIdForRun(eu, { idempotencyKey: '1' }));
+    const bare = workflowIdForRun(cfg, {});
+    assert.notEqual(workflowIdForRun(cfg, { traces: ['s3://t/a/'] }), bare, 'a start with extra traces never attaches to a bare run');
+    assert.notEqual(workflowIdForRun(cfg, { force: true }), bare);
+  });
+
   it('retrain needs traces and a train section', () => {
     const cfg = { version: 1, name: 'p', servers: [{ name: 's', stdio: { command: 'x' } }], dataset: {}, retrain: { minNewTraceRows: 5 } };
     assert.throws(() => parseConfig(cfg, 'c.yaml'), /retrain: retrain needs traces and a train section/);
@@ -61,7 +71,7 @@ describe('flywheelRun input contract', () => {
 });
 
 describe('retrain decision', () => {
-  const mark: Watermark = { runId: 'r1', workflowId: 'w', at: '2026-11-29T02:00:00Z', catalogVersion: 'cat-1', traceRows: { uri: 'file:///x', sha256: 'a'.repeat(64), kind: 'trace-rows', count: 3, bytes: 1 }, rows: 3 };
+  const mark: Watermark = { runId: 'r1', workflowId: 'w', at: '2026-11-29T02:00:00Z', catalogVersion: 'cat-1', seen: { uri: 'file:///x', sha256: 'a'.repeat(64), kind: 'trace-watermark', count: 3, bytes: 1 }, rows: 3 };
   const decide = (rowIds: string[], over: Partial<Parameters<typeof decideRetrain>[0]> = {}) =>
     decideRetrain({ rowIds, watermark: mark, watermarkIds: ['a', 'b', 'c'], catalogVersion: 'cat-1', policy: { minNewTraceRows: 2 }, force: false, ...over });
 

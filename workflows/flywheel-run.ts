@@ -76,9 +76,11 @@ export async function flywheelRun(input: FlywheelRunInput): Promise<RunProgress>
     project: null,
     configRef: null,
     configStore: null,
-    resumeOf: input.resumeOf ?? null,
-    trigger: input.trigger ?? 'ui',
-    reason: input.reason ?? null,
+    // Read before resolveConfig validates the input: only well-typed values reach the memo and search attributes.
+    resumeOf: text(input?.resumeOf),
+    trigger: text(input?.trigger) ?? 'ui',
+    reason: text(input?.reason),
+    force: input?.force === true,
     skipReason: null,
     stages: CATALOG_STAGES.map((name) => pendingStage(name)),
   };
@@ -151,7 +153,7 @@ export async function flywheelRun(input: FlywheelRunInput): Promise<RunProgress>
     return result;
   });
 
-  const skipReason = config.dataset ? await buildDataset(config, config.dataset, input.force ?? false, runId, runStage, progress) : undefined;
+  const skipReason = config.dataset ? await buildDataset(config, config.dataset, progress.force, runId, runStage, progress) : undefined;
   if (skipReason) {
     // Not enough new data: the run ends here, completed, with the reason on the run and every later stage.
     for (const s of progress.stages) if (s.state === 'pending') Object.assign(s, { state: 'skipped', detail: 'skipped: not enough new data (see watermark)' });
@@ -165,11 +167,6 @@ export async function flywheelRun(input: FlywheelRunInput): Promise<RunProgress>
     if (config.evaluate) {
       const deployed = await releaseCandidate({ config, datasetConfig: config.dataset, train: config.train, adapterVersion, runId, runStage, progress, approvals, publish });
       if (deployed) labels.push({ key: DEPLOYED_VERSION, value: deployed });
-    }
-    // The rows this run trained on are no longer new to the next one (a failed run never gets here).
-    if (config.retrain) {
-      const out = (stage: StageName, name: string): ArtifactRef => progress.stages.find((s) => s.name === stage)!.outputs[name]!;
-      await cpu.advanceWatermark({ store: config.artifacts, project: config.name, catalog: out('ingest', 'catalog'), traceRows: out('traces', 'traceRows'), runId, workflowId: wf.workflowInfo().workflowId });
     }
   }
 
@@ -211,6 +208,10 @@ function approvalGate(): Approvals {
   return state;
 }
 
+function outputOf(progress: RunProgress, stage: StageName, name: string): ArtifactRef {
+  return progress.stages.find((s) => s.name === stage)!.outputs[name]!;
+}
+
 function pendingStage(name: StageName): StageProgress {
   return { name, state: 'pending', outputs: {}, startedAt: null, finishedAt: null, detail: '' };
 }
@@ -222,7 +223,7 @@ type StageRunner = (name: StageName, body: () => Promise<StageOutcome>) => Promi
  * refs feeding the next. Returns why it stopped early when the retrain policy finds too little new data.
  */
 async function buildDataset(config: FlywheelConfig, datasetConfig: DatasetConfig, force: boolean, runId: string, runStage: StageRunner, progress: RunProgress): Promise<string | undefined> {
-  const out = (stage: StageName, name: string): ArtifactRef => progress.stages.find((s) => s.name === stage)!.outputs[name]!;
+  const out = (stage: StageName, name: string): ArtifactRef => outputOf(progress, stage, name);
   const common = { store: config.artifacts, runId, dataset: datasetConfig };
   const catalog = out('ingest', 'catalog');
   await runStage('intents', () => dataset.intentsStage({ ...common, catalog, servers: config.servers }));
@@ -266,6 +267,10 @@ async function trainAdapter(config: FlywheelConfig, datasetConfig: DatasetConfig
   await runStage('train', async () => {
     const outcome = await gpu.trainStage({ store: config.artifacts, runId, train: rendered.renderedTrain!, val: rendered.renderedVal!, format: datasetConfig.render.format, settings: train });
     version = outcome.adapterVersion;
+    // The trace rows this run trained on are no longer new to the next run, whatever the gate decides later.
+    if (config.retrain) {
+      await cpu.advanceWatermark({ store: config.artifacts, project: config.name, catalog: outputOf(progress, 'ingest', 'catalog'), traceRows: outputOf(progress, 'traces', 'traceRows'), runId, workflowId: wf.workflowInfo().workflowId });
+    }
     return outcome;
   });
   wf.upsertSearchAttributes([{ key: ADAPTER_VERSION, value: version }]);
@@ -377,6 +382,10 @@ async function awaitApproval(decision: GateDecision, gate: GateSettings, approva
   const d = approvals.decision;
   if (!answered || !d) return { ...decision, promote: false, reasons: [...decision.reasons, `no approval within ${gate.approvalTimeoutMinutes} minutes`] };
   return { ...decision, promote: d.approved, reasons: [...decision.reasons, `${d.approved ? 'approved' : 'rejected'} by ${d.by}: ${d.reason}`] };
+}
+
+function text(v: unknown): string | null {
+  return typeof v === 'string' && v.length > 0 ? v.slice(0, 500) : null;
 }
 
 function rootMessage(err: unknown): string {

@@ -8,8 +8,13 @@
  *               not just the current ones, since a rollback can go back to any of them
  *   pointer     every sha256 in any refs/ doc (frozen test sets, catalog history, watermarks, and kinds
  *               added later: the raw text is scanned for 64-hex strings)
- *   recent-run  the outputs of the memo entries of the newest keepLast runs (entries grouped by runId, runs
- *               ordered by their newest entry; an entry without runId is a run of its own)
+ *   recent-run  the outputs of the memo entries of the newest keepLast runs (entries grouped by the last run
+ *               that produced or reused them, runs ordered by their newest entry; an entry without a run id is
+ *               a run of its own), and — when Temporal could be asked — every output in the histories of the
+ *               newest keepLast flywheelRun executions (eval results and reports, deployments: not memoized)
+ *   open-run    every output in the history of a flywheelRun still running (it reads its earlier outputs
+ *               later, maybe days later after an approval)
+ *   config      every stored run config (a few KB each; resume and publish read them)
  *   fresh       artifacts and memo entries younger than minAge, and objects without a manifest younger than
  *               minAge: a running stage may have written objects but not yet its manifest or memo
  * Everything else is deleted: memo entries whose outputs are not all kept (first, so no memo names a
@@ -27,7 +32,15 @@ import type { StoredObject } from './backend.js';
 import type { ArtifactStore } from './store.js';
 import { TREE_MEDIA_TYPE, type Manifest, type MemoEntry, type TreeEntry } from './types.js';
 
-export type RootReason = 'deployed' | 'pointer' | 'recent-run' | 'fresh';
+export type RootReason = 'deployed' | 'pointer' | 'recent-run' | 'open-run' | 'config' | 'fresh';
+
+/** A flywheelRun execution as Temporal knows it: the artifacts its history names. */
+export interface RunRefs {
+  runId: string;
+  startedAt: string;
+  open: boolean;
+  shas: string[];
+}
 
 export interface GcInputs {
   manifests: Manifest[];
@@ -40,6 +53,8 @@ export interface GcInputs {
   objects: StoredObject[];
   /** File shas of each directory artifact; null where its tree could not be read. */
   treeEntries: Map<string, string[] | null>;
+  /** The runs Temporal lists (open ones and the newest), when it was asked; undefined when it was not. */
+  temporalRuns?: RunRefs[];
 }
 
 export interface GcOptions {
@@ -90,7 +105,7 @@ export function planGc(inputs: GcInputs, opts: GcOptions): GcPlan {
   };
 
   const reasons = new Map<string, string[]>();
-  const rootsBy: Record<RootReason, Set<string>> = { deployed: new Set(), pointer: new Set(), 'recent-run': new Set(), fresh: new Set() };
+  const rootsBy: Record<RootReason, Set<string>> = { deployed: new Set(), pointer: new Set(), 'recent-run': new Set(), 'open-run': new Set(), config: new Set(), fresh: new Set() };
   const root = (sha: string, reason: RootReason, detail: string) => {
     rootsBy[reason].add(sha);
     const list = reasons.get(sha) ?? [];
@@ -101,25 +116,33 @@ export function planGc(inputs: GcInputs, opts: GcOptions): GcPlan {
   for (const r of inputs.registryRefs) root(r.sha256, 'deployed', `deployed ${r.version}`);
   for (const p of inputs.pointers) for (const sha of shasIn(p.text)) root(sha, 'pointer', `pointer ${p.doc}`);
 
+  const runOf = (doc: string, entry: MemoEntry) => entry.usedBy ?? entry.runId ?? `(no run id) ${doc}`;
+  const lastUse = (entry: MemoEntry) => (entry.usedAt && entry.usedAt > entry.createdAt ? entry.usedAt : entry.createdAt);
   const runs = new Map<string, RunSummary>();
   for (const { doc, entry } of inputs.memos) {
-    const id = entry.runId ?? `(no run id) ${doc}`;
+    const id = runOf(doc, entry);
     const run = runs.get(id) ?? { runId: id, newest: '', stages: [] };
-    if (entry.createdAt > run.newest) run.newest = entry.createdAt;
+    if (lastUse(entry) > run.newest) run.newest = lastUse(entry);
     run.stages.push(entry.stage);
     runs.set(id, run);
-    if (isFresh(entry.createdAt, doc)) for (const ref of Object.values(entry.outputs)) root(ref.sha256, 'fresh', 'fresh');
+    if (isFresh(lastUse(entry), doc)) for (const ref of Object.values(entry.outputs)) root(ref.sha256, 'fresh', 'fresh');
   }
   const ordered = [...runs.values()].sort((a, b) => (a.newest < b.newest ? 1 : a.newest > b.newest ? -1 : a.runId < b.runId ? -1 : 1));
   const keptRuns = ordered.slice(0, opts.keepLast);
   const keptIds = new Set(keptRuns.map((r) => r.runId));
   for (const { doc, entry } of inputs.memos) {
-    if (!keptIds.has(entry.runId ?? `(no run id) ${doc}`)) continue;
-    for (const ref of Object.values(entry.outputs)) root(ref.sha256, 'recent-run', `run ${entry.runId ?? doc}`);
+    if (!keptIds.has(runOf(doc, entry))) continue;
+    for (const ref of Object.values(entry.outputs)) root(ref.sha256, 'recent-run', `run ${runOf(doc, entry)}`);
   }
+  const temporalRuns = [...(inputs.temporalRuns ?? [])].sort((a, b) => (a.startedAt < b.startedAt ? 1 : -1));
+  for (const run of temporalRuns.filter((r) => r.open)) for (const sha of run.shas) root(sha, 'open-run', `open run ${run.runId}`);
+  for (const run of temporalRuns.slice(0, opts.keepLast)) for (const sha of run.shas) root(sha, 'recent-run', `run ${run.runId}`);
 
   const bySha = new Map(inputs.manifests.map((m) => [m.sha256, m]));
-  for (const m of inputs.manifests) if (isFresh(m.createdAt, `manifest ${m.sha256}`)) root(m.sha256, 'fresh', 'fresh');
+  for (const m of inputs.manifests) {
+    if (m.kind === 'config') root(m.sha256, 'config', 'run config');
+    else if (isFresh(m.createdAt, `manifest ${m.sha256}`)) root(m.sha256, 'fresh', 'fresh');
+  }
 
   // Closure over parents and tree entries.
   const keep = new Set<string>();
@@ -162,7 +185,7 @@ export function planGc(inputs: GcInputs, opts: GcOptions): GcPlan {
   return {
     keep,
     reasons,
-    roots: { deployed: count(rootsBy.deployed), pointer: count(rootsBy.pointer), 'recent-run': count(rootsBy['recent-run']), fresh: count(rootsBy.fresh) },
+    roots: { deployed: count(rootsBy.deployed), pointer: count(rootsBy.pointer), 'recent-run': count(rootsBy['recent-run']), 'open-run': count(rootsBy['open-run']), config: count(rootsBy.config), fresh: count(rootsBy.fresh) },
     runs: { kept: keptRuns, dropped: ordered.slice(opts.keepLast) },
     delete: { memos: deleteMemos, manifests: deleteManifests, objects: deleteObjects },
     keptArtifacts: inputs.manifests.length - deleteManifests.length,
@@ -175,7 +198,7 @@ export function planGc(inputs: GcInputs, opts: GcOptions): GcPlan {
 const IO_CONCURRENCY = 16;
 
 /** Read everything planGc needs from the store and (when given) the registry file, which must exist. */
-export async function loadGcInputs(store: ArtifactStore, registryPath?: string): Promise<GcInputs> {
+export async function loadGcInputs(store: ArtifactStore, registryPath?: string, temporalRuns?: RunRefs[]): Promise<GcInputs> {
   const backend = store.backend;
   const readDocs = async (prefix: string) => {
     const keys = await backend.listDocs(prefix);
@@ -198,7 +221,7 @@ export async function loadGcInputs(store: ArtifactStore, registryPath?: string):
     }
   });
   const treeEntries = new Map(trees.map((m, i) => [m.sha256, files[i]!]));
-  return { manifests, memos, pointers, registryRefs: registryPath ? readRegistryRefs(registryPath) : [], objects, treeEntries };
+  return { manifests, memos, pointers, registryRefs: registryPath ? readRegistryRefs(registryPath) : [], objects, treeEntries, ...(temporalRuns ? { temporalRuns } : {}) };
 }
 
 /**

@@ -45,7 +45,11 @@ export interface MemoEntry {
   /** The one-line summary the stage reported, shown again when the memo is reused. */
   summary?: string;
   createdAt: string;
+  /** The run that produced the outputs. */
   runId?: string;
+  /** The last run that reused them, and when (gc keeps an entry with the newest run that used it). */
+  usedBy?: string;
+  usedAt?: string;
 }
 
 /** Raised for anything the caller got wrong (bad ref, hash mismatch, bad name): retrying cannot help. */

@@ -39,7 +39,11 @@ export async function memoized<O extends Record<string, ArtifactRef>>(
 ): Promise<MemoResult<O>> {
   const key = stageKey(parts);
   const hit = await store.getMemo(key);
-  if (hit) return { outputs: hit.outputs as O, reused: true, key, summary: hit.summary ?? '' };
+  if (hit) {
+    // Record who reused it last: gc counts an entry as part of the newest run that used it, not only the first.
+    if (runId && hit.usedBy !== runId) await store.putMemo({ ...hit, usedBy: runId, usedAt: new Date().toISOString() });
+    return { outputs: hit.outputs as O, reused: true, key, summary: hit.summary ?? '' };
+  }
   const produced = await produce();
   const { outputs, summary } = 'outputs' in produced && 'summary' in produced ? (produced as { outputs: O; summary: string }) : { outputs: produced as O, summary: '' };
   await store.putMemo({ key, stage: parts.stage, outputs, summary, createdAt: new Date().toISOString(), ...(runId ? { runId } : {}) });

@@ -10,11 +10,22 @@ export function workflowIdFor(config: FlywheelConfig): string {
 }
 
 /**
- * A caller's idempotency key names the run: a second start with the same key (running or finished) returns
- * that run instead of starting another, for as long as the namespace retains its history.
+ * A caller's idempotency key names the run: a second start with the same key (running or completed) returns
+ * that run instead of starting another, for as long as the namespace retains its history. The colon cannot
+ * occur in a project name, so two projects' keys never meet ("sales" + "eu-1" vs "sales-eu" + "1").
  */
 export function workflowIdForKey(project: string, key: string): string {
-  return `flywheel-${project}-${key}`;
+  return `flywheel-${project}:${key}`;
+}
+
+/**
+ * The workflow id of a start: by key when given; else by config, or by the whole request when it adds
+ * traces or force, so such a start never attaches to a run of the bare config that would ignore them.
+ */
+export function workflowIdForRun(config: FlywheelConfig, input: { idempotencyKey?: string; traces?: unknown[]; force?: boolean }): string {
+  if (input.idempotencyKey) return workflowIdForKey(config.name, input.idempotencyKey);
+  if (input.traces?.length || input.force) return `flywheel-${config.name}-${shortSha(requestHash(input))}`;
+  return workflowIdFor(config);
 }
 
 /** What a keyed start is judged on: a reused key must carry the same request (who started it and why may differ). */

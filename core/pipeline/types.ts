@@ -33,6 +33,8 @@ export interface RunProgress {
   trigger: string;
   /** Why the run was started, when its starter said (input.reason). */
   reason: string | null;
+  /** The input asked to train whatever the retrain policy says (kept so a resume does the same). */
+  force: boolean;
   /** Set when the run stopped early on purpose (not enough new data): the stages after it are skipped. */
   skipReason: string | null;
   stages: StageProgress[];

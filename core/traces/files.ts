@@ -2,8 +2,8 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { S3Options } from '../artifacts/index.js';
 import { s3TraceFiles } from './s3-source.js';
+import { TRACE_FILE_RE } from './types.js';
 
-const TRACE_FILE = /\.(jsonl|json)$/i;
 
 /** One trace file of a source: its name for rejections and lineage, and its bytes. */
 export interface TraceFile {
@@ -25,7 +25,7 @@ export async function traceFilesAt(path: string): Promise<string[]> {
   }
   if (!info.isDirectory()) return [path];
   const entries = await readdir(path, { withFileTypes: true });
-  const files = entries.filter((e) => e.isFile() && TRACE_FILE.test(e.name)).map((e) => e.name).sort();
+  const files = entries.filter((e) => e.isFile() && TRACE_FILE_RE.test(e.name)).map((e) => e.name).sort();
   if (files.length === 0) throw new Error(`${path}: the directory holds no *.jsonl or *.json trace files`);
   return files.map((f) => join(path, f));
 }

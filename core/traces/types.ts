@@ -28,3 +28,6 @@ export interface TraceRejection {
   reason: string;
   detail: string;
 }
+
+/** The files a trace directory or S3 prefix contributes. */
+export const TRACE_FILE_RE = /\.(jsonl|json)$/i;

@@ -1,18 +1,19 @@
 import type { ArtifactRef, ArtifactStore } from '../artifacts/index.js';
 
 /**
- * The trace rows the last run that trained had seen: a scheduled run counts only rows beyond it as new.
- * Rows are keyed by their content id (domain, context, target), so a rewritten or re-uploaded file does not
- * count twice, and clock skew between trace writers and workers cannot hide or repeat data.
+ * Every trace row some run has trained on: a run counts only rows beyond it as new. Rows are keyed by their
+ * content id (domain, context, target), so a rewritten or re-uploaded file does not count twice, and clock
+ * skew between trace writers and workers cannot hide or repeat data. The set only grows: a run with fewer
+ * sources (a nightly without a script's extra prefix) cannot make old rows new again.
  */
 export interface Watermark {
+  /** The run that last moved it, right after it trained. */
   runId: string;
   workflowId: string;
-  /** When the run that set it finished training. */
   at: string;
   catalogVersion: string;
-  /** The trace-rows artifact that run trained on (a pointer root: gc keeps it). */
-  traceRows: ArtifactRef;
+  /** A `trace-watermark` artifact: the sorted row ids trained on so far, one JSON string per line (a pointer root: gc keeps it). */
+  seen: ArtifactRef;
   rows: number;
 }
 
@@ -35,12 +36,27 @@ export function watermarkKey(project: string): string {
 
 export async function readWatermark(store: ArtifactStore, project: string): Promise<Watermark | undefined> {
   const w = await store.getPointer<Watermark>(watermarkKey(project));
-  if (w) store.checkRef(w.traceRows);
+  if (w) store.checkRef(w.seen);
   return w;
 }
 
-export async function writeWatermark(store: ArtifactStore, project: string, w: Watermark): Promise<void> {
+/** The row ids a watermark has seen. */
+export async function seenIds(store: ArtifactStore, w: Watermark | undefined): Promise<string[]> {
+  return w ? store.readJsonl<string>(w.seen) : [];
+}
+
+/**
+ * Add a trained run's row ids to the watermark: read, merge, write, so a run that trained concurrently is
+ * merged rather than overwritten unless both write within the same moment (then the loser's rows count as
+ * new once more: one extra training, never a lost row).
+ */
+export async function advanceWatermark(store: ArtifactStore, project: string, run: { runId: string; workflowId: string; catalogVersion: string; rowIds: string[]; traceRows: ArtifactRef }, now = new Date()): Promise<Watermark> {
+  const previous = await readWatermark(store, project);
+  const ids = [...new Set([...(await seenIds(store, previous)), ...run.rowIds])].sort();
+  const seen = await store.putJsonl('trace-watermark', ids, { parents: previous ? [previous.seen, run.traceRows] : [run.traceRows], stats: { rows: ids.length } });
+  const w: Watermark = { runId: run.runId, workflowId: run.workflowId, at: now.toISOString(), catalogVersion: run.catalogVersion, seen, rows: ids.length };
   await store.putPointer(watermarkKey(project), w);
+  return w;
 }
 
 /**

@@ -1,9 +1,10 @@
 import { existsSync } from 'node:fs';
-import { executeGc, loadGcInputs, planGc, type GcPlan, type GcResult } from '../../core/artifacts/gc.js';
+import { executeGc, loadGcInputs, planGc, type GcPlan, type GcResult, type RunRefs } from '../../core/artifacts/gc.js';
 import { openStore } from '../../core/artifacts/index.js';
 import { loadConfigFile } from '../../core/config/load.js';
 import { parse, UsageError, type Command } from '../lib/args.js';
 import { humanBytes, printJson } from '../lib/output.js';
+import { connect, flywheelRunRefs } from '../lib/runs.js';
 
 const DEFAULT_REGISTRY = '.flywheel/registry.sqlite';
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
@@ -11,24 +12,31 @@ const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_00
 export const gcCommand: Command = {
   name: 'gc',
   summary: 'delete artifacts no deployed version, pinned pointer or recent run needs',
-  usage: `flywheel gc --keep-last N [--config FILE | --store URI --registry PATH] [--no-registry] [--min-age DUR] [--dry-run] [--json]
+  usage: `flywheel gc --keep-last N [--config FILE | --store URI --registry PATH] [--no-registry] [--no-temporal]
+            [--min-age DUR] [--dry-run] [--json]
 
 Deletes what nothing needs any more: memo entries, artifacts (manifest + object) and directory-artifact files.
 Always kept, with their whole lineage (manifest parents and directory files: a kept adapter keeps its
 training data, test set, catalog…):
   - every artifact of every registry version (adapter, eval report, smoke probes), current or not: a
     rollback can go back to any of them
-  - every artifact a pointer under refs/ names: frozen test sets, catalog history, watermarks
-  - the outputs of the newest N runs' stage memo entries (runs ordered by their newest memo entry)
-  - anything written less than --min-age ago (a running stage may not have recorded it yet)
+  - every artifact a pointer under refs/ names: frozen test sets, catalog history, watermarks, deployed
+    versions (deploy records one per version in the store itself)
+  - every output of every flywheelRun still running, and of the newest N runs, from their Temporal histories
+    (eval results and reports included), at TEMPORAL_ADDRESS
+  - the outputs of the newest N runs' stage memo entries (an entry belongs to the last run that produced or
+    reused it; runs ordered by their newest entry)
+  - every stored run config (resume and publish read them)
+  - anything written or reused less than --min-age ago (a running stage may not have recorded it yet)
 Older runs' memo entries go when one of their outputs goes: that stage reruns next time.
 
-  --keep-last N    runs whose outputs are kept; at least 1 (the newest run may still be running)
+  --keep-last N    runs whose outputs are kept; at least 1
   --config FILE    take the store (artifacts.store) and registry (deploy.registry) from the config
   --store URI      default: the config's, else $FLYWHEEL_ARTIFACTS, else file:.flywheel/artifacts
   --registry PATH  the deploy registry (SQLite); must exist
-  --no-registry    nothing was ever deployed from this store (needed when no registry is found, except
-                   for a local store with no --config deploy section and no ${DEFAULT_REGISTRY})
+  --no-registry    nothing was ever deployed from this store (needed when no registry is found)
+  --no-temporal    do not ask Temporal for open and recent runs (only when none is running: their
+                   outputs are then kept only through memo entries and --min-age)
   --min-age DUR    spare anything younger: 0, or a number with ms|s|m|h|d (default 1h)
   --dry-run        print the plan, delete nothing
   --json           the plan (and what was deleted) as JSON`,
@@ -39,6 +47,7 @@ Older runs' memo entries go when one of their outputs goes: that stage reruns ne
       store: { type: 'string' },
       registry: { type: 'string' },
       'no-registry': { type: 'boolean', default: false },
+      'no-temporal': { type: 'boolean', default: false },
       'min-age': { type: 'string', default: '1h' },
       'dry-run': { type: 'boolean', default: false },
       json: { type: 'boolean', default: false },
@@ -50,7 +59,8 @@ Older runs' memo entries go when one of their outputs goes: that stage reruns ne
     const registry = registryPath(values, config, storeUri);
     const store = openStore(storeUri, config?.artifacts.s3 ?? {});
 
-    const inputs = await loadGcInputs(store, registry);
+    const runs = values['no-temporal'] ? undefined : await temporalRuns(keepLast);
+    const inputs = await loadGcInputs(store, registry, runs);
     const plan = planGc(inputs, { keepLast, minAgeMs, now: new Date() });
     const deleted = values['dry-run'] ? null : await executeGc(store, plan);
     for (const w of plan.warnings) console.error(`warning: ${w}`);
@@ -99,9 +109,23 @@ function registryPath(values: { registry?: string; 'no-registry': boolean }, con
     return configured;
   }
   if (existsSync(DEFAULT_REGISTRY)) return DEFAULT_REGISTRY;
-  // A remote store is shared: its deployments may be recorded in a registry on another machine.
-  if (storeUri.startsWith('s3://')) throw new UsageError(`no registry at ${DEFAULT_REGISTRY} for the remote store ${storeUri}; ${hint}`);
-  return undefined;
+  // Deployments may be recorded in a registry elsewhere (another directory, another machine): never assume none.
+  throw new UsageError(`no registry found (no --registry, no deploy.registry in a --config, no ${DEFAULT_REGISTRY}) for the store ${storeUri}; ${hint}`);
+}
+
+/** Open and newest runs from Temporal; an unreachable server is an error unless --no-temporal says none runs. */
+async function temporalRuns(keepLast: number): Promise<RunRefs[]> {
+  let client;
+  try {
+    client = await connect();
+  } catch (err) {
+    throw new UsageError(`${(err as Error).message.split('\n')[0]}; gc keeps the outputs of running flywheel runs and needs Temporal to see them (pass --no-temporal only when no run is in progress)`);
+  }
+  try {
+    return await flywheelRunRefs(client, keepLast);
+  } finally {
+    await client.connection.close();
+  }
 }
 
 function summary(storeUri: string, registry: string | undefined, registryRefs: number, plan: GcPlan, deleted: GcResult | null): string {
@@ -112,7 +136,7 @@ function summary(storeUri: string, registry: string | undefined, registryRefs: n
     `runs      ${runs.kept.length + runs.dropped.length} with memo entries; keeping the newest ${runs.kept.length}${runs.dropped.length ? `, dropping ${runs.dropped.length} older` : ''}`,
     ...runs.kept.map((r) => `            ${r.newest}  ${r.runId}  (${plural(r.stages.length, 'memo entry', 'memo entries')})`),
     `kept      ${plural(plan.keptArtifacts, 'artifact')}, ${plural(plan.keptFiles, 'file')} without a manifest (directory-artifact files, fresh objects)`,
-    `  roots   deployed ${plan.roots.deployed}, pointers ${plan.roots.pointer}, recent runs ${plan.roots['recent-run']}, fresh ${plan.roots.fresh}`,
+    `  roots   deployed ${plan.roots.deployed}, pointers ${plan.roots.pointer}, recent runs ${plan.roots['recent-run']}, open runs ${plan.roots['open-run']}, configs ${plan.roots.config}, fresh ${plan.roots.fresh}`,
     `${deleted ? 'deleted   ' : 'dry run   would delete '}${plural(plan.delete.memos.length, 'memo entry', 'memo entries')}, ${plural(plan.delete.manifests.length, 'artifact')}, ${plural(plan.delete.objects.length, 'object')} (${humanBytes(plan.bytesFreed)})`,
   ];
   return lines.join('\n');

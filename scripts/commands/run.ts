@@ -84,7 +84,8 @@ Starting the same config while a run of it is in progress attaches to that run i
         if (!progress?.configRef) throw new UsageError(`run ${status.runId} failed before its config was stored; start it again with --config`);
         const store = progress.configStore ?? undefined;
         config = parseConfig(await openStore(store).readJson(progress.configRef), `config of run ${status.runId}`);
-        input = { configRef: progress.configRef, ...(store ? { configStore: store } : {}), resumeOf: status.runId, trigger: 'cli-resume' };
+        // The stored config already holds the input's traces; force and reason carry over as they were.
+        input = { configRef: progress.configRef, ...(store ? { configStore: store } : {}), resumeOf: status.runId, trigger: 'cli-resume', ...(progress.force ? { force: true } : {}), ...(progress.reason ? { reason: progress.reason } : {}) };
       }
       let started;
       try {

@@ -1,9 +1,10 @@
 import { Client, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type WorkflowHandle } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
+import type { RunRefs } from '../../core/artifacts/gc.js';
 import type { ArtifactRef } from '../../core/artifacts/types.js';
 import type { FlywheelConfig } from '../../core/config/schema.js';
 import { hashOf } from '../../core/hash.js';
-import { requestHash, workflowIdFor, workflowIdForKey } from '../../core/pipeline/run-id.js';
+import { requestHash, workflowIdForRun } from '../../core/pipeline/run-id.js';
 import type { FlywheelRunInput, RunProgress, StageProgress } from '../../core/pipeline/types.js';
 import { uiLink } from '../../core/temporal-env.js';
 import { connectClient } from '../../workers/connection.js';
@@ -55,27 +56,28 @@ export class IdempotencyConflict extends Error {
 }
 
 /**
- * Start flywheelRun. Without a key, a second start of the same config while one runs attaches to that run.
- * With input.idempotencyKey the workflow id is flywheel-<project>-<key>: any later start with that key returns
- * the same run, running or closed (reuse policy REJECT_DUPLICATE), and one with a different request is refused.
+ * Start flywheelRun. Without a key, a second start of the same request while one runs attaches to that run.
+ * With input.idempotencyKey the workflow id is flywheel-<project>:<key>: a later start with that key returns
+ * the same run while it runs or once it completed (reuse policy ALLOW_DUPLICATE_FAILED_ONLY: a failed one is
+ * started again), and one with a different request is refused.
  */
 export async function startRun(client: Client, config: FlywheelConfig, input: FlywheelRunInput): Promise<Started> {
   const key = input.idempotencyKey;
-  const workflowId = key ? workflowIdForKey(config.name, key) : workflowIdFor(config);
+  const workflowId = workflowIdForRun(config, input);
   const request = requestHash(input);
   const existing = async () => (key ? keyedRun(client, workflowId, key, request) : runningRun(client, workflowId));
   const found = await existing();
   if (found) return found;
-  const why = input.reason ? `: ${input.reason}` : '';
   try {
     const handle = await client.workflow.start<typeof flywheelRun>('flywheelRun', {
       taskQueue: CPU_TASK_QUEUE,
       workflowId,
       args: [input],
       workflowIdConflictPolicy: 'FAIL',
-      ...(key ? { workflowIdReusePolicy: 'REJECT_DUPLICATE' as const } : {}),
+      // A key whose run failed (or was terminated, canceled, timed out) may start again; a completed one may not.
+      ...(key ? { workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY' as const } : {}),
       memo: { request },
-      staticSummary: `${config.name} (${input.trigger ?? 'cli'})${why}`.slice(0, 200),
+      staticSummary: runSummary(config, input.trigger ?? 'cli', input.reason),
       staticDetails: [`config sha256 ${hashOf(config)}`, input.resumeOf ? `resumes ${input.resumeOf}` : '', key ? `idempotency key ${key}` : '', input.traces?.length ? `traces ${input.traces.map((t) => (typeof t === 'string' ? t : t.path)).join(', ')}` : '', input.reason ? `reason: ${input.reason}` : ''].filter(Boolean).join('\n'),
     });
     return { handle, runId: handle.firstExecutionRunId, created: true };
@@ -89,6 +91,11 @@ export async function startRun(client: Client, config: FlywheelConfig, input: Fl
   }
 }
 
+/** The one line the Temporal UI shows for a run: project, domains (its servers), trigger, and why. */
+export function runSummary(config: FlywheelConfig, trigger: string, reason?: string): string {
+  return `${config.name} [${config.servers.map((s) => s.name).join(', ')}] (${trigger})${reason ? `: ${reason}` : ''}`.slice(0, 200);
+}
+
 async function runningRun(client: Client, workflowId: string): Promise<Started | undefined> {
   try {
     const desc = await client.workflow.getHandle(workflowId).describe();
@@ -100,7 +107,10 @@ async function runningRun(client: Client, workflowId: string): Promise<Started |
   }
 }
 
-/** The run a key already started, whatever its state; refused when it was started for another request. */
+/**
+ * The run a key already started, if it is running or completed (a failed one gives way to a new start);
+ * refused when it was started for another request.
+ */
 async function keyedRun(client: Client, workflowId: string, key: string, request: string): Promise<Started | undefined> {
   let desc;
   try {
@@ -109,6 +119,7 @@ async function keyedRun(client: Client, workflowId: string, key: string, request
     if (err instanceof WorkflowNotFoundError) return undefined;
     throw err;
   }
+  if (desc.status.name !== 'RUNNING' && desc.status.name !== 'COMPLETED') return undefined;
   if (desc.memo?.request !== request) {
     throw new IdempotencyConflict(`idempotency key "${key}" already started run ${desc.runId} (${desc.status.name.toLowerCase()}) with a different request; use a new key`);
   }
@@ -227,6 +238,27 @@ export async function listRuns(client: Client, limit: number): Promise<RunListin
     if (out.length >= Math.max(limit, 1000)) break;
   }
   return out.sort((a, b) => (a.startedAt < b.startedAt ? 1 : -1)).slice(0, limit);
+}
+
+/**
+ * What gc must keep for runs Temporal knows: every artifact in the history of each open flywheelRun and of
+ * the newest `newest` runs (stage outputs from activity results, the stored config from the memo).
+ */
+export async function flywheelRunRefs(client: Client, newest: number): Promise<RunRefs[]> {
+  const listed: Array<{ workflowId: string; runId: string; startedAt: string; open: boolean; configSha?: string }> = [];
+  for await (const wf of client.workflow.list({ query: `WorkflowType = 'flywheelRun'`, pageSize: 100 })) {
+    const progress = wf.memo?.progress as RunProgress | undefined;
+    listed.push({ workflowId: wf.workflowId, runId: wf.runId, startedAt: wf.startTime.toISOString(), open: wf.status.name === 'RUNNING', ...(progress?.configRef ? { configSha: progress.configRef.sha256 } : {}) });
+  }
+  listed.sort((a, b) => (a.startedAt < b.startedAt ? 1 : -1));
+  const wanted = listed.filter((r, i) => r.open || i < newest);
+  return Promise.all(
+    wanted.map(async (r) => {
+      const outputs = await outputsFromHistory(client.workflow.getHandle(r.workflowId, r.runId));
+      const shas = Object.values(outputs).flatMap((o) => Object.values(o).map((ref) => ref.sha256));
+      return { runId: r.runId, startedAt: r.startedAt, open: r.open, shas: r.configSha ? [...shas, r.configSha] : shas };
+    }),
+  );
 }
 
 export function rootMessage(err: unknown): string {

@@ -5,6 +5,7 @@ import { hashOf, shortSha } from '../../core/hash.js';
 import type { FlywheelRunInput } from '../../core/pipeline/types.js';
 import type { ScheduleDefinition } from '../../core/schedules/definition.js';
 import { CPU_TASK_QUEUE } from '../../workflows/queues.js';
+import { runSummary } from './runs.js';
 
 export const scheduleIdOf = (name: string): string => `flywheel-${name}`;
 
@@ -39,7 +40,7 @@ export function scheduleOptions(def: ScheduleDefinition, config: FlywheelConfig)
       taskQueue: CPU_TASK_QUEUE,
       workflowId: `flywheel-${config.name}-${def.name}`,
       args: [input],
-      staticSummary: `${config.name} (schedule ${def.name})`,
+      staticSummary: runSummary(config, `schedule:${def.name}`),
       staticDetails: `schedule ${def.name}; definition ${definitionHash(def, config)}; config sha256 ${shortSha(hashOf(config))}`,
     },
     policies: { overlap: POLICY[def.overlap], catchupWindow: def.catchupWindow, pauseOnFailure: def.pauseOnFailure },

@@ -11,7 +11,6 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { Worker } from '@temporalio/worker';
 import OpenAI from 'openai';
 import { openStore } from '../core/artifacts/index.js';
 import { loadConfigFile, parseConfig } from '../core/config/load.js';
@@ -25,35 +24,28 @@ import type { RunProgress } from '../core/pipeline/types.js';
 import { startServe, type ServeProcess } from '../core/train/serve-process.js';
 import { startGateway } from '../gateway/server.js';
 import { runStatus, startRun } from '../scripts/lib/runs.js';
-import { createGpuWorker } from '../workers/gpu.js';
 import { DEPLOYED_VERSION, DOMAIN, TRIGGER } from '../workflows/search-attributes.js';
 import { REPO, tempDir } from './helpers/fixtures.js';
 import { startFrontierStandIn, type FrontierStandIn } from './helpers/backend-stand-in.js';
-import { startTemporal, startWorker } from './helpers/temporal.js';
+import { runResult, startFlywheel, type Flywheel } from './helpers/temporal.js';
 import { until } from './helpers/until.js';
 
 describe('flywheelRun release stages: evaluate, gate, approval, deploy, gateway, trace loop', () => {
   let env: TestWorkflowEnvironment;
-  let cpu: { worker: Worker; running: Promise<void> };
-  let gpu: { worker: Worker; running: Promise<void> };
+  let flywheel: Flywheel;
   let serve: ServeProcess;
   let dir: string;
 
   before(async () => {
     dir = tempDir('flywheel-release-');
-    env = await startTemporal();
-    cpu = await startWorker(env);
-    const w = await createGpuWorker({ connection: env.nativeConnection, namespace: env.namespace ?? 'default' });
-    gpu = { worker: w, running: w.run() };
+    flywheel = await startFlywheel();
+    env = flywheel.env;
     serve = await startServe([], join(dir, 'serve.log'));
   });
   after(async () => {
     serve?.run.kill(1000);
     await serve?.run.done.catch(() => undefined);
-    gpu?.worker.shutdown();
-    cpu?.worker.shutdown();
-    await Promise.all([gpu?.running, cpu?.running]);
-    await env?.teardown();
+    await flywheel?.stop();
   });
 
   async function config(extra: Record<string, unknown> = {}): Promise<FlywheelConfig> {
@@ -84,14 +76,6 @@ describe('flywheelRun release stages: evaluate, gate, approval, deploy, gateway,
     return progress!;
   }
 
-  /** The run's result; a failure carries the stages' states and details. */
-  async function finished(handle: WorkflowHandle): Promise<void> {
-    await handle.result().catch(async (err: Error) => {
-      const status = await runStatus(handle);
-      throw new Error(`${err.message}: ${status.error}\n${status.stages.map((s) => `${s.name} ${s.state} ${s.detail}`).join('\n')}`);
-    });
-  }
-
   /** Workflow ids a visibility query (a saved view) lists. */
   async function listed(query: string): Promise<string[]> {
     const ids: string[] = [];
@@ -117,7 +101,7 @@ describe('flywheelRun release stages: evaluate, gate, approval, deploy, gateway,
     assert.match(await refusal(handle.executeUpdate('approve', { args: [{ by: ' ', reason: '' }] })), /give who decides/);
     assert.equal(await handle.executeUpdate('approve', { args: [{ by: 'alice', reason: 'numbers look fine' }] }), 'approved by alice');
     assert.match(await refusal(handle.executeUpdate('reject', { args: [{ by: 'bob', reason: 'too late' }] })), /already approved by alice/);
-    await finished(handle);
+    await runResult(handle);
 
     const status = await runStatus(handle);
     const stage = (n: string) => status.stages.find((s) => s.name === n)!;
@@ -174,7 +158,7 @@ describe('flywheelRun release stages: evaluate, gate, approval, deploy, gateway,
     await awaitApproval(second);
     await until('the waiting-for-approval view to list the run', async () => (await listed(`WorkflowType = 'flywheelRun' AND FlywheelStage = 'awaiting-approval'`)).includes(second.workflowId));
     await second.signal('reject', { by: 'carol', reason: 'wait for the audited test set' });
-    await finished(second);
+    await runResult(second);
     const after2 = await runStatus(second);
     const s2 = (n: string) => after2.stages.find((s) => s.name === n)!;
     const traceRows = s2('traces').outputs.traceRows!;

@@ -6,24 +6,24 @@
  * the same run, while the key with a different request is refused.
  */
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { Worker } from '@temporalio/worker';
 import { openStore } from '../core/artifacts/index.js';
 import { loadConfigFile, parseConfig } from '../core/config/load.js';
 import type { FlywheelConfig } from '../core/config/schema.js';
 import type { RunProgress } from '../core/pipeline/types.js';
 import { readWatermark } from '../core/traces/watermark.js';
 import { runStatus, startRun } from '../scripts/lib/runs.js';
-import { createGpuWorker } from '../workers/gpu.js';
 import { FLYWHEEL_STAGE } from '../workflows/search-attributes.js';
-import { REPO, runCli, tempDir } from './helpers/fixtures.js';
+import { REPO, runCli, TEMPORAL_BIN, tempDir } from './helpers/fixtures.js';
 import { startMoto, type Moto } from './helpers/moto.js';
-import { startTemporal, startWorker } from './helpers/temporal.js';
+import { runResult, startFlywheel, type Flywheel } from './helpers/temporal.js';
 
 /** One-call traces (get_record on a distinct account each), so every trace is one new row. */
 function traces(from: number, n: number): string {
@@ -40,10 +40,23 @@ function traces(from: number, n: number): string {
   }).join('\n') + '\n';
 }
 
+/**
+ * FLYWHEEL_RECORD_HISTORIES=DIR writes the runs' histories there for test/fixtures/histories (the replay test
+ * then guards the watermark and skip paths against nondeterministic workflow changes).
+ */
+async function recordHistories(address: string, runs: Record<string, WorkflowHandle>): Promise<void> {
+  const dir = process.env.FLYWHEEL_RECORD_HISTORIES;
+  if (!dir) return;
+  for (const [name, handle] of Object.entries(runs)) {
+    const { runId } = await handle.describe();
+    const { stdout } = await promisify(execFile)(TEMPORAL_BIN, ['workflow', 'show', '--address', address, '-w', handle.workflowId, '-r', runId, '--output', 'json'], { maxBuffer: 64 << 20 });
+    writeFileSync(join(dir, `${name}.json`), stdout);
+  }
+}
+
 describe('retrain policy: trace watermark, skip with a reason, script-started runs from S3', () => {
   let env: TestWorkflowEnvironment;
-  let cpu: { worker: Worker; running: Promise<void> };
-  let gpu: { worker: Worker; running: Promise<void> };
+  let flywheel: Flywheel;
   let moto: Moto;
   let dir: string;
 
@@ -52,16 +65,11 @@ describe('retrain policy: trace watermark, skip with a reason, script-started ru
     moto = await startMoto(['traces']);
     // The in-process workers read s3:// trace sources through the same settings a deployed worker would.
     process.env.FLYWHEEL_S3_ENDPOINT = moto.endpoint;
-    env = await startTemporal();
-    cpu = await startWorker(env);
-    const w = await createGpuWorker({ connection: env.nativeConnection, namespace: env.namespace ?? 'default' });
-    gpu = { worker: w, running: w.run() };
+    flywheel = await startFlywheel();
+    env = flywheel.env;
   });
   after(async () => {
-    gpu?.worker.shutdown();
-    cpu?.worker.shutdown();
-    await Promise.all([gpu?.running, cpu?.running]);
-    await env?.teardown();
+    await flywheel?.stop();
     moto?.stop();
   });
 
@@ -79,15 +87,6 @@ describe('retrain policy: trace watermark, skip with a reason, script-started ru
     });
   }
 
-  async function finish(handle: WorkflowHandle): Promise<RunProgress> {
-    try {
-      return (await handle.result()) as RunProgress;
-    } catch (err) {
-      const status = await runStatus(handle);
-      throw new Error(`${(err as Error).message}: ${status.error}\n${status.stages.map((s) => `${s.name} ${s.state} ${s.detail}`).join('\n')}`);
-    }
-  }
-
   const stage = (p: RunProgress, name: string) => p.stages.find((s) => s.name === name)!;
 
   it('trains first, skips with the reason when too little is new, trains again on new S3 traces; keys are idempotent', async () => {
@@ -99,7 +98,7 @@ describe('retrain policy: trace watermark, skip with a reason, script-started ru
 
     // 1. No watermark yet: the first run trains and sets it.
     const first = await startRun(env.client, cfg, { config: cfg, trigger: 'schedule:nightly' });
-    const a = await finish(first.handle);
+    const a = await runResult(first.handle);
     assert.match(stage(a, 'watermark').detail, /^5 new trace rows of 5; no watermark yet/);
     assert.equal(stage(a, 'train').state, 'completed');
     assert.equal(a.skipReason, null);
@@ -110,7 +109,7 @@ describe('retrain policy: trace watermark, skip with a reason, script-started ru
     // 2. Two new rows, three needed: the run stops after the watermark, completed, and says why.
     writeFileSync(join(local, '2026-11-29.jsonl'), traces(5, 2));
     const second = await startRun(env.client, cfg, { config: cfg, trigger: 'schedule:nightly' });
-    const b = await finish(second.handle);
+    const b = await runResult(second.handle);
     assert.equal(b.state, 'completed');
     assert.match(b.skipReason ?? '', new RegExp(`^not enough new data: 2 new trace rows of 7 since run ${first.runId} \\(.+\\), need 3$`));
     assert.equal(stage(b, 'traces').state, 'completed');
@@ -132,7 +131,7 @@ describe('retrain policy: trace watermark, skip with a reason, script-started ru
     assert.equal(out.workflowId, 'flywheel-retrain:support-batch-1');
     assert.equal(out.created, true);
     const third = env.client.workflow.getHandle(out.workflowId, out.runId);
-    const c = await finish(third);
+    const c = await runResult(third);
     assert.match(stage(c, 'traces').detail, /^9 traces -> 9 rows/, 'the prefix\'s direct objects, not its subfolder');
     assert.match(stage(c, 'watermark').detail, new RegExp(`^4 new trace rows of 9 since run ${first.runId}`));
     assert.equal(stage(c, 'train').state, 'completed');
@@ -157,13 +156,15 @@ describe('retrain policy: trace watermark, skip with a reason, script-started ru
 
     // 6. force trains with nothing new (the adapter comes from the stage memo), and says it was forced.
     const forced = await startRun(env.client, cfg, { config: cfg, trigger: 'cli', force: true });
-    const d = await finish(forced.handle);
+    const d = await runResult(forced.handle);
     assert.match(stage(d, 'watermark').detail, /training forced by the run's input$/);
     assert.notEqual(stage(d, 'train').state, 'skipped');
     const after = await readWatermark(store, 'retrain');
     assert.equal(after?.runId, forced.runId);
     assert.equal(after?.rows, 9, 'a run with fewer sources (no S3 prefix) does not shrink the watermark');
     assert.deepEqual((await store.readJsonl<string>(after!.seen)).length, 9);
+
+    await recordHistories(env.address, { 'flywheel-run-retrain-skipped': second.handle, 'flywheel-run-retrain-trained': third });
 
     // 7. gc with Temporal: the newest run's every output (from its history), the watermark and every run's
     // config survive --keep-last 1 --min-age 0; older runs' unshared outputs go.

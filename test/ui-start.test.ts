@@ -12,23 +12,16 @@ import { symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { Worker } from '@temporalio/worker';
 import { loadConfigFile } from '../core/config/load.js';
 import { Registry } from '../core/deploy/registry.js';
-import type { RunProgress } from '../core/pipeline/types.js';
 import { startServe, type ServeProcess } from '../core/train/serve-process.js';
-import { runStatus } from '../scripts/lib/runs.js';
-import { createGpuWorker } from '../workers/gpu.js';
 import { REPO, TEMPORAL_BIN, tempDir } from './helpers/fixtures.js';
-import { startTemporal, startWorker } from './helpers/temporal.js';
+import { runResult, startFlywheel, type Flywheel } from './helpers/temporal.js';
 
 const INPUT = 'temporal-config/inputs/flywheel-run.demo.json';
 
 describe('starting flywheelRun the way the Temporal UI does', () => {
-  let env: TestWorkflowEnvironment;
-  let cpu: { worker: Worker; running: Promise<void> };
-  let gpu: { worker: Worker; running: Promise<void> };
+  let flywheel: Flywheel;
   let serve: ServeProcess;
   let work: string;
 
@@ -41,31 +34,20 @@ describe('starting flywheelRun the way the Temporal UI does', () => {
     const busy = await fetch(`${config.deploy!.endpoint}/models`, { signal: AbortSignal.timeout(1000) }).then(() => true, () => false);
     assert.equal(busy, false, `port ${port} already answers (a "make demo" serving backend?): stop it, the demo config deploys there`);
     serve = await startServe(['--port', port], join(work, 'serve.log'));
-    env = await startTemporal();
-    cpu = await startWorker(env);
-    const w = await createGpuWorker({ connection: env.nativeConnection, namespace: env.namespace ?? 'default' });
-    gpu = { worker: w, running: w.run() };
+    flywheel = await startFlywheel();
   });
   after(async () => {
-    gpu?.worker.shutdown();
-    cpu?.worker.shutdown();
-    await Promise.all([gpu?.running, cpu?.running]);
-    await env?.teardown();
+    await flywheel?.stop();
     serve?.run.kill(1000);
     await serve?.run.done.catch(() => undefined);
     process.chdir(REPO);
   });
 
   it('temporal workflow start --input-file … completes the demo config, deploy included', { timeout: 900_000 }, async () => {
+    const { env } = flywheel;
     await promisify(execFile)(TEMPORAL_BIN, ['workflow', 'start', '--address', env.address, '--type', 'flywheelRun', '--task-queue', 'flywheel', '--workflow-id', 'ui-demo', '--input-file', INPUT], { cwd: work });
     const handle = env.client.workflow.getHandle('ui-demo');
-    let result: RunProgress;
-    try {
-      result = (await handle.result()) as RunProgress;
-    } catch (err) {
-      const status = await runStatus(handle);
-      throw new Error(`${(err as Error).message}: ${status.error}\n${status.stages.map((s) => `${s.name} ${s.state} ${s.detail}`).join('\n')}`);
-    }
+    const result = await runResult(handle);
     assert.equal(result.state, 'completed');
     assert.equal(result.trigger, 'ui');
     assert.equal(result.project, 'salesforce-oracle');

@@ -129,7 +129,7 @@ otherwise "make dev-server" brings the UI back later with the same history (.fly
         const adapter = status.stages.find((st) => st.name === 'train')?.outputs.adapter;
         if (adapter) {
           const version = ((await store.manifest(adapter.sha256)).stats as { adapterVersion?: string }).adapterVersion ?? adapter.sha256.slice(0, 12);
-          console.log(`lineage: flywheel lineage ${version}   |   publish: flywheel publish adapter ${version} --dry-run --out /tmp/${version}-card   |   retention: flywheel gc --config ${values.config} --keep-last 3 --dry-run`);
+          console.log(`lineage: flywheel lineage ${version}   |   publish: flywheel publish adapter ${version} --dry-run --out /tmp/${version}-card   |   retention: flywheel gc --config ${values.config} --keep-last 3 --dry-run (with "make dev-server" up)`);
         }
         console.log(`\nmore: flywheel status ${status.runId}   |   flywheel artifacts ls   |   flywheel artifacts cat <sha>`);
         if (server && !values['keep-server']) console.log('the dev server this demo started is stopped now; "make dev-server" brings the UI back with this history');

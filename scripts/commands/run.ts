@@ -18,8 +18,9 @@ export const runCommand: Command = {
              [--trigger NAME] [--wait] [--json]
 flywheel run --resume RUN_ID [--wait] [--json]
 
-Starts the flywheelRun workflow on task queue "flywheel" with workflow id flywheel-<project>-<config hash>.
-Starting the same config while a run of it is in progress attaches to that run instead of racing it.
+Starts the flywheelRun workflow on task queue "flywheel" with workflow id flywheel-<project>-<config hash>
+(a hash of the whole request when it adds --traces or --force). Starting the same request while a run of it is
+in progress attaches to that run instead of racing it.
   --config FILE     validated here first: a bad config exits 2 before anything starts
                     (default: $FLYWHEEL_CONFIG, else ${DEFAULT_CONFIG})
   --traces SOURCE   add a trace source to the config's traces (repeatable): a file, a directory of *.jsonl /
@@ -27,13 +28,13 @@ Starting the same config while a run of it is in progress attaches to that run i
                     read by the worker (S3 credentials and FLYWHEEL_S3_ENDPOINT from the worker's environment)
   --reason TEXT     why this run: shown in the Temporal UI (summary, current details) and in flywheel status
   --idempotency-key KEY
-                    the run's workflow id becomes flywheel-<project>-<KEY>: starting again with the same key returns
-                    the same run (running or finished) instead of a new one; the same key with a different request
-                    (config, traces, force) exits 2. Letters, digits, . _ : - (at most 100)
+                    the run's workflow id becomes flywheel-<project>:<KEY>: starting again with the same key returns
+                    the same run while it runs or once it completed (a failed run gives its key back); the same
+                    key with a different request (config, traces, force) exits 2. Letters, digits, . _ : - (at most 100)
   --force           train even when the config's retrain policy finds too little new data
   --trigger NAME    who starts it, for the Trigger search attribute (default cli; e.g. script:etl)
-  --resume RUN_ID   start a new run with the exact stored config of a failed run; stages whose inputs
-                    and config are unchanged are reused from the stage memo instead of redone
+  --resume RUN_ID   start a new run with the exact stored config of a failed run (its traces, reason and force
+                    included); stages whose inputs and config are unchanged are reused from the stage memo
   --wait            follow stage progress until the run closes; exit 0 if it completed, 1 if not
   --json            print {runId, workflowId, uiLink, created} (with --wait: the final status JSON)`,
   async run(argv) {

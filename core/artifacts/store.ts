@@ -194,6 +194,13 @@ export class ArtifactStore {
     return (await this.readJson<{ files: TreeEntry[] }>(ref)).files;
   }
 
+  /** One file of a directory artifact, hash-verified (tree files are blobs without manifests of their own). */
+  async readTreeFile(entry: TreeEntry): Promise<Buffer> {
+    const data = await this.backend.readObject(entry.sha256);
+    if (sha256Hex(data) !== entry.sha256) throw new ArtifactError(`file ${entry.path} in artifact is corrupt`);
+    return data;
+  }
+
   /** Write a directory artifact to dest (which must not exist): staged next to it, then renamed. */
   async materializeDir(ref: ArtifactRef | string, dest: string): Promise<void> {
     const files = await this.readTree(ref);
@@ -206,8 +213,7 @@ export class ArtifactStore {
         if (normalized.startsWith('../') || normalized === '..' || posix.isAbsolute(normalized)) {
           throw new ArtifactError(`directory artifact entry escapes its root: ${f.path}`);
         }
-        const data = await this.backend.readObject(f.sha256);
-        if (sha256Hex(data) !== f.sha256) throw new ArtifactError(`file ${f.path} in artifact is corrupt`);
+        const data = await this.readTreeFile(f);
         const out = join(staging, ...normalized.split('/'));
         await mkdir(dirname(out), { recursive: true });
         await writeFile(out, data);

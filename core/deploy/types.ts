@@ -1,5 +1,8 @@
 import type { ArtifactRef } from '../artifacts/types.js';
 
+/** Where deploy, the gateway and the CLI find the alias table unless told otherwise (relative to the cwd). */
+export const DEFAULT_REGISTRY = '.flywheel/registry.sqlite';
+
 /** Serving backends: the trainer's serve (local), vLLM with runtime LoRA loading, LoRAX (adapter per request). */
 export type DeployTarget = 'local' | 'vllm' | 'lorax';
 

@@ -2,7 +2,7 @@ import type { ArtifactStore, Manifest, TreeEntry } from '../artifacts/index.js';
 import { ArtifactError } from '../artifacts/index.js';
 import { shortSha } from '../hash.js';
 import type { TrainerEvent } from '../train/trainer-process.js';
-import { readTreeFile, readTreeJson } from './blobs.js';
+import { readTreeJson } from './blobs.js';
 import { datasetOfAdapter, type DatasetParts } from './dataset.js';
 import { findEvaluation, type Evaluation } from './evaluation.js';
 import type { LineageIndex } from './lineage-index.js';
@@ -61,7 +61,7 @@ export async function adapterParts(store: ArtifactStore, index: LineageIndex, ad
   if (!job) notes.push('no stored run config reproduces this adapter version: hyperparameters come from the adapter files only');
   const metricsEntry = files.find((f) => f.path === 'metrics.jsonl');
   const events = metricsEntry
-    ? (await readTreeFile(store, metricsEntry)).toString('utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as TrainerEvent)
+    ? (await store.readTreeFile(metricsEntry)).toString('utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as TrainerEvent)
     : [];
   const peft = await readTreeJson<Record<string, unknown>>(store, files, 'adapter/adapter_config.json');
   const meta = await readTreeJson<Record<string, unknown>>(store, files, 'adapter/flywheel.json');

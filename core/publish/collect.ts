@@ -2,7 +2,6 @@ import type { ArtifactStore, Manifest } from '../artifacts/index.js';
 import { ArtifactError } from '../artifacts/index.js';
 import { catalogVersion } from '../catalog/history.js';
 import { adapterParts, findAdapter } from './adapter.js';
-import { readTreeFile } from './blobs.js';
 import { datasetCard, datasetPaths } from './dataset-card.js';
 import { datasetName, datasetOfAdapter, datasetOfSplit, type DatasetParts } from './dataset.js';
 import { findEvaluation } from './evaluation.js';
@@ -105,10 +104,10 @@ export async function collectAdapter(store: ArtifactStore, id: string, opts: Col
   const files: PublishFile[] = [];
   for (const f of parts.files) {
     if (f.path === CARD_PATH || f.path === MANIFEST_PATH) continue; // ours take these names
-    files.push(publishFile(f.path, await readTreeFile(store, f)));
+    files.push(publishFile(f.path, await store.readTreeFile(f)));
   }
   const ev = parts.evaluation;
-  if (ev?.report) for (const f of await store.readTree(ev.report.sha256)) files.push(publishFile(`eval/${f.path}`, await readTreeFile(store, f)));
+  if (ev?.report) for (const f of await store.readTree(ev.report.sha256)) files.push(publishFile(`eval/${f.path}`, await store.readTreeFile(f)));
   else if (ev) files.push(publishFile('eval/results.json', await store.read(ev.results.sha256)));
   const catalog = await catalogVersionOf(store, parts.dataset.catalog);
   const card = modelCard({ parts, license: opts.license ?? 'other', ...(catalog ? { catalogVersion: catalog } : {}), ...(opts.datasetRepo ? { datasetRepo: opts.datasetRepo } : {}) });

@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { storeUriFrom } from '../lib/paths.js';
 import { writeFile } from 'node:fs/promises';
 import { openStore, TREE_MEDIA_TYPE } from '../../core/artifacts/index.js';
 import { shortSha } from '../../core/hash.js';
@@ -23,7 +24,7 @@ SHA may be a unique prefix (8+ hex digits). --store defaults to $FLYWHEEL_ARTIFA
     const [verb, id, ...more] = positionals;
     const dest = verb === 'get' ? more.shift() : undefined;
     const rest = more;
-    const store = openStore(values.store ?? process.env.FLYWHEEL_ARTIFACTS);
+    const store = openStore(storeUriFrom(values.store));
     if (rest.length > 0) throw new UsageError(`unexpected argument: ${rest[0]}`);
     switch (verb) {
       case 'ls': {

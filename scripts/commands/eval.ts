@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { storeUriFrom } from '../lib/paths.js';
 import { mkdir, readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { openStore } from '../../core/artifacts/index.js';
@@ -99,7 +100,7 @@ async function loadCases(testset: string, storeUri: string | undefined): Promise
     });
     return { cases: casesFrom(rows, [], testset), sha256: sha256Hex(text), source: testset };
   }
-  const store = openStore(storeUri ?? process.env.FLYWHEEL_ARTIFACTS);
+  const store = openStore(storeUriFrom(storeUri));
   const ref = await store.resolve(testset);
   if (ref.kind !== 'rendered-test') throw new UsageError(`--testset ${testset} is a ${ref.kind} artifact; give a rendered-test artifact (see flywheel artifacts ls --kind rendered-test)`);
   const manifest = await store.manifest(ref.sha256);

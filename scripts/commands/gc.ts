@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { DEFAULT_REGISTRY } from '../../core/deploy/types.js';
 import { executeGc, loadGcInputs, planGc, type GcPlan, type GcResult, type RunRefs } from '../../core/artifacts/gc.js';
 import { openStore } from '../../core/artifacts/index.js';
 import { loadConfigFile } from '../../core/config/load.js';
@@ -6,7 +7,6 @@ import { parse, UsageError, type Command } from '../lib/args.js';
 import { humanBytes, printJson } from '../lib/output.js';
 import { connect, flywheelRunRefs } from '../lib/runs.js';
 
-const DEFAULT_REGISTRY = '.flywheel/registry.sqlite';
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
 export const gcCommand: Command = {

@@ -1,4 +1,6 @@
 import { existsSync } from 'node:fs';
+import { storeUriFrom } from '../lib/paths.js';
+import { DEFAULT_REGISTRY } from '../../core/deploy/types.js';
 import { openStore } from '../../core/artifacts/index.js';
 import { Registry } from '../../core/deploy/registry.js';
 import { LineageGraph, renderTree } from '../../core/lineage.js';
@@ -16,12 +18,12 @@ Prints two trees read from the artifact manifests (each names its parents):
   made into   what was derived from it: adapters, eval results and reports, smoke probes, deployments
 and, for an adapter, the registry's versions serving it and every alias move to them.
   --store URI      default $FLYWHEEL_ARTIFACTS or file:.flywheel/artifacts
-  --registry PATH  the alias table (default .flywheel/registry.sqlite; skipped when absent)`,
+  --registry PATH  the alias table (default ${DEFAULT_REGISTRY}; skipped when absent)`,
   async run(argv) {
-    const { values, positionals } = parse(argv, { store: { type: 'string' }, registry: { type: 'string', default: '.flywheel/registry.sqlite' }, json: { type: 'boolean', default: false } }, true);
+    const { values, positionals } = parse(argv, { store: { type: 'string' }, registry: { type: 'string', default: DEFAULT_REGISTRY }, json: { type: 'boolean', default: false } }, true);
     if (positionals.length !== 1) throw new UsageError('expected: flywheel lineage ADAPTER_VERSION|SHA');
     const id = positionals[0]!;
-    const store = openStore(values.store ?? process.env.FLYWHEEL_ARTIFACTS);
+    const store = openStore(storeUriFrom(values.store));
     const graph = new LineageGraph(await store.list());
     const roots = id.startsWith('adp-') ? graph.adaptersOf(id).map((m) => m.sha256) : [(await store.resolve(id)).sha256];
     if (roots.length === 0) throw new UsageError(`no adapter artifact with version ${id} in ${values.store ?? 'the store'}`);

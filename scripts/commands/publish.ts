@@ -1,4 +1,6 @@
 import { existsSync, readdirSync } from 'node:fs';
+import { storeUriFrom } from '../lib/paths.js';
+import { DEFAULT_REGISTRY } from '../../core/deploy/types.js';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { TRAIN_STAGE_VERSION } from '../../activities/train.js';
@@ -12,7 +14,6 @@ import { PublishInputError, type Publication } from '../../core/publish/types.js
 import { parse, UsageError, type Command } from '../lib/args.js';
 import { humanBytes, printJson, table } from '../lib/output.js';
 
-const DEFAULT_REGISTRY = '.flywheel/registry.sqlite';
 
 export const publishCommand: Command = {
   name: 'publish',
@@ -85,7 +86,7 @@ adapter  the adapter artifact's files (adapter/, base/ for a tiny base, metrics.
     const token = process.env[tokenEnv];
     if (target?.kind === 'hf' && !values['dry-run'] && !token) throw new UsageError(`${tokenEnv} is not set: put a Hugging Face access token with write access in the environment variable ${tokenEnv}`);
 
-    const store = openStore(values.store ?? process.env.FLYWHEEL_ARTIFACTS);
+    const store = openStore(storeUriFrom(values.store));
     const opts: CollectOptions = { trainStageVersion: TRAIN_STAGE_VERSION, ...(registry ? { registry } : {}), ...(values.license ? { license: values.license } : {}), ...(values['dataset-repo'] ? { datasetRepo: values['dataset-repo'] } : {}) };
     const pub = await inputError(() => (what === 'dataset' ? collectDataset(store, id, opts) : collectAdapter(store, id, opts)));
 

@@ -1,4 +1,5 @@
 import { userInfo } from 'node:os';
+import { DEFAULT_REGISTRY } from '../../core/deploy/types.js';
 import { Registry } from '../../core/deploy/registry.js';
 import { CPU_TASK_QUEUE } from '../../workflows/queues.js';
 import type { rollback, RollbackInput } from '../../workflows/rollback.js';
@@ -6,7 +7,6 @@ import { intOption, parse, UsageError, type Command } from '../lib/args.js';
 import { printJson, table } from '../lib/output.js';
 import { connect } from '../lib/runs.js';
 
-const DEFAULT_REGISTRY = '.flywheel/registry.sqlite';
 
 export const rollbackCommand: Command = {
   name: 'rollback',

@@ -6,10 +6,10 @@ import { ingestTraces, parseTraceFile } from '../core/traces/ingest.js';
 import type { TraceRejection } from '../core/traces/types.js';
 import type { ArtifactRef } from '../core/artifacts/types.js';
 import { catalogVersion } from '../core/catalog/history.js';
-import type { Catalog } from '../core/catalog/types.js';
+import type { Catalog, CatalogTool } from '../core/catalog/types.js';
 import type { DatasetConfig, ServerConfig } from '../core/config/schema.js';
 import { mcpDryRunner } from '../core/dataset/mcp-dry-run.js';
-import { augmentRows, buildIntents, rowStats, validateCandidates } from '../core/dataset/pipeline.js';
+import { augmentRows, buildIntents, distinctCallsByTool, rowStats, validateCandidates, type ToolNote } from '../core/dataset/pipeline.js';
 import { renderRow } from '../core/dataset/render.js';
 import { balanceTrain, entityOverlap, splitByEntity } from '../core/dataset/split.js';
 import { makeTeacher } from '../core/dataset/teacher/index.js';
@@ -18,13 +18,18 @@ import type { Intent, RouterRow } from '../core/dataset/types.js';
 import { CallValidator } from '../core/dataset/validate.js';
 import { frozenTestSet, pinTestSet } from '../core/dataset/testset.js';
 import type { StageOutcome } from '../core/pipeline/types.js';
-import { PROBES, sampleEntities, type EntityPools } from '../core/sandbox/entities.js';
+import { callMode } from '../core/probe/call-mode.js';
+import { discoverPools } from '../core/probe/discover.js';
+import { trialCaller } from '../core/probe/trial.js';
+import type { DomainPools } from '../core/probe/types.js';
+import { coverageSummary, toolCoverage } from '../core/dataset/coverage.js';
+import { DOMAIN_PACKS } from '../sandboxes/packs.js';
 import { withConnections } from './connections.js';
 import { runStage, type StageArgs } from './stage.js';
 import { storeFor } from './store.js';
 
 /** Bump a stage's version when its code changes what it produces for the same inputs. */
-export const DATASET_STAGE_VERSIONS = { intents: '1', generate: '1', solve: '1', validate: '1', traces: '1', corrupt: '1', split: '2', render: '1' };
+export const DATASET_STAGE_VERSIONS = { intents: '2', generate: '1', solve: '1', validate: '2', traces: '2', corrupt: '2', split: '3', render: '1' };
 
 interface Common extends StageArgs {
   dataset: DatasetConfig;
@@ -34,22 +39,18 @@ const beat = (details: unknown) => Context.current().heartbeat(details);
 
 export async function intentsStage(a: Common & { catalog: ArtifactRef; servers: ServerConfig[] }): Promise<StageOutcome> {
   const { dataset } = a;
-  return runStage(a, 'intents', DATASET_STAGE_VERSIONS.intents, [a.catalog], { servers: a.servers, seed: dataset.seed, perGoal: dataset.perGoal, unsatisfiableShare: dataset.unsatisfiableShare, personas: dataset.personas ?? null }, async (store) => {
+  return runStage(a, 'intents', DATASET_STAGE_VERSIONS.intents, [a.catalog], { servers: a.servers, seed: dataset.seed, perGoal: dataset.perGoal, minPerTool: dataset.minPerTool, split: dataset.split, unsatisfiableShare: dataset.unsatisfiableShare, personas: dataset.personas ?? null }, async (store) => {
     const catalog = await store.readJson<Catalog>(a.catalog);
-    const pools: Record<string, EntityPools> = {};
-    await withConnections(a.servers, async (conns) => {
-      for (const [name, conn] of conns) {
-        // Only sandboxes with entity probes have goal templates; a failure of one of those is a real error.
-        if (!catalog.servers.some((s) => s.name === name) || !PROBES[conn.serverInfo?.name ?? '']) continue;
-        pools[name] = await sampleEntities(conn.client);
-        beat({ sampled: name });
-      }
+    const { pools, intents, stats } = await withConnections(a.servers, async (conns) => {
+      const pools = await discoverPools(conns, a.servers, catalog, DOMAIN_PACKS, dataset.seed, (name) => beat({ probing: name }));
+      beat({ drawing: catalog.tools.length });
+      return { pools, ...(await buildIntents(catalog, dataset, pools, DOMAIN_PACKS, trialCaller(conns, a.servers))) };
     });
-    const { intents, stats } = buildIntents(catalog, dataset, pools);
-    if (intents.length === 0) throw new Error(`no intents: none of the catalog's servers (${catalog.servers.map((s) => s.name).join(', ')}) has goal templates and entity probes`);
-    const poolsRef = await store.putJson('entity-pools', pools, { parents: [a.catalog], stats: Object.fromEntries(Object.entries(pools).map(([d, p]) => [d, Object.fromEntries(Object.entries(p).map(([k, v]) => [k, v.length]))])) });
+    if (intents.length === 0) throw new ConfigError('dataset', [`no intents for any tool of ${catalog.servers.map((s) => s.name).join(', ')}: ${Object.entries(stats.tools).map(([t, n]) => `${t}: ${n.skipped ?? 'no intents'}`).slice(0, 10).join('; ')}`]);
+    const poolsRef = await store.putJson('entity-pools', pools, { parents: [a.catalog], stats: Object.fromEntries(Object.entries(pools).map(([d, p]) => [d, { packPools: Object.keys(p.pack ?? {}).length, harvestedKeys: Object.keys(p.harvested).length, probes: Object.fromEntries(['ok', 'failed', 'skipped'].map((st) => [st, p.probes.filter((x) => x.status === st).length])) }])) });
     const ref = await store.putJsonl('intents', intents, { parents: [a.catalog, poolsRef], stats: { ...stats } });
-    return { outputs: { intents: ref, pools: poolsRef }, summary: `${stats.intents} intents (${stats.unsatisfiable} unsatisfiable) over ${Object.keys(stats.byDomain).join(', ')}` };
+    const generic = Object.values(stats.tools).filter((t) => t.source === 'generic').length;
+    return { outputs: { intents: ref, pools: poolsRef }, summary: `${stats.intents} intents (${stats.unsatisfiable} unsatisfiable) for ${Object.values(stats.tools).filter((t) => t.intents > 0).length}/${catalog.tools.length} tools (${generic} generic) over ${Object.keys(stats.byDomain).join(', ')}` };
   });
 }
 
@@ -81,13 +82,15 @@ export async function validateStage(a: Common & { catalog: ArtifactRef; intents:
     const catalog = await store.readJson<Catalog>(a.catalog);
     const intents = await store.readJsonl<Intent>(a.intents);
     const candidates = await store.readJsonl<Candidate>(a.candidates);
+    const notes = ((await store.manifest(a.intents.sha256)).stats.tools ?? {}) as Record<string, ToolNote>;
     return withConnections(a.servers, async (conns) => {
-      const runner = mcpDryRunner(conns);
+      const runner = mcpDryRunner(conns, a.servers);
       const { rows, rejections, stats } = await validateCandidates(intents, candidates, catalog, new CallValidator(catalog, runner), a.dataset, (done) => beat({ done }));
+      const coverage = toolCoverage(catalog, notes, intents, rows, rejections);
       const parents = [a.catalog, a.intents, a.candidates];
-      const validated = await store.putJsonl('validated', rows, { parents, stats: { ...stats, notDryRunChecked: runner.skipped } });
+      const validated = await store.putJsonl('validated', rows, { parents, stats: { ...stats, notDryRunChecked: runner.skipped, callsCheckedBy: runner.counts, coverage } });
       const rejected = await store.putJsonl('rejections', rejections, { parents, stats: { rejected: stats.rejected, byReason: stats.rejectionsByReason } });
-      return { outputs: { validated, rejections: rejected }, summary: `${stats.valid} valid, ${stats.rejected} rejected (${Object.entries(stats.rejectionsByReason).map(([r, n]) => `${r} ${n}`).join(', ') || 'none'})` };
+      return { outputs: { validated, rejections: rejected }, summary: `${stats.valid} valid, ${stats.rejected} rejected (${Object.entries(stats.rejectionsByReason).map(([r, n]) => `${r} ${n}`).join(', ') || 'none'}); ${coverageSummary(coverage)}` };
     });
   });
 }
@@ -98,9 +101,11 @@ export async function corruptStage(a: Common & { catalog: ArtifactRef; validated
     const catalog = await store.readJson<Catalog>(a.catalog);
     const rows = await store.readJsonl<RouterRow>(a.validated);
     const traceRows = a.traceRows ? await store.readJsonl<RouterRow>(a.traceRows) : [];
-    const pools = await store.readJson<Record<string, EntityPools>>(a.pools);
+    const pools = await store.readJson<Record<string, DomainPools>>(a.pools);
+    const allow = new Map(a.servers.map((s) => [s.name, s.probe ? s.probe.allow : []]));
+    const callable = (t: CatalogTool) => callMode(t, allow.get(t.server) ?? []).mode !== 'schema';
     return withConnections(a.servers, async (conns) => {
-      const { rows: corrupted, stats } = await augmentRows(rows, catalog, new CallValidator(catalog, mcpDryRunner(conns)), a.dataset, pools, (done) => beat({ done }));
+      const { rows: corrupted, stats } = await augmentRows(rows, catalog, new CallValidator(catalog, mcpDryRunner(conns, a.servers)), a.dataset, pools, DOMAIN_PACKS, callable, (done) => beat({ done }));
       // Trace rows join as positives; corruption rewrites single requests, so it applies to generated rows only.
       const augmented = [...corrupted, ...traceRows];
       const ref = await store.putJsonl('augmented', augmented, { parents: [a.validated, a.pools, ...(a.traceRows ? [a.traceRows] : [])], stats: { ...rowStats(augmented), corruption: stats, traceRows: traceRows.length } });
@@ -123,7 +128,7 @@ export async function splitStage(a: Common & { project: string; catalog: Artifac
     if (overlap.length) throw new Error(`entity overlap across splits: ${overlap.slice(0, 5).join(', ')}`);
     const train = balanceTrain(s.train, { minPerTool: a.dataset.minPerTool, negativeShare: a.dataset.negativeShare });
     const parents = [a.augmented];
-    const trainRef = await store.putJsonl('train', train, { parents, stats: rowStats(train) });
+    const trainRef = await store.putJsonl('train', train, { parents, stats: { ...rowStats(train), distinctByTool: distinctCallsByTool(s.train) } });
     const valRef = await store.putJsonl('val', s.val, { parents, stats: rowStats(s.val) });
     const testRef = pinned ? pinned.ref : await store.putJsonl('test', s.test, { parents, stats: rowStats(s.test) });
     return { outputs: { train: trainRef, val: valRef, test: testRef }, summary: `train ${train.length} (${s.train.length} before oversampling), val ${s.val.length}, test ${s.test.length}${pinned ? ' (frozen)' : ' (new, now frozen)'}${s.heldOut ? `, ${s.heldOut} held out for touching test entities` : ''}` };

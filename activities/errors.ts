@@ -8,6 +8,7 @@ import { EvalInputError } from '../core/eval/cases.js';
 import { BackendError } from '../core/deploy/backend.js';
 import { SmokeTestFailed } from '../core/deploy/deploy.js';
 import { RegistryConflict } from '../core/deploy/registry.js';
+import { PermanentError } from '../core/errors.js';
 
 /**
  * Turn errors that retrying cannot fix into non-retryable failures whose type names the cause, so a
@@ -17,7 +18,7 @@ export async function failFast<T>(fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (err) {
-    if (err instanceof ConfigError || err instanceof ArtifactError || err instanceof TeacherConfigError || err instanceof TrainJobError || err instanceof EvalInputError || err instanceof SmokeTestFailed || err instanceof RegistryConflict) {
+    if (err instanceof PermanentError || err instanceof ConfigError || err instanceof ArtifactError || err instanceof TeacherConfigError || err instanceof TrainJobError || err instanceof EvalInputError || err instanceof SmokeTestFailed || err instanceof RegistryConflict) {
       throw ApplicationFailure.nonRetryable(err.message, err.name);
     }
     if (err instanceof McpServerError || err instanceof BackendError) {

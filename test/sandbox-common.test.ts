@@ -5,7 +5,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
-import { sampleEntities } from '../core/sandbox/entities.js';
+import { runPackProbes } from '../core/probe/pack-probes.js';
+import { DOMAIN_PACKS } from '../sandboxes/packs.js';
 import { buildDatabase, contentHash } from '../sandboxes/common/db.js';
 import { ERROR_CODES } from '../sandboxes/common/errors.js';
 import { oracleEbsModel } from '../sandboxes/oracle-ebs/data.js';
@@ -159,11 +160,12 @@ describe('sandbox transports and lifecycle', () => {
     await e.close();
   });
 
-  it('entity values can be sampled through the read tools of both sandboxes', async () => {
+  it("each sandbox's domain pack samples entity values through its read tools", async () => {
     for (const name of ['salesforce', 'oracle-ebs'] as SandboxName[]) {
       const sb = await stdioSandbox(name);
       try {
-        const pools = await sampleEntities(sb.client, 50);
+        const pack = DOMAIN_PACKS.find((p) => p.server === sb.client.getServerVersion()?.name)!;
+        const pools = await runPackProbes(sb.client, pack.probes(50));
         for (const [pool, rows] of Object.entries(pools)) assert.ok(rows.length > 0, `${name}: ${pool} pool is empty`);
         if (name === 'salesforce') {
           const acct = pools.account![0]!;

@@ -18,7 +18,8 @@ import type { Intent } from '../core/dataset/types.js';
 import { CallValidator } from '../core/dataset/validate.js';
 import { hashOf } from '../core/hash.js';
 import { connectServer, type McpConnection } from '../core/mcp/connect.js';
-import { sampleEntities, type EntityPools } from '../core/sandbox/entities.js';
+import { discoverPools } from '../core/probe/discover.js';
+import { DOMAIN_PACKS } from '../sandboxes/packs.js';
 import { REPO, tempDir } from './helpers/fixtures.js';
 import { startStandIn, type Fault } from './helpers/openai-stand-in.js';
 import { sandboxMain } from './helpers/sandbox.js';
@@ -49,13 +50,9 @@ describe('openai teacher', () => {
   before(async () => {
     process.env.FLYWHEEL_TEST_TEACHER_KEY = 'test-key';
     catalog = buildCatalog('t', await Promise.all(servers.map((s) => listServerTools(s, { maxPages: 10 }))));
-    const pools: Record<string, EntityPools> = {};
-    for (const s of servers) {
-      const c = await connectServer(s);
-      conns.set(s.name, c);
-      pools[s.name] = await sampleEntities(c.client);
-    }
-    intents = buildIntents(catalog, datasetConfig('http://unused/v1'), pools).intents;
+    for (const s of servers) conns.set(s.name, await connectServer(s));
+    const pools = await discoverPools(conns, servers, catalog, DOMAIN_PACKS, 42);
+    intents = (await buildIntents(catalog, datasetConfig('http://unused/v1'), pools, DOMAIN_PACKS)).intents;
   });
   after(async () => {
     for (const c of conns.values()) await c.close();

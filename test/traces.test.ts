@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
 import { buildCatalog } from '../core/catalog/build.js';
 import { listServerTools } from '../core/catalog/list-tools.js';
-import type { Catalog } from '../core/catalog/types.js';
+import type { Catalog, ServerSnapshot } from '../core/catalog/types.js';
 import { CallValidator } from '../core/dataset/validate.js';
 import { canonicalJson } from '../core/hash.js';
 import { ingestTraces, parseTraceFile } from '../core/traces/ingest.js';
@@ -109,5 +109,72 @@ describe('trace ingestion', () => {
     assert.match(bad.stdout, /bad\.jsonl:2 orphan_tool_result: messages\[1\]\.tool_call_id nope answers no earlier tool call/);
     const usage = await runCli(['traces', 'ingest', join(dir, 'good.jsonl')]);
     assert.equal(usage.code, 2);
+  });
+});
+
+describe('trace ingestion: attributing traces without metadata.domain by the tools they call', () => {
+  const schema = { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] };
+  const snap = (server: string, names: string[]): ServerSnapshot => ({ server, pages: 1, tools: names.map((name) => ({ name, inputSchema: schema })) });
+  const shared = buildCatalog('shared', [snap('crm', ['search', 'get_account']), snap('wiki', ['search', 'get_page'])]);
+  const call = (name: string, id: string) => [
+    { role: 'assistant', tool_calls: [{ id, type: 'function', function: { name, arguments: '{"id":"1"}' } }] },
+    { role: 'tool', tool_call_id: id, content: '{"result":{}}' },
+  ];
+  const trace = (names: string[], extra: Record<string, unknown> = {}) => ({ messages: [{ role: 'user', content: 'look it up' }, ...names.flatMap((n, i) => call(n, `c${i}`))], ...extra });
+  const offered = (...names: string[]) => ({ tools: names.map((name) => ({ type: 'function', function: { name } })) });
+  const run = (t: unknown, defaultDomain?: string) =>
+    ingestTraces([{ file: 'x.jsonl', row: 1, trace: t }], new CallValidator(shared, async () => ({ ok: true })), { catalog: shared, ...(defaultDomain ? { defaultDomain } : {}) });
+
+  it('attributes a trace to the one server that offers the tool it calls', () => {
+    const r = run(trace(['get_account']));
+    assert.deepEqual(r.rejections, []);
+    assert.deepEqual(r.rows.map((x) => [x.domain, x.target.tool]), [['crm', 'get_account']]);
+    assert.deepEqual(r.rows[0]!.tools, ['get_account', 'search'], 'without a tools array the row offers the attributed server\'s tools');
+    assert.ok(r.rows[0]!.entities.every((e) => e.startsWith('crm:')));
+    assert.deepEqual(run(trace(['get_account', 'search'])).rows.map((x) => x.domain), ['crm', 'crm'], 'a shared name agrees with a unique one');
+  });
+
+  it('rejects a call to a name two servers share as ambiguous_domain, naming both', () => {
+    const r = run(trace(['search']));
+    assert.deepEqual(r.rows, []);
+    assert.deepEqual(r.rejections, [{ file: 'x.jsonl', row: 1, reason: 'ambiguous_domain', detail: 'tool "search" is offered by servers crm, wiki; set metadata.domain or the trace source\'s domain' }]);
+    assert.equal(r.stats.rejectedTraces, 1);
+  });
+
+  it('rejects calls that span two servers as ambiguous_domain, even with a tools array', () => {
+    for (const t of [trace(['get_account', 'get_page']), trace(['get_account', 'get_page'], offered('get_account', 'get_page'))]) {
+      const r = run(t);
+      assert.deepEqual(r.rows, []);
+      assert.equal(r.rejections.length, 1);
+      assert.equal(r.rejections[0]!.reason, 'ambiguous_domain');
+      assert.match(r.rejections[0]!.detail, /"get_account" \(crm\), "get_page" \(wiki\)/);
+    }
+  });
+
+  it('breaks a tie between servers with the trace\'s tools array, only when it narrows to one', () => {
+    const r = run(trace(['search'], offered('search', 'get_page')));
+    assert.deepEqual(r.rejections, []);
+    assert.deepEqual(r.rows.map((x) => [x.domain, x.target.tool]), [['wiki', 'search']]);
+    assert.deepEqual(r.rows[0]!.tools, ['search', 'get_page']);
+    assert.deepEqual(run(trace(['search'], offered('search'))).rejections.map((x) => x.reason), ['ambiguous_domain'], 'offering only the shared name decides nothing');
+    assert.deepEqual(run(trace(['search'], offered('search', 'get_page', 'get_account'))).rejections.map((x) => x.reason), ['ambiguous_domain'], 'offering both servers\' tools decides nothing');
+  });
+
+  it('lets an explicit metadata.domain or defaultDomain win over the calls', () => {
+    assert.deepEqual(run(trace(['search'], { metadata: { domain: 'wiki' } })).rows.map((x) => x.domain), ['wiki']);
+    assert.deepEqual(run(trace(['search']), 'crm').rows.map((x) => x.domain), ['crm']);
+    const r = run(trace(['get_account'], { metadata: { domain: 'wiki' } }));
+    assert.deepEqual(r.rejections.map((x) => x.reason), ['unknown_tool'], 'the call is checked against the stated server (which has no get_account), not re-attributed');
+    const bad = run(trace(['get_account'], { metadata: { domain: 'mainframe' } }));
+    assert.deepEqual(bad.rejections.map((x) => x.reason), ['unknown_domain'], 'a stated domain that is not a server is not overridden by the calls');
+  });
+
+  it('keeps unknown_domain for traces that call no known tool, saying what was called', () => {
+    const r = run(trace(['nope', 'nada']));
+    assert.deepEqual(r.rejections.map((x) => x.reason), ['unknown_domain']);
+    assert.match(r.rejections[0]!.detail, /calls "nope", "nada", which match no server of the catalog \(crm, wiki\)/);
+    const none = run(trace([]));
+    assert.deepEqual(none.rejections.map((x) => x.reason), ['unknown_domain']);
+    assert.match(none.rejections[0]!.detail, /calls no tools/);
   });
 });

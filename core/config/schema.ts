@@ -27,6 +27,24 @@ export const httpServerSchema = z.strictObject({
   bearerTokenEnv: z.string().regex(/^[A-Z_][A-Z0-9_]*$/, 'an environment variable name').optional(),
 });
 
+/** Defaults of the probe section, so `probe: {}` (or none) is complete. */
+export const PROBE_DEFAULTS = { callsPerTool: 3, callTimeoutMs: 5_000, budgetMs: 60_000, allow: [] as string[] };
+
+/**
+ * Entity discovery before intents: the server's read-only tools are called to find real values for
+ * requests. Only tools declaring readOnlyHint (and not openWorldHint) are called, plus those in `allow`.
+ */
+export const probeSchema = z.strictObject({
+  /** Calls per read-only tool; later calls reuse values earlier ones found (list, then get). */
+  callsPerTool: z.number().int().min(1).max(50).default(PROBE_DEFAULTS.callsPerTool),
+  /** A call with no answer within this is given up, and its tool is not probed again. */
+  callTimeoutMs: z.number().int().min(100).max(600_000).default(PROBE_DEFAULTS.callTimeoutMs),
+  /** Total probing time for this server. */
+  budgetMs: z.number().int().min(1000).max(3_600_000).default(PROBE_DEFAULTS.budgetMs),
+  /** Tools to call for real although they do not declare readOnlyHint: you vouch that they do not write. */
+  allow: z.array(z.string().min(1)).default([]),
+});
+
 export const serverSchema = z
   .strictObject({
     name,
@@ -34,6 +52,8 @@ export const serverSchema = z
     http: httpServerSchema.optional(),
     /** Connect + each tools/list page must finish within this many milliseconds. */
     timeoutMs: z.number().int().min(100).max(600_000).default(30_000),
+    /** Entity discovery settings (see probeSchema), or false to skip it (validation still executes read-only calls and dry-runs). */
+    probe: z.union([z.literal(false), probeSchema]).optional(),
   })
   .refine((s) => Boolean(s.stdio) !== Boolean(s.http), {
     message: 'set exactly one of "stdio" or "http"',
@@ -280,6 +300,7 @@ export const configSchema = z.strictObject({
 export type FlywheelConfig = z.infer<typeof configSchema>;
 export type ConfigInput = z.input<typeof configSchema>;
 export type ServerConfig = z.infer<typeof serverSchema>;
+export type ProbeConfig = z.infer<typeof probeSchema>;
 export type DatasetConfig = z.infer<typeof datasetSchema>;
 export type TrainConfig = z.infer<typeof trainSchema>;
 export type TeacherConfig = DatasetConfig['teacher'];

@@ -1,9 +1,9 @@
-import { Rng } from '../../sandboxes/common/rng.js';
-import type { EntityPools } from '../sandbox/entities.js';
+import { Rng } from '../rng.js';
+import type { EntityPools } from '../probe/types.js';
 import { hashOf, shortSha } from '../hash.js';
+import { UnsampleableSchema } from '../schema/sample.js';
 import { personasFor } from './personas.js';
 import type { Goal, Intent, Persona } from './types.js';
-import { UNSATISFIABLE } from './unsatisfiable.js';
 
 export interface IntentOptions {
   domain: string;
@@ -13,8 +13,20 @@ export interface IntentOptions {
   toolScopes: Record<string, string[]>;
   pools: EntityPools;
   perGoal: number;
+  /** Draws for one goal when it is not perGoal (generic goals aim at minPerTool distinct training rows). */
+  drawsFor?: (goal: Goal) => number;
   /** Share of unsatisfiable asks, e.g. 0.15. */
   unsatisfiableShare: number;
+  /** Requests no tool of this domain can serve. */
+  asks: string[];
+  /** tool name -> its description, passed on to teachers that write requests (openai). */
+  toolDescriptions?: Record<string, string>;
+  /**
+   * Tries drawn arguments on the server (tools validation will execute anyway): false means the server
+   * refused them, and the goal draws again (TRIAL_DRAWS in all). Lets generic goals learn which of the
+   * probe's values fit a tool (a file where a directory is expected) without knowing the server.
+   */
+  trial?: (tool: string, args: Record<string, unknown>) => Promise<boolean>;
   seed: string | number;
 }
 
@@ -22,7 +34,10 @@ export interface IntentOptions {
  * Draw intents: for each goal (whose tool is in the catalog) `perGoal` draws with a persona allowed to call
  * it, plus unsatisfiable asks making up `unsatisfiableShare` of the total. Deterministic given the seed.
  */
-export function drawIntents(o: IntentOptions): { intents: Intent[]; skipped: Record<string, string> } {
+/** Draws per intent when a trial call refuses the arguments: the last one stands, and validation judges it. */
+export const TRIAL_DRAWS = 4;
+
+export async function drawIntents(o: IntentOptions): Promise<{ intents: Intent[]; skipped: Record<string, string> }> {
   const rng = new Rng(`intents:${o.domain}:${o.seed}`);
   const intents: Intent[] = [];
   const skipped: Record<string, string> = {};
@@ -37,24 +52,38 @@ export function drawIntents(o: IntentOptions): { intents: Intent[]; skipped: Rec
       skipped[goal.id] = `no persona holds ${scopes.join(', ')}`;
       continue;
     }
-    for (let i = 0; i < o.perGoal; i++) {
-      const draw = goal.draw(o.pools, rng);
+    const draws = o.drawsFor?.(goal) ?? o.perGoal;
+    for (let i = 0; i < draws; i++) {
+      let draw;
+      try {
+        draw = goal.draw(o.pools, rng);
+        for (let t = 1; draw && o.trial && t <= TRIAL_DRAWS; t++) {
+          const accepted = await o.trial(goal.tool, draw.arguments);
+          goal.feedback?.(draw.arguments, accepted);
+          if (accepted || t === TRIAL_DRAWS) break;
+          draw = goal.draw(o.pools, rng);
+        }
+      } catch (err) {
+        // A schema the sampler gave up on mid-way: this goal stops, the others go on.
+        if (!(err instanceof UnsampleableSchema)) throw err;
+        skipped[goal.id] = `cannot sample arguments: ${err.reason}`;
+        break;
+      }
       if (!draw) {
         skipped[goal.id] = 'no entity fits this goal in the sampled pools';
         break;
       }
       const persona = rng.pick(personas);
       const core = { domain: o.domain, goal: goal.id, persona: persona.name, arguments: draw.arguments };
-      intents.push({ id: `int-${shortSha(hashOf({ ...core, i }), 16)}`, domain: o.domain, persona, goal: goal.id, tool: goal.tool, arguments: draw.arguments, slots: draw.slots, entities: draw.entities, phrasings: goal.phrasings });
+      intents.push({ id: `int-${shortSha(hashOf({ ...core, i }), 16)}`, domain: o.domain, persona, goal: goal.id, tool: goal.tool, arguments: draw.arguments, slots: draw.slots, entities: draw.entities, phrasings: draw.phrasings ?? goal.phrasings, ...(o.toolDescriptions?.[goal.tool] ? { toolDescription: o.toolDescriptions[goal.tool] } : {}) });
     }
   }
-  const asks = UNSATISFIABLE[o.domain] ?? [];
   const domainPersonas = o.personas.filter((p) => p.domain === o.domain);
-  const wanted = asks.length && domainPersonas.length ? Math.round((intents.length * o.unsatisfiableShare) / (1 - o.unsatisfiableShare)) : 0;
+  const wanted = o.asks.length && domainPersonas.length ? Math.round((intents.length * o.unsatisfiableShare) / (1 - o.unsatisfiableShare)) : 0;
   for (let i = 0; i < wanted; i++) {
-    const ask = asks[i % asks.length]!;
+    const ask = o.asks[i % o.asks.length]!;
     const persona = rng.pick(domainPersonas);
-    intents.push({ id: `int-${shortSha(hashOf({ domain: o.domain, ask, i }), 16)}`, domain: o.domain, persona, goal: 'unsatisfiable', tool: null, arguments: {}, slots: {}, entities: [`${o.domain}:none:${i % asks.length}`], phrasings: [ask] });
+    intents.push({ id: `int-${shortSha(hashOf({ domain: o.domain, ask, i }), 16)}`, domain: o.domain, persona, goal: 'unsatisfiable', tool: null, arguments: {}, slots: {}, entities: [`${o.domain}:none:${i % o.asks.length}`], phrasings: [ask] });
   }
   return { intents, skipped };
 }

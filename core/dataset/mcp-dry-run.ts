@@ -1,29 +1,47 @@
 import type { CatalogTool } from '../catalog/types.js';
+import { PROBE_DEFAULTS, type ServerConfig } from '../config/schema.js';
 import type { McpConnection } from '../mcp/connect.js';
+import { callMode } from '../probe/call-mode.js';
 import type { DryRunner, DryRunResult } from './validate.js';
 
+
+type Counts = Record<NonNullable<DryRunResult['checkedBy']>, number>;
+
 /**
- * Dry-runs through live MCP connections, keyed by server name. Only tools that declare dry-run support
- * (`_meta.dryRun: true`, as the sandboxes do) or are read-only are called; anything else is never executed
- * here and comes back `skipped`, so validation can never write to a real system.
+ * Checks calls through live MCP connections, keyed by server name, as `callMode` allows: a dry-run where the
+ * tool declares support, a real call where it is read-only (or listed in the server's probe.allow), and
+ * nothing otherwise (`schema`), so validation never writes to a real system. `counts` says how many calls
+ * were checked each way; `skipped` is the schema-only count.
  */
-export function mcpDryRunner(connections: Map<string, McpConnection>): DryRunner & { skipped: number } {
+export function mcpDryRunner(connections: Map<string, McpConnection>, servers: ServerConfig[] = []): DryRunner & { skipped: number; counts: Counts } {
+  const allow = new Map(servers.map((s) => [s.name, s.probe ? s.probe.allow : []]));
+  // A call with no answer within the server's probe.callTimeoutMs is a rejection that says so, not a hung stage.
+  const timeout = new Map(servers.map((s) => [s.name, s.probe ? s.probe.callTimeoutMs : PROBE_DEFAULTS.callTimeoutMs]));
   const runner = Object.assign(
     async (tool: CatalogTool, args: Record<string, unknown>, scopes: string[]): Promise<DryRunResult> => {
-      const safe = tool._meta?.dryRun === true || tool.annotations?.readOnlyHint === true;
-      if (!safe) {
+      const { mode } = callMode(tool, allow.get(tool.server) ?? []);
+      runner.counts[mode]++;
+      if (mode === 'schema') {
         runner.skipped += 1;
-        return { ok: true, message: 'not dry-run checked: the tool declares no dry-run support' };
+        return { ok: true, checkedBy: 'schema', message: 'not called: the tool may write and declares no dry-run support' };
       }
       const conn = connections.get(tool.server);
-      if (!conn) return { ok: false, message: `no connection to server ${tool.server}` };
-      const res = await conn.client.callTool({ name: tool.name, arguments: args, _meta: { dryRun: true, scopes } });
-      if (!res.isError) return { ok: true };
+      if (!conn) return { ok: false, checkedBy: mode, message: `no connection to server ${tool.server}` };
+      let res;
+      try {
+        res = await conn.client.callTool({ name: tool.name, arguments: args, _meta: mode === 'dry-run' ? { dryRun: true, scopes } : { scopes } }, undefined, { timeout: timeout.get(tool.server) ?? PROBE_DEFAULTS.callTimeoutMs });
+      } catch (err) {
+        const message = (err as Error).message ?? String(err);
+        // A closed connection is the worker's problem, not the row's: fail the stage so Temporal retries it.
+        if (/connection closed|not connected/i.test(message)) throw err;
+        return { ok: false, checkedBy: mode, message };
+      }
+      if (!res.isError) return { ok: true, checkedBy: mode };
       const error = (res.structuredContent as { error?: { code?: string; message?: string } } | undefined)?.error;
       const text = Array.isArray(res.content) ? res.content.map((c) => (c as { text?: string }).text ?? '').join(' ') : '';
-      return { ok: false, ...(error?.code ? { code: error.code } : {}), message: error?.message ?? text };
+      return { ok: false, checkedBy: mode, ...(error?.code ? { code: error.code } : {}), message: error?.message ?? text };
     },
-    { skipped: 0 },
+    { skipped: 0, counts: { execute: 0, 'dry-run': 0, schema: 0 } as Counts },
   );
   return runner;
 }

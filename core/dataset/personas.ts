@@ -1,17 +1,22 @@
+import type { Catalog } from '../catalog/types.js';
+import type { DatasetConfig } from '../config/schema.js';
+import { derivePersonas } from './generic/personas.js';
+import { packFor, type DomainPack } from './packs.js';
 import type { Persona } from './types.js';
 
-/** Default personas per domain (sandbox server name). Scopes mirror the sandboxes' `_meta.scopes`. */
-export const DEFAULT_PERSONAS: Persona[] = [
-  { name: 'sales-rep', domain: 'salesforce', scopes: ['sf.read', 'sf.account.write', 'sf.contact.write', 'sf.opportunity.write'] },
-  { name: 'sales-manager', domain: 'salesforce', scopes: ['sf.read', 'sf.account.write', 'sf.contact.write', 'sf.opportunity.write', 'sf.opportunity.close'] },
-  { name: 'support-agent', domain: 'salesforce', scopes: ['sf.read', 'sf.case.write'] },
-  { name: 'support-lead', domain: 'salesforce', scopes: ['sf.read', 'sf.case.write', 'sf.case.escalate'] },
-  { name: 'sf-admin', domain: 'salesforce', scopes: ['sf.read', 'sf.account.write', 'sf.contact.write', 'sf.opportunity.write', 'sf.opportunity.close', 'sf.case.write', 'sf.case.escalate', 'sf.admin'] },
-  { name: 'ar-clerk', domain: 'oracle-ebs', scopes: ['ebs.ar.read', 'ebs.ar.write'] },
-  { name: 'gl-accountant', domain: 'oracle-ebs', scopes: ['gl.read', 'gl.journal.write'] },
-  { name: 'controller', domain: 'oracle-ebs', scopes: ['ebs.ar.read', 'gl.read', 'gl.journal.write', 'gl.post'] },
-  { name: 'ebs-admin', domain: 'oracle-ebs', scopes: ['ebs.ar.read', 'ebs.ar.write', 'ebs.ar.admin', 'gl.read', 'gl.journal.write', 'gl.post', 'ebs.admin'] },
-];
+/**
+ * Who asks, per server (config name): the config's `dataset.personas` for that server if it lists any,
+ * else the server's domain pack, else personas derived from the scopes its tools declare.
+ */
+export function domainPersonas(catalog: Catalog, dataset: DatasetConfig, packs: readonly DomainPack[]): Persona[] {
+  return catalog.servers.flatMap((server) => {
+    const configured = (dataset.personas ?? []).filter((p) => p.domain === server.name);
+    if (configured.length) return configured.map((p) => ({ ...p }));
+    const pack = packFor(packs, server.serverInfo?.name);
+    if (pack) return pack.personas.map((p) => ({ ...p, domain: server.name }));
+    return derivePersonas(server.name, catalog.tools.filter((t) => t.server === server.name));
+  });
+}
 
 /** Personas of a domain allowed to call a tool with these required scopes. */
 export function personasFor(personas: Persona[], domain: string, required: string[]): Persona[] {

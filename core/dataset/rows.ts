@@ -1,4 +1,4 @@
-import { Rng } from '../../sandboxes/common/rng.js';
+import { Rng } from '../rng.js';
 import type { CatalogTool } from '../catalog/types.js';
 import { hashOf, shortSha } from '../hash.js';
 import { offerSlice, sliceForText } from './slice.js';

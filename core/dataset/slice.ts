@@ -1,4 +1,4 @@
-import type { Rng } from '../../sandboxes/common/rng.js';
+import type { Rng } from '../rng.js';
 import type { CatalogTool } from '../catalog/types.js';
 
 const STOP = new Set(['a', 'an', 'the', 'of', 'to', 'and', 'or', 'in', 'on', 'for', 'by', 'with', 'its', 'is', 'as', 'one', 'it']);

@@ -1,5 +1,5 @@
-import type { EntityPools } from '../sandbox/entities.js';
-import type { Rng } from '../../sandboxes/common/rng.js';
+import type { EntityPools } from '../probe/types.js';
+import type { Rng } from '../rng.js';
 
 /** Who is asking: the scopes decide which calls they may make (RBAC is part of the target). */
 export interface Persona {
@@ -29,6 +29,8 @@ export interface GoalDraw {
   slots: Record<string, string | number>;
   /** Entity keys like "salesforce:account:001…"; the first is the split key. */
   entities: string[];
+  /** Phrasings for this draw only (generic goals phrase each argument set); else the goal's. */
+  phrasings?: string[];
 }
 
 /** One way users ask for one tool. Phrasings use {slot} placeholders. */
@@ -37,6 +39,8 @@ export interface Goal {
   tool: string;
   phrasings: string[];
   draw(pools: EntityPools, rng: Rng): GoalDraw | undefined;
+  /** What a trial call said of a draw's arguments: generic goals stop offering values the server refused. */
+  feedback?(args: Record<string, unknown>, accepted: boolean): void;
 }
 
 /** An intent: a persona wanting something, with concrete slot values. Unsatisfiable ones have no tool. */
@@ -50,6 +54,8 @@ export interface Intent {
   slots: Record<string, string | number>;
   entities: string[];
   phrasings: string[];
+  /** What the tool does, from its catalog description (generic intents), for a teacher that writes requests. */
+  toolDescription?: string;
 }
 
 /** A training row (DESIGN §3): the request, the offered tool slice, the persona, and the target. */
@@ -77,5 +83,7 @@ export interface RouterRow {
     from?: string;
     /** file:row of the trace a row was unrolled from. */
     trace?: string;
+    /** How validation checked the call: executed (read-only), dry-run, or against the schema only. */
+    checkedBy?: 'execute' | 'dry-run' | 'schema';
   };
 }

@@ -1,4 +1,4 @@
-import { Rng } from '../../sandboxes/common/rng.js';
+import { Rng } from '../rng.js';
 import type { Estimate } from './types.js';
 
 export interface BootstrapOptions {

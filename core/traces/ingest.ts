@@ -115,6 +115,49 @@ export interface TraceIngestOptions {
   defaultDomain?: string;
 }
 
+/** Tool name -> the servers that offer it, and the server names: built once per ingest. */
+interface ToolIndex {
+  servers: string[];
+  byTool: Map<string, string[]>;
+}
+
+function toolIndex(catalog: Catalog): ToolIndex {
+  const byTool = new Map<string, string[]>();
+  for (const t of catalog.tools) if (!byTool.get(t.name)?.includes(t.server)) byTool.set(t.name, [...(byTool.get(t.name) ?? []), t.server]);
+  return { servers: catalog.servers.map((s) => s.name), byTool };
+}
+
+/**
+ * The server a trace without metadata.domain belongs to, read from the tools it calls. Traces from other
+ * systems (plain OpenAI chat logs) carry no domain, but a called tool that only one server offers says
+ * where it came from. Every known called tool must agree; the trace's `tools` array only breaks a tie
+ * between servers that all offer every called tool. Guessing would put rows under the wrong server.
+ */
+function attributeDomain(trace: Trace, index: ToolIndex): { domain: string } | { reason: string; detail: string } {
+  const hint = 'set metadata.domain or the trace source\'s domain';
+  const called = [...new Set(trace.messages.flatMap((m) => m.tool_calls ?? []).map((c) => c.function.name))];
+  const known = called.filter((n) => index.byTool.has(n));
+  if (!known.length) {
+    const what = called.length ? `calls ${called.map((n) => JSON.stringify(n)).join(', ')}, which match no server` : 'calls no tools';
+    return { reason: 'unknown_domain', detail: `no metadata.domain, and the trace ${what} of the catalog (${index.servers.join(', ')})` };
+  }
+  let candidates = index.byTool.get(known[0]!)!.filter((s) => known.every((n) => index.byTool.get(n)!.includes(s)));
+  if (!candidates.length) {
+    const spans = known.map((n) => `"${n}" (${index.byTool.get(n)!.join(', ')})`).join(', ');
+    return { reason: 'ambiguous_domain', detail: `the called tools belong to different servers: ${spans}; ${hint}` };
+  }
+  if (candidates.length > 1 && trace.tools) {
+    const offered = trace.tools.map((t) => t.function?.name).filter((n) => index.byTool.has(n));
+    const narrowed = candidates.filter((s) => offered.every((n) => index.byTool.get(n)!.includes(s)));
+    if (narrowed.length) candidates = narrowed;
+  }
+  if (candidates.length > 1) {
+    const tools = known.map((n) => `"${n}"`).join(', ');
+    return { reason: 'ambiguous_domain', detail: `${known.length > 1 ? `tools ${tools} are` : `tool ${tools} is`} offered by servers ${candidates.join(', ')}; ${hint}` };
+  }
+  return { domain: candidates[0]! };
+}
+
 export interface TraceIngestResult {
   rows: RouterRow[];
   rejections: TraceRejection[];
@@ -133,6 +176,7 @@ export function ingestTraces(parsed: ParsedTrace[], validator: CallValidator, op
   const stats: TraceIngestResult['stats'] = { traces: parsed.length, rows: 0, rejectedTraces: 0, droppedTurns: {}, duplicates: 0, redacted: {} };
   const drop = (why: string) => (stats.droppedTurns[why] = (stats.droppedTurns[why] ?? 0) + 1);
   const servers = new Set(opts.catalog.servers.map((s) => s.name));
+  const index = toolIndex(opts.catalog);
   for (const p of parsed) {
     let trace: Trace;
     try {
@@ -142,12 +186,19 @@ export function ingestTraces(parsed: ParsedTrace[], validator: CallValidator, op
       stats.rejectedTraces++;
       continue;
     }
-    const domain = trace.metadata?.domain ?? opts.defaultDomain;
-    if (!domain || !servers.has(domain)) {
-      rejections.push({ file: p.file, row: p.row, reason: 'unknown_domain', detail: `metadata.domain ${JSON.stringify(domain ?? null)} is not a server of the catalog (${[...servers].join(', ')})` });
+    const explicit = trace.metadata?.domain ?? opts.defaultDomain;
+    const attributed =
+      explicit == null
+        ? attributeDomain(trace, index)
+        : servers.has(explicit)
+          ? { domain: explicit }
+          : { reason: 'unknown_domain', detail: `metadata.domain ${JSON.stringify(explicit)} is not a server of the catalog (${[...servers].join(', ')})` };
+    if ('reason' in attributed) {
+      rejections.push({ file: p.file, row: p.row, ...attributed });
       stats.rejectedTraces++;
       continue;
     }
+    const domain = attributed.domain;
     const redactor = new Redactor();
     const messages = redactMessages(trace.messages, redactor);
     for (const [k, n] of Object.entries(redactor.counts)) stats.redacted[k] = (stats.redacted[k] ?? 0) + n;
@@ -167,7 +218,7 @@ export function ingestTraces(parsed: ParsedTrace[], validator: CallValidator, op
         return;
       }
       const target: ToolCallTarget = { tool: call.function.name, arguments: args as Record<string, unknown> };
-      const tool = validator.tool(target.tool);
+      const tool = validator.tool(target.tool, domain);
       const persona: Persona = { name: trace.metadata?.persona ?? 'trace', domain, scopes: trace.metadata?.scopes ?? tool?.scopes ?? [] };
       const verdict = validator.checkStatic(target, persona, offered);
       if (!verdict.valid) {

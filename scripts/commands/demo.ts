@@ -115,7 +115,7 @@ otherwise "make dev-server" brings the UI back later with the same history (.fly
           console.log(`\ncatalog ${diff.to}: ${Object.entries(stats.toolsByServer).map(([s, n]) => `${s} ${n} tools`).join(', ')}; ${stats.quarantined} quarantined`);
           console.log(`changes since ${diff.from ?? '(first version)'}: +${diff.added.length} -${diff.removed.length} ~${diff.changed.length}`);
         }
-        const report = await datasetReport(store, status);
+        const report = await datasetReport(store, status, { coverage: 'gaps' });
         if (report) console.log(`\ndataset:\n${report}`);
         const trained = await trainReport(store, status);
         if (trained) console.log(`\nadapter:\n${trained}`);

@@ -1,4 +1,4 @@
-import { Rng } from '../../../sandboxes/common/rng.js';
+import { Rng } from '../../rng.js';
 import type { Intent } from '../types.js';
 import type { Candidate, RequestDraft, Teacher } from './types.js';
 

@@ -1,5 +1,5 @@
-import type { Rng } from '../../../sandboxes/common/rng.js';
-import type { EntityPools } from '../../sandbox/entities.js';
+import type { Rng } from '../rng.js';
+import type { EntityPools } from '../probe/types.js';
 
 export type Row = Record<string, any>;
 

@@ -1,5 +1,5 @@
-import type { Goal } from '../types.js';
-import { entity, pick } from './pick.js';
+import type { Goal } from '../../core/dataset/types.js';
+import { entity, pick } from '../../core/dataset/pick.js';
 
 const D = 'oracle-ebs';
 const cust = (id: unknown) => entity(D, 'customer', id);

@@ -1,0 +1,55 @@
+import type { CatalogTool } from '../../catalog/types.js';
+import { hashOf, shortSha } from '../../hash.js';
+import { identifyingKeys, valuesForField } from '../../probe/match.js';
+import type { HarvestedPools } from '../../probe/types.js';
+import { sampleability, sampleArguments } from '../../schema/sample.js';
+import type { Goal } from '../types.js';
+import { phraseRequest } from './phrase.js';
+
+/**
+ * The generic goal of a tool nobody wrote templates for: arguments sampled from its inputSchema, real
+ * values from the probe's pools where a field matches one, requests phrased from its description.
+ * Returns the reason instead when no argument set can be drawn (the tool is left out of the dataset).
+ */
+export function genericGoal(domain: string, tool: CatalogTool, harvested: HarvestedPools, seed: string | number): Goal | { skip: string } {
+  const check = sampleability(tool.inputSchema, `${seed}:${tool.id}`);
+  if (!check.ok) return { skip: `cannot sample arguments: ${check.reason}` };
+  // Real values that name something (ids, names, paths) become entity keys, so the split keeps each in one split.
+  const identifying = identifyingKeys(harvested);
+  const keyOf = new Map<string | number, string>();
+  for (const key of identifying) for (const v of harvested[key]!) if (!keyOf.has(v.value)) keyOf.set(v.value, key);
+  let draws = 0;
+  // What trial calls taught: values the server accepted for this tool, and values it refused.
+  const accepted = new Set<string | number>();
+  const refused = new Set<string | number>();
+  const values = (f: { name: string; path: readonly string[] }, rng: { chance(p: number): boolean }) => {
+    const all = valuesForField(harvested, f).map((v) => v.value).filter((v) => !refused.has(v) || accepted.has(v));
+    const good = all.filter((v) => accepted.has(v));
+    // Half the time a value known to work, else any value not yet refused: keeps both yield and variety.
+    return good.length && rng.chance(0.5) ? good : all;
+  };
+  return {
+    id: `generic:${tool.name}`,
+    tool: tool.name,
+    phrasings: [],
+    draw(_pools, rng) {
+      const args = sampleArguments(tool.inputSchema, { rng, values: (f) => values(f, rng) });
+      const phrased = phraseRequest(tool, args, rng);
+      const real = leaves(args).filter((v) => keyOf.has(v)).map((v) => `${domain}:${keyOf.get(v)}:${String(v)}`);
+      // Made-up values name nothing real: each draw is its own entity.
+      const entities = real.length ? [...new Set(real)] : [`${domain}:${tool.name}:draw-${shortSha(hashOf({ args, n: draws }), 12)}`];
+      draws++;
+      return { arguments: args, slots: phrased.slots, entities, phrasings: phrased.phrasings };
+    },
+    feedback(args, ok) {
+      for (const v of leaves(args)) (ok ? accepted : refused).add(v);
+    },
+  };
+}
+
+function leaves(value: unknown): Array<string | number> {
+  if (typeof value === 'string' || typeof value === 'number') return [value];
+  if (Array.isArray(value)) return value.flatMap(leaves);
+  if (value && typeof value === 'object') return Object.values(value).flatMap(leaves);
+  return [];
+}

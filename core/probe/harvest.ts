@@ -1,0 +1,120 @@
+import type { EntityPools, HarvestedPools, HarvestedValue } from './types.js';
+
+/** Values per pool key kept at most (a probe that lists thousands of records needs only a sample). */
+export const MAX_VALUES_PER_KEY = 200;
+const MAX_STRING = 200;
+
+/**
+ * Collect the leaf values of a tool result into pools keyed by where they sat: `entities[].name`,
+ * `result.records[].Id`. Text results that are not JSON give paths, URLs, emails and short lines
+ * (`text:path`, `text:url`, `text:email`, `text:line`): servers often answer in prose or listings.
+ */
+export function harvestResult(pools: HarvestedPools, result: { structuredContent?: unknown; content?: unknown }, tool: string, call: number, under?: string): number {
+  let added = 0;
+  const add = (key: string, value: string | number) => {
+    if (typeof value === 'string' && (value.length < 1 || value.length > MAX_STRING)) return;
+    const list = (pools[key] ??= []);
+    const seen = list.find((v) => v.value === value);
+    if (seen) return void (seen.count += 1);
+    if (list.length >= MAX_VALUES_PER_KEY) return;
+    list.push({ value, tool, call, count: 1 } satisfies HarvestedValue);
+    added++;
+  };
+  const structured = (value: unknown) => {
+    walk(value, [], add);
+    if (under) tree(value, under.replace(/[\\/]+$/, ''), add);
+  };
+  if (result.structuredContent !== undefined) structured(result.structuredContent);
+  for (const part of Array.isArray(result.content) ? result.content : []) {
+    const text = (part as { type?: string; text?: unknown }).type === 'text' ? (part as { text?: unknown }).text : undefined;
+    if (typeof text !== 'string') continue;
+    const json = parseJson(text);
+    if (json !== undefined && typeof json === 'object' && json !== null) structured(json);
+    else harvestText(text, add, under);
+  }
+  return added;
+}
+
+function walk(value: unknown, path: string[], add: (key: string, v: string | number) => void, depth = 0): void {
+  if (depth > 8) return;
+  if (typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value))) {
+    if (path.length) add(path.join('.'), value);
+    return;
+  }
+  if (Array.isArray(value)) {
+    const last = path.length ? `${path[path.length - 1]}[]` : '[]';
+    for (const item of value.slice(0, MAX_VALUES_PER_KEY)) walk(item, [...path.slice(0, -1), last], add, depth + 1);
+    return;
+  }
+  if (value && typeof value === 'object') for (const [k, v] of Object.entries(value)) walk(v, [...path, k], add, depth + 1);
+}
+
+/**
+ * Tree listings (`[{name, children: [...]}]`) name nodes relative to the path the call was made for: every
+ * node's full path becomes a `text:path` value.
+ */
+function tree(value: unknown, parent: string, add: (key: string, v: string) => void, depth = 0): void {
+  if (depth > 8) return;
+  const nodes = Array.isArray(value) ? value : value && typeof value === 'object' ? Object.values(value).filter(Array.isArray).flat() : [];
+  for (const node of nodes.slice(0, MAX_VALUES_PER_KEY)) {
+    const name = (node as { name?: unknown } | null)?.name;
+    if (typeof name !== 'string' || !name || /[\\/]/.test(name)) continue;
+    const path = `${parent}/${name}`;
+    add('text:path', path);
+    const children = (node as { children?: unknown }).children;
+    if (Array.isArray(children)) tree(children, path, add, depth + 1);
+  }
+}
+
+const PATH = /(?:^|[\s"'`(=:])((?:[A-Za-z]:)?\/[^\s"'`),;]+)/g;
+const URL_RE = /\bhttps?:\/\/[^\s"'`<>)]+/g;
+const EMAIL = /\b[\w.+-]+@[\w-]+\.[\w.-]+\b/g;
+
+/**
+ * `under`: the path or URL the call was made for. A listing's lines name children relative to it
+ * ("[FILE] notes.md" under /data is /data/notes.md), so they become `text:path` values too.
+ */
+function harvestText(text: string, add: (key: string, v: string) => void, under?: string): void {
+  for (const m of text.matchAll(URL_RE)) add('text:url', m[0]);
+  const withoutUrls = text.replace(URL_RE, ' ');
+  for (const m of withoutUrls.matchAll(PATH)) add('text:path', m[1]!.replace(/[.:]$/, ''));
+  for (const m of text.matchAll(EMAIL)) add('text:email', m[0]);
+  for (const raw of text.split('\n')) {
+    // "[FILE] notes.txt", "- item", "1. item": listings name one thing per line.
+    const line = raw.replace(/^\s*(\[[A-Z]+\]|[-*•]|\d+[.)])\s*/, '').trim();
+    if (line && line.length <= 80 && line.split(/\s+/).length <= 6 && !/[:.?!]$/.test(line)) {
+      add('text:line', line);
+      if (under && !/[\s/\\]/.test(line)) add('text:path', `${under.replace(/[\\/]+$/, '')}/${line}`);
+    }
+  }
+}
+
+function parseJson(text: string): unknown {
+  const t = text.trim();
+  if (!t.startsWith('{') && !t.startsWith('[')) return undefined;
+  try {
+    return JSON.parse(t);
+  } catch {
+    return undefined;
+  }
+}
+
+/** A domain pack's pools as harvested values (`account.Id`, `customer.PARTY_NAME`), for the generic operators. */
+export function packPoolsAsHarvested(pools: EntityPools): HarvestedPools {
+  const out: HarvestedPools = {};
+  for (const [pool, rows] of Object.entries(pools)) {
+    const values = new Map<string, Map<string | number, HarvestedValue>>();
+    for (const row of rows) {
+      for (const [field, value] of Object.entries(row)) {
+        if (typeof value !== 'string' && !(typeof value === 'number' && Number.isFinite(value))) continue;
+        const byValue = values.get(field) ?? new Map<string | number, HarvestedValue>();
+        values.set(field, byValue);
+        const seen = byValue.get(value);
+        if (seen) seen.count++;
+        else byValue.set(value, { value, tool: `pack:${pool}`, call: 0, count: 1 });
+      }
+    }
+    for (const [field, byValue] of values) out[`${pool}.${field}`] = [...byValue.values()];
+  }
+  return out;
+}

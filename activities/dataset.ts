@@ -42,15 +42,16 @@ export async function intentsStage(a: Common & { catalog: ArtifactRef; servers: 
   return runStage(a, 'intents', DATASET_STAGE_VERSIONS.intents, [a.catalog], { servers: a.servers, seed: dataset.seed, perGoal: dataset.perGoal, minPerTool: dataset.minPerTool, split: dataset.split, unsatisfiableShare: dataset.unsatisfiableShare, personas: dataset.personas ?? null }, async (store) => {
     const catalog = await store.readJson<Catalog>(a.catalog);
     const { pools, intents, stats } = await withConnections(a.servers, async (conns) => {
-      const pools = await discoverPools(conns, a.servers, catalog, DOMAIN_PACKS, dataset.seed, (name) => beat({ probing: name }));
+      // Every probe and trial call heartbeats (the SDK throttles them): a slow server must not look like a dead worker.
+      const pools = await discoverPools(conns, a.servers, catalog, DOMAIN_PACKS, dataset.seed, (at) => beat({ probing: at }));
       beat({ drawing: catalog.tools.length });
-      return { pools, ...(await buildIntents(catalog, dataset, pools, DOMAIN_PACKS, trialCaller(conns, a.servers))) };
+      return { pools, ...(await buildIntents(catalog, dataset, pools, DOMAIN_PACKS, trialCaller(conns, a.servers, (calls) => beat({ trialCalls: calls })))) };
     });
     if (intents.length === 0) throw new ConfigError('dataset', [`no intents for any tool of ${catalog.servers.map((s) => s.name).join(', ')}: ${Object.entries(stats.tools).map(([t, n]) => `${t}: ${n.skipped ?? 'no intents'}`).slice(0, 10).join('; ')}`]);
     const poolsRef = await store.putJson('entity-pools', pools, { parents: [a.catalog], stats: Object.fromEntries(Object.entries(pools).map(([d, p]) => [d, { packPools: Object.keys(p.pack ?? {}).length, harvestedKeys: Object.keys(p.harvested).length, probes: Object.fromEntries(['ok', 'failed', 'skipped'].map((st) => [st, p.probes.filter((x) => x.status === st).length])) }])) });
     const ref = await store.putJsonl('intents', intents, { parents: [a.catalog, poolsRef], stats: { ...stats } });
     const generic = Object.values(stats.tools).filter((t) => t.source === 'generic').length;
-    return { outputs: { intents: ref, pools: poolsRef }, summary: `${stats.intents} intents (${stats.unsatisfiable} unsatisfiable) for ${Object.values(stats.tools).filter((t) => t.intents > 0).length}/${catalog.tools.length} tools (${generic} generic) over ${Object.keys(stats.byDomain).join(', ')}` };
+    return { outputs: { intents: ref, pools: poolsRef }, summary: `${stats.intents} intents (${stats.unsatisfiable} unsatisfiable) for ${Object.values(stats.tools).filter((t) => t.intents > 0).length}/${catalog.tools.length} tools (${generic} generic) over ${Object.keys(stats.byDomain).join(', ')}${Object.values(stats.packNotes).map((n) => `; ${n}`).join('')}` };
   });
 }
 

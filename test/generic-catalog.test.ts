@@ -18,6 +18,7 @@ import { entityOverlap } from '../core/dataset/split.js';
 import type { RouterRow } from '../core/dataset/types.js';
 import type { DomainPools } from '../core/probe/types.js';
 import { compileSchema } from '../core/schema/compile.js';
+import { coverageTable } from '../scripts/lib/dataset-report.js';
 import { runStatus, startRun } from '../scripts/lib/runs.js';
 import { REPO, tempDir } from './helpers/fixtures.js';
 import { runResult, startFlywheel, type Flywheel } from './helpers/temporal.js';
@@ -56,7 +57,7 @@ describe('any MCP catalog: a router dataset for servers this project never saw',
     await flywheel?.stop();
   });
 
-  it('builds train/val/test covering the foreign tools, with a coverage table naming the gaps', { timeout: 600_000 }, async () => {
+  it('builds train/val/test covering the foreign tools, with a coverage table naming the gaps', { timeout: 600_000 }, async (t) => {
     const files = join(work, 'files');
     filesFixture(files);
     memoryFixture(join(work, 'memory.jsonl'));
@@ -110,6 +111,9 @@ describe('any MCP catalog: a router dataset for servers this project never saw',
     // Reads were executed against the servers; writes were checked against the schema only.
     const validated = await store.manifest(out('validate', 'validated').sha256);
     const coverage = validated.stats.coverage as ToolCoverage[];
+    // The table in the test log, as `flywheel dataset stats` prints it.
+    const trainStats = await store.manifest(out('split', 'train').sha256);
+    for (const line of coverageTable(coverage, trainStats.stats.distinctByTool as Record<string, number>).split('\n')) t.diagnostic(line);
     const row = (id: string) => coverage.find((c) => c.tool === id)!;
     assert.ok((row('files/read_text_file').checkedBy.execute ?? 0) > 0, JSON.stringify(row('files/read_text_file')));
     assert.ok((row('memory/create_entities').checkedBy.schema ?? 0) > 0 && !row('memory/create_entities').checkedBy.execute);
@@ -125,7 +129,10 @@ describe('any MCP catalog: a router dataset for servers this project never saw',
     assert.ok(row('warehouse/stock_level').intents > 0 && row('warehouse/audit_log').intents > 0, 'probe failures fall back to schema sampling');
     assert.ok(row('warehouse/get_item').valid > 0, JSON.stringify(row('warehouse/get_item')));
     const pools = await store.readJson<Record<string, DomainPools>>(out('intents', 'pools'));
-    assert.ok(pools.warehouse!.harvested['items[].id']?.some((v) => v.tool === 'list_items' && v.value === 'itm-1000'), 'pool values carry the call that produced them');
+    const fromList = pools.warehouse!.harvested['items[].id']?.find((v) => v.value === 'itm-1000');
+    assert.ok(fromList?.tool === 'list_items', 'pool values carry the tool that produced them');
+    const listProbe = pools.warehouse!.probes.find((p) => p.tool === 'list_items')!;
+    assert.deepEqual(listProbe.args![fromList.call - 1], {}, '...and the call, whose arguments the probe records');
     for (const c of coverage) if (c.valid === 0) assert.ok(c.noData, `${c.tool} has no data and no reason`);
   });
 

@@ -89,7 +89,7 @@ describe('train stage on the GPU queue', () => {
     const workdir = tempDir('flywheel-gpu-');
     // Enough steps that the kill lands mid-training even though the SDK sends heartbeats every 8 s at most.
     const maxSteps = 24;
-    const cfg = await smallConfig('train-crash', { optim: { epochs: 1, maxSteps, effectiveBatchSize: 2, microBatchSize: 2, learningRate: 0.005 } });
+    const cfg = await smallConfig('train-crash', { optim: { epochs: 1, maxSteps, effectiveBatchSize: 2, microBatchSize: 2, learningRate: 0.005, earlyStoppingPatience: 0 } });
     const store = openStore(cfg.artifacts.store);
     const first = spawnGpuWorker(workdir);
     const { handle } = await startRun(env.client, cfg, { config: cfg, trigger: 'test' });

@@ -32,13 +32,13 @@ export const PROBE_DEFAULTS = { callsPerTool: 3, callTimeoutMs: 5_000, budgetMs:
 
 /**
  * Entity discovery before intents: the server's read-only tools are called to find real values for
- * requests. Only tools declaring readOnlyHint (and not openWorldHint) are called, plus those in `allow`.
+ * requests. Only tools declaring readOnlyHint: true and openWorldHint: false are called, plus those in `allow`.
  */
 export const probeSchema = z.strictObject({
   /** Calls per read-only tool; later calls reuse values earlier ones found (list, then get). */
   callsPerTool: z.number().int().min(1).max(50).default(PROBE_DEFAULTS.callsPerTool),
-  /** A call with no answer within this is given up, and its tool is not probed again. */
-  callTimeoutMs: z.number().int().min(100).max(600_000).default(PROBE_DEFAULTS.callTimeoutMs),
+  /** A call with no answer within this is given up, and its tool is not probed again (at most 60 s: calls heartbeat between them). */
+  callTimeoutMs: z.number().int().min(100).max(60_000).default(PROBE_DEFAULTS.callTimeoutMs),
   /** Total probing time for this server. */
   budgetMs: z.number().int().min(1000).max(3_600_000).default(PROBE_DEFAULTS.budgetMs),
   /** Tools to call for real although they do not declare readOnlyHint: you vouch that they do not write. */

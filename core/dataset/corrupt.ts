@@ -59,6 +59,8 @@ function replaceInRequest(request: string, value: unknown, by: string): string |
 const is = (reason: string) => (r: Rejected) => r.reason === reason;
 /** Server error codes that say "this record does not exist / is not this kind", by their words. */
 const MISSING = /NOT_FOUND|NOT_EXIST|UNKNOWN_(RECORD|ID|ENTITY)|INVALID_(ID|REFERENCE)/i;
+/** The same in an error message, for servers that answer in prose (a timeout or "access denied" proves nothing). */
+const MISSING_TEXT = /not found|no such|does not exist|doesn't exist|unknown (id|record|item|entity)|no (item|record|entity|object) /i;
 /** Codes that are about the call's form or the caller, not a business rule the request breaks. */
 const NOT_A_RULE = /NOT_FOUND|NOT_EXIST|INVALID_ARG|ARGUMENT|SCOPE|PERMISSION|UNAUTHORI|FORBIDDEN|INTERNAL|UNKNOWN|TOO_LARGE|TIMEOUT/i;
 
@@ -87,6 +89,11 @@ function entityIndex(pools: HarvestedPools) {
     indexes.set(pools, index);
   }
   return index;
+}
+
+/** `account.Id` -> `id`, `items[].id` -> `id`: what a pool key's values are, whatever object holds them. */
+function leafOf(key: string): string {
+  return key.replace(/^text:/, '').split('.').pop()!.replace(/\[\]$/, '').toLowerCase();
 }
 
 export const OPERATORS: Operator[] = [
@@ -144,27 +151,35 @@ export const OPERATORS: Operator[] = [
     },
     settle(row, rejected) {
       const code = rejected.reason!.slice('sandbox:'.length);
-      const target = { ...(row.target as NoCallTarget), code: ruleCode(code), reason: `refused by the server (${code})${rejected.detail ? `: ${rejected.detail}` : ''}`.slice(0, 240) };
+      // The reason stays short: it is part of the completion the router learns to write.
+      const target = { ...(row.target as NoCallTarget), code: ruleCode(code), reason: `the server refuses this (${code})` };
       return { ...row, target };
     },
   },
   {
     // An id of one kind of record where another kind is expected: the server finds no such record.
     name: 'wrong_entity_type', verdict: 'abstain', code: 'wrong_entity_type', intended: 'the server reports the record missing', needs: 'call',
-    proves: (r) => r.reason === 'call_failed' || r.reason === 'dry_run_failed' || (r.reason?.startsWith('sandbox:') === true && MISSING.test(r.reason)),
+    proves: (r) => (r.reason?.startsWith('sandbox:') === true && MISSING.test(r.reason)) || ((r.reason === 'call_failed' || r.reason === 'dry_run_failed') && MISSING_TEXT.test(r.detail ?? '')),
     apply(row, ctx) {
       const index = entityIndex(ctx.pools);
       for (const [arg, value] of Object.entries(row.target.arguments)) {
         if (typeof value !== 'string' && typeof value !== 'number') continue;
         const own = index.keysOf.get(value);
         if (!own) continue;
+        // Another kind of record, named the same way: an opportunity's Id for an account's Id, not a date.
+        const leaves = new Set([...own].map(leafOf));
         const ownValues = new Set([...own].flatMap((k) => index.values.get(k)!));
-        const others = [...index.values].filter(([k]) => !own.has(k)).flatMap(([, vs]) => vs).filter((v) => typeof v === typeof value && !ownValues.has(v));
+        const kinds = [...index.values.keys()].filter((k) => !own.has(k) && leaves.has(leafOf(k)));
+        if (!kinds.length) continue;
+        const kind = ctx.rng.pick(kinds);
+        const others = index.values.get(kind)!.filter((v) => typeof v === typeof value && !ownValues.has(v));
         if (!others.length) continue;
         const other = ctx.rng.pick(others);
         const request = replaceInRequest(row.request, value, String(other));
         if (!request) continue;
-        return negative(row, this, { request }, { tool: row.target.tool, arguments: { ...row.target.arguments, [arg]: other } }, `${String(other)} is not a ${arg.replace(/_?id$/i, '') || arg}`);
+        // The request now names another real record: it joins the row's entities, so the split keeps it too.
+        const entities = [...row.entities, `${row.domain}:${kind}:${String(other)}`];
+        return negative(row, this, { request, entities }, { tool: row.target.tool, arguments: { ...row.target.arguments, [arg]: other } }, `${String(other)} is not a ${arg.replace(/_?id$/i, '') || arg}`);
       }
       return undefined;
     },

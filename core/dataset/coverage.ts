@@ -48,7 +48,7 @@ export function toolCoverage(catalog: Catalog, notes: Record<string, ToolNote>, 
     if (c.valid > 0) continue;
     const note = notes[c.tool];
     const top = Object.entries(c.rejected).sort((a, b) => b[1] - a[1])[0];
-    c.noData = note?.skipped ?? (top ? `every candidate rejected (${top[0]} ${top[1]})` : c.intents === 0 ? 'no intents drawn' : 'no valid rows');
+    c.noData = c.intents === 0 ? (note?.skipped ?? 'no intents drawn') : top ? `every candidate rejected (${top[0]} ${top[1]})` : (note?.skipped ?? 'no valid rows');
   }
   const quarantined = catalog.quarantined.map((q): ToolCoverage => ({ tool: `${q.server}/${q.name ?? '?'}`, source: 'generic', intents: 0, valid: 0, rejected: {}, checkedBy: {}, noData: `quarantined at ingest (${q.code}): ${q.reason}` }));
   return [...table.values(), ...quarantined];

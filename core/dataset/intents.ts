@@ -64,9 +64,9 @@ export async function drawIntents(o: IntentOptions): Promise<{ intents: Intent[]
           draw = goal.draw(o.pools, rng);
         }
       } catch (err) {
-        // A schema the sampler gave up on mid-way: this goal stops, the others go on.
-        if (!(err instanceof UnsampleableSchema)) throw err;
-        skipped[goal.id] = `cannot sample arguments: ${err.reason}`;
+        // A schema the sampler gave up on mid-way (or any fault drawing for this one tool): this goal stops,
+        // the others go on, and the coverage table says why.
+        skipped[goal.id] = err instanceof UnsampleableSchema ? `cannot sample arguments: ${err.reason}` : `drawing failed: ${(err as Error).message ?? String(err)}`;
         break;
       }
       if (!draw) {

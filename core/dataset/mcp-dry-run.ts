@@ -17,6 +17,11 @@ export function mcpDryRunner(connections: Map<string, McpConnection>, servers: S
   const allow = new Map(servers.map((s) => [s.name, s.probe ? s.probe.allow : []]));
   // A call with no answer within the server's probe.callTimeoutMs is a rejection that says so, not a hung stage.
   const timeout = new Map(servers.map((s) => [s.name, s.probe ? s.probe.callTimeoutMs : PROBE_DEFAULTS.callTimeoutMs]));
+  // A tool that hung once is not waited for again, and a server that closed the connection during a call is
+  // not called again: their remaining checks are rejections that say why, not one timeout each or a stage
+  // that fails the same way on every retry.
+  const hung = new Map<string, string>();
+  const closed = new Map<string, string>();
   const runner = Object.assign(
     async (tool: CatalogTool, args: Record<string, unknown>, scopes: string[]): Promise<DryRunResult> => {
       const { mode } = callMode(tool, allow.get(tool.server) ?? []);
@@ -27,14 +32,17 @@ export function mcpDryRunner(connections: Map<string, McpConnection>, servers: S
       }
       const conn = connections.get(tool.server);
       if (!conn) return { ok: false, checkedBy: mode, message: `no connection to server ${tool.server}` };
+      const gone = closed.get(tool.server) ?? hung.get(tool.id);
+      if (gone) return { ok: false, checkedBy: mode, message: gone };
       let res;
+      const ms = timeout.get(tool.server) ?? PROBE_DEFAULTS.callTimeoutMs;
       try {
-        res = await conn.client.callTool({ name: tool.name, arguments: args, _meta: mode === 'dry-run' ? { dryRun: true, scopes } : { scopes } }, undefined, { timeout: timeout.get(tool.server) ?? PROBE_DEFAULTS.callTimeoutMs });
+        res = await conn.client.callTool({ name: tool.name, arguments: args, _meta: mode === 'dry-run' ? { dryRun: true, scopes } : { scopes } }, undefined, { timeout: ms });
       } catch (err) {
         const message = (err as Error).message ?? String(err);
-        // A closed connection is the worker's problem, not the row's: fail the stage so Temporal retries it.
-        if (/connection closed|not connected/i.test(message)) throw err;
-        return { ok: false, checkedBy: mode, message };
+        if (/connection closed|not connected/i.test(message)) closed.set(tool.server, `server ${tool.server} closed the connection during a call of ${tool.name}`);
+        else if (/timed out|timeout/i.test(message)) hung.set(tool.id, `no answer within ${ms} ms (the tool hung on an earlier check)`);
+        return { ok: false, checkedBy: mode, message: closed.get(tool.server) ?? (/timed out|timeout/i.test(message) ? `no answer within ${ms} ms` : message) };
       }
       if (!res.isError) return { ok: true, checkedBy: mode };
       const error = (res.structuredContent as { error?: { code?: string; message?: string } } | undefined)?.error;

@@ -41,6 +41,8 @@ export interface IntentsStats {
   skippedGoals: Record<string, string>;
   /** Per tool id (`server/name`). */
   tools: Record<string, ToolNote>;
+  /** Per server: why its domain pack was set aside, when it was. */
+  packNotes: Record<string, string>;
 }
 
 /**
@@ -58,13 +60,14 @@ export function genericDraws(dataset: DatasetConfig): number {
  */
 export async function buildIntents(catalog: Catalog, dataset: DatasetConfig, pools: Record<string, DomainPools>, packs: readonly DomainPack[] = [], trial?: (tool: CatalogTool, args: Record<string, unknown>) => Promise<boolean>): Promise<{ intents: Intent[]; stats: IntentsStats }> {
   const intents: Intent[] = [];
-  const stats: IntentsStats = { intents: 0, byDomain: {}, unsatisfiable: 0, skippedGoals: {}, tools: {} };
+  const stats: IntentsStats = { intents: 0, byDomain: {}, unsatisfiable: 0, skippedGoals: {}, tools: {}, packNotes: {} };
   const personas = domainPersonas(catalog, dataset, packs);
   for (const server of catalog.servers) {
     const tools = domainTools(catalog, server.name);
     const pack = packFor(packs, server.serverInfo?.name);
     const found = pools[server.name] ?? { harvested: {}, probes: [] };
     const probeOf = new Map(found.probes.map((p) => [p.tool, p]));
+    if (found.packNote) stats.packNotes[server.name] = found.packNote;
     const goals: Goal[] = [];
     const packed = new Set<string>();
     if (pack && found.pack) for (const g of pack.goals.filter((g) => tools.some((t) => t.name === g.tool))) {
@@ -153,7 +156,7 @@ export async function validateCandidates(
       if (!intent) throw new Error(`candidate for unknown intent ${c.intentId}`);
       const disagrees = c.malformed ? undefined : disagreement(intent, c);
       verdicts[i] = c.malformed ? { valid: false, reason: 'teacher_malformed', detail: c.malformed } : disagrees ? { valid: false, reason: 'disagrees_with_intent', detail: disagrees } : await validator.check(c.target, intent.persona);
-      if (++done % 500 === 0) onProgress?.(done);
+      if (++done % 25 === 0) onProgress?.(done);
     }
   }));
   candidates.forEach((c, i) => {
@@ -216,7 +219,7 @@ export async function augmentRows(
       callable: (name: string) => tools.some((t) => t.name === name && callable(t)),
     };
     const { negatives, stats: s } = await corruptRows(mine, ctx, async (call, row) => {
-      if (++checked % 500 === 0) onProgress?.(checked);
+      if (++checked % 25 === 0) onProgress?.(checked);
       const v = await validator.check(call, byName.get(`${domain}/${row.persona.name}`) ?? { ...row.persona, domain }, row.tools);
       return { ...(v.reason ? { reason: v.reason } : {}), ...(v.detail ? { detail: v.detail } : {}) };
     }, dataset.negativeShare);

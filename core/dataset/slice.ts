@@ -7,6 +7,25 @@ function tokens(s: string): Set<string> {
   return new Set(s.toLowerCase().split(/[^a-z0-9]+/).filter((t) => t.length > 1 && !STOP.has(t)));
 }
 
+/** A tool's name+description tokens, computed once per tool object (slices are built for every row). */
+const toolTokenCache = new WeakMap<CatalogTool, Set<string>>();
+function toolTokens(t: CatalogTool): Set<string> {
+  let set = toolTokenCache.get(t);
+  if (!set) toolTokenCache.set(t, (set = tokens(`${t.name} ${t.description ?? ''}`)));
+  return set;
+}
+
+/** Per catalog array and tool id: a ranking depends only on those, so it is computed once, not once per row. */
+function memo(cache: WeakMap<CatalogTool[], Map<string, CatalogTool[]>>, catalog: CatalogTool[], tool: CatalogTool, rank: () => CatalogTool[]): CatalogTool[] {
+  let byTool = cache.get(catalog);
+  if (!byTool) cache.set(catalog, (byTool = new Map()));
+  let ranked = byTool.get(tool.id);
+  if (!ranked) byTool.set(tool.id, (ranked = rank()));
+  return ranked;
+}
+const siblingCache = new WeakMap<CatalogTool[], Map<string, CatalogTool[]>>();
+const nearestCache = new WeakMap<CatalogTool[], Map<string, CatalogTool[]>>();
+
 function jaccard(a: Set<string>, b: Set<string>): number {
   let inter = 0;
   for (const t of a) if (b.has(t)) inter++;
@@ -18,28 +37,34 @@ function jaccard(a: Set<string>, b: Set<string>): number {
  * (create_case ~ update_case), most similar first. These are the near-identical tools routers confuse.
  */
 export function siblings(tool: CatalogTool, catalog: CatalogTool[]): CatalogTool[] {
+  return memo(siblingCache, catalog, tool, () => rankSiblings(tool, catalog));
+}
+
+function rankSiblings(tool: CatalogTool, catalog: CatalogTool[]): CatalogTool[] {
   const [verb, ...rest] = tool.name.split('_');
   const object = rest.join('_');
-  const own = tokens(`${tool.name} ${tool.description ?? ''}`);
+  const own = toolTokens(tool);
   return catalog
     .filter((t) => t.server === tool.server && t.name !== tool.name)
     .filter((t) => {
       const [v, ...r] = t.name.split('_');
       return v === verb || (object !== '' && r.join('_') === object);
     })
-    .map((t) => ({ t, s: jaccard(own, tokens(`${t.name} ${t.description ?? ''}`)) }))
+    .map((t) => ({ t, s: jaccard(own, toolTokens(t)) }))
     .sort((a, b) => b.s - a.s || (a.t.name < b.t.name ? -1 : 1))
     .map((x) => x.t);
 }
 
 /** Every other tool by lexical similarity of name and description to `tool`, most similar first. */
 export function nearest(tool: CatalogTool, catalog: CatalogTool[]): CatalogTool[] {
-  const own = tokens(`${tool.name} ${tool.description ?? ''}`);
-  return catalog
-    .filter((t) => t.id !== tool.id)
-    .map((t) => ({ t, s: jaccard(own, tokens(`${t.name} ${t.description ?? ''}`)) }))
-    .sort((a, b) => b.s - a.s || (a.t.id < b.t.id ? -1 : 1))
-    .map((x) => x.t);
+  return memo(nearestCache, catalog, tool, () => {
+    const own = toolTokens(tool);
+    return catalog
+      .filter((t) => t.id !== tool.id)
+      .map((t) => ({ t, s: jaccard(own, toolTokens(t)) }))
+      .sort((a, b) => b.s - a.s || (a.t.id < b.t.id ? -1 : 1))
+      .map((x) => x.t);
+  });
 }
 
 /**
@@ -63,7 +88,7 @@ export function offerSlice(correct: CatalogTool, catalog: CatalogTool[], size: n
 export function sliceForText(text: string, domainTools: CatalogTool[], size: number, rng: Rng): string[] {
   const own = tokens(text);
   const ranked = domainTools
-    .map((t) => ({ t, s: jaccard(own, tokens(`${t.name} ${t.description ?? ''}`)) }))
+    .map((t) => ({ t, s: jaccard(own, toolTokens(t)) }))
     .sort((a, b) => b.s - a.s || (a.t.name < b.t.name ? -1 : 1))
     .slice(0, size)
     .map((x) => x.t.name);

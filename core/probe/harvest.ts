@@ -11,13 +11,19 @@ const MAX_STRING = 200;
  */
 export function harvestResult(pools: HarvestedPools, result: { structuredContent?: unknown; content?: unknown }, tool: string, call: number, under?: string): number {
   let added = 0;
+  // Repeats count within one result (a status shared by many records), not across calls: the same list
+  // fetched twice names its records no less.
+  const inThisResult = new Map<string, number>();
   const add = (key: string, value: string | number) => {
     if (typeof value === 'string' && (value.length < 1 || value.length > MAX_STRING)) return;
+    const here = `${key}\u0000${typeof value}:${value}`;
+    const n = (inThisResult.get(here) ?? 0) + 1;
+    inThisResult.set(here, n);
     const list = (pools[key] ??= []);
     const seen = list.find((v) => v.value === value);
-    if (seen) return void (seen.count += 1);
+    if (seen) return void (seen.count = Math.max(seen.count, n));
     if (list.length >= MAX_VALUES_PER_KEY) return;
-    list.push({ value, tool, call, count: 1 } satisfies HarvestedValue);
+    list.push({ value, tool, call, count: n } satisfies HarvestedValue);
     added++;
   };
   const structured = (value: unknown) => {
@@ -58,7 +64,9 @@ function tree(value: unknown, parent: string, add: (key: string, v: string) => v
   const nodes = Array.isArray(value) ? value : value && typeof value === 'object' ? Object.values(value).filter(Array.isArray).flat() : [];
   for (const node of nodes.slice(0, MAX_VALUES_PER_KEY)) {
     const name = (node as { name?: unknown } | null)?.name;
-    if (typeof name !== 'string' || !name || /[\\/]/.test(name)) continue;
+    // A listing node says what it is (type) or holds children; a record that merely has a name is not a path.
+    const listing = node && typeof node === 'object' && ('type' in node || 'children' in node);
+    if (!listing || typeof name !== 'string' || !name || /[\\/]/.test(name)) continue;
     const path = `${parent}/${name}`;
     add('text:path', path);
     const children = (node as { children?: unknown }).children;
@@ -81,10 +89,13 @@ function harvestText(text: string, add: (key: string, v: string) => void, under?
   for (const m of text.matchAll(EMAIL)) add('text:email', m[0]);
   for (const raw of text.split('\n')) {
     // "[FILE] notes.txt", "- item", "1. item": listings name one thing per line.
+    const tagged = /^\s*\[[A-Z]+\]\s*/.test(raw);
     const line = raw.replace(/^\s*(\[[A-Z]+\]|[-*•]|\d+[.)])\s*/, '').trim();
     if (line && line.length <= 80 && line.split(/\s+/).length <= 6 && !/[:.?!]$/.test(line)) {
       add('text:line', line);
-      if (under && !/[\s/\\]/.test(line)) add('text:path', `${under.replace(/[\\/]+$/, '')}/${line}`);
+      // Only lines marked as listing entries ("[FILE] x", "[DIR] y") are children of the path; a file's own
+      // lines are not.
+      if (under && tagged && !/[\s/\\]/.test(line)) add('text:path', `${under.replace(/[\\/]+$/, '')}/${line}`);
     }
   }
 }

@@ -15,7 +15,7 @@ export function nameTokens(name: string): string[] {
 function singular(t: string): string {
   if (t.length > 4 && t.endsWith('ies')) return `${t.slice(0, -3)}y`;
   if (t.length > 4 && /(ses|xes|ches|shes)$/.test(t)) return t.slice(0, -2);
-  if (t.length > 3 && t.endsWith('s') && !t.endsWith('ss')) return t.slice(0, -1);
+  if (t.length > 3 && t.endsWith('s') && !/(ss|us|is)$/.test(t)) return t.slice(0, -1);
   return t;
 }
 
@@ -31,7 +31,8 @@ const infoCache = new WeakMap<HarvestedPools, KeyInfo[]>();
 
 function keyInfo(pools: HarvestedPools): KeyInfo[] {
   let info = infoCache.get(pools);
-  if (!info) {
+  // The probe keeps adding keys to the pools it matches against: a cache of fewer keys is stale.
+  if (!info || info.length !== Object.keys(pools).length) {
     info = Object.keys(pools).map((key) => {
       const segments = key.replace(/^text:/, '').split('.');
       return { key, leaf: nameTokens(segments[segments.length - 1]!), parents: new Set(segments.slice(0, -1).flatMap(nameTokens)) };
@@ -46,10 +47,11 @@ function keyInfo(pools: HarvestedPools): KeyInfo[] {
  * `entities[].name`, `accountId` takes `account.Id`. Only the best-scoring keys are used, so a field never
  * mixes ids with names. `path` is the argument's path from the root (array items as '[]').
  */
-export function valuesForField(pools: HarvestedPools, field: { name: string; path: readonly string[] }): HarvestedValue[] {
+export function valuesForField(pools: HarvestedPools, field: { name: string; path: readonly string[] }, toolName = ''): HarvestedValue[] {
   const own = nameTokens(field.name);
   if (!own.length) return [];
-  const context = new Set(field.path.slice(0, -1).flatMap(nameTokens));
+  // The enclosing arguments and the tool's own name say which object an `id` or `name` belongs to (get_issue's id).
+  const context = new Set([...field.path.slice(0, -1).flatMap(nameTokens), ...nameTokens(toolName)]);
   let best = 0;
   let keys: string[] = [];
   for (const k of keyInfo(pools)) {
@@ -67,14 +69,15 @@ function score(own: string[], context: Set<string>, k: KeyInfo): number {
   const leaf = k.leaf.join(' ');
   const mine = own.join(' ');
   const parentBonus = [...context].some((t) => k.parents.has(t)) ? 0.5 : 0;
-  if (leaf === mine) return 4 + parentBonus;
+  if (leaf === mine) return 4 + parentBonus;  // several objects' `id`s tie unless context picks one
   // "entityNames" ~ entities[].name: the leaf plus a parent spell the field.
   const spelled = own.every((t) => k.leaf.includes(t) || k.parents.has(t)) && k.leaf.every((t) => own.includes(t));
   if (spelled) return 3 + parentBonus;
   // "sourcePath" ~ text:path, "accountId" ~ Id: the field ends in the key's leaf.
   const tail = own.slice(-k.leaf.length).join(' ');
   if (tail === leaf && leaf !== 'id' && leaf !== 'name') return 2 + parentBonus;
-  if (tail === leaf) return 1 + parentBonus + (own.slice(0, -1).some((t) => k.parents.has(t)) ? 1.5 : 0);
+  // "accountId" ~ account.Id, but never issues[].id: a bare id or name must match its object.
+  if (tail === leaf && own.slice(0, -1).some((t) => k.parents.has(t))) return 2.5 + parentBonus;
   return 0;
 }
 
@@ -85,7 +88,7 @@ function score(own: string[], context: Set<string>, k: KeyInfo): number {
 export function identifyingKeys(pools: HarvestedPools): Set<string> {
   const out = new Set<string>();
   for (const [key, values] of Object.entries(pools)) {
-    if (values.length < 2 || key === 'text:line') continue;
+    if (values.length < 1 || key === 'text:line') continue;
     if (values.some((v) => typeof v.value === 'number' && !/id$/i.test(key))) continue;
     const seen = values.reduce((n, v) => n + v.count, 0);
     if (values.length / seen >= 0.8) out.add(key);

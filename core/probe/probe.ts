@@ -24,7 +24,7 @@ export interface ProbeSettings {
  * no arguments first, and later rounds draw arguments from what earlier calls found (list, then get).
  * A failing or hanging tool is recorded and left behind; only a closed connection ends the probe early.
  */
-export async function probeServer(client: Pick<Client, 'callTool'>, tools: CatalogTool[], settings: ProbeSettings, seed: string | number): Promise<{ harvested: HarvestedPools; probes: ToolProbe[] }> {
+export async function probeServer(client: Pick<Client, 'callTool'>, tools: CatalogTool[], settings: ProbeSettings, seed: string | number, onCall?: (tool: string) => void): Promise<{ harvested: HarvestedPools; probes: ToolProbe[] }> {
   const harvested: HarvestedPools = {};
   const probes = new Map<string, ToolProbe>();
   const eligible: CatalogTool[] = [];
@@ -35,7 +35,7 @@ export async function probeServer(client: Pick<Client, 'callTool'>, tools: Catal
   }
   const required = (t: CatalogTool) => ((t.inputSchema.required as unknown[] | undefined) ?? []).length;
   eligible.sort((a, b) => required(a) - required(b) || (a.name < b.name ? -1 : 1));
-  const state = new Map(eligible.map((t) => [t.name, { probe: { tool: t.name, status: 'failed', calls: 0, values: 0 } as ToolProbe, ok: 0, done: false }]));
+  const state = new Map(eligible.map((t) => [t.name, { probe: { tool: t.name, status: 'failed', calls: 0, values: 0, args: [] } as ToolProbe, ok: 0, done: false }]));
   const started = Date.now();
   let closed: string | undefined;
   for (let round = 0; round < settings.callsPerTool && !closed; round++) {
@@ -49,13 +49,15 @@ export async function probeServer(client: Pick<Client, 'callTool'>, tools: Catal
       let args: Record<string, unknown>;
       try {
         const rng = new Rng(`probe:${seed}:${tool.id}:${round}`);
-        args = round === 0 && required(tool) === 0 ? {} : sampleArguments(tool.inputSchema, { rng, optionalShare: 0.3, values: (f) => valuesForField(harvested, f).map((v) => v.value) });
+        args = round === 0 && required(tool) === 0 ? {} : sampleArguments(tool.inputSchema, { rng, optionalShare: 0.3, values: (f) => valuesForField(harvested, f, tool.name).map((v) => v.value) });
       } catch (err) {
         Object.assign(s, { done: true });
         s.probe.detail = err instanceof UnsampleableSchema ? `cannot sample arguments: ${err.reason}` : (err as Error).message;
         continue;
       }
       s.probe.calls++;
+      s.probe.args!.push(args);
+      onCall?.(tool.name);
       try {
         const res = (await client.callTool({ name: tool.name, arguments: args }, undefined, { timeout: settings.callTimeoutMs })) as { isError?: boolean; content?: unknown; structuredContent?: unknown };
         if (res.isError) {
@@ -99,5 +101,6 @@ function resultText(res: { content?: unknown; structuredContent?: unknown }): st
 }
 
 function stripUndefined(p: ToolProbe): ToolProbe {
-  return p.detail === undefined ? { tool: p.tool, status: p.status, calls: p.calls, values: p.values } : p;
+  const { detail, args, ...rest } = p;
+  return { ...rest, ...(args?.length ? { args } : {}), ...(detail !== undefined ? { detail } : {}) };
 }

@@ -8,7 +8,8 @@ import { callMode } from './call-mode.js';
  * the server answers with an error. A tool that times out or breaks the connection once is not tried again
  * (its intents keep their first draw), so a hanging tool costs one timeout, not one per intent.
  */
-export function trialCaller(conns: Map<string, McpConnection>, servers: ServerConfig[]): (tool: CatalogTool, args: Record<string, unknown>) => Promise<boolean> {
+export function trialCaller(conns: Map<string, McpConnection>, servers: ServerConfig[], onCall?: (calls: number) => void): (tool: CatalogTool, args: Record<string, unknown>) => Promise<boolean> {
+  let calls = 0;
   const config = new Map(servers.map((s) => [s.name, s]));
   const broken = new Set<string>();
   return async (tool, args) => {
@@ -17,6 +18,7 @@ export function trialCaller(conns: Map<string, McpConnection>, servers: ServerCo
     if (!server || !conn || server.probe === false || broken.has(tool.id)) return true;
     const settings = { ...PROBE_DEFAULTS, ...server.probe };
     if (callMode(tool, settings.allow).mode !== 'execute') return true;
+    onCall?.(++calls);
     try {
       const res = await conn.client.callTool({ name: tool.name, arguments: args }, undefined, { timeout: settings.callTimeoutMs });
       return !res.isError;

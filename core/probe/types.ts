@@ -24,6 +24,8 @@ export interface ToolProbe {
   status: 'ok' | 'failed' | 'skipped';
   calls: number;
   values: number;
+  /** The arguments of each call, in order: a harvested value's `call` indexes this (1-based). */
+  args?: Array<Record<string, unknown>>;
   detail?: string;
 }
 
@@ -31,6 +33,8 @@ export interface ToolProbe {
 export interface DomainPools {
   /** The domain pack's pools, when a pack refines this server. */
   pack?: EntityPools;
+  /** Why this server's domain pack was set aside (its tools then take the generic path). */
+  packNote?: string;
   harvested: HarvestedPools;
   probes: ToolProbe[];
 }

@@ -12,9 +12,10 @@ import { canonicalJson } from '../hash.js';
 import { Rng } from '../rng.js';
 import { ajvErrors, conflicts, indexOf, isObj, merge, resolveRef, rootValidator, subValidator, valid, type Schema } from './sample-schema.js';
 import { filler, formatValue, fromPattern, isCountName, patternRegExp, quotedExamples, stringForName } from './sample-strings.js';
+import { PermanentError } from '../errors.js';
 
 /** A schema no argument set can be drawn for: impossible pattern, cyclic required $ref, contradictory bounds... */
-export class UnsampleableSchema extends Error {
+export class UnsampleableSchema extends PermanentError {
   override name = 'UnsampleableSchema';
   constructor(readonly reason: string) {
     super(reason);
@@ -476,7 +477,9 @@ function genString(s: Schema, ctx: Ctx, at: At): string {
 
 function genNumber(s: Schema, ctx: Ctx, at: At, integer: boolean): number {
   const r = bounds(s, at, integer);
-  const plausible: [number, number] = isCountName(at.name)
+  // Counts hide behind `type: number` too ("If provided, returns only the first N lines"): go by name and description.
+  const countLike = isCountName(at.name) || /\b(number of|how many|first n|last n|lines|items|results|entries)\b/i.test(typeof s.description === 'string' ? s.description : '');
+  const plausible: [number, number] = countLike
     ? [/offset|skip/i.test(at.name) ? 0 : 1, 50]
     : integer
       ? [1, 100]
@@ -489,7 +492,8 @@ function genNumber(s: Schema, ctx: Ctx, at: At, integer: boolean): number {
   if (m !== undefined && m > 0) return multiple(m, a, b, r, at, ctx);
   if (integer) return ctx.rng.int(Math.ceil(a), Math.floor(b));
   const raw = a + ctx.rng.next() * (b - a);
-  const rounded = Number(raw.toFixed(ctx.rng.pick([0, 1, 2])));
+  // Most numbers people type are whole, and a count is always whole.
+  const rounded = Number(raw.toFixed(countLike ? 0 : ctx.rng.pick([0, 0, 1, 2])));
   return r.ok(rounded) ? rounded : r.ok(raw) ? raw : (r.lo + r.hi) / 2;
 }
 

@@ -42,10 +42,11 @@ export async function datasetReport(store: ArtifactStore, status: RunStatus, opt
   return lines.join('\n');
 }
 
-function coverageTable(rows: ToolCoverage[], distinct: Record<string, number>): string {
+/** The coverage table: one line per tool, distinct training rows from the train split's manifest. */
+export function coverageTable(rows: ToolCoverage[], distinct: Record<string, number>): string {
   const counts = (r: Record<string, number>) => Object.entries(r).map(([k, n]) => `${k} ${n}`).join(', ');
   return table(
     ['tool', 'from', 'intents', 'valid', 'train', 'checked by', 'rejected', 'probe / no data'],
-    rows.map((c) => [c.tool, c.source, String(c.intents), String(c.valid), String(distinct[c.tool] ?? 0), counts(c.checkedBy), counts(c.rejected), c.noData ?? c.probe ?? '']),
+    rows.map((c) => [c.tool, c.source, String(c.intents), String(c.valid), String(distinct[c.tool] ?? 0), counts(c.checkedBy), counts(c.rejected), c.noData ? `${c.noData}${c.probe ? `; probe ${c.probe}` : ''}` : (c.probe ?? '')]),
   );
 }

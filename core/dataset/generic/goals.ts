@@ -23,7 +23,7 @@ export function genericGoal(domain: string, tool: CatalogTool, harvested: Harves
   const accepted = new Set<string | number>();
   const refused = new Set<string | number>();
   const values = (f: { name: string; path: readonly string[] }, rng: { chance(p: number): boolean }) => {
-    const all = valuesForField(harvested, f).map((v) => v.value).filter((v) => !refused.has(v) || accepted.has(v));
+    const all = valuesForField(harvested, f, tool.name).map((v) => v.value).filter((v) => !refused.has(v) || accepted.has(v));
     const good = all.filter((v) => accepted.has(v));
     // Half the time a value known to work, else any value not yet refused: keeps both yield and variety.
     return good.length && rng.chance(0.5) ? good : all;
@@ -36,8 +36,9 @@ export function genericGoal(domain: string, tool: CatalogTool, harvested: Harves
       const args = sampleArguments(tool.inputSchema, { rng, values: (f) => values(f, rng) });
       const phrased = phraseRequest(tool, args, rng);
       const real = leaves(args).filter((v) => keyOf.has(v)).map((v) => `${domain}:${keyOf.get(v)}:${String(v)}`);
-      // Made-up values name nothing real: each draw is its own entity.
-      const entities = real.length ? [...new Set(real)] : [`${domain}:${tool.name}:draw-${shortSha(hashOf({ args, n: draws }), 12)}`];
+      // Made-up values name nothing real: the call itself is the entity (identical calls stay in one split).
+      // A call without arguments names nothing at all: each draw is its own.
+      const entities = real.length ? [...new Set(real)] : [`${domain}:${tool.name}:${Object.keys(args).length ? `call-${shortSha(hashOf(args), 12)}` : `draw-${draws}`}`];
       draws++;
       return { arguments: args, slots: phrased.slots, entities, phrasings: phrased.phrasings };
     },

@@ -20,7 +20,7 @@ import type { DomainPools } from '../core/probe/types.js';
 import { compileSchema } from '../core/schema/compile.js';
 import { coverageTable } from '../scripts/lib/dataset-report.js';
 import { runStatus, startRun } from '../scripts/lib/runs.js';
-import { REPO, tempDir } from './helpers/fixtures.js';
+import { REPO, runCli, tempDir } from './helpers/fixtures.js';
 import { runResult, startFlywheel, type Flywheel } from './helpers/temporal.js';
 
 const MIN_PER_TOOL = 12;
@@ -134,6 +134,14 @@ describe('any MCP catalog: a router dataset for servers this project never saw',
     const listProbe = pools.warehouse!.probes.find((p) => p.tool === 'list_items')!;
     assert.deepEqual(listProbe.args![fromList.call - 1], {}, '...and the call, whose arguments the probe records');
     for (const c of coverage) if (c.valid === 0) assert.ok(c.noData, `${c.tool} has no data and no reason`);
+
+    // `flywheel dataset stats` prints the same table, gaps and reasons included.
+    const cli = await runCli(['dataset', 'stats', (await handle.describe()).runId], { TEMPORAL_ADDRESS: flywheel.env.address });
+    assert.equal(cli.code, 0, cli.stderr);
+    assert.match(cli.stdout, /coverage: 27\/32 tools have data \(0 from packs, 27 generic\)/);
+    assert.match(cli.stdout, /^calls checked by: execute \d+, dry-run 0, schema \d+$/m);
+    assert.match(cli.stdout, /^warehouse\/walk_tree +generic +0 +0 +0 .*cannot sample arguments/m);
+    assert.match(cli.stdout, /^memory\/create_entities +generic +\d+ +\d+ +\d+ +schema \d+ /m);
   });
 
   it('a server that cannot list its tools fails the run, naming it', { timeout: 120_000 }, async () => {

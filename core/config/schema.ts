@@ -41,7 +41,7 @@ export const probeSchema = z.strictObject({
   callTimeoutMs: z.number().int().min(100).max(60_000).default(PROBE_DEFAULTS.callTimeoutMs),
   /** Total probing time for this server. */
   budgetMs: z.number().int().min(1000).max(3_600_000).default(PROBE_DEFAULTS.budgetMs),
-  /** Tools to call for real although they do not declare readOnlyHint: you vouch that they do not write. */
+  /** Tools to call for real although they do not declare readOnlyHint: true and openWorldHint: false (you vouch for them). */
   allow: z.array(z.string().min(1)).default([]),
 });
 

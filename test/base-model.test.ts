@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { openStore } from '../core/artifacts/index.js';
 import { ConfigError, parseConfig } from '../core/config/load.js';
-import { BASE_MARKER, convertedDir, ensureBaseModel, PACKAGED_BASES } from '../core/train/base-model.js';
+import { BASE_CONVERSION, BASE_MARKER, convertedDir, ensureBaseModel, PACKAGED_BASES } from '../core/train/base-model.js';
 import { BaseModelError, convertBase, TRAINER_ROOT, trainerPython } from '../core/train/trainer-process.js';
 import { tempDir } from './helpers/fixtures.js';
 
@@ -22,8 +22,8 @@ const digest = (dir: string) => Object.fromEntries(readdirSync(dir).sort().map((
 
 describe('packaged base model', () => {
   it('the TypeScript list of packaged bases is the trainer\'s', () => {
-    const py = execFileSync(trainerPython(), ['-c', 'import json; from flywheel_trainer.packaged import PACKAGED; print(json.dumps({k: {"pip": v.pip, "ggufSha256": v.sha256} for k, v in PACKAGED.items()}))'], { env: { ...process.env, PYTHONPATH: TRAINER_ROOT } }).toString();
-    assert.deepEqual(JSON.parse(py), PACKAGED_BASES);
+    const py = execFileSync(trainerPython(), ['-c', 'import json; from flywheel_trainer.packaged import PACKAGED, CONVERSION; print(json.dumps({"bases": {k: {"pip": v.pip, "ggufSha256": v.sha256} for k, v in PACKAGED.items()}, "conversion": CONVERSION}))'], { env: { ...process.env, PYTHONPATH: TRAINER_ROOT } }).toString();
+    assert.deepEqual(JSON.parse(py), { bases: PACKAGED_BASES, conversion: BASE_CONVERSION });
   });
 
   it('config check takes the packaged name and refuses a typo of it, naming the key', () => {

@@ -15,6 +15,8 @@ export const PACKAGED_BASES: Record<string, { pip: string; ggufSha256: string }>
 
 /** The marker the trainer writes into a converted directory (and reads to skip converting again). */
 export const BASE_MARKER = 'flywheel-base.json';
+/** The trainer's CONVERSION: stored bases are keyed by it, so a changed conversion is stored anew. */
+export const BASE_CONVERSION = 1;
 
 export function isPackagedBase(name: string): boolean {
   return Object.hasOwn(PACKAGED_BASES, name);
@@ -33,12 +35,12 @@ export function convertedDir(cacheRoot: string, name: string): string {
   return join(cacheRoot, `${name}-${PACKAGED_BASES[name]!.ggufSha256.slice(0, 12)}`);
 }
 
-const pointer = (name: string) => `base-models/${name}/${PACKAGED_BASES[name]!.ggufSha256}`;
+const pointer = (name: string) => `base-models/${name}/${PACKAGED_BASES[name]!.ggufSha256}/conversion-${BASE_CONVERSION}`;
 
 async function converted(dir: string, name: string): Promise<boolean> {
   if (!existsSync(join(dir, BASE_MARKER))) return false;
-  const meta = JSON.parse(await readFile(join(dir, BASE_MARKER), 'utf8')) as { name?: string; ggufSha256?: string };
-  return meta.name === name && meta.ggufSha256 === PACKAGED_BASES[name]!.ggufSha256;
+  const meta = JSON.parse(await readFile(join(dir, BASE_MARKER), 'utf8')) as { name?: string; ggufSha256?: string; conversion?: number };
+  return meta.name === name && meta.ggufSha256 === PACKAGED_BASES[name]!.ggufSha256 && meta.conversion === BASE_CONVERSION;
 }
 
 /**

@@ -19,8 +19,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import BadJob
+from .tiny import CHAT_TEMPLATE
 
 MARKER = "flywheel-base.json"
+# Bump when the conversion changes its output (the GPU worker keys stored bases by it too).
+CONVERSION = 1
 
 
 @dataclass(frozen=True)
@@ -79,7 +82,7 @@ def is_converted(directory: Path, name: str) -> bool:
     if not marker.is_file():
         return False
     meta = json.loads(marker.read_text())
-    return meta.get("name") == name and meta.get("ggufSha256") == PACKAGED[name].sha256
+    return meta.get("name") == name and meta.get("ggufSha256") == PACKAGED[name].sha256 and meta.get("conversion") == CONVERSION
 
 
 def ensure_converted(name: str, out: Path | None = None, source: Path | None = None) -> Path:
@@ -99,6 +102,9 @@ def ensure_converted(name: str, out: Path | None = None, source: Path | None = N
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     tokenizer = AutoTokenizer.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
+    # SmolLM2's own template ignores `tools` and breaks on `content: null`; its special tokens are ChatML's,
+    # so our ChatML-with-tools template (the one tiny bases use) renders exactly what training and serve need.
+    tokenizer.chat_template = CHAT_TEMPLATE
     model = AutoModelForCausalLM.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
     # The dequantised model still carries its GGUF quantizer, which makes it untrainable and unsaveable as
     # plain weights: drop it, so the directory is an ordinary safetensors model.
@@ -110,7 +116,7 @@ def ensure_converted(name: str, out: Path | None = None, source: Path | None = N
     shutil.rmtree(tmp, ignore_errors=True)
     model.save_pretrained(tmp, safe_serialization=True)
     tokenizer.save_pretrained(tmp)
-    (tmp / MARKER).write_text(json.dumps({"name": name, "package": spec.pip, "gguf": spec.file, "ggufSha256": spec.sha256}, sort_keys=True))
+    (tmp / MARKER).write_text(json.dumps({"name": name, "package": spec.pip, "gguf": spec.file, "ggufSha256": spec.sha256, "conversion": CONVERSION, "chatTemplate": "flywheel ChatML with tools"}, sort_keys=True))
     # Written whole, then renamed: a reader never sees half a base.
     shutil.rmtree(target, ignore_errors=True)
     tmp.rename(target)

@@ -63,7 +63,15 @@ def test_conversion_is_deterministic_and_loads_for_training_and_serving(tmp_path
     job = {"baseModel": NAME, "precision": "fp32", "method": "lora", "packing": False, "optim": {"maxLength": 512, "seed": 1}}
     model, tokenizer = load_base(job, tmp_path / "unused", [], Hardware(cuda=False, bf16=False, flash_attention=False))
     assert type(model).__name__ == "LlamaForCausalLM" and sum(p.numel() for p in model.parameters()) == 134_515_008
-    assert tokenizer.chat_template
+    # Our ChatML-with-tools template: every offered tool is in the prompt, and a tool-call turn without content renders.
+    tools = [{"type": "function", "function": {"name": n, "description": f"does {n}", "parameters": {"type": "object", "properties": {}}}} for n in ("get_invoice", "void_invoice", "list_accounts")]
+    messages = [{"role": "system", "content": "route"}, {"role": "user", "content": "void 104133"},
+                {"role": "assistant", "content": None, "tool_calls": [{"type": "function", "function": {"name": "get_invoice", "arguments": "{}"}}]},
+                {"role": "tool", "content": "{}"}, {"role": "user", "content": "now void it"}]
+    text = tokenizer.apply_chat_template(messages, tools=tools, tokenize=False, add_generation_prompt=True)
+    for t in tools:
+        assert t["function"]["name"] in text
+    assert text.startswith("<|im_start|>system\nroute") and text.endswith("<|im_start|>assistant\n")
     served, _ = load_model(NAME)
     assert type(served).__name__ == "LlamaForCausalLM"
 

@@ -104,6 +104,7 @@ describe('hand-written eval cases', () => {
       [{ ...ok, expected: { tool: null, verdict: 'abstain', code: 'nope' } }, /expected\.code "nope" is not one the renderer lists/],
       [{ ...ok, expected: { tool: null, verdict: 'escalate', code: 'no_tool' } }, /expected\.code no_tool goes with verdict abstain, not escalate/],
       [{ ...ok, tools: ['get_record', 'no_such'] }, /tools: no_such is not a tool of salesforce/],
+      [{ ...ok, tools: ['get_record'] }, /expected\.tool describe_object is not among the offered tools/],
       [{ ...ok, messages: [{ role: 'system', content: 'x' }, { role: 'user', content: 'y' }] }, /messages\[0\]\.role must be user, assistant or tool/],
       [{ ...ok, messages: [{ role: 'user', content: 'y' }, { role: 'assistant', content: 'z' }] }, /the last message must be the user turn/],
     ];

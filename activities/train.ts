@@ -10,7 +10,8 @@ import { memoized } from '../core/pipeline/memo.js';
 import type { StageOutcome } from '../core/pipeline/types.js';
 import { adapterVersion } from '../core/train/adapter-version.js';
 import { jobIdentity, normalizeTrainJob, trainJobFor } from '../core/train/job.js';
-import { startTrainer, type TrainerEvent } from '../core/train/trainer-process.js';
+import { ensureBaseModel, isPackagedBase } from '../core/train/base-model.js';
+import { baseCacheRoot, BaseModelError, convertBase, startTrainer, type TrainerEvent } from '../core/train/trainer-process.js';
 import { failFast } from './errors.js';
 import type { StageArgs } from './stage.js';
 import { storeFor } from './store.js';
@@ -112,6 +113,21 @@ async function trainIn(work: string, store: ArtifactStore, a: TrainArgs, version
   const jobFile = join(work, 'job.json');
   await writeFile(jobFile, JSON.stringify(job, null, 2));
   const tiny = String(job.baseModel).startsWith('tiny:');
+  const baseCache = resolve(baseCacheRoot());
+  if (isPackagedBase(String(job.baseModel))) {
+    // The base every worker trains on is the stored base-model artifact: put it in this worker's cache (or
+    // convert it once and store it), so the trainer finds it converted.
+    const alive = setInterval(() => ctx.heartbeat(ctx.info.heartbeatDetails), 1_000); // converting takes ~20 s
+    try {
+      const base = await ensureBaseModel(store, String(job.baseModel), baseCache, convertBase);
+      ctx.log.info('base model ready', { name: job.baseModel, artifact: base.ref.sha256, converted: base.converted });
+    } catch (err) {
+      if (err instanceof BaseModelError) throw ApplicationFailure.nonRetryable(`bad train job: ${err.message}`, 'BadTrainJob');
+      throw err;
+    } finally {
+      clearInterval(alive);
+    }
+  }
 
   const beat: TrainHeartbeat = { adapterVersion: version, step: prior?.checkpointStep ?? 0, ...(prior?.checkpoint ? { checkpoint: prior.checkpoint, checkpointStep: prior.checkpointStep } : {}) };
   let done: TrainerEvent | undefined;
@@ -150,7 +166,7 @@ async function trainIn(work: string, store: ArtifactStore, a: TrainArgs, version
 
   if (ctx.cancellationSignal.aborted) throw interrupted(ctx); // cancelled while the data downloaded
   const stderrFile = join(work, 'trainer.stderr.log');
-  const run = startTrainer(['train', '--job', jobFile], { stderrFile, onEvent });
+  const run = startTrainer(['train', '--job', jobFile], { stderrFile, onEvent, env: { FLYWHEEL_BASE_CACHE: baseCache } });
   // Model loading and evals print nothing for a while; the SDK throttles these to its own interval.
   const keepAlive = setInterval(() => ctx.heartbeat(beat), 1_000);
   const onCancel = (): void => run.kill();

@@ -9,7 +9,7 @@ import { buildCatalog } from '../core/catalog/build.js';
 import type { CatalogTool } from '../core/catalog/types.js';
 import { parseConfig } from '../core/config/load.js';
 import { toolCoverage } from '../core/dataset/coverage.js';
-import { ruleCode } from '../core/dataset/corrupt.js';
+import { OPERATORS, ruleCode } from '../core/dataset/corrupt.js';
 import { genericGoal } from '../core/dataset/generic/goals.js';
 import { derivePersonas } from '../core/dataset/generic/personas.js';
 import { deriveUnsatisfiable } from '../core/dataset/generic/unsatisfiable.js';
@@ -120,6 +120,17 @@ describe('coverage and rule codes', () => {
     assert.equal(by['crm/b']!.noData, 'every candidate rejected (call_failed 1)');
     assert.equal(by['crm/c']!.noData, 'cannot sample arguments: x');
     assert.match(by['crm/bad']!.noData!, /quarantined at ingest/);
+  });
+  it('server_refusal leaves a value alone that names what another offered tool does', () => {
+    const stage = t('change_opportunity_stage', { inputSchema: { type: 'object', properties: { id: { type: 'string' }, stageName: { type: 'string', enum: ['Proposal', 'Closed Won'] } }, required: ['id', 'stageName'] } });
+    const close = t('close_opportunity');
+    const op = OPERATORS.find((o) => o.name === 'server_refusal')!;
+    const row = { id: 'r', domain: 'crm', entities: ['crm:x'], request: 'Move 006A to Proposal', persona: { name: 'p', scopes: [] }, tools: ['change_opportunity_stage', 'close_opportunity'], target: { tool: 'change_opportunity_stage', arguments: { id: '006A', stageName: 'Proposal' } }, provenance: { source: 'generated' as const } };
+    const ctx = { tools: [stage, close], personas: [], pools: {}, sliceSize: 8, rng: new Rng(1), callable: () => true };
+    assert.equal(op.apply(row, ctx), undefined, '"Closed Won" beside close_opportunity is that tool\'s job, not a violation');
+    const alone = op.apply({ ...row, tools: ['change_opportunity_stage'] }, ctx);
+    assert.equal((alone!.provenance.negativeCall!.arguments as { stageName: string }).stageName, 'Closed Won');
+    assert.equal(alone!.request, 'Move 006A to Closed Won');
   });
   it('maps server codes to router codes by their words', () => {
     assert.equal(ruleCode('POLICY_LIMIT_EXCEEDED'), 'policy_violation');

@@ -91,6 +91,11 @@ function entityIndex(pools: HarvestedPools) {
   return index;
 }
 
+/** Crude word stems of a name or value: "Closed Won" -> close, won; "close_opportunity" -> close, opportunity. */
+function stems(text: string): string[] {
+  return text.toLowerCase().split(/[^a-z]+/).filter((w) => w.length > 2).map((w) => w.replace(/(ed|es|s)$/, '').replace(/e$/, ''));
+}
+
 /** `account.Id` -> `id`, `items[].id` -> `id`: what a pool key's values are, whatever object holds them. */
 function leafOf(key: string): string {
   return key.replace(/^text:/, '').split('.').pop()!.replace(/\[\]$/, '').toLowerCase();
@@ -142,7 +147,10 @@ export const OPERATORS: Operator[] = [
           for (const f of [10, 100, 1000]) options.push([arg, schema?.type === 'integer' ? Math.round(value * f) : Math.round(value * f * 100) / 100]);
         }
       }
-      const shuffled = options.filter(([arg]) => row.request.includes(String(row.target.arguments[arg])));
+      // A value that names what another offered tool does ("Closed Won" beside close_opportunity) is not a refusal
+      // a careful person would label: the right answer is that tool. Leave those alone.
+      const others = new Set(row.tools.filter((n) => n !== tool.name).flatMap(stems));
+      const shuffled = options.filter(([arg, to]) => row.request.includes(String(row.target.arguments[arg])) && !(typeof to === 'string' && stems(to).some((w) => others.has(w))));
       if (!shuffled.length) return undefined;
       const [arg, to] = ctx.rng.pick(shuffled);
       const request = replaceInRequest(row.request, row.target.arguments[arg], String(to));

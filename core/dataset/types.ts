@@ -72,7 +72,7 @@ export interface RouterRow {
   tools: string[];
   target: Target;
   provenance: {
-    source: 'generated' | 'trace';
+    source: 'generated' | 'trace' | 'handwritten';
     intent?: string;
     goal?: string;
     teacher?: string;

@@ -1,3 +1,4 @@
+import { packagedNameProblem } from './base-model.js';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { ErrorObject } from 'ajv';
@@ -65,6 +66,8 @@ export const RUN_OWNED_KEYS = ['version', 'data', 'outputDir', 'resumeFrom'] as 
 export function trainSectionProblems(job: Record<string, unknown>): JobProblem[] {
   const owned = RUN_OWNED_KEYS.filter((k) => k in job).map((k) => ({ path: [k], message: 'is set by the run, not the config' }));
   if (owned.length) return owned;
+  const base = typeof job.baseModel === 'string' ? packagedNameProblem(job.baseModel) : undefined;
+  if (base) return [{ path: ['baseModel'], message: base }];
   try {
     normalizeTrainJob(trainJobFor(job, { train: 'train.jsonl', val: 'val.jsonl', format: 'router-json', outputDir: 'out' }));
     return [];

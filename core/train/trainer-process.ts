@@ -128,3 +128,35 @@ export function startTrainer(args: string[], opts: { stderrFile: string; onEvent
     },
   };
 }
+
+/** Where converted packaged bases live on this machine: $FLYWHEEL_BASE_CACHE, else .flywheel/bases in the repo. */
+export function baseCacheRoot(): string {
+  return process.env.FLYWHEEL_BASE_CACHE ?? join(REPO_ROOT, '.flywheel', 'bases');
+}
+
+/** A packaged base that cannot be converted as asked (not installed, corrupt): retrying cannot help. */
+export class BaseModelError extends Error {
+  override name = 'BaseModelError';
+}
+
+/**
+ * `python -m flywheel_trainer convert-base --name NAME --out DIR`: the GGUF of a packaged base, checked and
+ * converted to safetensors. Exit 2 (package missing, file corrupt) is a BaseModelError carrying the trainer's
+ * message, which names the package and the path.
+ */
+export async function convertBase(name: string, out: string): Promise<void> {
+  const child = spawn(trainerPython(), ['-m', 'flywheel_trainer', 'convert-base', '--name', name, '--out', out], {
+    cwd: REPO_ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, PYTHONPATH: [TRAINER_ROOT, process.env.PYTHONPATH].filter(Boolean).join(':') },
+  });
+  let stderr = '';
+  child.stderr!.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-TAIL_BYTES)));
+  child.stdout!.resume();
+  const code = await new Promise<number | null>((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', resolve);
+  });
+  if (code === 2) throw new BaseModelError(stderr.split('\n').filter((l) => l.startsWith('error: ')).pop()?.slice(7) ?? stderr.trim());
+  if (code !== 0) throw new Error(`converting base ${name} failed (exit ${code}): ${stderr.trim().slice(-1500)}`);
+}

@@ -6,6 +6,12 @@ import { openStore } from '../../core/artifacts/index.js';
 import type { RenderedRow } from '../../core/dataset/render.js';
 import type { RouterRow } from '../../core/dataset/types.js';
 import { casesFrom, firstCases } from '../../core/eval/cases.js';
+import { handwrittenCases, handwrittenRows, parseJsonl } from '../../core/eval/handwritten.js';
+import type { Catalog } from '../../core/catalog/types.js';
+import { loadConfigFile } from '../../core/config/load.js';
+import { datasetSchema } from '../../core/config/schema.js';
+import { domainPersonas } from '../../core/dataset/personas.js';
+import { DOMAIN_PACKS } from '../../sandboxes/packs.js';
 import { evaluateEndpoint } from '../../core/eval/evaluate.js';
 import { summaryTable } from '../../core/eval/report-markdown.js';
 import { writeReport } from '../../core/eval/report-store.js';
@@ -17,6 +23,7 @@ export const evalCommand: Command = {
   name: 'eval',
   summary: 'score any OpenAI-compatible endpoint on a test set (JSON, markdown and HTML report)',
   usage: `flywheel eval --endpoint URL --model NAME --testset REF|FILE [options]
+flywheel eval --endpoint URL --model NAME --cases FILE --catalog REF|FILE [--config FILE] [options]
 
 Asks the endpoint for one decision per test case (temperature 0, the case's prompt and offered tools) and
 scores exact tool+arguments match, tool accuracy, abstention P/R/F1, schema validity, error types, per-tool
@@ -25,6 +32,11 @@ and per-domain tables, latency, tokens and cost, with bootstrap 95 % intervals.
   --model NAME          the model (or alias, through the gateway) to ask
   --testset REF|FILE    a rendered test set: an artifact (sha prefix or URI, e.g. a run's rendered-test) or a
                         JSONL file of rendered rows {id, prompt, completion, tools[, domain]}
+  --cases FILE          hand-written cases, JSONL: {"id", "domain", "messages", "scopes"?, "tools"?, "expected"}
+                        — messages without a system prompt, expected {"tool", "arguments"} or {"tool": null,
+                        "verdict", "code"}; rendered with the current renderer (see docs/hand-written-cases.md)
+  --catalog REF|FILE    (with --cases) the catalog: an artifact (sha prefix or URI) or a catalog JSON file
+  --config FILE         (with --cases) personas, slice size, seed and render format from its dataset section
   --label NAME          column name in the report (default: the model)
   --api-key-env VAR     environment variable holding the endpoint's API key
   --adapter-id ID       LoRAX: the adapter to select per request
@@ -41,6 +53,9 @@ and per-domain tables, latency, tokens and cost, with bootstrap 95 % intervals.
       endpoint: { type: 'string' },
       model: { type: 'string' },
       testset: { type: 'string' },
+      cases: { type: 'string' },
+      catalog: { type: 'string' },
+      config: { type: 'string' },
       label: { type: 'string' },
       'api-key-env': { type: 'string' },
       'adapter-id': { type: 'string' },
@@ -55,10 +70,11 @@ and per-domain tables, latency, tokens and cost, with bootstrap 95 % intervals.
       out: { type: 'string' },
       store: { type: 'string' },
     });
-    if (!values.endpoint || !values.model || !values.testset) throw new UsageError('--endpoint, --model and --testset are required');
+    if (!values.endpoint || !values.model || (!values.testset === !values.cases)) throw new UsageError('--endpoint, --model and one of --testset or --cases are required');
+    if (values.cases && !values.catalog) throw new UsageError('--cases needs --catalog REF|FILE: the cases are rendered with its tool schemas');
     const apiKeyEnv = values['api-key-env'];
     if (apiKeyEnv && !process.env[apiKeyEnv]) throw new UsageError(`--api-key-env ${apiKeyEnv}: that environment variable is not set`);
-    const { cases, sha256, source } = await loadCases(values.testset, values.store);
+    const { cases, sha256, source } = values.cases ? await loadHandwritten(values.cases, values.catalog!, values.config, values.store) : await loadCases(values.testset!, values.store);
     const selected = firstCases(cases, values.limit ? intOption(values.limit, 'limit', cases.length) : undefined);
     const bootstrap = { resamples: intOption(values.resamples, 'resamples', 1000), seed: wholeNumber(values.seed, 'seed', 7) };
     const label = values.label ?? values.model;
@@ -109,6 +125,29 @@ async function loadCases(testset: string, storeUri: string | undefined): Promise
     if ((await store.manifest(parent)).kind === 'test') routerRows.push(...(await store.readJsonl<RouterRow>(parent)));
   }
   return { cases: casesFrom(await store.readJsonl<RenderedRow>(ref), routerRows, `rendered-test ${ref.sha256.slice(0, 12)}`), sha256: ref.sha256, source: `rendered-test ${ref.sha256.slice(0, 12)}` };
+}
+
+/** Hand-written cases rendered against a catalog (an artifact or a JSON file), with the config's dataset settings. */
+async function loadHandwritten(file: string, catalogRef: string, configFile: string | undefined, storeUri: string | undefined): Promise<{ cases: EvalCase[]; sha256: string; source: string }> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (err) {
+    throw new UsageError(`--cases ${file}: ${(err as Error).message}`);
+  }
+  const config = configFile ? await loadConfigFile(configFile) : undefined;
+  const dataset = datasetSchema.parse(config?.dataset ?? {});
+  let catalog: Catalog;
+  if (existsSync(catalogRef)) catalog = JSON.parse(await readFile(catalogRef, 'utf8')) as Catalog;
+  else {
+    const store = openStore(storeUriFrom(storeUri ?? config?.artifacts.store));
+    const ref = await store.resolve(catalogRef);
+    if (ref.kind !== 'catalog') throw new UsageError(`--catalog ${catalogRef} is a ${ref.kind} artifact; give a catalog (see flywheel artifacts ls --kind catalog)`);
+    catalog = await store.readJson<Catalog>(ref);
+  }
+  if (!Array.isArray(catalog?.tools) || !Array.isArray(catalog?.servers)) throw new UsageError(`--catalog ${catalogRef} is not a catalog (servers[], tools[])`);
+  const rows = handwrittenRows(parseJsonl(text, file), { catalog, personas: domainPersonas(catalog, dataset, DOMAIN_PACKS), sliceSize: dataset.sliceSize, seed: dataset.seed, source: file });
+  return { cases: handwrittenCases(rows, catalog, dataset.render.format, file), sha256: sha256Hex(text), source: file };
 }
 
 function costOf(tokens: string | undefined, gpuHour: string | undefined): CostModel {

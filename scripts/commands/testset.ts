@@ -6,6 +6,11 @@ import { frozenTestSet, pinTestSet } from '../../core/dataset/testset.js';
 import { exportTestset, formatOf, importTestset, TestsetError } from '../../core/dataset/testset-io.js';
 import type { RouterRow } from '../../core/dataset/types.js';
 import { parse, UsageError, type Command } from '../lib/args.js';
+import type { Catalog } from '../../core/catalog/types.js';
+import { datasetSchema } from '../../core/config/schema.js';
+import { domainPersonas } from '../../core/dataset/personas.js';
+import { firstJsonLine, handwrittenRows, isHandwritten, parseJsonl } from '../../core/eval/handwritten.js';
+import { DOMAIN_PACKS } from '../../sandboxes/packs.js';
 
 export const testsetCommand: Command = {
   name: 'testset',
@@ -16,7 +21,9 @@ flywheel testset import FILE.jsonl|FILE.csv --config FILE [--catalog-version cat
 The test set is frozen per project and catalog version (by default the latest catalog version): created by
 the first run's split stage, reused by every later run. Export writes it with an empty "approved" column
 for a person to fill (true/false, yes/no, 1/0) and a "notes" column; import requires a decision on every
-row, keeps the approved ones and pins them as the frozen test set. Later runs evaluate on exactly those.`,
+row, keeps the approved ones and pins them as the frozen test set. Later runs evaluate on exactly those.
+Import also takes hand-written cases (JSONL {"id", "domain", "messages", "scopes"?, "tools"?, "expected"},
+the format of \`flywheel eval --cases\`): every case is checked against that catalog version and pinned.`,
   async run(argv) {
     const { values, positionals } = parse(argv, { config: { type: 'string' }, out: { type: 'string' }, 'catalog-version': { type: 'string' } }, true);
     const [verb, file, ...rest] = positionals;
@@ -44,6 +51,16 @@ row, keeps the approved ones and pins them as the frozen test set. Later runs ev
         text = await readFile(file, 'utf8');
       } catch (err) {
         throw new UsageError(`${file}: ${(err as Error).message}`);
+      }
+      if (file.endsWith('.jsonl') && isHandwritten(firstJsonLine(text))) {
+        const entry = (await catalogHistory(store, config.name)).find((e) => e.version === version)!;
+        const catalog = await store.readJson<Catalog>(entry.sha256);
+        const dataset = config.dataset ?? datasetSchema.parse({});
+        const rows = handwrittenRows(parseJsonl(text, file), { catalog, personas: domainPersonas(catalog, dataset, DOMAIN_PACKS), sliceSize: dataset.sliceSize, seed: dataset.seed, source: file });
+        const ref = await store.putJsonl('test', rows, { stats: { rows: rows.length, handwritten: true, importedFrom: file } });
+        await pinTestSet(store, config.name, version, ref, 'import');
+        console.log(`pinned ${rows.length} hand-written cases as the ${version} test set of ${config.name}: ${ref.sha256.slice(0, 12)}`);
+        return 0;
       }
       try {
         const { approved, rejected } = importTestset(text, formatOf(file), file);

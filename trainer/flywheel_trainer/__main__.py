@@ -2,6 +2,8 @@
 
   validate --job FILE [--normalize]   check a job against trainer/job.schema.json
   train --job FILE [--resume DIR]     SFT; progress as JSON lines on stdout
+  convert-base --name NAME [--out DIR] convert a packaged base (e.g. smollm2-135m-instruct) to safetensors;
+                                      prints {"dir", "name", "ggufSha256"}
   serve [--base M] [--adapter NAME=DIR ...] [--port N]
                                       OpenAI-compatible server with runtime LoRA loading; hosts
                                       each adapter's own base; may start empty
@@ -80,6 +82,18 @@ def _serve(args) -> int:
     return 0
 
 
+def _convert_base(args) -> int:
+    from pathlib import Path
+
+    from .packaged import PACKAGED, ensure_converted
+
+    if args.name not in PACKAGED:
+        raise BadJob(f"--name {args.name}: not a packaged base (packaged: {', '.join(sorted(PACKAGED))})")
+    out = ensure_converted(args.name, Path(args.out) if args.out else None)
+    print(json.dumps({"dir": str(out.resolve()), "name": args.name, "ggufSha256": PACKAGED[args.name].sha256}))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m flywheel_trainer", description="mcp-flywheel trainer")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -102,9 +116,12 @@ def main(argv: list[str] | None = None) -> int:
     s.add_argument("--served-name", default="base", help="model name that selects the --base model without adapter")
     s.add_argument("--host", default="127.0.0.1")
     s.add_argument("--port", type=int, default=8000, help="0 picks a free port (printed on stdout)")
+    c = sub.add_parser("convert-base", help="convert a packaged base model (GGUF inside a pip package) to safetensors")
+    c.add_argument("--name", required=True, help="packaged base name, e.g. smollm2-135m-instruct")
+    c.add_argument("--out", help="directory to write (default: the base cache, $FLYWHEEL_BASE_CACHE or .flywheel/bases)")
     args = parser.parse_args(argv)
     try:
-        return {"validate": _validate, "train": _train, "serve": _serve}[args.command](args)
+        return {"validate": _validate, "train": _train, "serve": _serve, "convert-base": _convert_base}[args.command](args)
     except BadJob as err:
         print(f"error: {err}", file=sys.stderr)
         return EXIT_BAD_JOB

@@ -9,6 +9,7 @@ from typing import Any
 
 from . import tiny
 from .errors import BadJob
+from .packaged import PACKAGED, ensure_converted, is_packaged
 
 HF_ID = re.compile(r"^[A-Za-z0-9][\w.-]*(/[\w.-]+)?$")
 
@@ -63,6 +64,11 @@ def load_base(job: dict[str, Any], base_dir: Path, corpus: list[str], hw: Hardwa
     if name.startswith("tiny:"):
         model, tokenizer = tiny.build_or_load(name, base_dir, corpus, job["optim"]["maxLength"], job["optim"]["seed"])
         return model.to(dtype), tokenizer
+    if is_packaged(name):
+        # Loaded from the converted directory (the GPU worker puts the stored base-model artifact there).
+        name = str(ensure_converted(name))
+    elif "/" not in name and name.split("-")[0] in {p.split("-")[0] for p in PACKAGED}:
+        raise BadJob(f"baseModel: unknown packaged base '{name}' (packaged: {', '.join(sorted(PACKAGED))})")
 
     looks_like_path = name.startswith((".", "/", "~")) or Path(name).exists()
     if looks_like_path and not Path(name).expanduser().is_dir():

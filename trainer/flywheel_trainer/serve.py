@@ -36,6 +36,7 @@ from typing import Any
 
 from .constrain import RouterConstraint, tokenizer_data
 from .errors import BadJob
+from .packaged import ensure_converted, is_packaged
 
 
 class ApiError(Exception):
@@ -82,6 +83,8 @@ def load_model(source: str) -> tuple[Any, Any]:
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
+    if is_packaged(source):
+        source = str(ensure_converted(source))
     tokenizer = AutoTokenizer.from_pretrained(source)
     if not tokenizer.chat_template:
         raise BadJob(f"base {source}: the tokenizer has no chat template")

@@ -8,6 +8,10 @@ import pytest
 from synthetic import write_rows
 
 
+def pytest_configure(config):
+    config.addinivalue_line("markers", "slow: loads a real pretrained base model (tens of seconds)")
+
+
 @pytest.fixture
 def dataset(tmp_path: Path) -> dict:
     return {"train": str(write_rows(tmp_path / "train.jsonl", 96, 1)), "val": str(write_rows(tmp_path / "val.jsonl", 24, 2))}

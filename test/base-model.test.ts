@@ -7,9 +7,9 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { readFileSync, readdirSync } from 'node:fs';
+import { readFileSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import { openStore } from '../core/artifacts/index.js';
 import { ConfigError, parseConfig } from '../core/config/load.js';
 import { BASE_CONVERSION, BASE_MARKER, convertedDir, ensureBaseModel, PACKAGED_BASES } from '../core/train/base-model.js';
@@ -21,6 +21,17 @@ const config = (baseModel: string) => ({ version: 1, name: 'b', servers: [{ name
 const digest = (dir: string) => Object.fromEntries(readdirSync(dir).sort().map((f) => [f, createHash('sha256').update(readFileSync(join(dir, f))).digest('hex')]));
 
 describe('packaged base model', () => {
+  // Each conversion is ~0.5 GB: leave nothing behind in /tmp.
+  const made: string[] = [];
+  const scratch = () => {
+    const dir = tempDir();
+    made.push(dir);
+    return dir;
+  };
+  after(() => {
+    for (const dir of made) rmSync(dir, { recursive: true, force: true });
+  });
+
   it('the TypeScript list of packaged bases is the trainer\'s', () => {
     const py = execFileSync(trainerPython(), ['-c', 'import json; from flywheel_trainer.packaged import PACKAGED, CONVERSION; print(json.dumps({"bases": {k: {"pip": v.pip, "ggufSha256": v.sha256} for k, v in PACKAGED.items()}, "conversion": CONVERSION}))'], { env: { ...process.env, PYTHONPATH: TRAINER_ROOT } }).toString();
     assert.deepEqual(JSON.parse(py), { bases: PACKAGED_BASES, conversion: BASE_CONVERSION });
@@ -37,15 +48,15 @@ describe('packaged base model', () => {
   });
 
   it('converts once, stores a base-model artifact, and restores it byte-identical into another cache', { timeout: 300_000 }, async () => {
-    const store = openStore(`file://${tempDir()}`);
-    const first = await ensureBaseModel(store, NAME, tempDir(), convertBase);
+    const store = openStore(`file://${scratch()}`);
+    const first = await ensureBaseModel(store, NAME, scratch(), convertBase);
     assert.equal(first.converted, true);
     assert.equal(first.ref.kind, 'base-model');
     const files = digest(first.dir);
     assert.ok(files['model.safetensors'] && files['tokenizer.json'] && files[BASE_MARKER], Object.keys(files).join(', '));
     assert.equal(JSON.parse(readFileSync(join(first.dir, BASE_MARKER), 'utf8')).ggufSha256, PACKAGED_BASES[NAME]!.ggufSha256);
 
-    const otherCache = tempDir();
+    const otherCache = scratch();
     const second = await ensureBaseModel(store, NAME, otherCache, async () => assert.fail('a stored base is restored, not converted again'));
     assert.equal(second.converted, false);
     assert.equal(second.dir, convertedDir(otherCache, NAME));

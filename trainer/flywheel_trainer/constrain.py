@@ -75,6 +75,10 @@ def tokenizer_data(tokenizer: Any) -> TokenEnforcerTokenizerData:
 # well inside max_tokens even from an undertrained model (a string or a number can otherwise run on forever).
 MAX_STRING = 128
 MAX_DIGITS = 18
+# Characters an answer may spend inside its `arguments` object before it must wrap up: no new member, element,
+# object or array, only values that end and closing brackets. Keys and nesting are otherwise unbounded, and an
+# undertrained model can open them until max_tokens cuts the JSON short (seen in a deploy's smoke test).
+MAX_ARGUMENTS = 320
 
 
 class BoundedJson(CharacterLevelParser):
@@ -82,13 +86,20 @@ class BoundedJson(CharacterLevelParser):
     outside strings (it lets a free-form object close after a comma, `{"a":1,}`, which is not JSON; seen with
     sampled output), strings of at most MAX_STRING characters, and runs of at most MAX_DIGITS digits."""
 
-    def __init__(self, inner: CharacterLevelParser, last: str = "", in_string: bool = False, escaped: bool = False, run: int = 0):
+    def __init__(self, inner: CharacterLevelParser, last: str = "", in_string: bool = False, escaped: bool = False, run: int = 0, depth: int = 0, nested: int = 0):
         super().__init__(PARSER_CONFIG)
         self.inner, self.last, self.in_string, self.escaped = inner, last, in_string, escaped
         self.run = run  # characters in the current string, or digits in the current number
+        self.depth = depth  # open objects and arrays outside strings
+        self.nested = nested  # characters written below the top level (inside `arguments`)
 
     def add_character(self, c: str) -> "BoundedJson":
-        last, in_string, escaped, run = self.last, self.in_string, self.escaped, self.run
+        last, in_string, escaped, run, depth = self.last, self.in_string, self.escaped, self.run, self.depth
+        nested = self.nested + (1 if depth >= 2 else 0)
+        if not in_string and c in "{[":
+            depth += 1
+        elif not in_string and c in "}]":
+            depth -= 1
         if in_string:
             run += 1
             if escaped:
@@ -103,7 +114,7 @@ class BoundedJson(CharacterLevelParser):
             last, run = c, run + 1
         elif not c.isspace():
             last, run = c, 0
-        return BoundedJson(self.inner.add_character(c), last, in_string, escaped, run)
+        return BoundedJson(self.inner.add_character(c), last, in_string, escaped, run, depth, nested)
 
     def get_allowed_characters(self) -> str:
         allowed = self.inner.get_allowed_characters()
@@ -116,6 +127,12 @@ class BoundedJson(CharacterLevelParser):
             allowed = allowed.replace("}", "").replace("]", "")
         if self.run >= MAX_DIGITS:
             allowed = "".join(ch for ch in allowed if not ch.isdigit())
+        if self.depth >= 2 and self.nested >= MAX_ARGUMENTS:
+            # Wrap up: nothing new opens; a value already begun may end. Never leave no way out (right after a
+            # comma a key is the only continuation: one more member, then it must close).
+            wrapped = "".join(ch for ch in allowed if ch not in '{[",')
+            if wrapped:
+                return wrapped
         return allowed
 
     def can_end(self) -> bool:

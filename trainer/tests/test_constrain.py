@@ -66,3 +66,25 @@ def test_strings_and_numbers_are_bounded_so_every_answer_can_end():
     assert not any(ch.isdigit() for ch in allowed) and "," in allowed and "}" in allowed
     assert "9" in fed(digits[:-1]).get_allowed_characters()
     assert "}" not in fed('{"arguments": {"n": 1,').get_allowed_characters()  # still no trailing comma
+
+
+def test_a_long_arguments_object_must_wrap_up_but_always_can():
+    from lmformatenforcer import JsonSchemaParser
+
+    from flywheel_trainer.constrain import MAX_ARGUMENTS, PARSER_CONFIG, BoundedJson, router_schema
+
+    def fed(text: str) -> BoundedJson:
+        parser = BoundedJson(JsonSchemaParser(router_schema(["get_invoice"]), config=PARSER_CONFIG))
+        for c in text:
+            parser = parser.add_character(c)
+        return parser
+
+    members = ", ".join(f'"k{i}": {i}' for i in range(MAX_ARGUMENTS // 8 + 2))
+    long_args = '{"arguments": {' + members
+    allowed = fed(long_args).get_allowed_characters()
+    assert "}" in allowed and not set('{[",') & set(allowed), allowed  # only closing (or more digits)
+    assert '"' in fed(long_args + ", ").get_allowed_characters(), "right after a comma one more key stays possible"
+    closed = fed(long_args + "}")
+    assert "," in closed.get_allowed_characters(), "the top level goes on: , \"tool\": …"
+    short = fed('{"arguments": {"a": 1')
+    assert "," in short.get_allowed_characters(), "a short object may grow"

@@ -107,7 +107,7 @@ export function formatValue(format: string, rng: Rng): string | undefined {
     case 'duration':
       return rng.pick([`P${rng.int(1, 30)}D`, `PT${rng.int(1, 59)}M`, `PT${rng.int(1, 12)}H`, `P${rng.int(1, 6)}W`]);
     case 'regex':
-      return rng.pick(['^[a-z]+$', '\\d{3}-\\d{4}', 'error|warn', '^TODO']);
+      return rng.pick(['^[a-z]+$', '\\d{3}-\\d{4}', 'error|warn', '^INV-[0-9]+$']);
     case 'json-pointer':
       return `/${rng.pick(WORDS)}/${rng.int(0, 9)}`;
     case 'relative-json-pointer':

@@ -182,14 +182,14 @@ describe('sandbox transports and lifecycle', () => {
 });
 
 describe('sandbox docs', () => {
-  it('README documents every sandbox tool with its scopes', async () => {
-    const readme = readFileSync(join(REPO, 'README.md'), 'utf8');
+  it('docs/sandboxes.md documents every sandbox tool with its scopes', async () => {
+    const readme = readFileSync(join(REPO, 'docs', 'sandboxes.md'), 'utf8');
     const { salesforceSandbox } = await import('../sandboxes/salesforce/main.js');
     const { oracleEbsSandbox } = await import('../sandboxes/oracle-ebs/main.js');
     for (const tool of [...salesforceSandbox.tools, ...oracleEbsSandbox.tools]) {
       const row = readme.split('\n').find((l) => l.startsWith(`| \`${tool.name}\` |`));
-      assert.ok(row, `README has no row for ${tool.name}`);
-      for (const scope of tool.scopes) assert.ok(row.includes(`\`${scope}\``), `README row of ${tool.name} lacks scope ${scope}`);
+      assert.ok(row, `docs/sandboxes.md has no row for ${tool.name}`);
+      for (const scope of tool.scopes) assert.ok(row.includes(`\`${scope}\``), `docs/sandboxes.md row of ${tool.name} lacks scope ${scope}`);
     }
     for (const code of Object.keys(ERROR_CODES)) assert.ok(readme.includes(`| \`${code}\` |`), `README lacks error code ${code}`);
   });

@@ -117,7 +117,7 @@ export const datasetSchema = z
     /** Oversample train so every tool has at least this many rows. */
     minPerTool: z.number().int().min(0).max(100_000).default(DATASET_DEFAULTS.minPerTool),
     teacher: teacherSchema.default(DATASET_DEFAULTS.teacher),
-    /** Replace the default personas (see README); each needs a domain matching a server name. */
+    /** Replace the default personas (docs/config.md); each needs a domain matching a server name. */
     personas: z.array(personaSchema).min(1).optional(),
     render: z.strictObject({ format: z.enum(['router-json', 'hermes']).default('router-json') }).default(DATASET_DEFAULTS.render),
   });
@@ -185,7 +185,7 @@ export const evaluateSchema = z.strictObject({
   teacherCost: costSchema.default({ kind: 'none' }),
 });
 
-/** Promote the candidate only if it is not worse than production (see README "Gate"). */
+/** Promote the candidate only if it is not worse than production (docs/release.md, "Gate"). */
 export const gateSchema = z.strictObject({
   /** The candidate's exact match may trail production by at most this (absolute), judged on the 95 % CI low bound of the paired difference. */
   margin: z.number().min(0).max(1).default(0.02),

@@ -27,7 +27,7 @@ export const flywheelRunInputSchema = z
     trigger: z.string().min(1).max(100).optional().describe('Who started it (cli, ui, schedule:<name>, script:<system>): shown to operators, search attribute Trigger.'),
     reason: z.string().min(1).max(500).optional().describe('Why this run was started, in words: shown in the run summary and progress.'),
     traces: z.array(traceSourceSchema).optional().describe("Trace sources added to the config's traces (files, directories, s3://bucket/prefix/ or s3://bucket/key.jsonl)."),
-    idempotencyKey: z.string().regex(IDEMPOTENCY_KEY_RE).optional().describe('The caller\'s key; the workflow id is flywheel-<project>:<key> (see README "Starting runs from scripts and other systems").'),
+    idempotencyKey: z.string().regex(IDEMPOTENCY_KEY_RE).optional().describe('The caller\'s key; the workflow id is flywheel-<project>:<key> (docs/operating.md, "Starting runs from scripts and other systems").'),
     force: z.boolean().optional().describe('Train even when the retrain policy finds too little new data since the watermark.'),
   })
   .refine((i) => [i.config, i.configPath, i.configRef].filter((v) => v !== undefined).length === 1, { message: 'set exactly one of "config", "configPath" or "configRef"' });

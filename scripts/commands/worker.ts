@@ -18,7 +18,7 @@ flywheel; 30 s on flywheel-gpu, where a training is cancelled and its retry resu
   flywheel      workflows and CPU activities (default)
   flywheel-gpu  the train activity (spawns the Python trainer from .venv or $FLYWHEEL_PYTHON); runs one
                 training at a time; scratch space in $FLYWHEEL_GPU_WORKDIR (default .flywheel/gpu)
-Connection: TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_API_KEY, TEMPORAL_TLS* (see README).`,
+Connection: TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_API_KEY, TEMPORAL_TLS* (see docs/cli.md).`,
   async run(argv) {
     const { values } = parse(argv, { queue: { type: 'string', default: CPU_TASK_QUEUE } });
     if (values.queue !== CPU_TASK_QUEUE && values.queue !== GPU_TASK_QUEUE) throw new UsageError(`unknown queue "${values.queue}" (expected ${CPU_TASK_QUEUE} or ${GPU_TASK_QUEUE})`);

@@ -18,7 +18,7 @@ import type { Intent, RouterRow } from '../core/dataset/types.js';
 import { CallValidator } from '../core/dataset/validate.js';
 import { frozenTestSet, pinTestSet } from '../core/dataset/testset.js';
 import type { StageOutcome } from '../core/pipeline/types.js';
-import { callMode } from '../core/probe/call-mode.js';
+import { callModeFor } from '../core/probe/call-mode.js';
 import { discoverPools } from '../core/probe/discover.js';
 import { trialCaller } from '../core/probe/trial.js';
 import type { DomainPools } from '../core/probe/types.js';
@@ -103,8 +103,8 @@ export async function corruptStage(a: Common & { catalog: ArtifactRef; validated
     const rows = await store.readJsonl<RouterRow>(a.validated);
     const traceRows = a.traceRows ? await store.readJsonl<RouterRow>(a.traceRows) : [];
     const pools = await store.readJson<Record<string, DomainPools>>(a.pools);
-    const allow = new Map(a.servers.map((s) => [s.name, s.probe ? s.probe.allow : []]));
-    const callable = (t: CatalogTool) => callMode(t, allow.get(t.server) ?? []).mode !== 'schema';
+    const modeOf = callModeFor(a.servers);
+    const callable = (t: CatalogTool) => modeOf(t).mode !== 'schema';
     return withConnections(a.servers, async (conns) => {
       const { rows: corrupted, stats } = await augmentRows(rows, catalog, new CallValidator(catalog, mcpDryRunner(conns, a.servers)), a.dataset, pools, DOMAIN_PACKS, callable, (done) => beat({ done }));
       // Trace rows join as positives; corruption rewrites single requests, so it applies to generated rows only.

@@ -16,14 +16,14 @@ import { listServerTools } from '../core/catalog/list-tools.js';
 import type { Catalog } from '../core/catalog/types.js';
 import { datasetSchema } from '../core/config/schema.js';
 import { deriveUnsatisfiable } from '../core/dataset/generic/unsatisfiable.js';
-import { domainPersonas } from '../core/dataset/personas.js';
 import { SYSTEM_PROMPT } from '../core/dataset/render.js';
 import { frozenTestSet } from '../core/dataset/testset.js';
 import type { RouterRow } from '../core/dataset/types.js';
 import { VERDICT_CODES } from '../core/dataset/verdicts.js';
 import { OPERATORS } from '../core/dataset/corrupt.js';
 import { EvalInputError } from '../core/eval/cases.js';
-import { handwrittenCases, handwrittenRows, parseJsonl } from '../core/eval/handwritten.js';
+import { handwrittenCases } from '../core/eval/handwritten.js';
+import { handwrittenRowsOf } from '../scripts/lib/handwritten.js';
 import type { EvalReport } from '../core/eval/types.js';
 import { main } from '../scripts/cli.js';
 import { DOMAIN_PACKS } from '../sandboxes/packs.js';
@@ -36,7 +36,7 @@ const dataset = datasetSchema.parse({});
 let catalog: Catalog;
 
 function rows(text: string, source = 'cases.jsonl'): RouterRow[] {
-  return handwrittenRows(parseJsonl(text, source), { catalog, personas: domainPersonas(catalog, dataset, DOMAIN_PACKS), sliceSize: 8, seed: 42, source });
+  return handwrittenRowsOf(text, source, catalog, dataset);
 }
 
 /** Lower-case word tokens, without the placeholders of templates. */

@@ -1,7 +1,7 @@
 import type { CatalogTool } from '../catalog/types.js';
 import { PROBE_DEFAULTS, type ServerConfig } from '../config/schema.js';
 import type { McpConnection } from '../mcp/connect.js';
-import { callMode } from '../probe/call-mode.js';
+import { callModeFor, probeSettingsOf } from '../probe/call-mode.js';
 import type { DryRunner, DryRunResult } from './validate.js';
 
 
@@ -14,9 +14,9 @@ type Counts = Record<NonNullable<DryRunResult['checkedBy']>, number>;
  * were checked each way; `skipped` is the schema-only count.
  */
 export function mcpDryRunner(connections: Map<string, McpConnection>, servers: ServerConfig[] = []): DryRunner & { skipped: number; counts: Counts } {
-  const allow = new Map(servers.map((s) => [s.name, s.probe ? s.probe.allow : []]));
+  const modeOf = callModeFor(servers);
   // A call with no answer within the server's probe.callTimeoutMs is a rejection that says so, not a hung stage.
-  const timeout = new Map(servers.map((s) => [s.name, s.probe ? s.probe.callTimeoutMs : PROBE_DEFAULTS.callTimeoutMs]));
+  const timeout = new Map(servers.map((s) => [s.name, probeSettingsOf(s).callTimeoutMs]));
   // A tool that hung once is not waited for again, and a server that closed the connection during a call is
   // not called again: their remaining checks are rejections that say why, not one timeout each or a stage
   // that fails the same way on every retry.
@@ -24,7 +24,7 @@ export function mcpDryRunner(connections: Map<string, McpConnection>, servers: S
   const closed = new Map<string, string>();
   const runner = Object.assign(
     async (tool: CatalogTool, args: Record<string, unknown>, scopes: string[]): Promise<DryRunResult> => {
-      const { mode } = callMode(tool, allow.get(tool.server) ?? []);
+      const { mode } = modeOf(tool);
       runner.counts[mode]++;
       if (mode === 'schema') {
         runner.skipped += 1;

@@ -1,4 +1,5 @@
 import type { CatalogTool } from '../catalog/types.js';
+import { PROBE_DEFAULTS, type ProbeConfig, type ServerConfig } from '../config/schema.js';
 
 /**
  * How the flywheel may touch a tool, by what it declares. `execute`: call it for real (read-only, or listed
@@ -16,4 +17,15 @@ export function callMode(tool: CatalogTool, allow: readonly string[] = []): { mo
   // The MCP spec's default for openWorldHint is true, so only an explicit false counts as closed.
   if (tool.annotations?.openWorldHint !== false) return { mode: 'schema', why: `read-only but open-world (openWorldHint ${tool.annotations?.openWorldHint === true ? 'true' : 'not false; the MCP default is true'})` };
   return { mode: 'execute', why: 'read-only (readOnlyHint: true)' };
+}
+
+/** A server's probe settings with the defaults filled in (also when it says `probe: false`: its timeout still applies). */
+export function probeSettingsOf(server: ServerConfig): ProbeConfig {
+  return { ...PROBE_DEFAULTS, ...(server.probe || {}) };
+}
+
+/** callMode for tools of these servers, each with its own probe.allow. */
+export function callModeFor(servers: ServerConfig[]): (tool: CatalogTool) => { mode: CallMode; why: string } {
+  const allow = new Map(servers.map((s) => [s.name, probeSettingsOf(s).allow]));
+  return (tool) => callMode(tool, allow.get(tool.server) ?? []);
 }

@@ -1,8 +1,8 @@
 import type { Catalog } from '../catalog/types.js';
-import { PROBE_DEFAULTS, type ServerConfig } from '../config/schema.js';
+import type { ServerConfig } from '../config/schema.js';
 import { packFor, type DomainPack } from '../dataset/packs.js';
 import type { McpConnection } from '../mcp/connect.js';
-import { callMode } from './call-mode.js';
+import { callMode, probeSettingsOf } from './call-mode.js';
 import { PackProbeError, runPackProbes } from './pack-probes.js';
 import { probeServer } from './probe.js';
 import type { DomainPools, EntityPools } from './types.js';
@@ -44,7 +44,7 @@ export async function discoverPools(conns: Map<string, McpConnection>, servers: 
     const rest = tools.filter((t) => !covered.has(t.name));
     const found = server.probe === false
       ? { harvested: {}, probes: rest.map((t) => ({ tool: t.name, status: 'skipped' as const, calls: 0, values: 0, detail: 'probe: false for this server' })) }
-      : await probeServer(conn.client, rest, { ...PROBE_DEFAULTS, ...server.probe }, seed, (tool) => onProgress?.({ server: server.name, tool }));
+      : await probeServer(conn.client, rest, probeSettingsOf(server), seed, (tool) => onProgress?.({ server: server.name, tool }));
     pools[server.name] = { ...(packPools ? { pack: packPools } : {}), ...(packNote ? { packNote } : {}), ...found };
   }
   return pools;

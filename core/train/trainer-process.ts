@@ -14,6 +14,11 @@ export function trainerPython(): string {
   return existsSync(venv) ? venv : 'python3';
 }
 
+/** This process's environment with the trainer package importable. */
+function trainerEnv(): NodeJS.ProcessEnv {
+  return { ...process.env, PYTHONPATH: [TRAINER_ROOT, process.env.PYTHONPATH].filter(Boolean).join(':') };
+}
+
 /** One progress line of `python -m flywheel_trainer train` (see trainer/flywheel_trainer/progress.py). */
 export interface TrainerEvent {
   event: 'start' | 'step' | 'eval' | 'checkpoint' | 'done' | 'error' | 'listening';
@@ -63,7 +68,7 @@ export function startTrainer(args: string[], opts: { stderrFile: string; onEvent
     cwd: REPO_ROOT,
     detached: true, // own process group: cancellation kills dataloader workers and anything else it forked
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, ...opts.env, PYTHONPATH: [TRAINER_ROOT, process.env.PYTHONPATH].filter(Boolean).join(':'), PYTHONUNBUFFERED: '1', FLYWHEEL_DIE_WITH_PARENT: '1' },
+    env: { ...trainerEnv(), ...opts.env, PYTHONUNBUFFERED: '1', FLYWHEEL_DIE_WITH_PARENT: '1' },
   });
   const stderrLog = createWriteStream(opts.stderrFile, { flags: 'a' });
   let tail = '';
@@ -148,7 +153,7 @@ export async function convertBase(name: string, out: string): Promise<void> {
   const child = spawn(trainerPython(), ['-m', 'flywheel_trainer', 'convert-base', '--name', name, '--out', out], {
     cwd: REPO_ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, PYTHONPATH: [TRAINER_ROOT, process.env.PYTHONPATH].filter(Boolean).join(':') },
+    env: trainerEnv(),
   });
   let stderr = '';
   child.stderr!.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-TAIL_BYTES)));

@@ -28,7 +28,7 @@ import { templateTeacher } from '../../core/dataset/teacher/template.js';
 import { CallValidator } from '../../core/dataset/validate.js';
 import { connectServer, type McpConnection } from '../../core/mcp/connect.js';
 import { discoverPools } from '../../core/probe/discover.js';
-import { callMode } from '../../core/probe/call-mode.js';
+import { callModeFor } from '../../core/probe/call-mode.js';
 import { DOMAIN_PACKS } from '../../sandboxes/packs.js';
 import { bundleWorkflows, createCpuWorker } from '../../workers/cpu.js';
 import { closeAllConnections } from '../../activities/connections.js';
@@ -72,7 +72,7 @@ const validator = new CallValidator(catalog, mcpDryRunner(conns, config.servers)
 const { rows } = await validateCandidates(intents, candidates, catalog, validator, dataset);
 inProcess.validate = secs(t);
 t = performance.now();
-const { rows: augmented } = await augmentRows(rows, catalog, validator, dataset, pools, DOMAIN_PACKS, (tool) => callMode(tool).mode !== 'schema');
+const { rows: augmented } = await augmentRows(rows, catalog, validator, dataset, pools, DOMAIN_PACKS, (tool) => callModeFor(config.servers)(tool).mode !== 'schema');
 inProcess.corrupt = secs(t);
 t = performance.now();
 const s = splitByEntity(augmented, dataset.split, dataset.seed);

@@ -6,12 +6,11 @@ import { openStore } from '../../core/artifacts/index.js';
 import type { RenderedRow } from '../../core/dataset/render.js';
 import type { RouterRow } from '../../core/dataset/types.js';
 import { casesFrom, firstCases } from '../../core/eval/cases.js';
-import { handwrittenCases, handwrittenRows, parseJsonl } from '../../core/eval/handwritten.js';
+import { handwrittenCases } from '../../core/eval/handwritten.js';
+import { handwrittenRowsOf } from '../lib/handwritten.js';
 import type { Catalog } from '../../core/catalog/types.js';
 import { loadConfigFile } from '../../core/config/load.js';
 import { datasetSchema } from '../../core/config/schema.js';
-import { domainPersonas } from '../../core/dataset/personas.js';
-import { DOMAIN_PACKS } from '../../sandboxes/packs.js';
 import { evaluateEndpoint } from '../../core/eval/evaluate.js';
 import { summaryTable } from '../../core/eval/report-markdown.js';
 import { writeReport } from '../../core/eval/report-store.js';
@@ -146,7 +145,7 @@ async function loadHandwritten(file: string, catalogRef: string, configFile: str
     catalog = await store.readJson<Catalog>(ref);
   }
   if (!Array.isArray(catalog?.tools) || !Array.isArray(catalog?.servers)) throw new UsageError(`--catalog ${catalogRef} is not a catalog (servers[], tools[])`);
-  const rows = handwrittenRows(parseJsonl(text, file), { catalog, personas: domainPersonas(catalog, dataset, DOMAIN_PACKS), sliceSize: dataset.sliceSize, seed: dataset.seed, source: file });
+  const rows = handwrittenRowsOf(text, file, catalog, dataset);
   return { cases: handwrittenCases(rows, catalog, dataset.render.format, file), sha256: sha256Hex(text), source: file };
 }
 

@@ -8,9 +8,8 @@ import type { RouterRow } from '../../core/dataset/types.js';
 import { parse, UsageError, type Command } from '../lib/args.js';
 import type { Catalog } from '../../core/catalog/types.js';
 import { datasetSchema } from '../../core/config/schema.js';
-import { domainPersonas } from '../../core/dataset/personas.js';
-import { firstJsonLine, handwrittenRows, isHandwritten, parseJsonl } from '../../core/eval/handwritten.js';
-import { DOMAIN_PACKS } from '../../sandboxes/packs.js';
+import { firstJsonLine, isHandwritten } from '../../core/eval/handwritten.js';
+import { handwrittenRowsOf } from '../lib/handwritten.js';
 
 export const testsetCommand: Command = {
   name: 'testset',
@@ -56,7 +55,7 @@ the format of \`flywheel eval --cases\`): every case is checked against that cat
         const entry = (await catalogHistory(store, config.name)).find((e) => e.version === version)!;
         const catalog = await store.readJson<Catalog>(entry.sha256);
         const dataset = config.dataset ?? datasetSchema.parse({});
-        const rows = handwrittenRows(parseJsonl(text, file), { catalog, personas: domainPersonas(catalog, dataset, DOMAIN_PACKS), sliceSize: dataset.sliceSize, seed: dataset.seed, source: file });
+        const rows = handwrittenRowsOf(text, file, catalog, dataset);
         const ref = await store.putJsonl('test', rows, { stats: { rows: rows.length, handwritten: true, importedFrom: file } });
         await pinTestSet(store, config.name, version, ref, 'import');
         console.log(`pinned ${rows.length} hand-written cases as the ${version} test set of ${config.name}: ${ref.sha256.slice(0, 12)}`);

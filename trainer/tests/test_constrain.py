@@ -47,16 +47,20 @@ def test_sampled_output_from_an_untrained_model_always_parses(tmp_path, dataset)
     assert seen == {True, False}, "sampling explored both shapes"
 
 
-def test_strings_and_numbers_are_bounded_so_every_answer_can_end():
+
+def fed(text: str):
+    """The router constraint after reading `text`: what it allows next."""
     from lmformatenforcer import JsonSchemaParser
 
-    from flywheel_trainer.constrain import MAX_DIGITS, MAX_STRING, PARSER_CONFIG, BoundedJson, router_schema
+    from flywheel_trainer.constrain import PARSER_CONFIG, BoundedJson, router_schema
 
-    def fed(text: str) -> BoundedJson:
-        parser = BoundedJson(JsonSchemaParser(router_schema(["get_invoice"]), config=PARSER_CONFIG))
-        for c in text:
-            parser = parser.add_character(c)
-        return parser
+    parser = BoundedJson(JsonSchemaParser(router_schema(["get_invoice"]), config=PARSER_CONFIG))
+    for c in text:
+        parser = parser.add_character(c)
+    return parser
+
+def test_strings_and_numbers_are_bounded_so_every_answer_can_end():
+    from flywheel_trainer.constrain import MAX_DIGITS, MAX_STRING
 
     long_value = '{"arguments": {"note": "' + "x" * MAX_STRING
     assert fed(long_value).get_allowed_characters() == '"'
@@ -69,15 +73,7 @@ def test_strings_and_numbers_are_bounded_so_every_answer_can_end():
 
 
 def test_a_long_arguments_object_must_wrap_up_but_always_can():
-    from lmformatenforcer import JsonSchemaParser
-
-    from flywheel_trainer.constrain import MAX_ARGUMENTS, PARSER_CONFIG, BoundedJson, router_schema
-
-    def fed(text: str) -> BoundedJson:
-        parser = BoundedJson(JsonSchemaParser(router_schema(["get_invoice"]), config=PARSER_CONFIG))
-        for c in text:
-            parser = parser.add_character(c)
-        return parser
+    from flywheel_trainer.constrain import MAX_ARGUMENTS
 
     members = ", ".join(f'"k{i}": {i}' for i in range(MAX_ARGUMENTS // 8 + 2))
     long_args = '{"arguments": {' + members

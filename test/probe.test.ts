@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { CatalogTool } from '../core/catalog/types.js';
 import { callMode } from '../core/probe/call-mode.js';
-import { harvestResult, packPoolsAsHarvested } from '../core/probe/harvest.js';
+import { harvestRefusal, harvestResult, packPoolsAsHarvested } from '../core/probe/harvest.js';
 import { identifyingKeys, nameTokens, valuesForField } from '../core/probe/match.js';
 import type { HarvestedPools } from '../core/probe/types.js';
 
@@ -45,6 +45,13 @@ describe('harvest: values from results, with the call that produced them', () =>
     assert.deepEqual(pools['text:url']!.map((v) => v.value), ['https://example.com/help.']);
     assert.deepEqual(pools['text:email']!.map((v) => v.value), ['ops@example.com']);
     assert.ok(pools['text:line']!.some((v) => v.value === 'plan.md'));
+  });
+
+  it('a refusal that names what the server accepts is harvested, except what the call itself sent', () => {
+    const pools: HarvestedPools = {};
+    const sent = new Set<unknown>(['/var/data/index.ts']);
+    harvestRefusal(pools, "Error executing tool git_status: Repository path '/var/data/index.ts' is outside the allowed repository '/srv/repo'", 'git_status', 1, sent);
+    assert.deepEqual(pools['text:path']!.map((v) => [v.value, v.tool, v.call]), [['/srv/repo', 'git_status', 1]]);
   });
 
   it('turns tree listings into full paths', () => {

@@ -79,6 +79,25 @@ const URL_RE = /\bhttps?:\/\/[^\s"'`<>)]+/g;
 const EMAIL = /\b[\w.+-]+@[\w-]+\.[\w.-]+\b/g;
 
 /**
+ * Values a refusal names: servers often say what they accept when they refuse ("outside the allowed repository
+ * '/srv/repo'"). Paths, URLs and emails in an error's text are harvested, except those the call itself sent.
+ */
+export function harvestRefusal(pools: HarvestedPools, text: string, tool: string, call: number, sent: ReadonlySet<unknown>): number {
+  let added = 0;
+  const add = (key: string, value: string) => {
+    if (sent.has(value) || value.length > MAX_STRING) return;
+    const list = (pools[key] ??= []);
+    if (list.some((v) => v.value === value) || list.length >= MAX_VALUES_PER_KEY) return;
+    list.push({ value, tool, call, count: 1 });
+    added++;
+  };
+  for (const m of text.matchAll(URL_RE)) add('text:url', m[0]);
+  for (const m of text.replace(URL_RE, ' ').matchAll(PATH)) add('text:path', m[1]!.replace(/[.:]$/, ''));
+  for (const m of text.matchAll(EMAIL)) add('text:email', m[0]);
+  return added;
+}
+
+/**
  * `under`: the path or URL the call was made for. A listing's lines name children relative to it
  * ("[FILE] notes.md" under /data is /data/notes.md), so they become `text:path` values too.
  */

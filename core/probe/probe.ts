@@ -3,7 +3,7 @@ import type { CatalogTool } from '../catalog/types.js';
 import { Rng } from '../rng.js';
 import { sampleArguments, UnsampleableSchema } from '../schema/sample.js';
 import { callMode } from './call-mode.js';
-import { harvestResult } from './harvest.js';
+import { harvestRefusal, harvestResult } from './harvest.js';
 import { valuesForField } from './match.js';
 import type { HarvestedPools, ToolProbe } from './types.js';
 
@@ -61,7 +61,9 @@ export async function probeServer(client: Pick<Client, 'callTool'>, tools: Catal
       try {
         const res = (await client.callTool({ name: tool.name, arguments: args }, undefined, { timeout: settings.callTimeoutMs })) as { isError?: boolean; content?: unknown; structuredContent?: unknown };
         if (res.isError) {
-          s.probe.detail = `error result: ${resultText(res).slice(0, 160)}`;
+          const text = resultText(res);
+          s.probe.detail = `error result: ${text.slice(0, 160)}`;
+          s.probe.values += harvestRefusal(harvested, text, tool.name, s.probe.calls, new Set(leaves(args)));
           continue;
         }
         s.ok++;
@@ -86,6 +88,12 @@ export async function probeServer(client: Pick<Client, 'callTool'>, tools: Catal
     else probes.set(name, s.probe);
   }
   return { harvested, probes: tools.map((t) => stripUndefined(probes.get(t.name)!)) };
+}
+
+function leaves(value: unknown): unknown[] {
+  if (Array.isArray(value)) return value.flatMap(leaves);
+  if (value && typeof value === 'object') return Object.values(value).flatMap(leaves);
+  return [value];
 }
 
 /** The path-like argument of a call, if any: a listing's short names are relative to it. */

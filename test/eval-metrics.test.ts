@@ -75,16 +75,25 @@ describe('parsePrediction', () => {
 });
 
 describe('targetFromCompletion', () => {
-  it('round-trips both render formats', () => {
+  it('round-trips both render formats (a no-call renders without its reason)', () => {
     for (const format of ['router-json', 'hermes'] as const) {
       assert.deepEqual(targetFromCompletion(completionText(CALL, format)), CALL);
-      assert.deepEqual(targetFromCompletion(completionText(NO_CALL, format)), NO_CALL);
+      assert.deepEqual(targetFromCompletion(completionText(NO_CALL, format)), { ...NO_CALL, reason: '' });
     }
+  });
+  it('router JSON names the tool before its arguments, and a no-call carries verdict and code only', () => {
+    assert.equal(completionText({ tool: 'get_customer', arguments: { limit: 2, customer_id: 'C1' } }, 'router-json'), '{"tool":"get_customer","arguments":{"customer_id":"C1","limit":2}}');
+    assert.equal(completionText(NO_CALL, 'router-json'), '{"tool":null,"verdict":"abstain","code":"no_tool"}');
+  });
+  it('reads completions rendered before render v2 (arguments first, with a reason)', () => {
+    assert.deepEqual(targetFromCompletion('{"arguments":{"customer_id":"C1"},"tool":"get_customer"}'), { tool: 'get_customer', arguments: { customer_id: 'C1' } });
+    assert.deepEqual(targetFromCompletion('{"code":"no_tool","reason":"nothing fits","tool":null,"verdict":"abstain"}'), NO_CALL);
   });
   it('throws on text that is not a target', () => {
     assert.throws(() => targetFromCompletion('hello'), /not a valid target: not JSON/);
     assert.throws(() => targetFromCompletion('{"tool":null,"verdict":"shrug","code":"x","reason":"y"}'), /verdict "shrug"/);
-    assert.throws(() => targetFromCompletion('{"tool":null,"verdict":"abstain","code":"x"}'), /code and reason/);
+    assert.throws(() => targetFromCompletion('{"tool":null,"verdict":"abstain"}'), /needs a string code/);
+    assert.throws(() => targetFromCompletion('{"tool":null,"verdict":"abstain","code":"x","reason":3}'), /reason must be a string/);
   });
 });
 

@@ -36,12 +36,14 @@ export function targetFromCompletion(text: string): Target {
     if (p.extraCalls > 0) throw new Error(`completion is not a valid target: ${p.extraCalls + 1} calls`);
     return { tool: p.tool, arguments: p.arguments as Obj };
   }
-  // parseContent accepted it as a JSON no-call, so this parse succeeds; targets also need a known verdict and a reason.
+  // parseContent accepted it as a JSON no-call, so this parse succeeds; targets also need a known verdict and a
+  // code. The reason is optional (completions rendered since render v2 leave it out).
   const obj = JSON.parse(stripFence(text.trim())) as Obj;
   const verdict = VERDICTS.find((v) => v === obj.verdict);
   if (!verdict) throw new Error(`completion is not a valid target: verdict ${JSON.stringify(obj.verdict)} is not one of ${VERDICTS.join(', ')}`);
-  if (typeof obj.code !== 'string' || typeof obj.reason !== 'string') throw new Error('completion is not a valid target: a no-call needs string code and reason');
-  return { tool: null, verdict, code: obj.code, reason: obj.reason };
+  if (typeof obj.code !== 'string') throw new Error('completion is not a valid target: a no-call needs a string code');
+  if (obj.reason !== undefined && typeof obj.reason !== 'string') throw new Error('completion is not a valid target: reason must be a string');
+  return { tool: null, verdict, code: obj.code, reason: obj.reason ?? '' };
 }
 
 function parseContent(content: string): Prediction {

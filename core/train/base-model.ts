@@ -16,7 +16,7 @@ export const PACKAGED_BASES: Record<string, { pip: string; ggufSha256: string }>
 /** The marker the trainer writes into a converted directory (and reads to skip converting again). */
 export const BASE_MARKER = 'flywheel-base.json';
 /** The trainer's CONVERSION: stored bases are keyed by it, so a changed conversion is stored anew. */
-export const BASE_CONVERSION = 1;
+export const BASE_CONVERSION = 2;
 
 export function isPackagedBase(name: string): boolean {
   return Object.hasOwn(PACKAGED_BASES, name);

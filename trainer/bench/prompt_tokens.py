@@ -1,5 +1,7 @@
 """Where a router prompt's tokens go, counted with a real tokenizer: the whole prompt as the chat template
-renders it (system + offered tools + conversation), the system prompt, the tool schemas, the completion.
+renders it (system + offered tools + conversation), the system prompt, the tool listing as the template
+renders it (the prompt with tools minus the prompt without), the same tools as raw JSON schemas (what a
+template that dumps them would cost), the completion.
 
     PYTHONPATH=trainer .venv/bin/python trainer/bench/prompt_tokens.py --rendered ROWS.jsonl [--base smollm2-135m-instruct]
 
@@ -27,12 +29,14 @@ def main() -> None:
     tok = AutoTokenizer.from_pretrained(source)
     count = lambda text: len(tok(text)["input_ids"])  # noqa: E731
     rows = [json.loads(line) for line in Path(args.rendered).read_text().splitlines() if line.strip()]
-    parts: dict[str, list[int]] = {"prompt": [], "system prompt": [], "tool schemas": [], "completion": []}
+    parts: dict[str, list[int]] = {"prompt": [], "system prompt": [], "tool listing": [], "tools as JSON": [], "completion": []}
     for r in rows:
         text = tok.apply_chat_template(r["prompt"], tools=r["tools"], tokenize=False, add_generation_prompt=True)
+        bare = tok.apply_chat_template(r["prompt"], tokenize=False, add_generation_prompt=True)
         parts["prompt"].append(count(text))
         parts["system prompt"].append(count(r["prompt"][0]["content"] or ""))
-        parts["tool schemas"].append(sum(count(json.dumps(t)) for t in r["tools"]))
+        parts["tool listing"].append(count(text) - count(bare))
+        parts["tools as JSON"].append(sum(count(json.dumps(t)) for t in r["tools"]))
         parts["completion"].append(count(r["completion"][0]["content"] or ""))
     print(f"{len(rows)} rows, tokens by {args.base}:")
     for name, xs in parts.items():

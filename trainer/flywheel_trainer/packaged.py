@@ -23,7 +23,7 @@ from .tiny import CHAT_TEMPLATE
 
 MARKER = "flywheel-base.json"
 # Bump when the conversion changes its output (the GPU worker keys stored bases by it too).
-CONVERSION = 1
+CONVERSION = 2  # 2: the compact tool rendering of chat_template.jinja
 
 
 @dataclass(frozen=True)

@@ -27,19 +27,19 @@ def _row(rng: random.Random, i: int) -> dict:
     kind = rng.randrange(4)
     if kind == 0:
         n = str(rng.randrange(1000, 9999))
-        request, target = f"Show me invoice {n}", {"arguments": {"number": n}, "tool": "get_invoice"}
+        request, target = f"Show me invoice {n}", {"tool": "get_invoice", "arguments": {"number": n}}
     elif kind == 1:
         p = rng.choice(["low", "high"])
-        request, target = f"Open a {p} priority case: printer broken", {"arguments": {"priority": p, "subject": "printer broken"}, "tool": "create_case"}
+        request, target = f"Open a {p} priority case: printer broken", {"tool": "create_case", "arguments": {"priority": p, "subject": "printer broken"}}
     elif kind == 2:
         r = rng.choice(["emea", "apac", "amer"])
-        request, target = f"Which accounts are in {r}?", {"arguments": {"region": r}, "tool": "list_accounts"}
+        request, target = f"Which accounts are in {r}?", {"tool": "list_accounts", "arguments": {"region": r}}
     else:
-        request, target = "What's the weather in Paris?", {"code": "no_tool", "reason": "no offered tool fits", "tool": None, "verdict": "abstain"}
+        request, target = "What's the weather in Paris?", {"tool": None, "verdict": "abstain", "code": "no_tool"}
     return {
         "id": f"row-{i}",
         "prompt": [{"role": "system", "content": SYSTEM}, {"role": "user", "content": request}],
-        "completion": [{"role": "assistant", "content": json.dumps(target, separators=(",", ":"), sort_keys=True)}],
+        "completion": [{"role": "assistant", "content": json.dumps(target, separators=(",", ":"))}],
         "tools": TOOLS,
     }
 

@@ -6,6 +6,7 @@
  * rendering, scoring and CLI are the real ones.
  */
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -26,6 +27,7 @@ import { handwrittenCases } from '../core/eval/handwritten.js';
 import { handwrittenRowsOf } from '../scripts/lib/handwritten.js';
 import type { EvalReport } from '../core/eval/types.js';
 import { main } from '../scripts/cli.js';
+import { TRAINER_ROOT, trainerPython } from '../core/train/trainer-process.js';
 import { DOMAIN_PACKS } from '../sandboxes/packs.js';
 import { startBackendStandIn, type BackendStandIn } from './helpers/backend-stand-in.js';
 import { REPO, tempDir } from './helpers/fixtures.js';
@@ -93,6 +95,11 @@ describe('hand-written eval cases', () => {
   it('the no-call vocabulary is one list: operators, the system prompt and the cases use it', () => {
     for (const op of OPERATORS) assert.equal(VERDICT_CODES[op.code], op.verdict, `${op.name}: ${op.code}`);
     for (const code of Object.keys(VERDICT_CODES)) assert.ok(SYSTEM_PROMPT.includes(code), `the system prompt lists ${code}`);
+    // serve's decoding constraint allows exactly these codes under their verdicts (trainer/flywheel_trainer/constrain.py)
+    const py = execFileSync(trainerPython(), ['-c', 'import json; from flywheel_trainer.constrain import VERDICT_CODES; print(json.dumps(VERDICT_CODES))'], { env: { ...process.env, PYTHONPATH: TRAINER_ROOT } }).toString();
+    const byVerdict: Record<string, string[]> = {};
+    for (const [code, verdict] of Object.entries(VERDICT_CODES)) (byVerdict[verdict] ??= []).push(code);
+    assert.deepEqual(JSON.parse(py), byVerdict);
   });
 
   it('bad cases are errors naming the file, line and id', () => {

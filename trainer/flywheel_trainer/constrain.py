@@ -1,9 +1,11 @@
-"""Constrained decoding for the router: output is forced to router JSON with the tool name drawn from the
-offered tools. The grammar engine is lm-format-enforcer's JsonSchemaParser + TokenEnforcer; this module only
-adapts it to a transformers tokenizer (its own transformers integration imports a module transformers 5
-removed) and builds the schema."""
+"""Constrained decoding for the router: output is forced to router JSON naming one of the offered tools, with
+arguments that follow that tool's JSON Schema, or a no-call with a known verdict. The grammar engine is
+lm-format-enforcer's JsonSchemaParser + TokenEnforcer; this module adapts it to a transformers tokenizer (its own
+transformers integration imports a module transformers 5 removed), bounds what a weak model can ramble, and
+reduces each tool's schema to the subset the engine enforces (arguments_schema)."""
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from lmformatenforcer import (
@@ -14,35 +16,172 @@ from lmformatenforcer import (
     TokenEnforcerTokenizerData,
 )
 
-VERDICTS = ["abstain", "violation", "escalate"]
+# The no-call vocabulary, as core/dataset/verdicts.ts defines it and the system prompt lists it (a test compares
+# the two): a no-call names one of these codes, under its verdict.
+VERDICT_CODES: dict[str, list[str]] = {
+    "abstain": ["no_tool", "tool_not_offered", "missing_argument", "wrong_entity_type"],
+    "violation": ["missing_scope", "invalid_transition", "policy_violation", "rule_violation"],
+    "escalate": ["prompt_injection"],
+}
+VERDICTS = list(VERDICT_CODES)
 # Bounds keep a weak model from rambling inside a string or array until max_tokens cuts the JSON short.
-MAX_TEXT = 160
-PARSER_CONFIG = CharacterLevelParserConfig(max_consecutive_whitespaces=1, max_json_array_length=16)
+# Field order is free: the router writes "tool" first by training, and a tool's arguments in sorted order,
+# which the schema's `required` order need not be.
+PARSER_CONFIG = CharacterLevelParserConfig(max_consecutive_whitespaces=2, max_json_array_length=16, force_json_field_order=False)
+# Any JSON value (what the engine uses for a schema without a type); `integer` is a subset of `number`.
+ANY = {"anyOf": [{"type": t} for t in ("string", "number", "boolean", "null", "array", "object")]}
+SIMPLE_TYPES = {"string", "number", "integer", "boolean", "null", "array", "object"}
 
 
-def router_schema(tool_names: list[str]) -> dict[str, Any]:
-    """{"arguments": {...}, "tool": NAME} or {"code", "reason", "tool": null, "verdict"}."""
-    return {
-        "anyOf": [
-            {
-                "type": "object",
-                "properties": {"arguments": {"type": "object"}, "tool": {"type": "string", "enum": tool_names}},
-                "required": ["arguments", "tool"],
-                "additionalProperties": False,
-            },
-            {
-                "type": "object",
-                "properties": {
-                    "code": {"type": "string", "maxLength": 48},
-                    "reason": {"type": "string", "maxLength": MAX_TEXT},
-                    "tool": {"type": "null"},
-                    "verdict": {"type": "string", "enum": VERDICTS},
-                },
-                "required": ["code", "reason", "tool", "verdict"],
-                "additionalProperties": False,
-            },
-        ]
-    }
+def _regex_ok(pattern: str) -> bool:
+    """Whether the engine can enforce `pattern` (it has its own regex parser, without lookarounds or backrefs)."""
+    from lmformatenforcer.regexparser import RegexParser
+
+    try:
+        RegexParser(pattern.removeprefix("^").removesuffix("$"), PARSER_CONFIG).get_allowed_characters()
+        return True
+    except Exception:  # noqa: BLE001 - anything it cannot compile is left unenforced
+        return False
+
+
+def arguments_schema(parameters: Any) -> dict[str, Any]:
+    """A tool's input schema reduced to what the engine enforces exactly: types, properties, required,
+    additionalProperties: false, items, enum, const, anyOf/oneOf (as anyOf), allOf of objects, string lengths,
+    patterns it can compile, array lengths; local $refs inlined (a cycle becomes any value). Keywords it cannot
+    enforce (numeric bounds, formats) are dropped: the answer is then checked, not forced, on those."""
+    if not isinstance(parameters, dict):
+        return {"type": "object"}
+    out = _reduce(parameters, parameters, ())
+    is_object = lambda x: x.get("type") == "object"  # noqa: E731
+    if is_object(out) or (out.get("anyOf") and all(is_object(b) for b in out["anyOf"])):
+        return out
+    return {"type": "object"}
+
+
+def _resolve(root: dict[str, Any], ref: str) -> Any:
+    node: Any = root
+    for part in ref.removeprefix("#/").split("/") if ref != "#" else []:
+        part = part.replace("~1", "/").replace("~0", "~")
+        if not isinstance(node, dict) or part not in node:
+            return None
+        node = node[part]
+    return node
+
+
+def _merged(parent: dict[str, Any], branch: Any) -> dict[str, Any]:
+    """A parent schema with one of its anyOf/oneOf branches folded in: properties and required combined."""
+    if not isinstance(branch, dict):
+        return parent
+    out = {**parent, **{k: v for k, v in branch.items() if k not in ("properties", "required")}}
+    if "properties" in parent or "properties" in branch:
+        out["properties"] = {**(parent.get("properties") or {}), **(branch.get("properties") or {})}
+    out["required"] = list(dict.fromkeys([*(parent.get("required") or []), *(branch.get("required") or [])]))
+    return out
+
+
+def _reduce(s: Any, root: dict[str, Any], refs: tuple[str, ...]) -> dict[str, Any]:
+    if s is True or not isinstance(s, dict):
+        return copy.deepcopy(ANY)
+    if "$ref" in s:
+        ref = s["$ref"]
+        target = _resolve(root, ref) if isinstance(ref, str) and ref.startswith("#") else None
+        if target is None or ref in refs or len(refs) >= 6:
+            return copy.deepcopy(ANY)
+        return _reduce(target, root, refs + (ref,))
+    if "const" in s and isinstance(s["const"], (str, int, float)) and not isinstance(s["const"], bool):
+        return {"enum": [s["const"]]} if not isinstance(s["const"], str) else {"type": "string", "enum": [s["const"]]}
+    enum = s.get("enum")
+    if isinstance(enum, list) and enum:
+        if all(isinstance(v, str) for v in enum):
+            return {"type": "string", "enum": list(enum)}
+        if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in enum):
+            return {"enum": list(enum)}
+        if all(isinstance(v, bool) for v in enum):
+            return {"type": "boolean"}
+        return copy.deepcopy(ANY)  # mixed kinds: the engine cannot enforce it
+    branches = s.get("anyOf") or s.get("oneOf")
+    if isinstance(branches, list) and branches:
+        rest = {k: v for k, v in s.items() if k not in ("anyOf", "oneOf")}
+        if any(k in rest for k in ("type", "properties", "items")):
+            # Branches that refine the parent ({"required": [...]} alternatives under shared properties, as
+            # get_invoice(customerTrxId | trxNumber) is written): each branch is the parent plus that branch.
+            return {"anyOf": [_reduce(_merged(rest, b), root, refs) for b in branches]}
+        return {"anyOf": [_reduce(b, root, refs) for b in branches]}
+    if isinstance(s.get("allOf"), list) and s["allOf"]:
+        parts = [_reduce(b, root, refs) for b in s["allOf"]]
+        if all(p.get("type") == "object" for p in parts):
+            merged: dict[str, Any] = {"type": "object", "properties": {}, "required": []}
+            for p in parts:
+                merged["properties"].update(p.get("properties") or {})
+                merged["required"] += [k for k in p.get("required", []) if k not in merged["required"]]
+            return merged
+        return parts[0]
+    kind = s.get("type")
+    if kind is None:
+        kind = "object" if "properties" in s else "array" if "items" in s else None
+    if isinstance(kind, list):
+        kinds = [k for k in kind if k in SIMPLE_TYPES]
+        if not kinds:
+            return copy.deepcopy(ANY)
+        if len(kinds) > 1:
+            return {"anyOf": [_reduce({**s, "type": k}, root, refs) for k in kinds]}
+        kind = kinds[0]
+    if kind not in SIMPLE_TYPES:
+        return copy.deepcopy(ANY)
+    out: dict[str, Any] = {"type": kind}
+    if kind == "object":
+        props = s.get("properties")
+        if isinstance(props, dict):
+            out["properties"] = {k: _reduce(v, root, refs) for k, v in props.items()}
+            out["required"] = [k for k in s.get("required", []) if isinstance(k, str) and k in props]
+        elif s.get("additionalProperties") is False:
+            out["properties"], out["required"] = {}, []  # only {}
+    elif kind == "array":
+        out["items"] = _reduce(s.get("items", True), root, refs)
+        for key in ("minItems", "maxItems"):
+            if isinstance(s.get(key), int):
+                out[key] = s[key]
+    elif kind == "string":
+        pattern = s.get("pattern")
+        if isinstance(pattern, str) and _regex_ok(pattern):
+            out["pattern"] = pattern  # the engine refuses a pattern together with lengths
+        else:
+            for key in ("minLength", "maxLength"):
+                if isinstance(s.get(key), int):
+                    out[key] = s[key]
+    return out
+
+
+def _tool_parts(tool: Any) -> tuple[str, Any]:
+    """(name, parameters) of an OpenAI tool ({type, function}), a bare function, or a plain name."""
+    if isinstance(tool, str):
+        return tool, None
+    fn = tool.get("function", tool)
+    return fn["name"], fn.get("parameters")
+
+
+def router_schema(tools: list[Any]) -> dict[str, Any]:
+    """{"tool": NAME, "arguments": <NAME's arguments_schema>} for each offered tool, or {"tool": null, "verdict": V,
+    "code": C} with a code of that verdict. A tool given by name only gets a free-form arguments object."""
+    calls = []
+    for tool in tools:
+        name, parameters = _tool_parts(tool)
+        calls.append({
+            "type": "object",
+            "properties": {"tool": {"type": "string", "enum": [name]}, "arguments": arguments_schema(parameters) if parameters is not None else {"type": "object"}},
+            "required": ["tool", "arguments"],
+            "additionalProperties": False,
+        })
+    no_calls = [
+        {
+            "type": "object",
+            "properties": {"tool": {"type": "null"}, "verdict": {"type": "string", "enum": [verdict]}, "code": {"type": "string", "enum": codes}},
+            "required": ["tool", "verdict", "code"],
+            "additionalProperties": False,
+        }
+        for verdict, codes in VERDICT_CODES.items()
+    ]
+    return {"anyOf": calls + no_calls}
 
 
 def tokenizer_data(tokenizer: Any) -> TokenEnforcerTokenizerData:
@@ -123,6 +262,9 @@ class BoundedJson(CharacterLevelParser):
             if self.run >= MAX_STRING and not self.escaped and '"' in allowed:
                 return '"'
             return allowed
+        # Compact JSON, as the router is trained to write it: whitespace only inside strings. (A space allowed
+        # between tokens doubles the vocabulary the constraint walks and lets a weak model pad.)
+        allowed = "".join(ch for ch in allowed if ch not in " \t\n\r")
         if self.last == ",":
             allowed = allowed.replace("}", "").replace("]", "")
         if self.run >= MAX_DIGITS:
@@ -139,15 +281,86 @@ class BoundedJson(CharacterLevelParser):
         return self.inner.can_end()
 
     def shortcut_key(self):
-        return None  # the free-text shortcut skips add_character; every token is walked through the parser
+        """Inside a free-text string, the engine's shortcut: every token without a quote is allowed from a cached
+        list instead of walking the vocabulary through the parser character by character (that walk cost ~180 ms a
+        token with SmolLM2's 49K vocabulary, four times the model's own step). The cap becomes the string's
+        remaining room under MAX_STRING; the chosen token's characters still come through add_character."""
+        key = self.inner.shortcut_key()
+        if not self.in_string or self.escaped or not (isinstance(key, tuple) and key[0] == "json_freetext"):
+            return None
+        _, cur_len, min_len, max_len = key
+        return ("json_freetext", cur_len, min_len, min(max_len, cur_len + max(0, MAX_STRING - self.run)))
 
 
 class RouterConstraint:
-    """prefix_allowed_tokens_fn for generate(). The enforcer takes the first sequence it sees as the prompt."""
+    """prefix_allowed_tokens_fn for generate(). The enforcer takes the first sequence it sees as the prompt.
+    `tools`: the offered tools (OpenAI tool objects; bare names constrain the name only)."""
 
-    def __init__(self, data: TokenEnforcerTokenizerData, tool_names: list[str]):
-        parser = BoundedJson(JsonSchemaParser(router_schema(tool_names), config=PARSER_CONFIG))
+    def __init__(self, data: TokenEnforcerTokenizerData, tools: list[Any]):
+        parser = BoundedJson(JsonSchemaParser(router_schema(tools), config=PARSER_CONFIG))
         self.enforcer = TokenEnforcer(data, parser)
 
     def __call__(self, batch_id: int, input_ids) -> list[int]:
-        return self.enforcer.get_allowed_tokens(input_ids.tolist()).allowed_tokens
+        return self.allowed(input_ids.tolist())
+
+    def allowed(self, seq: list[int]) -> list[int]:
+        """Every token the constraint allows after `seq` (computed once per prefix)."""
+        state = self._state(seq)
+        if state.allowed_tokens is None:
+            self.enforcer._compute_allowed_tokens(tuple(seq), state)
+        return state.allowed_tokens.allowed_tokens  # a TokenList's ids (no bitmask: use_bitmask is off)
+
+    def _state(self, seq: list[int]):
+        """The enforcer's parser state after `seq`, without computing the allowed set (its expensive part)."""
+        e = self.enforcer
+        key = tuple(seq)
+        state = e.prefix_states.get(key)
+        if state is None:
+            prev = e.prefix_states.get(key[:-1])
+            state = TokenEnforcer.OutputTensorState(parser=e.root_parser) if prev is None else e._apply_new_characters(prev, seq)
+            e.prefix_states[key] = state
+        return state
+
+    def accepts(self, seq: list[int], token: int) -> bool:
+        """Whether the constraint allows `token` after `seq`: its characters walked through the parser, a few
+        steps instead of the whole vocabulary."""
+        e = self.enforcer
+        state = self._state(seq)
+        if token == e.eos_token_id:
+            return state.parser.can_end()
+        if token not in e.tokenizer_tree.tokens_to_strs:
+            return False  # left out of the vocabulary the engine knows (control characters, byte fragments)
+        if token in e.tokenizer_tree.new_word_tokens:
+            chars = e.tokenizer_tree.tokens_to_strs[token]
+        else:
+            before = e.decoder(state.current_word_tokens)
+            chars = e.decoder(state.current_word_tokens + [token])[len(before):]
+        parser = state.parser
+        for c in chars:
+            if c not in parser.get_allowed_characters():
+                return False
+            parser = parser.add_character(c)
+        return bool(chars)
+
+
+class RouterLogitsProcessor:
+    """A transformers logits processor over RouterConstraint. Greedy decoding checks the model's own first choice
+    and keeps it when the constraint allows it (a trained router's choice almost always is): the full allowed set,
+    which costs up to ~300 ms a token inside a patterned string, is computed only when it is not. Sampling, or
+    logprobs that must show the distribution over what the constraint allowed, always mask by the full set."""
+
+    def __init__(self, constraint: RouterConstraint, greedy: bool):
+        self.constraint, self.greedy = constraint, greedy
+
+    def __call__(self, input_ids, scores):
+        import torch
+
+        for b in range(scores.shape[0]):
+            seq = input_ids[b].tolist()
+            if self.greedy and self.constraint.accepts(seq, int(scores[b].argmax())):
+                continue
+            allowed = self.constraint.allowed(seq)
+            mask = torch.full_like(scores[b], float("-inf"))
+            mask[torch.tensor(allowed, dtype=torch.long)] = 0
+            scores[b] = scores[b] + mask
+        return scores

@@ -3,8 +3,9 @@
   GET  /v1/models                  every hosted base and every loaded adapter; an adapter's `parent` is the id
                                    of the base it runs on
   POST /v1/chat/completions        `model` picks an adapter or a base; `tools` offered -> router JSON, constrained
-                                   so the tool name is one of the offered tools; a call comes back as tool_calls;
-                                   `logprobs` / `top_logprobs` (0-5) as in OpenAI's API
+                                   to an offered tool with arguments valid for its schema, or a known verdict and
+                                   code; a call comes back as tool_calls; `logprobs` / `top_logprobs` (0-5) as in
+                                   OpenAI's API; `constrained: false` (an extension) decodes freely
   POST /v1/load_lora_adapter       {lora_name, lora_path}   (vLLM's runtime adapter API)
   POST /v1/unload_lora_adapter     {lora_name}
 
@@ -34,7 +35,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from .constrain import RouterConstraint, tokenizer_data
+from .constrain import RouterConstraint, RouterLogitsProcessor, tokenizer_data
 from .errors import BadJob
 from .packaged import ensure_converted, is_packaged
 
@@ -128,6 +129,7 @@ class ChatParams:
     temperature: float
     logprobs: bool
     top_logprobs: int
+    constrained: bool = True
 
 
 def chat_params(req: dict[str, Any], default_model: str) -> ChatParams:
@@ -146,6 +148,9 @@ def chat_params(req: dict[str, Any], default_model: str) -> ChatParams:
         raise ApiError(400, "top_logprobs: an integer from 0 to 5 is required")
     if top and not logprobs:
         raise ApiError(400, "top_logprobs: logprobs must be true when top_logprobs is used")
+    constrained = req.get("constrained", True)
+    if not isinstance(constrained, bool):
+        raise ApiError(400, "constrained: a boolean is required")
     return ChatParams(
         model=req.get("model") or default_model,
         messages=messages,
@@ -156,6 +161,7 @@ def chat_params(req: dict[str, Any], default_model: str) -> ChatParams:
         temperature=float(req.get("temperature", 0) or 0),
         logprobs=logprobs,
         top_logprobs=top or 0,
+        constrained=constrained,
     )
 
 
@@ -258,7 +264,8 @@ class Engine:
             # Checked under the lock: an adapter unloaded meanwhile must not be answered by the base.
             base, adapter = self._resolve(p.model)
             fmt = self.adapters[adapter].fmt if adapter else "router-json"
-            constrained = p.wants_tools and fmt == "router-json"  # hermes adapters are served unconstrained
+            # hermes adapters are served unconstrained; `constrained: false` (our extension) turns it off, for ablations
+            constrained = p.wants_tools and fmt == "router-json" and p.constrained
             ids = prompt_ids(base, p)
             out = self._generate(base, adapter, ids, p, constrained)
         return completion(base.tokenizer, p, ids.shape[1], out, fmt, constrained)
@@ -280,7 +287,10 @@ class Engine:
         if constrained:
             if base.enforcer_data is None:
                 base.enforcer_data = tokenizer_data(tokenizer)
-            kwargs["prefix_allowed_tokens_fn"] = RouterConstraint(base.enforcer_data, p.names)
+            from transformers import LogitsProcessorList
+
+            greedy = p.temperature == 0 and not p.logprobs
+            kwargs["logits_processor"] = LogitsProcessorList([RouterLogitsProcessor(RouterConstraint(base.enforcer_data, p.tools), greedy)])
         if adapter is not None:
             base.model.set_adapter(adapter)
             context = nullcontext()

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import random
 import shutil
 from pathlib import Path
 from typing import Any
@@ -61,7 +62,7 @@ def sft_config(job: dict[str, Any], hw: Hardware, out: Path, resuming: bool):
         packing=packed,
         packing_strategy="bfd",
         padding_free=packed,
-        completion_only_loss=True,
+        completion_only_loss=o.get("completionOnlyLoss", True),
         gradient_checkpointing=hw.cuda and not job["baseModel"].startswith("tiny:"),
         include_num_input_tokens_seen="non_padding",
         report_to="none",
@@ -70,15 +71,21 @@ def sft_config(job: dict[str, Any], hw: Hardware, out: Path, resuming: bool):
     )
 
 
-def lora_config(job: dict[str, Any]):
+def lora_config(job: dict[str, Any], num_layers: int | None = None):
+    """`num_layers`: the base's transformer layer count, which lora.topLayers counts back from."""
     from peft import LoraConfig
 
     lc = job["lora"]
+    top = lc.get("topLayers")
+    if top is not None and num_layers is not None and top > num_layers:
+        raise BadJob(f"lora.topLayers: {top} is more than the base's {num_layers} layers")
     return LoraConfig(
         r=lc["rank"],
         lora_alpha=lc["alpha"],
         lora_dropout=lc["dropout"],
         target_modules=lc["targetModules"],
+        # Adapting only the last layers lets backpropagation stop at the first adapted one.
+        layers_to_transform=None if top is None or num_layers is None or top >= num_layers else list(range(num_layers - top, num_layers)),
         bias="none",
         task_type="CAUSAL_LM",
     )
@@ -92,16 +99,34 @@ def _dataset(encoded: list[dict[str, list[int]]]):
     )
 
 
+def score_answer_tokens_only() -> None:
+    """TRL's fused LM head projects only the positions that carry a label on Triton devices, but every position
+    elsewhere (to keep tile shapes fixed for compilers). On a CPU that means the 49K-wide head runs over the whole
+    ~600-token prompt to score a ~30-token answer: a third of a SmolLM2 step. Shapes that vary cost nothing on a
+    CPU, so there it scores the labelled positions only; the loss is the same (test_train checks it)."""
+    import trl.trainer.utils as trl_utils
+
+    if getattr(trl_utils, "_flywheel_compact", False):
+        return
+    triton = trl_utils._use_triton
+    trl_utils._use_triton = lambda device: device.type == "cpu" or triton(device)
+    trl_utils._flywheel_compact = True
+
+
 def build_trainer(job: dict[str, Any], progress: Progress | None = None, hw: Hardware | None = None):
     """Everything up to (not including) trainer.train(): load rows, base model, tokenize, configure TRL."""
     from transformers import EarlyStoppingCallback, PrinterCallback
     from trl import SFTTrainer
+
+    score_answer_tokens_only()
 
     hw = hw or detect_hardware()
     check_method(job, hw)
     out = Path(job["outputDir"])
     train_rows = load_rows(job["data"]["train"])
     val_rows = load_rows(job["data"]["val"])
+    if job["optim"].get("maxEvalRows") and len(val_rows) > job["optim"]["maxEvalRows"]:
+        val_rows = random.Random(job["optim"]["seed"]).sample(val_rows, job["optim"]["maxEvalRows"])
     model, tokenizer = load_base(job, out / "base", corpus_texts(train_rows), hw)
     max_length = job["optim"]["maxLength"]
     train = encode_rows(tokenizer, train_rows, max_length, job["data"]["train"])
@@ -116,7 +141,7 @@ def build_trainer(job: dict[str, Any], progress: Progress | None = None, hw: Har
         train_dataset=_dataset(train),
         eval_dataset=_dataset(val),
         processing_class=tokenizer,
-        peft_config=lora_config(job) if job["method"] in ("lora", "qlora") else None,
+        peft_config=lora_config(job, getattr(model.config, "num_hidden_layers", None)) if job["method"] in ("lora", "qlora") else None,
         callbacks=callbacks,
     )
     trainer.remove_callback(PrinterCallback)  # it prints Python dicts on stdout, which carries only JSON lines

@@ -115,3 +115,38 @@ def test_local_base_directory_full_fine_tune_and_merged_export(tmp_path, dataset
     full = make_job(tmp_path / "c", dataset, baseModel=base_dir, method="full", optim={"maxSteps": 2})
     model_dir = run_training(full)
     assert (model_dir / "model.safetensors").is_file() and not (model_dir / "adapter_config.json").exists()
+
+
+def test_on_a_cpu_the_lm_head_scores_answer_tokens_only_and_the_loss_is_the_same(tmp_path, dataset):
+    """score_answer_tokens_only: TRL's head over the labelled positions only, on a CPU; same loss as over all."""
+    import torch
+    import trl.trainer.utils as trl_utils
+
+    trainer, _ = build_trainer(make_job(tmp_path, dataset))
+    batch = trainer.data_collator([trainer.train_dataset[i] for i in range(4)])
+    model = trainer.model
+    model.eval()
+    losses = {}
+    patched = trl_utils._use_triton
+    for name, use in (("answer only", patched), ("every position", lambda device: False)):
+        trl_utils._use_triton = use
+        with torch.no_grad():
+            out = model(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"], labels=batch["labels"], fused_lm_head=True)
+        losses[name] = (-out.log_probs.sum() / out.label_mask.sum()).item()
+    trl_utils._use_triton = patched
+    assert patched(torch.device("cpu")) is True
+    assert losses["answer only"] == pytest.approx(losses["every position"], rel=1e-5)
+
+
+def test_top_layers_eval_rows_and_whole_sequence_loss(tmp_path, dataset):
+    """lora.topLayers adapts only the last layers; optim.maxEvalRows samples the validation rows; completionOnlyLoss
+    false puts the prompt under the loss too (the study's ablation)."""
+    job = make_job(tmp_path, dataset, lora={"topLayers": 1}, optim={"maxEvalRows": 5, "completionOnlyLoss": False})
+    trainer, _ = build_trainer(job)
+    adapted = {n.split(".layers.")[1].split(".")[0] for n, p in trainer.model.named_parameters() if p.requires_grad and "lora_" in n}
+    layers = trainer.model.get_base_model().config.num_hidden_layers
+    assert adapted == {str(layers - 1)}, f"only the last of {layers} layers: {adapted}"
+    assert len(trainer.eval_dataset) == 5
+    assert trainer.args.completion_only_loss is False
+    with pytest.raises(BadJob, match=r"lora.topLayers: 9 is more than the base's 2 layers"):
+        build_trainer(make_job(tmp_path / "b", dataset, lora={"topLayers": 9}))

@@ -6,7 +6,8 @@ import type { ArtifactRef } from '../core/artifacts/types.js';
 import type { EvaluateConfig, TeacherConfig } from '../core/config/schema.js';
 import type { RenderedRow } from '../core/dataset/render.js';
 import type { RouterRow } from '../core/dataset/types.js';
-import { casesFrom, firstCases } from '../core/eval/cases.js';
+import { casesFrom, sampleCases } from '../core/eval/cases.js';
+import { baseScoresKey } from '../core/eval/base-scores.js';
 import type { EndpointSpec } from '../core/eval/client.js';
 import { evaluateEndpoint } from '../core/eval/evaluate.js';
 import { lossCurve } from '../core/eval/loss-curve.js';
@@ -16,7 +17,7 @@ import { startServe } from '../core/train/serve-process.js';
 import { whileBeating } from './heartbeat.js';
 import { runStage, type StageArgs } from './stage.js';
 
-export const EVALUATE_STAGE_VERSION = '1';
+export const EVALUATE_STAGE_VERSION = '2';
 
 /** The version an alias serves now, as the workflow looked it up (null before the first deploy). */
 export interface ServedVersion {
@@ -47,13 +48,14 @@ export async function evaluateStage(a: EvaluateArgs): Promise<StageOutcome> {
   const teacher = teacherSpec(a.teacher, a.evaluate);
   const key = { evaluate: a.evaluate, production: a.production, teacher: teacher ? { baseUrl: teacher.baseUrl, model: teacher.model } : null };
   return runStage(a, 'evaluate', EVALUATE_STAGE_VERSION, [a.renderedTest, a.test, a.adapter], key, (store) => whileBeating(async () => {
-    const cases = firstCases(casesFrom(await store.readJsonl<RenderedRow>(a.renderedTest), await store.readJsonl<RouterRow>(a.test), `test set ${a.renderedTest.sha256.slice(0, 12)}`), a.evaluate.limit);
-    const results = [await evaluateCandidate(store, a, cases)];
+    const all = casesFrom(await store.readJsonl<RenderedRow>(a.renderedTest), await store.readJsonl<RouterRow>(a.test), `test set ${a.renderedTest.sha256.slice(0, 12)}`);
+    const cases = sampleCases(all, a.evaluate.limit, a.evaluate.sampleSeed);
+    const results = await evaluateCandidate(store, a, cases);
     if (a.production) results.push(await score(cases, { label: 'production', baseUrl: a.production.endpoint, model: a.production.servedModel, ...(a.production.adapterId ? { adapterId: a.production.adapterId } : {}), cost: a.evaluate.cost }, a.evaluate));
     if (teacher) results.push(await score(cases, teacher, a.evaluate));
     const report: EvalReport = {
       createdAt: new Date().toISOString(),
-      testSet: { sha256: a.renderedTest.sha256, cases: cases.length, source: a.evaluate.limit ? `first ${cases.length} cases of the frozen test set` : 'frozen test set' },
+      testSet: { sha256: a.renderedTest.sha256, cases: cases.length, source: cases.length < all.length ? `a stratified sample (seed ${a.evaluate.sampleSeed}) of ${cases.length} of the frozen test set's ${all.length} cases` : 'frozen test set' },
       bootstrap: a.evaluate.bootstrap,
       results,
       ...(a.trainMetrics ? { trainingCurve: lossCurve((await store.read(a.trainMetrics)).toString('utf8')) } : {}),
@@ -68,16 +70,23 @@ function fmt(x: number | null): string {
   return x === null ? '—' : x.toFixed(3);
 }
 
-/** Serve the candidate adapter on this worker for the length of the evaluation. */
-async function evaluateCandidate(store: ArtifactStore, a: EvaluateArgs, cases: EvalCase[]): Promise<EndpointResult> {
+/**
+ * Serve the candidate adapter on this worker for the length of the evaluation. Before the first deploy (no
+ * production), the same server's base model stands in for production: a candidate must beat what it was
+ * trained from. Base scores are memoised by base and cases, so a retrain on an unchanged test set skips them.
+ */
+async function evaluateCandidate(store: ArtifactStore, a: EvaluateArgs, cases: EvalCase[]): Promise<EndpointResult[]> {
   const work = resolve(process.env.FLYWHEEL_GPU_WORKDIR ?? join('.flywheel', 'gpu'), `eval-${a.adapterVersion}-${Context.current().info.attempt}`);
   await rm(work, { recursive: true, force: true });
   await mkdir(work, { recursive: true });
   try {
     await store.materializeDir(a.adapter, join(work, 'adapter-dir'));
-    const served = await startServe(['--adapter', `${a.adapterVersion}=${join(work, 'adapter-dir', 'adapter')}`], join(work, 'serve.log'));
+    const adapterDir = join(work, 'adapter-dir', 'adapter');
+    const served = await startServe(['--adapter', `${a.adapterVersion}=${adapterDir}`], join(work, 'serve.log'));
     try {
-      return await score(cases, { label: 'candidate', baseUrl: served.url, model: a.adapterVersion, cost: a.evaluate.cost }, a.evaluate);
+      const results = [await score(cases, { label: 'candidate', baseUrl: served.url, model: a.adapterVersion, cost: a.evaluate.cost }, a.evaluate)];
+      if (!a.production && a.evaluate.scoreBase) results.push(await scoreBase(store, await baseOf(adapterDir), served.url, cases, a));
+      return results;
     } catch (err) {
       const log = await readFile(join(work, 'serve.log'), 'utf8').catch(() => '');
       throw new Error(`${(err as Error).message}\nserve log tail:\n${log.slice(-1500)}`);
@@ -88,6 +97,22 @@ async function evaluateCandidate(store: ArtifactStore, a: EvaluateArgs, cases: E
   } finally {
     await rm(work, { recursive: true, force: true });
   }
+}
+
+/** The base model an adapter was trained on, as its flywheel.json records it. */
+async function baseOf(adapterDir: string): Promise<string> {
+  const meta = JSON.parse(await readFile(join(adapterDir, 'flywheel.json'), 'utf8').catch(() => '{}')) as { base?: string };
+  return meta.base ?? 'unknown';
+}
+
+/** The base (served by the candidate's server as "base") scored in production's place, from the memo when it has it. */
+async function scoreBase(store: ArtifactStore, base: string, url: string, cases: EvalCase[], a: EvaluateArgs): Promise<EndpointResult> {
+  const key = baseScoresKey(base, a.renderedTest.sha256, cases.map((c) => c.id), a.evaluate);
+  const memo = key ? await store.getPointer<EndpointResult>(key) : undefined;
+  if (memo) return memo;
+  const result = { ...(await score(cases, { label: 'production', baseUrl: url, model: 'base', cost: a.evaluate.cost }, a.evaluate)), model: `base ${base}` };
+  if (key) await store.putPointer(key, result);
+  return result;
 }
 
 function score(cases: EvalCase[], spec: EndpointSpec, cfg: EvaluateConfig): Promise<EndpointResult> {

@@ -39,6 +39,15 @@ export class Rng {
     return min + Math.floor(this.next() * (max - min + 1));
   }
 
+  /** Fisher-Yates in place; returns the same array. */
+  shuffle<T>(items: T[]): T[] {
+    for (let i = items.length - 1; i > 0; i--) {
+      const j = this.int(0, i);
+      [items[i], items[j]] = [items[j]!, items[i]!];
+    }
+    return items;
+  }
+
   pick<T>(items: readonly T[]): T {
     return items[Math.floor(this.next() * items.length)]!;
   }

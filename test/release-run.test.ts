@@ -56,10 +56,13 @@ describe('flywheelRun release stages: evaluate, gate, approval, deploy, gateway,
       servers: [example.servers[0]!],
       artifacts: { store: `file://${join(dir, 'artifacts')}` },
       dataset: { ...example.dataset!, perGoal: 8, split: { train: 0.7, val: 0.1, test: 0.2 } },
-      // The demo's training: enough for the tiny model to answer in parseable router JSON (the smoke test checks).
-      train: example.train,
+      // A tiny model, trained enough to answer in parseable router JSON (the smoke test checks); the demo's
+      // pretrained base would take minutes here.
+      train: { ...example.train!, job: { baseModel: 'tiny:nano', optim: { epochs: 1, maxSteps: 30, effectiveBatchSize: 8, microBatchSize: 4, learningRate: 0.005 }, checkpointEvery: 15, logEvery: 5 } },
       evaluate: { limit: 6, concurrency: 2, bootstrap: { resamples: 200, seed: 7 } },
-      gate: { requireApproval: true, approvalTimeoutMinutes: 10 },
+      // Before the first deploy the base model is scored as production; a tiny base and a 30-step candidate
+      // both score noise, so the margins let the candidate through to the approval step this test is about.
+      gate: { requireApproval: true, approvalTimeoutMinutes: 10, margin: 1, abstentionF1Tolerance: 1 },
       deploy: { alias: 'router', endpoint: serve.url, registry: join(dir, 'registry.sqlite'), adapterDir: join(dir, 'served') },
       ...extra,
     });
@@ -110,6 +113,9 @@ describe('flywheelRun release stages: evaluate, gate, approval, deploy, gateway,
     const store = openStore(cfg.artifacts.store);
     const report = await store.readTree(stage('gate').outputs.evalReport!);
     assert.deepEqual(report.map((f) => f.path).sort(), ['report.html', 'report.json', 'report.md']);
+    const first = JSON.parse((await store.readTreeFile(report.find((f) => f.path === 'report.json')!)).toString('utf8')) as EvalReport;
+    assert.deepEqual(first.results.map((r) => [r.label, r.model]), [['candidate', first.results[0]!.model], ['production', 'base ../base']], 'no deploy yet: the base stands in for production');
+    assert.match(first.testSet.source, /^a stratified sample \(seed 7\) of 6 of the frozen test set's \d+ cases$/);
     const registry = Registry.open(cfg.deploy!.registry);
     const deployed = registry.current('router')!;
     const [event] = registry.history('router');

@@ -92,7 +92,7 @@ const DATASET_DEFAULTS = {
   perGoal: 24,
   unsatisfiableShare: 0.15,
   negativeShare: 0.4,
-  sliceSize: 8,
+  sliceSize: 6,
   split: { train: 0.8, val: 0.1, test: 0.1 },
   minPerTool: 20,
   teacher: { kind: 'template' as const },
@@ -170,13 +170,19 @@ const envName = z.string().regex(/^[A-Z_][A-Z0-9_]*$/, 'an environment variable 
 
 /** Score the candidate, the deployed production version and the teacher on the frozen test set. */
 export const evaluateSchema = z.strictObject({
-  /** Score only the first N cases of the frozen test set (by id): a smoke-sized eval. Unset: every case. */
+  /** Score a seeded, stratified sample of N cases of the frozen test set: a smoke-sized eval. Unset: every case. */
   limit: z.number().int().min(1).optional(),
+  /** Seed of that sample: same test set, limit and seed, same cases. */
+  sampleSeed: z.number().int().default(7),
+  /** Before the alias serves anything, score the base model in production's place (memoised per base and test set). */
+  scoreBase: z.boolean().default(true),
   /** Requests in flight at once per endpoint. */
   concurrency: z.number().int().min(1).max(256).default(4),
   /** Per request; a request that times out is retried, then scored as invalid output. */
   timeoutMs: z.number().int().min(1000).max(600_000).default(120_000),
   maxRetries: z.number().int().min(0).max(10).default(2),
+  /** Tokens an answer may take: a router's answer is ~20-100; an untrained base can ramble to this bound. */
+  maxTokens: z.number().int().min(16).max(4096).default(160),
   bootstrap: z.strictObject({ resamples: z.number().int().min(100).max(100_000).default(1000), seed: z.number().int().default(7) }).default({ resamples: 1000, seed: 7 }),
   /** Cost of serving the candidate and production (the small model). */
   cost: costSchema.default({ kind: 'none' }),

@@ -1,5 +1,6 @@
 import type { RenderedRow } from '../dataset/render.js';
 import type { RouterRow } from '../dataset/types.js';
+import { Rng } from '../rng.js';
 import { targetFromCompletion } from './parse.js';
 import type { EvalCase } from './types.js';
 
@@ -35,4 +36,49 @@ export function casesFrom(rendered: Array<RenderedRow & { domain?: string }>, ro
 export function firstCases(cases: EvalCase[], limit: number | undefined): EvalCase[] {
   if (limit === undefined || limit >= cases.length) return cases;
   return [...cases].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).slice(0, limit);
+}
+
+/** A case's stratum: its domain and what it expects (the tool, or the verdict of a no-call). */
+function stratum(c: EvalCase): string {
+  return `${c.domain ?? ''}/${c.target.tool ?? `no-call:${c.target.verdict}`}`;
+}
+
+/**
+ * A seeded, stratified sample of `limit` cases: every stratum (domain × expected tool or verdict) gets its share
+ * by largest remainder, rare strata at least one case while the budget lasts, so a small eval still sees every
+ * kind of decision rather than whichever ids sort first. Same cases and seed, same sample, in id order.
+ */
+export function sampleCases(cases: EvalCase[], limit: number | undefined, seed: number | string): EvalCase[] {
+  if (limit === undefined || limit >= cases.length) return cases;
+  const groups = new Map<string, EvalCase[]>();
+  for (const c of [...cases].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))) {
+    const key = stratum(c);
+    groups.set(key, [...(groups.get(key) ?? []), c]);
+  }
+  const rng = new Rng(`eval-sample:${seed}`);
+  const keys = [...groups.keys()].sort();
+  for (const k of keys) rng.shuffle(groups.get(k)!);
+  // One per stratum first (rarest first, ties by a seeded order), then the rest by largest remainder.
+  const take = new Map(keys.map((k) => [k, 0]));
+  let left = limit;
+  for (const k of rng.shuffle([...keys]).sort((a, b) => groups.get(a)!.length - groups.get(b)!.length)) {
+    if (left === 0) break;
+    take.set(k, 1);
+    left--;
+  }
+  const quota = keys.map((k) => ({ k, q: (groups.get(k)!.length / cases.length) * limit }));
+  for (const { k, q } of [...quota].sort((a, b) => (b.q % 1) - (a.q % 1) || (a.k < b.k ? -1 : 1))) {
+    const extra = Math.max(0, Math.min(Math.floor(q) - take.get(k)!, groups.get(k)!.length - take.get(k)!, left));
+    take.set(k, take.get(k)! + extra);
+    left -= extra;
+  }
+  // Whatever rounding left over goes to the strata with room, largest remainders first.
+  for (const { k } of [...quota].sort((a, b) => (b.q % 1) - (a.q % 1) || (a.k < b.k ? -1 : 1))) {
+    if (left === 0) break;
+    if (take.get(k)! < groups.get(k)!.length) {
+      take.set(k, take.get(k)! + 1);
+      left--;
+    }
+  }
+  return keys.flatMap((k) => groups.get(k)!.slice(0, take.get(k)!)).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }

@@ -13,6 +13,8 @@ export interface EndpointSpec {
   apiKey?: string;
   /** LoRAX selects the adapter per request with `adapter_id`. */
   adapterId?: string;
+  /** Extra request fields a backend understands (e.g. `flywheel serve`'s `constrained: false`, for ablations). */
+  extraBody?: Record<string, unknown>;
   cost: CostModel;
 }
 
@@ -39,6 +41,7 @@ export function chatClient(spec: EndpointSpec, opts: { timeoutMs: number; maxRet
       temperature: 0,
       max_tokens: opts.maxTokens ?? 512,
       ...(spec.adapterId ? { adapter_id: spec.adapterId } : {}),
+      ...spec.extraBody,
     };
     const started = performance.now();
     const res = await client.chat.completions.create(body as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming);

@@ -9,6 +9,8 @@ export interface EvaluateOptions {
   concurrency: number;
   timeoutMs: number;
   maxRetries: number;
+  /** Tokens an answer may take (the client's default when unset). */
+  maxTokens?: number;
   bootstrap: { resamples: number; seed: number };
   /** Called after every case (heartbeats, progress lines). */
   onProgress?: (done: number, total: number) => void;

@@ -120,7 +120,7 @@ otherwise "make dev-server" brings the UI back later with the same history (.fly
         const trained = await trainReport(store, status);
         if (trained) console.log(`\nadapter:\n${trained}`);
         const evaluated = await evalReport(store, status);
-        if (evaluated) console.log(`\nevaluation (${config.evaluate?.limit ? `first ${config.evaluate.limit} test cases` : 'frozen test set'}):\n${evaluated}`);
+        if (evaluated) console.log(`\nevaluation (${config.evaluate?.limit ? `a stratified sample of ${config.evaluate.limit} test cases` : 'frozen test set'}; before the first deploy, production is the base model):\n${evaluated}`);
         const deployed = status.stages.find((s) => s.name === 'deploy');
         if (deployed?.detail) console.log(`\ndeploy: ${deployed.state} — ${deployed.detail}`);
         const tour = await gatewayTour(store, status, config);

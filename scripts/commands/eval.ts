@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 import { openStore } from '../../core/artifacts/index.js';
 import type { RenderedRow } from '../../core/dataset/render.js';
 import type { RouterRow } from '../../core/dataset/types.js';
-import { casesFrom, firstCases } from '../../core/eval/cases.js';
+import { casesFrom, sampleCases } from '../../core/eval/cases.js';
 import { handwrittenCases } from '../../core/eval/handwritten.js';
 import { handwrittenRowsOf } from '../lib/handwritten.js';
 import type { Catalog } from '../../core/catalog/types.js';
@@ -40,7 +40,8 @@ and per-domain tables, latency, tokens and cost, with bootstrap 95 % intervals.
   --api-key-env VAR     environment variable holding the endpoint's API key
   --adapter-id ID       LoRAX: the adapter to select per request
   --concurrency N       requests in flight (default 4)
-  --limit N             score only the first N cases by id
+  --limit N             score a stratified sample of N cases (by domain and expected tool or verdict; seeded by --seed)
+  --max-tokens N        tokens an answer may take (default 160)
   --timeout-ms N        per request (default 120000); --retries N transport retries (default 2)
   --cost-tokens IN,OUT  dollars per 1M prompt,completion tokens (API pricing)
   --cost-gpu-hour D     dollars per GPU-hour, spread over the throughput measured in this run
@@ -60,6 +61,7 @@ and per-domain tables, latency, tokens and cost, with bootstrap 95 % intervals.
       'adapter-id': { type: 'string' },
       concurrency: { type: 'string' },
       limit: { type: 'string' },
+      'max-tokens': { type: 'string' },
       'timeout-ms': { type: 'string' },
       retries: { type: 'string' },
       'cost-tokens': { type: 'string' },
@@ -74,8 +76,9 @@ and per-domain tables, latency, tokens and cost, with bootstrap 95 % intervals.
     const apiKeyEnv = values['api-key-env'];
     if (apiKeyEnv && !process.env[apiKeyEnv]) throw new UsageError(`--api-key-env ${apiKeyEnv}: that environment variable is not set`);
     const { cases, sha256, source } = values.cases ? await loadHandwritten(values.cases, values.catalog!, values.config, values.store) : await loadCases(values.testset!, values.store);
-    const selected = firstCases(cases, values.limit ? intOption(values.limit, 'limit', cases.length) : undefined);
     const bootstrap = { resamples: intOption(values.resamples, 'resamples', 1000), seed: wholeNumber(values.seed, 'seed', 7) };
+    // --limit: a stratified sample drawn with --seed (the bootstrap's), as the evaluate stage draws one.
+    const selected = sampleCases(cases, values.limit ? intOption(values.limit, 'limit', cases.length) : undefined, bootstrap.seed);
     const label = values.label ?? values.model;
     console.error(`scoring ${label} at ${values.endpoint} on ${selected.length} cases of ${source}`);
     const result = await evaluateEndpoint(
@@ -85,6 +88,7 @@ and per-domain tables, latency, tokens and cost, with bootstrap 95 % intervals.
         concurrency: intOption(values.concurrency, 'concurrency', 4),
         timeoutMs: intOption(values['timeout-ms'], 'timeout-ms', 120_000),
         maxRetries: wholeNumber(values.retries, 'retries', 2),
+        maxTokens: intOption(values['max-tokens'], 'max-tokens', 160),
         bootstrap,
         onProgress: (done, total) => {
           if (done % 10 === 0 || done === total) process.stderr.write(`\r${done}/${total} cases`);

@@ -1,0 +1,20 @@
+import type { EvaluateConfig } from '../config/schema.js';
+import { sha256Hex } from '../hash.js';
+import { PACKAGED_BASES, BASE_CONVERSION } from '../train/base-model.js';
+
+/** Bump when scoring or serving changes what a base would score (decoding, parsing, metrics). */
+export const BASE_SCORES_VERSION = 1;
+
+/**
+ * The store pointer holding a base model's eval result on these cases, or null when the base has no stable
+ * identity: a tiny:<preset> base is built per run from its data (its adapter records "../base"). A packaged base
+ * is named by its GGUF's sha256 and conversion; a Hugging Face id or local path by its name (a path whose
+ * weights change in place keeps its old scores: give it a new path).
+ */
+export function baseScoresKey(base: string, testSetSha: string, caseIds: string[], cfg: Pick<EvaluateConfig, 'bootstrap' | 'cost'>): string | null {
+  if (base === 'unknown' || base.startsWith('.') || base.startsWith('tiny:')) return null;
+  const packaged = PACKAGED_BASES[base];
+  const identity = packaged ? `${base}@${packaged.ggufSha256}/conversion-${BASE_CONVERSION}` : base;
+  const digest = sha256Hex(JSON.stringify({ v: BASE_SCORES_VERSION, identity, testSetSha, caseIds, bootstrap: cfg.bootstrap, cost: cfg.cost }));
+  return `base-scores/${digest}`;
+}

@@ -29,7 +29,7 @@ import { runStage, type StageArgs } from './stage.js';
 import { storeFor } from './store.js';
 
 /** Bump a stage's version when its code changes what it produces for the same inputs. */
-export const DATASET_STAGE_VERSIONS = { intents: '3', generate: '1', solve: '1', validate: '2', traces: '2', corrupt: '2', split: '3', render: '1' };
+export const DATASET_STAGE_VERSIONS = { intents: '3', generate: '2', solve: '2', validate: '2', traces: '2', corrupt: '2', split: '3', render: '2' };
 
 interface Common extends StageArgs {
   dataset: DatasetConfig;

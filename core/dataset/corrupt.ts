@@ -45,8 +45,15 @@ export interface Operator {
 
 function negative(row: RouterRow, op: Operator, changes: Partial<RouterRow>, negativeCall: ToolCallTarget, reason: string): RouterRow {
   const target: NoCallTarget = { tool: null, verdict: op.verdict, code: op.code, reason };
-  const out = { ...row, ...changes, target, provenance: { ...row.provenance, operator: op.name, negativeCall, from: row.id } };
+  // A conversation's last user turn is the request: it changes with it.
+  const messages = changes.request !== undefined && row.messages ? withLastUserTurn(row.messages, changes.request) : row.messages;
+  const out = { ...row, ...changes, ...(messages ? { messages } : {}), target, provenance: { ...row.provenance, operator: op.name, negativeCall, from: row.id } };
   return { ...out, id: rowId({ from: row.id, operator: op.name, request: out.request, tools: out.tools, persona: out.persona.name }) };
+}
+
+function withLastUserTurn(messages: NonNullable<RouterRow['messages']>, request: string): NonNullable<RouterRow['messages']> {
+  const last = messages.map((m) => m.role).lastIndexOf('user');
+  return messages.map((m, i) => (i === last ? { ...m, content: request } : m));
 }
 
 /** Replace every occurrence of a value in the request; undefined if it does not occur. */

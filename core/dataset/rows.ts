@@ -15,10 +15,11 @@ export function candidateRow(intent: Intent, candidate: Candidate, domainTools: 
   const tool = candidate.target.tool === null ? undefined : domainTools.find((t) => t.name === candidate.target.tool);
   const tools = tool ? offerSlice(tool, domainTools, sliceSize, rng) : sliceForText(candidate.request, domainTools, sliceSize, rng);
   return {
-    id: rowId({ intent: intent.id, request: candidate.request, target: candidate.target }),
+    id: rowId({ intent: intent.id, request: candidate.request, target: candidate.target, ...(candidate.context ? { context: candidate.context } : {}) }),
     domain: intent.domain,
     entities: intent.entities,
     request: candidate.request,
+    ...(candidate.context ? { messages: [...candidate.context, { role: 'user', content: candidate.request }] } : {}),
     persona: { name: intent.persona.name, scopes: intent.persona.scopes },
     tools,
     target: candidate.target,

@@ -25,8 +25,8 @@ export function humanize(name: string): string {
 
 // ---------------------------------------------------------------- action phrase
 
-/** Base forms of verbs tools commonly start with; anything else gets "get" in front (noun-phrase descriptions). */
-const VERBS = new Set(
+/** Base forms of verbs tools commonly start with; anything else gets "get" in front (noun-phrase descriptions). Also how the template teacher tells an imperative request. */
+export const VERBS = new Set(
   ('get list read write create update delete remove add search find fetch retrieve query run execute send post convert move copy ' +
     'rename edit make set show open close start stop check validate generate calculate compute translate summarize analyze ' +
     'upload download install build deploy apply merge push pull commit clone insert append replace modify change save load export ' +

@@ -1,9 +1,14 @@
 import type { Intent, Target } from '../types.js';
 
+/** Turns before the request in a multi-turn conversation (OpenAI chat messages, no system turn). */
+export type ConversationTurn = { role: 'user' | 'assistant' | 'tool'; content: string | null; tool_calls?: unknown[]; tool_call_id?: string };
+
 /** A natural-language request drafted for an intent. */
 export interface RequestDraft {
   intentId: string;
   request: string;
+  /** Earlier turns: the request is then the conversation's last user turn, which decides the call. */
+  context?: ConversationTurn[];
   teacher: string;
   /** Set when the teacher never produced a usable answer: validation rejects it as teacher_malformed. */
   malformed?: string;
@@ -13,6 +18,7 @@ export interface RequestDraft {
 export interface Candidate {
   intentId: string;
   request: string;
+  context?: ConversationTurn[];
   target: Target;
   teacher: string;
   malformed?: string;

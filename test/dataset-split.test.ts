@@ -79,13 +79,13 @@ describe('render', () => {
     ['salesforce/update_contact', { id: 'salesforce/update_contact', server: 'salesforce', name: 'update_contact', description: 'Update a contact', inputSchema: { type: 'object' }, scopes: ['sf.contact.write'] }],
   ]);
 
-  it('renders TRL prompt/completion with a tools column and canonical JSON targets', () => {
+  it('renders TRL prompt/completion with a tools column and compact JSON targets, tool first', () => {
     const r = renderRow(row(7, ['a']), tools);
     assert.deepEqual(r.prompt.map((m) => m.role), ['system', 'user']);
     assert.match(r.prompt[0]!.content ?? '', /scopes: sf\.read/);
-    assert.equal(r.completion[0]!.content, '{"arguments":{"accountId":"a7","b":1},"tool":"update_account"}');
+    assert.equal(r.completion[0]!.content, '{"tool":"update_account","arguments":{"accountId":"a7","b":1}}');
     assert.deepEqual(r.tools.map((t) => t.function.name), ['update_account', 'update_contact']);
-    assert.equal(renderRow(row(8, ['a'], null), tools).completion[0]!.content, '{"code":"no_tool","reason":"x","tool":null,"verdict":"abstain"}');
+    assert.equal(renderRow(row(8, ['a'], null), tools).completion[0]!.content, '{"tool":null,"verdict":"abstain","code":"no_tool"}');
   });
 
   it('renders the Hermes <tool_call> variant for calls', () => {

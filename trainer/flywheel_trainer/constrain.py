@@ -27,7 +27,18 @@ VERDICTS = list(VERDICT_CODES)
 # Bounds keep a weak model from rambling inside a string or array until max_tokens cuts the JSON short.
 # Field order is free: the router writes "tool" first by training, and a tool's arguments in sorted order,
 # which the schema's `required` order need not be.
-PARSER_CONFIG = CharacterLevelParserConfig(max_consecutive_whitespaces=2, max_json_array_length=16, force_json_field_order=False)
+MAX_WHITESPACE = 2  # consecutive, inside strings; none outside (BoundedJson)
+
+
+def parser_config(alphabet: str | None = None) -> CharacterLevelParserConfig:
+    """The JSON parser's settings. `alphabet`: the characters the tokenizer can write (the engine's default lacks
+    some, `~` and `|` among them, while its free-text token cache has every token: a default alphabet refuses
+    what that cache allows, and a refused character ends the answer)."""
+    extra = {"alphabet": alphabet} if alphabet is not None else {}
+    return CharacterLevelParserConfig(max_consecutive_whitespaces=MAX_WHITESPACE, max_json_array_length=16, force_json_field_order=False, **extra)
+
+
+PARSER_CONFIG = parser_config()
 # Any JSON value (what the engine uses for a schema without a type); `integer` is a subset of `number`.
 ANY = {"anyOf": [{"type": t} for t in ("string", "number", "boolean", "null", "array", "object")]}
 SIMPLE_TYPES = {"string", "number", "integer", "boolean", "null", "array", "object"}
@@ -188,7 +199,8 @@ def tokenizer_data(tokenizer: Any) -> TokenEnforcerTokenizerData:
     """What the TokenEnforcer needs to know of a vocabulary: each regular token's text and whether it starts
     a word (decoded after a leading '0' to see a space the tokenizer would otherwise strip).
 
-    Tokens whose text holds a control character or a partial UTF-8 sequence are left out: raw control
+    Tokens whose text holds a control character, a run of spaces longer than MAX_WHITESPACE, or a partial
+    UTF-8 sequence are left out (longer runs are no use in an answer and the free-text shortcut cannot check them): raw control
     characters are invalid inside JSON strings, and byte fragments decode to U+FFFD, which the enforcer
     cannot check. The cost: characters only reachable through byte fragments cannot be generated."""
     vocab_size = len(tokenizer)
@@ -200,7 +212,7 @@ def tokenizer_data(tokenizer: Any) -> TokenEnforcerTokenizerData:
             continue
         after_zero = tokenizer.decode([zero, token_id])[1:]
         alone = tokenizer.decode([token_id])
-        if not alone or any(c < " " or c in "\x7f\ufffd" for c in after_zero):
+        if not alone or any(c < " " or c in "\x7f\ufffd" for c in after_zero) or " " * (MAX_WHITESPACE + 1) in after_zero:
             continue
         regular.append((token_id, after_zero, len(after_zero) > len(alone)))
 
@@ -225,9 +237,10 @@ class BoundedJson(CharacterLevelParser):
     outside strings (it lets a free-form object close after a comma, `{"a":1,}`, which is not JSON; seen with
     sampled output), strings of at most MAX_STRING characters, and runs of at most MAX_DIGITS digits."""
 
-    def __init__(self, inner: CharacterLevelParser, last: str = "", in_string: bool = False, escaped: bool = False, run: int = 0, depth: int = 0, nested: int = 0):
+    def __init__(self, inner: CharacterLevelParser, last: str = "", in_string: bool = False, escaped: bool = False, run: int = 0, depth: int = 0, nested: int = 0, spaces: int = 0):
         super().__init__(PARSER_CONFIG)
         self.inner, self.last, self.in_string, self.escaped = inner, last, in_string, escaped
+        self.spaces = spaces  # whitespace characters just written inside a string
         self.run = run  # characters in the current string, or digits in the current number
         self.depth = depth  # open objects and arrays outside strings
         self.nested = nested  # characters written below the top level (inside `arguments`)
@@ -253,7 +266,8 @@ class BoundedJson(CharacterLevelParser):
             last, run = c, run + 1
         elif not c.isspace():
             last, run = c, 0
-        return BoundedJson(self.inner.add_character(c), last, in_string, escaped, run, depth, nested)
+        spaces = self.spaces + 1 if in_string and c.isspace() else 0
+        return BoundedJson(self.inner.add_character(c), last, in_string, escaped, run, depth, nested, spaces)
 
     def get_allowed_characters(self) -> str:
         allowed = self.inner.get_allowed_characters()
@@ -286,7 +300,9 @@ class BoundedJson(CharacterLevelParser):
         token with SmolLM2's 49K vocabulary, four times the model's own step). The cap becomes the string's
         remaining room under MAX_STRING; the chosen token's characters still come through add_character."""
         key = self.inner.shortcut_key()
-        if not self.in_string or self.escaped or not (isinstance(key, tuple) and key[0] == "json_freetext"):
+        # After whitespace, the engine's limit on consecutive whitespace may refuse a cached token's leading
+        # spaces: walk instead. (Tokens with longer whitespace runs of their own are not in the vocabulary.)
+        if not self.in_string or self.escaped or self.spaces or not (isinstance(key, tuple) and key[0] == "json_freetext"):
             return None
         _, cur_len, min_len, max_len = key
         return ("json_freetext", cur_len, min_len, min(max_len, cur_len + max(0, MAX_STRING - self.run)))
@@ -297,7 +313,7 @@ class RouterConstraint:
     `tools`: the offered tools (OpenAI tool objects; bare names constrain the name only)."""
 
     def __init__(self, data: TokenEnforcerTokenizerData, tools: list[Any]):
-        parser = BoundedJson(JsonSchemaParser(router_schema(tools), config=PARSER_CONFIG))
+        parser = BoundedJson(JsonSchemaParser(router_schema(tools), config=parser_config(data.tokenizer_alphabet)))
         self.enforcer = TokenEnforcer(data, parser)
 
     def __call__(self, batch_id: int, input_ids) -> list[int]:

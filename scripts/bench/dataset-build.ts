@@ -17,23 +17,12 @@ import { MockActivityEnvironment, TestWorkflowEnvironment } from '@temporalio/te
 import * as activities from '../../activities/index.js';
 import type { ArtifactRef } from '../../core/artifacts/types.js';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
-import { buildCatalog } from '../../core/catalog/build.js';
-import { listServerTools } from '../../core/catalog/list-tools.js';
 import { loadConfigFile } from '../../core/config/load.js';
-import { mcpDryRunner } from '../../core/dataset/mcp-dry-run.js';
-import { augmentRows, buildIntents, validateCandidates } from '../../core/dataset/pipeline.js';
-import { renderRow } from '../../core/dataset/render.js';
-import { balanceTrain, splitByEntity } from '../../core/dataset/split.js';
-import { templateTeacher } from '../../core/dataset/teacher/template.js';
-import { CallValidator } from '../../core/dataset/validate.js';
-import { connectServer, type McpConnection } from '../../core/mcp/connect.js';
-import { discoverPools } from '../../core/probe/discover.js';
-import { callModeFor } from '../../core/probe/call-mode.js';
-import { DOMAIN_PACKS } from '../../sandboxes/packs.js';
 import { bundleWorkflows, createCpuWorker } from '../../workers/cpu.js';
 import { closeAllConnections } from '../../activities/connections.js';
 import { SEARCH_ATTRIBUTES } from '../../workflows/search-attributes.js';
 import { REPO, tempDir, TEMPORAL_BIN } from '../../test/helpers/fixtures.js';
+import { buildDataset, renderRows } from '../lib/build-dataset.js';
 import { runStatus, startRun } from '../lib/runs.js';
 
 const { values } = parseArgs({ options: { 'per-goal': { type: 'string', default: '410' } } });
@@ -48,46 +37,17 @@ Runtime.install({ logger: new DefaultLogger('ERROR') });
 const env = await TestWorkflowEnvironment.createLocal({ server: { executable: { type: 'existing-path', path: TEMPORAL_BIN }, searchAttributes: SEARCH_ATTRIBUTES } });
 const worker = await createCpuWorker({ connection: env.nativeConnection, namespace: 'default', workflowBundle: await bundleWorkflows() });
 
-const inProcess: Record<string, number> = {};
+const tAll = performance.now();
+const built = await buildDataset(config);
+const inProcess: Record<string, number> = { ...built.seconds };
 let t = performance.now();
-const tAll = t;
-const catalog = buildCatalog(config.name, await Promise.all(config.servers.map((s) => listServerTools(s, { maxPages: 100 }))));
-inProcess.ingest = secs(t);
-// Connecting to the sandboxes is part of the intents stage in both modes.
-t = performance.now();
-const conns = new Map<string, McpConnection>();
-for (const s of config.servers) conns.set(s.name, await connectServer(s));
-const pools = await discoverPools(conns, config.servers, catalog, DOMAIN_PACKS, dataset.seed);
-const { intents } = await buildIntents(catalog, dataset, pools, DOMAIN_PACKS);
-inProcess.intents = secs(t);
-t = performance.now();
-const teacher = templateTeacher(dataset.seed);
-const drafts = await teacher.generate(intents);
-inProcess.generate = secs(t);
-t = performance.now();
-const candidates = await teacher.solve(intents, drafts);
-inProcess.solve = secs(t);
-t = performance.now();
-const validator = new CallValidator(catalog, mcpDryRunner(conns, config.servers));
-const { rows } = await validateCandidates(intents, candidates, catalog, validator, dataset);
-inProcess.validate = secs(t);
-t = performance.now();
-const { rows: augmented } = await augmentRows(rows, catalog, validator, dataset, pools, DOMAIN_PACKS, (tool) => callModeFor(config.servers)(tool).mode !== 'schema');
-inProcess.corrupt = secs(t);
-t = performance.now();
-const s = splitByEntity(augmented, dataset.split, dataset.seed);
-const train = balanceTrain(s.train, { minPerTool: dataset.minPerTool, negativeShare: dataset.negativeShare });
-inProcess.split = secs(t);
-t = performance.now();
 // The baseline still writes the final rendered files: that is the pipeline's product either way.
-const tools = new Map(catalog.tools.map((x) => [x.id, x]));
 const outDir = tempDir();
-for (const [name, part] of [['train', train], ['val', s.val], ['test', s.test]] as const) {
-  await writeFile(join(outDir, `${name}.jsonl`), part.map((r) => `${JSON.stringify(renderRow(r, tools, dataset.render.format))}\n`).join(''));
+for (const [name, part] of Object.entries(built.rows)) {
+  await writeFile(join(outDir, `${name}.jsonl`), renderRows(part, built.catalog, dataset.render.format).map((r) => `${JSON.stringify(r)}\n`).join(''));
 }
 inProcess.render = secs(t);
 const inProcessTotal = secs(tAll);
-for (const c of conns.values()) await c.close();
 
 // ---- the same activities in one process, no Temporal ----
 const mock = new MockActivityEnvironment();
@@ -127,11 +87,11 @@ await closeAllConnections();
 await env.teardown();
 
 const stageSecs = Object.fromEntries(orchestrated.status.stages.map((st) => [st.name, (Date.parse(st.finishedAt!) - Date.parse(st.startedAt!)) / 1000]));
-const augmentedCount = augmented.length;
-console.log(`rows: ${intents.length} intents -> ${rows.length} valid -> ${augmentedCount} with negatives -> train ${train.length} / val ${s.val.length} / test ${s.test.length}`);
+const augmentedCount = built.counts.augmented;
+console.log(`rows: ${built.counts.intents} intents -> ${built.counts.valid} valid -> ${built.counts.augmented} with negatives -> train ${built.rows.train.length} / val ${built.rows.val.length} / test ${built.rows.test.length}`);
 console.log('stage       in memory s  rows/s   one process s  rows/s   Temporal s  rows/s');
 for (const name of Object.keys(inProcess)) {
-  const n = name === 'ingest' ? catalog.tools.length : name === 'corrupt' || name === 'split' || name === 'render' ? augmentedCount : intents.length;
+  const n = name === 'ingest' ? built.catalog.tools.length : name === 'corrupt' || name === 'split' || name === 'render' ? augmentedCount : built.counts.intents;
   const cell = (x: number | undefined) => `${(x ?? 0).toFixed(2).padStart(11)}  ${(n / (x || 1e-9)).toFixed(0).padStart(7)}`;
   console.log(`${name.padEnd(10)}${cell(inProcess[name])}  ${cell(direct[name])}  ${cell(stageSecs[name])}`);
 }

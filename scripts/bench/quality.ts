@@ -1,0 +1,154 @@
+/**
+ * Router quality, measured: the base model against the fine-tuned router on the frozen synthetic test set and on
+ * the hand-written cases, plus the study's two ablations at small scale in the same run, and constrained
+ * decoding against free decoding:
+ *
+ *   main          the config's training (completion-only loss, with near-miss negatives)
+ *   whole-seq     loss on the whole sequence, prompt included (the study's first ablation)
+ *   no-negatives  trained without the near-miss negatives (the second: what they buy in abstention F1)
+ *   main (free)   the main adapter decoded without the schema constraint (schema-valid rate, exact match)
+ *
+ *   node --import tsx scripts/bench/quality.ts [--quick] [--config FILE] [--steps N] [--test N] [--handwritten N] [--out DIR]
+ *
+ * --quick (the default; a CPU, well under 45 minutes): the config's training steps, a stratified sample of --test
+ * cases (default 40) and --handwritten cases (default 30), ablations scored on the test sample only. --full: every
+ * test and hand-written case and the config's epochs without a step cap, for a GPU. Same seeds, same rows, so
+ * runs compare. The last line is
+ *   quality: exact=<x> tool=<x> abstainF1=<x> handwritten_exact=<x> base_exact=<x>
+ */
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { loadConfigFile } from '../../core/config/load.js';
+import type { RenderedRow } from '../../core/dataset/render.js';
+import type { RouterRow } from '../../core/dataset/types.js';
+import { casesFrom, sampleCases } from '../../core/eval/cases.js';
+import type { EndpointSpec } from '../../core/eval/client.js';
+import { evaluateEndpoint } from '../../core/eval/evaluate.js';
+import { handwrittenCases } from '../../core/eval/handwritten.js';
+import type { EndpointResult, EvalCase } from '../../core/eval/types.js';
+import { trainJobFor } from '../../core/train/job.js';
+import { startServe } from '../../core/train/serve-process.js';
+import { startTrainer } from '../../core/train/trainer-process.js';
+import { REPO } from '../../test/helpers/fixtures.js';
+import { buildDataset, renderRows } from '../lib/build-dataset.js';
+import { handwrittenRowsOf } from '../lib/handwritten.js';
+
+const { values } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    full: { type: 'boolean', default: false },
+    config: { type: 'string', default: join(REPO, 'examples', 'salesforce-oracle.yaml') },
+    steps: { type: 'string' },
+    test: { type: 'string', default: '40' },
+    handwritten: { type: 'string', default: '30' },
+    cases: { type: 'string', default: join(REPO, 'test', 'fixtures', 'handwritten', 'sandboxes.jsonl') },
+    out: { type: 'string', default: join('.flywheel', 'bench', `quality-${new Date().toISOString().replace(/[:.]/g, '-')}`) },
+  },
+});
+const full = values.full;
+const out = resolve(values.out);
+await mkdir(out, { recursive: true });
+const config = await loadConfigFile(values.config);
+if (!config.train || !config.dataset) throw new Error(`${values.config}: the quality benchmark needs dataset and train sections`);
+const t0 = performance.now();
+const minutes = () => ((performance.now() - t0) / 60_000).toFixed(1);
+const say = (line: string) => console.error(`[${minutes()} min] ${line}`);
+
+// ---- data: the pipeline's rows, in memory ----
+const built = await buildDataset(config);
+const format = config.dataset.render.format;
+const write = async (name: string, rows: RenderedRow[]) => {
+  const file = join(out, `${name}.jsonl`);
+  await writeFile(file, rows.map((r) => `${JSON.stringify(r)}\n`).join(''));
+  return file;
+};
+const trainRows = built.rows.train;
+const files = {
+  train: await write('train', renderRows(trainRows, built.catalog, format)),
+  trainNoNegatives: await write('train-no-negatives', renderRows(trainRows.filter((r) => !r.provenance.operator), built.catalog, format)),
+  val: await write('val', renderRows(built.rows.val, built.catalog, format)),
+};
+const testRendered = renderRows(built.rows.test, built.catalog, format);
+const testCases = sampleCases(casesFrom(testRendered, built.rows.test, 'test set'), full ? undefined : Number(values.test), 7);
+const handRows: RouterRow[] = handwrittenRowsOf(await readFile(values.cases, 'utf8'), values.cases, built.catalog, config.dataset);
+const handAll = handwrittenCases(handRows, built.catalog, format, values.cases);
+const handCases = full ? handAll : sampleCases(handAll, Number(values.handwritten), 7);
+say(`dataset: train ${trainRows.length} rows (${trainRows.filter((r) => r.provenance.operator).length} near-miss negatives), test ${testCases.length} of ${testRendered.length}, hand-written ${handCases.length} of ${handAll.length}`);
+
+// ---- training: three adapters from the same rows and seeds ----
+const baseJob = { ...config.train.job } as Record<string, unknown>;
+const optim = { ...(baseJob.optim as Record<string, unknown> | undefined) };
+if (values.steps) optim.maxSteps = Number(values.steps);
+if (full) delete optim.maxSteps;
+const variants: Array<{ name: string; train: string; optim: Record<string, unknown> }> = [
+  { name: 'main', train: files.train, optim },
+  { name: 'whole-seq', train: files.train, optim: { ...optim, completionOnlyLoss: false } },
+  { name: 'no-negatives', train: files.trainNoNegatives, optim },
+];
+const adapters: Record<string, string> = {};
+const tokensPerSecond: Record<string, number | undefined> = {};
+for (const v of variants) {
+  const dir = join(out, v.name);
+  const job = trainJobFor({ ...baseJob, optim: v.optim }, { train: v.train, val: files.val, format, outputDir: dir });
+  await writeFile(join(out, `${v.name}.job.json`), JSON.stringify(job, null, 2));
+  say(`training ${v.name}`);
+  const run = startTrainer(['train', '--job', join(out, `${v.name}.job.json`)], {
+    stderrFile: join(out, `${v.name}.stderr.log`),
+    onEvent: (e) => {
+      if (e.event === 'step') tokensPerSecond[v.name] = e.tokens_per_s as number | undefined;
+      if (e.event === 'step' || e.event === 'eval') say(`  ${v.name} ${e.event} ${e.step}/${e.total} ${e.loss ?? e.eval_loss ?? ''}`);
+    },
+  });
+  const exit = await run.done;
+  if (exit.code !== 0) throw new Error(`training ${v.name} failed (exit ${exit.code}): ${exit.error?.message ?? exit.stderrTail.slice(-1500)}`);
+  adapters[v.name] = join(dir, 'adapter');
+}
+
+// ---- scoring: one server holds the base and every adapter ----
+const served = await startServe(Object.entries(adapters).flatMap(([name, dir]) => ['--adapter', `${name}=${dir}`]), join(out, 'serve.log'));
+const opts = { concurrency: 1, timeoutMs: 300_000, maxRetries: 1, maxTokens: 160, bootstrap: { resamples: 1000, seed: 7 } };
+const score = async (label: string, model: string, cases: EvalCase[], extraBody?: Record<string, unknown>): Promise<EndpointResult> => {
+  say(`scoring ${label} on ${cases.length} cases`);
+  const spec: EndpointSpec = { label, baseUrl: served.url, model, cost: { kind: 'none' }, ...(extraBody ? { extraBody } : {}) };
+  return evaluateEndpoint(cases, spec, opts);
+};
+const rows: Array<{ name: string; test: EndpointResult; hand?: EndpointResult }> = [];
+try {
+  rows.push({ name: 'base', test: await score('base', 'base', testCases), hand: await score('base', 'base', handCases) });
+  rows.push({ name: 'main', test: await score('main', 'main', testCases), hand: await score('main', 'main', handCases) });
+  rows.push({ name: 'main (free decoding)', test: await score('main-free', 'main', testCases, { constrained: false }) });
+  rows.push({ name: 'whole-seq', test: await score('whole-seq', 'whole-seq', testCases) });
+  rows.push({ name: 'no-negatives', test: await score('no-negatives', 'no-negatives', testCases) });
+} finally {
+  served.run.kill(2000);
+  await served.run.done.catch(() => undefined);
+}
+
+// ---- report ----
+const f = (x: number | null | undefined) => (x === null || x === undefined ? '—' : x.toFixed(3));
+const table = [
+  `| model | exact | tool acc | abstain F1 | schema-valid | hand-written exact | p50 s/decision |`,
+  `|---|---|---|---|---|---|---|`,
+  ...rows.map(({ name, test, hand }) => {
+    const m = test.metrics;
+    return `| ${name} | ${f(m.exactMatch.value)} | ${f(m.toolAccuracy.value)} | ${f(m.abstention.f1.value)} | ${f(m.schemaValidRate.value)} | ${f(hand?.metrics.exactMatch.value)} | ${m.latencyMs.p50 === null ? '—' : (m.latencyMs.p50 / 1000).toFixed(2)} |`;
+  }),
+];
+const summary = {
+  mode: full ? 'full' : 'quick',
+  minutes: Number(minutes()),
+  trainRows: trainRows.length,
+  testCases: testCases.length,
+  handwrittenCases: handCases.length,
+  tokensPerSecond,
+  results: rows.map(({ name, test, hand }) => ({ name, test: test.metrics, handwritten: hand?.metrics ?? null })),
+};
+await writeFile(join(out, 'quality.json'), JSON.stringify(summary, null, 2));
+await writeFile(join(out, 'quality.md'), `${table.join('\n')}\n`);
+const main = rows.find((r) => r.name === 'main')!;
+const base = rows.find((r) => r.name === 'base')!;
+console.log(`${full ? 'full' : 'quick'} mode, ${minutes()} min; train ${trainRows.length} rows, test ${testCases.length} cases, hand-written ${handCases.length}; training tokens/s ${Object.entries(tokensPerSecond).map(([k, v]) => `${k} ${v ?? '—'}`).join(', ')}`);
+console.log(table.join('\n'));
+console.log(`results: ${out}`);
+console.log(`quality: exact=${f(main.test.metrics.exactMatch.value)} tool=${f(main.test.metrics.toolAccuracy.value)} abstainF1=${f(main.test.metrics.abstention.f1.value)} handwritten_exact=${f(main.hand!.metrics.exactMatch.value)} base_exact=${f(base.test.metrics.exactMatch.value)}`);

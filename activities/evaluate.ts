@@ -17,7 +17,7 @@ import { startServe } from '../core/train/serve-process.js';
 import { whileBeating } from './heartbeat.js';
 import { runStage, type StageArgs } from './stage.js';
 
-export const EVALUATE_STAGE_VERSION = '2';
+export const EVALUATE_STAGE_VERSION = '3';
 
 /** The version an alias serves now, as the workflow looked it up (null before the first deploy). */
 export interface ServedVersion {

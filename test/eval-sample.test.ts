@@ -53,10 +53,15 @@ describe('sampleCases: the eval subset', () => {
     assert.equal(new Set(head.map(stratum)).size, 2);
   });
 
-  it('with fewer slots than strata, gives them to the rarest strata first', () => {
-    const sample = sampleCases(testSet(), 3, 7);
-    assert.equal(sample.length, 3);
-    assert.ok(sample.some((c) => c.target.tool === 'void_invoice'), 'the one-case stratum is kept');
+  it('with fewer slots than strata, keeps the mix of calls and no-calls (a real test set has many one-case tools)', () => {
+    const all = testSet();
+    // 40 one-case tools beside the common strata: rarest-first would spend every slot on them.
+    for (let t = 0; t < 40; t++) all.push({ id: `row-rare-${t}`, domain: 'crm', messages: [{ role: 'user', content: 'x' }], tools: [], target: { tool: `rare_${t}`, arguments: {} } });
+    const sample = sampleCases(all, 20, 7);
+    assert.equal(sample.length, 20);
+    const noCalls = sample.filter((c) => c.target.tool === null).length;
+    const share = all.filter((c) => c.target.tool === null).length / all.length;
+    assert.ok(Math.abs(noCalls / 20 - share) <= 0.1, `no-calls ${noCalls}/20 vs ${share.toFixed(2)} of the test set`);
   });
 });
 

@@ -44,9 +44,10 @@ function stratum(c: EvalCase): string {
 }
 
 /**
- * A seeded, stratified sample of `limit` cases: every stratum (domain × expected tool or verdict) gets its share
- * by largest remainder, rare strata at least one case while the budget lasts, so a small eval still sees every
- * kind of decision rather than whichever ids sort first. Same cases and seed, same sample, in id order.
+ * A seeded, stratified sample of `limit` cases: each stratum (domain × expected tool or verdict) gets its
+ * proportional share by largest remainder, so the sample keeps the test set's mix of calls and no-calls; when
+ * `limit` covers at least one case per stratum, every stratum is kept (one each first, then the rest shared).
+ * Same cases and seed, same sample, in id order.
  */
 export function sampleCases(cases: EvalCase[], limit: number | undefined, seed: number | string): EvalCase[] {
   if (limit === undefined || limit >= cases.length) return cases;
@@ -58,22 +59,20 @@ export function sampleCases(cases: EvalCase[], limit: number | undefined, seed: 
   const rng = new Rng(`eval-sample:${seed}`);
   const keys = [...groups.keys()].sort();
   for (const k of keys) rng.shuffle(groups.get(k)!);
-  // One per stratum first (rarest first, ties by a seeded order), then the rest by largest remainder.
-  const take = new Map(keys.map((k) => [k, 0]));
-  let left = limit;
-  for (const k of rng.shuffle([...keys]).sort((a, b) => groups.get(a)!.length - groups.get(b)!.length)) {
-    if (left === 0) break;
-    take.set(k, 1);
-    left--;
+  const everyStratum = limit >= keys.length;
+  const take = new Map(keys.map((k) => [k, everyStratum ? 1 : 0]));
+  const pool = limit - (everyStratum ? keys.length : 0);
+  const rest = cases.length - (everyStratum ? keys.length : 0);
+  // Largest remainder over what is left, ties in a seeded order.
+  const order = new Map(rng.shuffle([...keys]).map((k, i) => [k, i]));
+  const quota = keys.map((k) => ({ k, q: ((groups.get(k)!.length - take.get(k)!) / rest) * pool }));
+  let left = pool;
+  for (const { k, q } of quota) {
+    const n = Math.min(Math.floor(q), left);
+    take.set(k, take.get(k)! + n);
+    left -= n;
   }
-  const quota = keys.map((k) => ({ k, q: (groups.get(k)!.length / cases.length) * limit }));
-  for (const { k, q } of [...quota].sort((a, b) => (b.q % 1) - (a.q % 1) || (a.k < b.k ? -1 : 1))) {
-    const extra = Math.max(0, Math.min(Math.floor(q) - take.get(k)!, groups.get(k)!.length - take.get(k)!, left));
-    take.set(k, take.get(k)! + extra);
-    left -= extra;
-  }
-  // Whatever rounding left over goes to the strata with room, largest remainders first.
-  for (const { k } of [...quota].sort((a, b) => (b.q % 1) - (a.q % 1) || (a.k < b.k ? -1 : 1))) {
+  for (const { k } of [...quota].sort((a, b) => (b.q % 1) - (a.q % 1) || order.get(a.k)! - order.get(b.k)!)) {
     if (left === 0) break;
     if (take.get(k)! < groups.get(k)!.length) {
       take.set(k, take.get(k)! + 1);

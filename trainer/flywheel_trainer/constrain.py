@@ -233,9 +233,10 @@ MAX_ARGUMENTS = 320
 
 
 class BoundedJson(CharacterLevelParser):
-    """Wraps a JSON parser with three rules lm-format-enforcer 0.11.3 lacks: no `}` or `]` right after a `,`
-    outside strings (it lets a free-form object close after a comma, `{"a":1,}`, which is not JSON; seen with
-    sampled output), strings of at most MAX_STRING characters, and runs of at most MAX_DIGITS digits."""
+    """Wraps a JSON parser with rules lm-format-enforcer 0.11.3 lacks: no `}` or `]` right after a `,` outside
+    strings (it lets a free-form object close after a comma, `{"a":1,}`, which is not JSON; seen with sampled
+    output), strings of at most MAX_STRING characters, runs of at most MAX_DIGITS digits, a wrap-up after
+    MAX_ARGUMENTS characters of arguments, and no whitespace outside strings."""
 
     def __init__(self, inner: CharacterLevelParser, last: str = "", in_string: bool = False, escaped: bool = False, run: int = 0, depth: int = 0, nested: int = 0, spaces: int = 0):
         super().__init__(PARSER_CONFIG)

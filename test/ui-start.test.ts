@@ -8,7 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { symlinkSync } from 'node:fs';
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
@@ -27,7 +27,15 @@ describe('starting flywheelRun the way the Temporal UI does', () => {
 
   before(async () => {
     work = tempDir('flywheel-ui-start-');
-    for (const entry of ['examples', 'sandboxes', 'node_modules', 'temporal-config', 'package.json']) symlinkSync(join(REPO, entry), join(work, entry));
+    for (const entry of ['sandboxes', 'node_modules', 'temporal-config', 'package.json']) symlinkSync(join(REPO, entry), join(work, entry));
+    // The demo config as the UI input names it, with a tiny model: what is under test is the start from the UI
+    // (input file, config path, every stage through deploy), not the ~10 minutes of training the real base.
+    mkdirSync(join(work, 'examples'));
+    const demo = readFileSync(join(REPO, 'examples', 'salesforce-oracle.yaml'), 'utf8');
+    const tiny = demo.replace(/^ {4}baseModel: .*$/m, '    baseModel: tiny:nano').replace(/^ {4}lora: .*\n/m, '').replace(/^ {4}optim: .*$/m, '    optim: { epochs: 1, maxSteps: 30, effectiveBatchSize: 8, microBatchSize: 4, learningRate: 0.005 }');
+    assert.notEqual(tiny, demo);
+    assert.match(tiny, /baseModel: tiny:nano/);
+    writeFileSync(join(work, 'examples', 'salesforce-oracle.yaml'), tiny);
     process.chdir(work);
     const config = await loadConfigFile(join(REPO, 'examples', 'salesforce-oracle.yaml'));
     const port = new URL(config.deploy!.endpoint).port;

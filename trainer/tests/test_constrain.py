@@ -164,6 +164,7 @@ def test_strings_and_numbers_are_bounded_so_every_answer_can_end():
     allowed = fed(digits).get_allowed_characters()
     assert not any(ch.isdigit() for ch in allowed) and "," in allowed and "}" in allowed
     assert "9" in fed(digits[:-1]).get_allowed_characters()
+    assert not set("eE") & set(fed('{"tool":"get_invoice","arguments":{"n":12').get_allowed_characters()), "no exponents (1e999 reads as inf)"
     comma = fed('{"tool":"get_invoice","arguments":{"n":1,')
     assert "}" not in comma.get_allowed_characters()  # still no trailing comma
 

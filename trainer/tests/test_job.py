@@ -12,7 +12,8 @@ MINIMAL = {"version": 1, "baseModel": "tiny:test", "data": {"train": "train.json
 def test_defaults_follow_the_study():
     job = validate_job(MINIMAL)
     assert job["method"] == "lora"
-    assert job["lora"] == {"rank": 16, "alpha": 32, "dropout": 0.05, "targetModules": ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"]}
+    assert job["lora"] == {"rank": 16, "alpha": 32, "dropout": 0.05, "targetModules": ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"], "topLayers": None}
+    assert job["optim"]["maxEvalRows"] is None and job["optim"]["completionOnlyLoss"] is True
     assert job["optim"]["learningRate"] == 0.0002
     assert job["optim"]["scheduler"] == "cosine"
     assert job["optim"]["warmupRatio"] == 0.03

@@ -66,7 +66,7 @@ describe('sampleCases: the eval subset', () => {
 });
 
 describe('baseScoresKey: where a base model\'s scores are memoised', () => {
-  const cfg = { bootstrap: { resamples: 1000, seed: 7 }, cost: { kind: 'none' as const } };
+  const cfg = { bootstrap: { resamples: 1000, seed: 7 }, cost: { kind: 'none' as const }, maxTokens: 160, timeoutMs: 120_000, maxRetries: 2 };
   it('names a packaged base by its weights and the cases by test set and ids', () => {
     const key = baseScoresKey('smollm2-135m-instruct', 'a'.repeat(64), ['r1', 'r2'], cfg);
     assert.match(key!, /^base-scores\/[0-9a-f]{64}$/);
@@ -75,6 +75,7 @@ describe('baseScoresKey: where a base model\'s scores are memoised', () => {
     assert.notEqual(baseScoresKey('smollm2-135m-instruct', 'a'.repeat(64), ['r1'], cfg), key, 'another sample');
     assert.notEqual(baseScoresKey('smollm2-135m-instruct', 'a'.repeat(64), ['r1', 'r2'], { ...cfg, bootstrap: { resamples: 200, seed: 7 } }), key);
     assert.notEqual(baseScoresKey('HuggingFaceTB/SmolLM2-135M-Instruct', 'a'.repeat(64), ['r1', 'r2'], cfg), key);
+    assert.notEqual(baseScoresKey('smollm2-135m-instruct', 'a'.repeat(64), ['r1', 'r2'], { ...cfg, maxTokens: 64 }), key, 'answers cut shorter');
   });
   it('has none for a base built per run (tiny:, the adapter-relative ../base) or an unknown one', () => {
     for (const base of ['../base', 'tiny:nano', 'unknown']) assert.equal(baseScoresKey(base, 'a'.repeat(64), ['r1'], cfg), null, base);

@@ -2,8 +2,11 @@ import type { EvaluateConfig } from '../config/schema.js';
 import { sha256Hex } from '../hash.js';
 import { PACKAGED_BASES, BASE_CONVERSION } from '../train/base-model.js';
 
-/** Bump when scoring or serving changes what a base would score (decoding, parsing, metrics). */
-export const BASE_SCORES_VERSION = 1;
+/**
+ * Bump when scoring or serving changes what a base would score (decoding, parsing, metrics). 2: the constraint's
+ * tokenizer alphabet and no exponents in numbers; serve's greedy decoder.
+ */
+export const BASE_SCORES_VERSION = 2;
 
 /**
  * The store pointer holding a base model's eval result on these cases, or null when the base has no stable
@@ -11,10 +14,17 @@ export const BASE_SCORES_VERSION = 1;
  * is named by its GGUF's sha256 and conversion; a Hugging Face id or local path by its name (a path whose
  * weights change in place keeps its old scores: give it a new path).
  */
-export function baseScoresKey(base: string, testSetSha: string, caseIds: string[], cfg: Pick<EvaluateConfig, 'bootstrap' | 'cost'>): string | null {
+export function baseScoresKey(
+  base: string,
+  testSetSha: string,
+  caseIds: string[],
+  cfg: Pick<EvaluateConfig, 'bootstrap' | 'cost' | 'maxTokens' | 'timeoutMs' | 'maxRetries'>,
+): string | null {
   if (base === 'unknown' || base.startsWith('.') || base.startsWith('tiny:')) return null;
   const packaged = PACKAGED_BASES[base];
   const identity = packaged ? `${base}@${packaged.ggufSha256}/conversion-${BASE_CONVERSION}` : base;
-  const digest = sha256Hex(JSON.stringify({ v: BASE_SCORES_VERSION, identity, testSetSha, caseIds, bootstrap: cfg.bootstrap, cost: cfg.cost }));
+  const digest = sha256Hex(JSON.stringify({ v: BASE_SCORES_VERSION, identity, testSetSha, caseIds, bootstrap: cfg.bootstrap, cost: cfg.cost,
+    // An answer cut short, or a request that timed out, scores as invalid: these limits change the scores.
+    maxTokens: cfg.maxTokens, timeoutMs: cfg.timeoutMs, maxRetries: cfg.maxRetries }));
   return `base-scores/${digest}`;
 }

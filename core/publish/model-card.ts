@@ -115,7 +115,7 @@ export function modelCard(input: ModelCardInput): string {
 
 Given a user request and a slice of an MCP tool catalog, this adapter makes its base model emit exactly one
 schema-valid tool call as JSON (\`{"tool": NAME, "arguments": {...}}\`), or an explicit abstention
-(\`{"tool": null, "verdict": ..., "code": ..., "reason": ...}\`). Trained by mcp-flywheel with completion-only
+(\`{"tool": null, "verdict": ..., "code": ...}\`). Trained by mcp-flywheel with completion-only
 LoRA SFT on the dataset named below.
 
 ## Provenance

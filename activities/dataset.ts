@@ -10,7 +10,7 @@ import type { Catalog, CatalogTool } from '../core/catalog/types.js';
 import type { DatasetConfig, ServerConfig } from '../core/config/schema.js';
 import { mcpDryRunner } from '../core/dataset/mcp-dry-run.js';
 import { augmentRows, buildIntents, distinctCallsByTool, rowStats, validateCandidates, type ToolNote } from '../core/dataset/pipeline.js';
-import { renderRow } from '../core/dataset/render.js';
+import { renderRows } from '../core/dataset/render.js';
 import { balanceTrain, entityOverlap, splitByEntity } from '../core/dataset/split.js';
 import { makeTeacher } from '../core/dataset/teacher/index.js';
 import type { Candidate, RequestDraft } from '../core/dataset/teacher/types.js';
@@ -142,13 +142,12 @@ export async function splitStage(a: Common & { project: string; catalog: Artifac
 export async function renderStage(a: Common & { catalog: ArtifactRef; train: ArtifactRef; val: ArtifactRef; test: ArtifactRef }): Promise<StageOutcome> {
   return runStage(a, 'render', DATASET_STAGE_VERSIONS.render, [a.catalog, a.train, a.val, a.test], { format: a.dataset.render.format }, async (store) => {
     const catalog = await store.readJson<Catalog>(a.catalog);
-    const tools = new Map(catalog.tools.map((t) => [t.id, t]));
     const outputs: Record<string, ArtifactRef> = {};
     const counts: string[] = [];
     for (const name of ['train', 'val', 'test'] as const) {
       beat({ rendering: name });
       const rows = await store.readJsonl<RouterRow>(a[name]);
-      const rendered = rows.map((r) => renderRow(r, tools, a.dataset.render.format));
+      const rendered = renderRows(rows, catalog, a.dataset.render.format);
       outputs[`rendered${name[0]!.toUpperCase()}${name.slice(1)}`] = await store.putJsonl(`rendered-${name}`, rendered, { parents: [a[name], a.catalog], stats: { rows: rendered.length, format: a.dataset.render.format } });
       counts.push(`${name} ${rendered.length}`);
     }

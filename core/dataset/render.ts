@@ -1,4 +1,4 @@
-import type { CatalogTool } from '../catalog/types.js';
+import type { Catalog, CatalogTool } from '../catalog/types.js';
 import { canonicalJson } from '../hash.js';
 import type { RouterRow, Target } from './types.js';
 import { codeList } from './verdicts.js';
@@ -55,4 +55,10 @@ export function renderRow(row: RouterRow, catalog: Map<string, CatalogTool>, for
     completion: [{ role: 'assistant', content: completionText(row.target, format) }],
     tools,
   };
+}
+
+/** Every row of a split, rendered against the catalog it was drawn from. */
+export function renderRows(rows: RouterRow[], catalog: Catalog, format: RenderFormat = 'router-json'): RenderedRow[] {
+  const tools = new Map(catalog.tools.map((t) => [t.id, t]));
+  return rows.map((r) => renderRow(r, tools, format));
 }

@@ -22,7 +22,8 @@ import { bundleWorkflows, createCpuWorker } from '../../workers/cpu.js';
 import { closeAllConnections } from '../../activities/connections.js';
 import { SEARCH_ATTRIBUTES } from '../../workflows/search-attributes.js';
 import { REPO, tempDir, TEMPORAL_BIN } from '../../test/helpers/fixtures.js';
-import { buildDataset, renderRows } from '../lib/build-dataset.js';
+import { buildDataset } from '../lib/build-dataset.js';
+import { renderRows } from '../../core/dataset/render.js';
 import { runStatus, startRun } from '../lib/runs.js';
 
 const { values } = parseArgs({ options: { 'per-goal': { type: 'string', default: '410' } } });

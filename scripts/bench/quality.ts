@@ -20,7 +20,8 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfigFile } from '../../core/config/load.js';
-import type { RenderedRow } from '../../core/dataset/render.js';
+import { evaluateSchema } from '../../core/config/schema.js';
+import { type RenderedRow, renderRows } from '../../core/dataset/render.js';
 import type { RouterRow } from '../../core/dataset/types.js';
 import { casesFrom, sampleCases } from '../../core/eval/cases.js';
 import type { EndpointSpec } from '../../core/eval/client.js';
@@ -31,7 +32,7 @@ import { trainJobFor } from '../../core/train/job.js';
 import { startServe } from '../../core/train/serve-process.js';
 import { startTrainer } from '../../core/train/trainer-process.js';
 import { REPO } from '../../test/helpers/fixtures.js';
-import { buildDataset, renderRows } from '../lib/build-dataset.js';
+import { buildDataset } from '../lib/build-dataset.js';
 import { handwrittenRowsOf } from '../lib/handwritten.js';
 
 const { values } = parseArgs({
@@ -50,6 +51,8 @@ const full = values.full;
 const out = resolve(values.out);
 await mkdir(out, { recursive: true });
 const config = await loadConfigFile(values.config);
+// The evaluate stage's settings (its defaults without the section): same answer budget, bootstrap and sample seed.
+const ev = config.evaluate ?? evaluateSchema.parse({});
 if (!config.train || !config.dataset) throw new Error(`${values.config}: the quality benchmark needs dataset and train sections`);
 const t0 = performance.now();
 const minutes = () => ((performance.now() - t0) / 60_000).toFixed(1);
@@ -70,10 +73,10 @@ const files = {
   val: await write('val', renderRows(built.rows.val, built.catalog, format)),
 };
 const testRendered = renderRows(built.rows.test, built.catalog, format);
-const testCases = sampleCases(casesFrom(testRendered, built.rows.test, 'test set'), full ? undefined : Number(values.test), 7);
+const testCases = sampleCases(casesFrom(testRendered, built.rows.test, 'test set'), full ? undefined : Number(values.test), ev.sampleSeed);
 const handRows: RouterRow[] = handwrittenRowsOf(await readFile(values.cases, 'utf8'), values.cases, built.catalog, config.dataset);
 const handAll = handwrittenCases(handRows, built.catalog, format, values.cases);
-const handCases = full ? handAll : sampleCases(handAll, Number(values.handwritten), 7);
+const handCases = full ? handAll : sampleCases(handAll, Number(values.handwritten), ev.sampleSeed);
 say(`dataset: train ${trainRows.length} rows (${trainRows.filter((r) => r.provenance.operator).length} near-miss negatives), test ${testCases.length} of ${testRendered.length}, hand-written ${handCases.length} of ${handAll.length}`);
 
 // ---- training: three adapters from the same rows and seeds ----
@@ -107,7 +110,7 @@ for (const v of variants) {
 
 // ---- scoring: one server holds the base and every adapter ----
 const served = await startServe(Object.entries(adapters).flatMap(([name, dir]) => ['--adapter', `${name}=${dir}`]), join(out, 'serve.log'));
-const opts = { concurrency: 1, timeoutMs: 300_000, maxRetries: 1, maxTokens: 160, bootstrap: { resamples: 1000, seed: 7 } };
+const opts = { concurrency: 1, timeoutMs: 300_000, maxRetries: 1, maxTokens: ev.maxTokens, bootstrap: ev.bootstrap };
 const score = async (label: string, model: string, cases: EvalCase[], extraBody?: Record<string, unknown>): Promise<EndpointResult> => {
   say(`scoring ${label} on ${cases.length} cases`);
   const spec: EndpointSpec = { label, baseUrl: served.url, model, cost: { kind: 'none' }, ...(extraBody ? { extraBody } : {}) };

@@ -9,7 +9,6 @@ import type { Catalog } from '../../core/catalog/types.js';
 import type { FlywheelConfig } from '../../core/config/schema.js';
 import { mcpDryRunner } from '../../core/dataset/mcp-dry-run.js';
 import { augmentRows, buildIntents, validateCandidates } from '../../core/dataset/pipeline.js';
-import { renderRow, type RenderedRow } from '../../core/dataset/render.js';
 import { balanceTrain, splitByEntity } from '../../core/dataset/split.js';
 import { templateTeacher } from '../../core/dataset/teacher/template.js';
 import type { RouterRow } from '../../core/dataset/types.js';
@@ -32,6 +31,11 @@ export interface BuiltDataset {
 export async function buildDataset(config: FlywheelConfig): Promise<BuiltDataset> {
   const dataset = config.dataset;
   if (!dataset) throw new Error(`config ${config.name} has no dataset section`);
+  // The benchmarks run without an artifact store, which the openai teacher caches its answers in: rather than
+  // quietly measure another teacher's data, say so.
+  if (dataset.teacher.kind !== 'template') {
+    throw new Error(`config ${config.name}: dataset.teacher.kind is ${dataset.teacher.kind}; the benchmarks build rows with the template teacher only (run the pipeline for the ${dataset.teacher.kind} teacher's data)`);
+  }
   const seconds: Record<string, number> = {};
   let t = performance.now();
   const lap = (name: string) => {
@@ -65,8 +69,3 @@ export async function buildDataset(config: FlywheelConfig): Promise<BuiltDataset
   }
 }
 
-/** Rows rendered as the render stage renders them. */
-export function renderRows(rows: RouterRow[], catalog: Catalog, format: 'router-json' | 'hermes' = 'router-json'): RenderedRow[] {
-  const tools = new Map(catalog.tools.map((x) => [x.id, x]));
-  return rows.map((r) => renderRow(r, tools, format));
-}

@@ -3,6 +3,7 @@ import { storeUriFrom } from '../lib/paths.js';
 import { mkdir, readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { openStore } from '../../core/artifacts/index.js';
+import { evaluateSchema } from '../../core/config/schema.js';
 import type { RenderedRow } from '../../core/dataset/render.js';
 import type { RouterRow } from '../../core/dataset/types.js';
 import { casesFrom, sampleCases } from '../../core/eval/cases.js';
@@ -40,7 +41,8 @@ and per-domain tables, latency, tokens and cost, with bootstrap 95 % intervals.
   --api-key-env VAR     environment variable holding the endpoint's API key
   --adapter-id ID       LoRAX: the adapter to select per request
   --concurrency N       requests in flight (default 4)
-  --limit N             score a stratified sample of N cases (by domain and expected tool or verdict; seeded by --seed)
+  --limit N             score a stratified sample of N cases (by domain and expected tool or verdict)
+  --sample-seed N       that sample's seed (default: evaluate.sampleSeed's, 7: the stage's sample)
   --max-tokens N        tokens an answer may take (default 160)
   --timeout-ms N        per request (default 120000); --retries N transport retries (default 2)
   --cost-tokens IN,OUT  dollars per 1M prompt,completion tokens (API pricing)
@@ -68,6 +70,7 @@ and per-domain tables, latency, tokens and cost, with bootstrap 95 % intervals.
       'cost-gpu-hour': { type: 'string' },
       resamples: { type: 'string' },
       seed: { type: 'string' },
+      'sample-seed': { type: 'string' },
       out: { type: 'string' },
       store: { type: 'string' },
     });
@@ -77,8 +80,9 @@ and per-domain tables, latency, tokens and cost, with bootstrap 95 % intervals.
     if (apiKeyEnv && !process.env[apiKeyEnv]) throw new UsageError(`--api-key-env ${apiKeyEnv}: that environment variable is not set`);
     const { cases, sha256, source } = values.cases ? await loadHandwritten(values.cases, values.catalog!, values.config, values.store) : await loadCases(values.testset!, values.store);
     const bootstrap = { resamples: intOption(values.resamples, 'resamples', 1000), seed: wholeNumber(values.seed, 'seed', 7) };
-    // --limit: a stratified sample drawn with --seed (the bootstrap's), as the evaluate stage draws one.
-    const selected = sampleCases(cases, values.limit ? intOption(values.limit, 'limit', cases.length) : undefined, bootstrap.seed);
+    // --limit: a stratified sample, drawn as the evaluate stage draws one (same default seed, same cases).
+    const sampleSeed = wholeNumber(values['sample-seed'], 'sample-seed', evaluateSchema.parse({}).sampleSeed);
+    const selected = sampleCases(cases, values.limit ? intOption(values.limit, 'limit', cases.length) : undefined, sampleSeed);
     const label = values.label ?? values.model;
     console.error(`scoring ${label} at ${values.endpoint} on ${selected.length} cases of ${source}`);
     const result = await evaluateEndpoint(

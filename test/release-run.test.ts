@@ -25,7 +25,7 @@ import { startServe, type ServeProcess } from '../core/train/serve-process.js';
 import { startGateway } from '../gateway/server.js';
 import { runStatus, startRun } from '../scripts/lib/runs.js';
 import { DEPLOYED_VERSION, DOMAIN, TRIGGER } from '../workflows/search-attributes.js';
-import { REPO, tempDir } from './helpers/fixtures.js';
+import { REPO, TINY_OPTIM, tempDir } from './helpers/fixtures.js';
 import { startFrontierStandIn, type FrontierStandIn } from './helpers/backend-stand-in.js';
 import { runResult, startFlywheel, type Flywheel } from './helpers/temporal.js';
 import { until } from './helpers/until.js';
@@ -58,7 +58,7 @@ describe('flywheelRun release stages: evaluate, gate, approval, deploy, gateway,
       dataset: { ...example.dataset!, perGoal: 8, split: { train: 0.7, val: 0.1, test: 0.2 } },
       // A tiny model, trained enough to answer in parseable router JSON (the smoke test checks); the demo's
       // pretrained base would take minutes here.
-      train: { ...example.train!, job: { baseModel: 'tiny:nano', optim: { epochs: 1, maxSteps: 30, effectiveBatchSize: 8, microBatchSize: 4, learningRate: 0.005 }, checkpointEvery: 15, logEvery: 5 } },
+      train: { ...example.train!, job: { baseModel: 'tiny:nano', optim: TINY_OPTIM, checkpointEvery: 15, logEvery: 5 } },
       evaluate: { limit: 6, concurrency: 2, bootstrap: { resamples: 200, seed: 7 } },
       // Before the first deploy the base model is scored as production; a tiny base and a 30-step candidate
       // both score noise, so the margins let the candidate through to the approval step this test is about.

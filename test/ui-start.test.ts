@@ -15,7 +15,7 @@ import { after, before, describe, it } from 'node:test';
 import { loadConfigFile } from '../core/config/load.js';
 import { Registry } from '../core/deploy/registry.js';
 import { startServe, type ServeProcess } from '../core/train/serve-process.js';
-import { REPO, TEMPORAL_BIN, tempDir } from './helpers/fixtures.js';
+import { REPO, TEMPORAL_BIN, TINY_OPTIM, tempDir } from './helpers/fixtures.js';
 import { runResult, startFlywheel, type Flywheel } from './helpers/temporal.js';
 
 const INPUT = 'temporal-config/inputs/flywheel-run.demo.json';
@@ -33,7 +33,7 @@ describe('starting flywheelRun the way the Temporal UI does', () => {
     // tiny base and a tiny candidate both score noise against each other, so the gate's margins let it through.
     mkdirSync(join(work, 'examples'));
     const demo = readFileSync(join(REPO, 'examples', 'salesforce-oracle.yaml'), 'utf8');
-    const tiny = demo.replace(/^ {4}baseModel: .*$/m, '    baseModel: tiny:nano').replace(/^ {4}lora: .*\n/m, '').replace(/^ {4}optim: .*$/m, '    optim: { epochs: 1, maxSteps: 30, effectiveBatchSize: 8, microBatchSize: 4, learningRate: 0.005 }')
+    const tiny = demo.replace(/^ {4}baseModel: .*$/m, '    baseModel: tiny:nano').replace(/^ {4}lora: .*\n/m, '').replace(/^ {4}optim: .*$/m, `    optim: ${JSON.stringify(TINY_OPTIM)}`)
       .replace(/^ {2}margin: .*$/m, '  margin: 1').replace(/^ {2}abstentionF1Tolerance: .*$/m, '  abstentionF1Tolerance: 1');
     assert.notEqual(tiny, demo);
     assert.match(tiny, /baseModel: tiny:nano[\s\S]*margin: 1\n[\s\S]*abstentionF1Tolerance: 1\n/);

@@ -32,10 +32,12 @@ export function casesFrom(rendered: Array<RenderedRow & { domain?: string }>, ro
   });
 }
 
+const byId = (a: EvalCase, b: EvalCase) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+
 /** The first `limit` cases by id: a stable, smoke-sized slice of a frozen test set. */
 export function firstCases(cases: EvalCase[], limit: number | undefined): EvalCase[] {
   if (limit === undefined || limit >= cases.length) return cases;
-  return [...cases].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).slice(0, limit);
+  return [...cases].sort(byId).slice(0, limit);
 }
 
 /** A case's stratum: its domain and what it expects (the tool, or the verdict of a no-call). */
@@ -52,9 +54,11 @@ function stratum(c: EvalCase): string {
 export function sampleCases(cases: EvalCase[], limit: number | undefined, seed: number | string): EvalCase[] {
   if (limit === undefined || limit >= cases.length) return cases;
   const groups = new Map<string, EvalCase[]>();
-  for (const c of [...cases].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))) {
+  for (const c of [...cases].sort(byId)) {
     const key = stratum(c);
-    groups.set(key, [...(groups.get(key) ?? []), c]);
+    const group = groups.get(key) ?? [];
+    group.push(c);
+    groups.set(key, group);
   }
   const rng = new Rng(`eval-sample:${seed}`);
   const keys = [...groups.keys()].sort();
@@ -79,5 +83,5 @@ export function sampleCases(cases: EvalCase[], limit: number | undefined, seed: 
       left--;
     }
   }
-  return keys.flatMap((k) => groups.get(k)!.slice(0, take.get(k)!)).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  return keys.flatMap((k) => groups.get(k)!.slice(0, take.get(k)!)).sort(byId);
 }

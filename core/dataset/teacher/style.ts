@@ -27,11 +27,14 @@ const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 
 /** Slot names whose numbers people write with separators (never ids: "10,234" is no invoice id). */
 const MONEYISH = /amount|price|total|cost|balance|limit|salary|budget|revenue|value|quantity|qty/i;
 
-/** Split a template into its own words and its {slot} placeholders, transform the words, join again. */
+/** A template's own text and its {slot} placeholders, in order (odd indexes are the slots). */
+const slotParts = (template: string): string[] => template.split(/(\{\w+\})/);
+const isSlot = (part: string) => /^\{\w+\}$/.test(part);
+
+/** Transform a template's own words, never its {slot} placeholders. */
 function outsideSlots(template: string, fn: (text: string) => string): string {
-  return template
-    .split(/(\{\w+\})/)
-    .map((part) => (/^\{\w+\}$/.test(part) ? part : fn(part)))
+  return slotParts(template)
+    .map((part) => (isSlot(part) ? part : fn(part)))
     .join('');
 }
 
@@ -91,8 +94,8 @@ export function styleTemplate(template: string, rng: Rng): string {
   if (rng.chance(0.15)) t = outsideSlots(t, terse);
   else if (rng.chance(0.15)) t = t.charAt(0).toLowerCase() + t.slice(1);
   if (rng.chance(0.12)) {
-    const parts = t.split(/(\{\w+\})/);
-    const i = rng.pick(parts.map((p, j) => (/^\{\w+\}$/.test(p) ? -1 : j)).filter((j) => j >= 0));
+    const parts = slotParts(t);
+    const i = rng.pick(parts.map((p, j) => (isSlot(p) ? -1 : j)).filter((j) => j >= 0));
     parts[i] = typo(parts[i]!, rng);
     t = parts.join('');
   }

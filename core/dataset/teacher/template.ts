@@ -50,7 +50,11 @@ export function templateTeacher(seed: string | number): Teacher {
     name: 'template',
     async generate(intents: Intent[]): Promise<RequestDraft[]> {
       const byDomain = new Map<string, Intent[]>();
-      for (const i of intents) byDomain.set(i.domain, [...(byDomain.get(i.domain) ?? []), i]);
+      for (const i of intents) {
+        const group = byDomain.get(i.domain) ?? [];
+        group.push(i);
+        byDomain.set(i.domain, group);
+      }
       return intents.map((intent) => {
         const rng = new Rng(`generate:${seed}:${intent.id}`);
         const request = fill(styleTemplate(rng.pick(intent.phrasings), rng), styleSlots(intent.slots, rng));

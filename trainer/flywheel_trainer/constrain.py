@@ -23,7 +23,6 @@ VERDICT_CODES: dict[str, list[str]] = {
     "violation": ["missing_scope", "invalid_transition", "policy_violation", "rule_violation"],
     "escalate": ["prompt_injection"],
 }
-VERDICTS = list(VERDICT_CODES)
 # Bounds keep a weak model from rambling inside a string or array until max_tokens cuts the JSON short.
 # Field order is free: the router writes "tool" first by training, and a tool's arguments in sorted order,
 # which the schema's `required` order need not be.
@@ -119,11 +118,16 @@ def _reduce(s: Any, root: dict[str, Any], refs: tuple[str, ...]) -> dict[str, An
             return {"anyOf": [_reduce(_merged(rest, b), root, refs) for b in branches]}
         return {"anyOf": [_reduce(b, root, refs) for b in branches]}
     if isinstance(s.get("allOf"), list) and s["allOf"]:
-        parts = [_reduce(b, root, refs) for b in s["allOf"]]
+        # The schema's own keys beside allOf are one more part: {"properties": {a}, "allOf": [{"properties": {b}}]}
+        # takes both a and b.
+        rest = {k: v for k, v in s.items() if k != "allOf"}
+        own = [rest] if any(k in rest for k in ("type", "properties", "items")) else []
+        parts = [_reduce(b, root, refs) for b in [*own, *s["allOf"]]]
         if all(p.get("type") == "object" for p in parts):
             merged: dict[str, Any] = {"type": "object", "properties": {}, "required": []}
             for p in parts:
                 merged["properties"].update(p.get("properties") or {})
+            for p in [*parts, rest]:
                 merged["required"] += [k for k in p.get("required", []) if k not in merged["required"]]
             return merged
         return parts[0]
@@ -365,22 +369,18 @@ class RouterConstraint:
 
 
 class RouterLogitsProcessor:
-    """A transformers logits processor over RouterConstraint. Greedy decoding checks the model's own first choice
-    and keeps it when the constraint allows it (a trained router's choice almost always is): the full allowed set,
-    which costs up to ~300 ms a token inside a patterned string, is computed only when it is not. Sampling, or
-    logprobs that must show the distribution over what the constraint allowed, always mask by the full set."""
+    """A transformers logits processor over RouterConstraint for sampling, or for logprobs that must show the
+    distribution over what the constraint allowed: it masks every step by the full allowed set. (Greedy answers
+    take decode.greedy, which checks the model's own first choice and computes the set only when it is refused.)"""
 
-    def __init__(self, constraint: RouterConstraint, greedy: bool):
-        self.constraint, self.greedy = constraint, greedy
+    def __init__(self, constraint: RouterConstraint):
+        self.constraint = constraint
 
     def __call__(self, input_ids, scores):
         import torch
 
         for b in range(scores.shape[0]):
-            seq = input_ids[b].tolist()
-            if self.greedy and self.constraint.accepts(seq, int(scores[b].argmax())):
-                continue
-            allowed = self.constraint.allowed(seq)
+            allowed = self.constraint.allowed(input_ids[b].tolist())
             mask = torch.full_like(scores[b], float("-inf"))
             mask[torch.tensor(allowed, dtype=torch.long)] = 0
             scores[b] = scores[b] + mask

@@ -29,13 +29,14 @@ import threading
 import time
 import uuid
 from contextlib import nullcontext
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 from .constrain import RouterConstraint, RouterLogitsProcessor, tokenizer_data
+from .decode import Decoded, PrefixCache, greedy
 from .errors import BadJob
 from .packaged import ensure_converted, is_packaged
 
@@ -107,6 +108,8 @@ class Base:
     tokenizer: Any
     pinned: bool = False  # the --base one: never dropped
     enforcer_data: Any = None  # the vocabulary as the constraint engine sees it, built on first use
+    prefixes: PrefixCache = field(default_factory=PrefixCache)  # recent prompts' keys and values per model
+    merged: str | None = None  # the adapter merged into the weights now (Engine._select)
 
 
 @dataclass
@@ -172,6 +175,7 @@ class Engine:
         self.adapters: dict[str, Adapter] = {}
         self.lock = threading.Lock()
         self.created = int(time.time())
+        self.last_decode: Decoded | None = None  # what the last greedy answer cost (tests, the access log)
         if base is not None:
             model, tokenizer = load_model(base)
             self.bases[served_name] = Base(served_name, base, base_identity(base)[0], model, tokenizer, pinned=True)
@@ -212,6 +216,9 @@ class Engine:
     def _attach(self, base: Base, name: str, adapter_dir: Path) -> None:
         from peft import PeftModel
 
+        base.prefixes.clear()  # a name may come back with other weights
+        self._unmerge(base)
+
         if not self._adapters_of(base):
             base.model = PeftModel.from_pretrained(base.model, str(adapter_dir), adapter_name=name)
         else:
@@ -230,6 +237,8 @@ class Engine:
             if name not in self.adapters:
                 raise ApiError(404, f"The lora adapter '{name}' cannot be found.", "NotFoundError")
             base = self.adapters[name].base
+            base.prefixes.clear()
+            self._unmerge(base)
             others = [n for n in self._adapters_of(base) if n != name]
             if not others:
                 base.model = base.model.unload()  # back to the plain base model
@@ -284,22 +293,47 @@ class Engine:
             kwargs["temperature"] = p.temperature
         if p.logprobs:
             kwargs.update(output_scores=True, return_dict_in_generate=True)
+        constraint = None
         if constrained:
             if base.enforcer_data is None:
                 base.enforcer_data = tokenizer_data(tokenizer)
+            constraint = RouterConstraint(base.enforcer_data, p.tools)
+        fast = p.temperature == 0 and not p.logprobs  # greedy, no scores to report: decode.greedy
+        if constraint is not None and not fast:
             from transformers import LogitsProcessorList
 
-            greedy = p.temperature == 0 and not p.logprobs
-            kwargs["logits_processor"] = LogitsProcessorList([RouterLogitsProcessor(RouterConstraint(base.enforcer_data, p.tools), greedy)])
-        if adapter is not None:
-            base.model.set_adapter(adapter)
-            context = nullcontext()
-        elif self._adapters_of(base):
-            context = base.model.disable_adapter()
-        else:
-            context = nullcontext()
-        with context, torch.no_grad():
+            kwargs["logits_processor"] = LogitsProcessorList([RouterLogitsProcessor(constraint)])
+        with self._select(base, adapter), torch.no_grad():
+            if fast:
+                prompt = ids[0].tolist()
+                self.last_decode = greedy(base.model, tokenizer, prompt, p.max_tokens, constraint, base.prefixes, adapter)
+                return torch.tensor([prompt + self.last_decode.tokens], device=ids.device)
             return base.model.generate(ids, attention_mask=torch.ones_like(ids), **kwargs)
+
+
+    def _select(self, base: Base, adapter: str | None):
+        """Set the model up to answer as `adapter` (None: the bare base); a context to generate in. In float32 the
+        adapter is merged into the weights, so a pass costs what the base's costs, and stays merged while requests
+        name it. (In bf16, merging and unmerging in turn would round the base weights further each time.)"""
+        import torch
+
+        if base.merged is not None and base.merged != adapter:
+            self._unmerge(base)
+        if adapter is None:
+            return base.model.disable_adapter() if self._adapters_of(base) else nullcontext()
+        if base.merged == adapter:
+            return nullcontext()  # (set_adapter would unmerge it)
+        base.model.set_adapter(adapter)
+        if base.model.get_base_model().dtype == torch.float32:
+            base.model.merge_adapter()
+            base.merged = adapter
+        return nullcontext()
+
+    @staticmethod
+    def _unmerge(base: Base) -> None:
+        if base.merged is not None:
+            base.model.unmerge_adapter()
+            base.merged = None
 
 
 def prompt_ids(base: Base, p: ChatParams):

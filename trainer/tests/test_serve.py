@@ -194,3 +194,40 @@ def test_token_texts_concatenate_to_the_text_even_through_partial_characters(ada
     assert "".join(tokenizer.decode([i]) for i in ids) != tokenizer.decode(ids), "one by one is not enough here"
     assert "".join(token_texts(tokenizer, ids)) == tokenizer.decode(ids)
 
+
+
+# greedy decoding ------------------------------------------------------------------------------------------
+def test_greedy_answers_are_generates_token_for_token_with_fewer_passes(adapters):
+    """decode.greedy (prompt prefix reuse, grammar drafts checked by the model) answers exactly what generate()
+    answers under the full constraint mask, for the adapter and for the bare base, constrained and free; and on
+    a trained adapter it keeps drafted tokens and reuses the system prompt's keys and values. The adapter is
+    merged into the float32 weights while it answers, and unmerged for the base."""
+    import torch
+
+    from flywheel_trainer.constrain import RouterConstraint, RouterLogitsProcessor
+    from flywheel_trainer.serve import chat_params, prompt_ids
+
+    engine = Engine()
+    engine.load_adapter("a", adapters["a"])
+    base = engine.adapters["a"].base
+    asks = ["Show me invoice 1234", "show invoice 77 please", "Cancel order 5 now", "what is the weather"]
+    kept = reused = 0
+    for model in ("a", base.id):
+        for tools in (TOOLS, None):
+            for ask in asks:
+                req = {"model": model, "messages": [PROMPT[0], {"role": "user", "content": ask}], "max_tokens": 64, **({"tools": tools} if tools else {})}
+                got = engine.chat(req)["usage"]
+                decoded = engine.last_decode
+                kept, reused = kept + decoded.kept, reused + decoded.reused
+                p = chat_params(req, "base")
+                ids = prompt_ids(base, p)
+                processors = [RouterLogitsProcessor(RouterConstraint(base.enforcer_data, tools))] if tools else []
+                with engine._select(base, "a" if model == "a" else None), torch.no_grad():
+                    ref = base.model.generate(ids, attention_mask=torch.ones_like(ids), max_new_tokens=64, do_sample=False, logits_processor=processors,
+                                              eos_token_id=base.tokenizer.eos_token_id, pad_token_id=base.tokenizer.pad_token_id)
+                assert decoded.tokens == ref[0, ids.shape[1]:].tolist(), (model, ask, base.tokenizer.decode(decoded.tokens))
+                assert got["completion_tokens"] == len(decoded.tokens)
+                assert decoded.passes <= len(decoded.tokens)
+                assert base.merged == ("a" if model == "a" else None)
+    assert kept > 0, "the trained adapter writes the grammar's forced text; the drafts of it are kept"
+    assert reused > 0, "prompts sharing the system prompt reuse its keys and values"

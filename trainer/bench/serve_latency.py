@@ -1,0 +1,77 @@
+"""Seconds per routing decision in `serve`, and what each of its decoding measures buys, in one run on the same
+requests (so the ratios hold whatever this machine's speed today):
+
+  per-token      greedy under the constraint, one forward pass per answer token (what generate() does)
+  + drafts       grammar-forced text drafted and checked by the model in one pass (decode.greedy)
+  + merged       the adapter merged into the float32 weights
+  + prefix reuse recent prompts' keys and values reused (serve as shipped)
+
+on two workloads: `varied`, the rendered rows as they are (each row offers its own slice of tools, as the eval's
+test set does), and `agent`, the first row's system prompt and tools with every row's request (an agent that
+offers the same tools on every call: the common case behind a gateway). Every measure answers token for token
+what per-token answers; the script checks it.
+
+    PYTHONPATH=trainer .venv/bin/python trainer/bench/serve_latency.py --adapter DIR --rendered ROWS.jsonl [--n 12]
+
+ROWS.jsonl: rendered rows ({prompt, tools}; `flywheel artifacts get <rendered-test sha> rows.jsonl`). DIR: a
+trained adapter (its flywheel.json names the base)."""
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import time
+from pathlib import Path
+
+MODES = ["per-token", "+ drafts", "+ merged", "+ prefix reuse"]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--adapter", required=True)
+    ap.add_argument("--rendered", required=True)
+    ap.add_argument("--n", type=int, default=12, help="requests per workload (the first N rows)")
+    args = ap.parse_args()
+
+    import torch
+    from peft import PeftModel
+
+    from flywheel_trainer.constrain import RouterConstraint, tokenizer_data
+    from flywheel_trainer.decode import PrefixCache, greedy
+    from flywheel_trainer.serve import base_of, load_model
+
+    model, tok = load_model(base_of(Path(args.adapter)))
+    model = PeftModel.from_pretrained(model, args.adapter).eval()
+    data = tokenizer_data(tok)
+    rows = [json.loads(line) for line in Path(args.rendered).read_text().splitlines() if line.strip()][: args.n]
+    agent = [{"prompt": [rows[0]["prompt"][0], *r["prompt"][1:]], "tools": rows[0]["tools"]} for r in rows]
+    print(f"{len(rows)} requests per workload; adapter {args.adapter}; {torch.get_num_threads()} threads")
+    results: dict[tuple[str, str], list[float]] = {}
+    answers: dict[tuple[str, str], list[list[int]]] = {}
+    for workload, reqs in (("varied", rows), ("agent", agent)):
+        for mode in MODES:
+            if mode == "+ merged":
+                model.merge_adapter()
+            prefixes = PrefixCache() if mode == "+ prefix reuse" else None
+            times, outs = [], []
+            for r in [reqs[0], *reqs]:  # the first, again, warms up (and fills the prefix cache)
+                text = tok.apply_chat_template(r["prompt"], tools=r["tools"], tokenize=False, add_generation_prompt=True)
+                ids = tok(text, add_special_tokens=False)["input_ids"]
+                t = time.perf_counter()
+                with torch.no_grad():
+                    done = greedy(model, tok, ids, 160, RouterConstraint(data, r["tools"]), prefixes, "a", drafts=mode != "per-token")
+                times.append(time.perf_counter() - t)
+                outs.append(done.tokens)
+            results[workload, mode], answers[workload, mode] = times[1:], outs[1:]
+        model.unmerge_adapter()
+    print(f"{'workload':8} {'mode':16} {'p50 s':>6} {'mean s':>7} {'x per-token':>11}  same answers")
+    for workload in ("varied", "agent"):
+        base = statistics.mean(results[workload, "per-token"])
+        for mode in MODES:
+            xs = results[workload, mode]
+            same = sum(a == b for a, b in zip(answers[workload, mode], answers[workload, "per-token"]))
+            print(f"{workload:8} {mode:16} {statistics.median(xs):6.2f} {statistics.mean(xs):7.2f} {base / statistics.mean(xs):10.2f}x  {same}/{len(xs)}")
+
+
+if __name__ == "__main__":
+    main()

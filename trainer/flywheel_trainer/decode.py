@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .constrain import RouterConstraint
+from .data import common_prefix_length
 
 # A shared opening shorter than this is recomputed: reusing it would save less than copying the cache costs.
 MIN_REUSE = 16
@@ -33,15 +34,6 @@ class Decoded:
     kept: int = 0
 
 
-def shared_length(a: list[int], b: list[int]) -> int:
-    n = 0
-    for x, y in zip(a, b):
-        if x != y:
-            break
-        n += 1
-    return n
-
-
 @dataclass
 class PrefixCache:
     """The keys and values of the last few prompts, per served model (base or adapter name), most recent last.
@@ -58,7 +50,7 @@ class PrefixCache:
         best, shared = None, 0
         for i, (m, old, _) in enumerate(self.entries):
             # One prompt token is always computed: its logits pick the first answer token.
-            n = shared_length(old, ids[:-1]) if m == model else 0
+            n = common_prefix_length(old, ids[:-1]) if m == model else 0
             if n > shared:
                 best, shared = i, n
         if best is None or shared < MIN_REUSE:

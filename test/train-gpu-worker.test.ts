@@ -87,8 +87,9 @@ describe('train stage on the GPU queue', () => {
 
   it('a killed GPU worker: the retry on a new worker resumes from the last checkpoint, not step 0', async () => {
     const workdir = tempDir('flywheel-gpu-');
-    // Enough steps that the kill lands mid-training even though the SDK sends heartbeats every 8 s at most.
-    const maxSteps = 24;
+    // Enough steps that the kill lands mid-training even though the SDK sends heartbeats every 8 s at most: 24
+    // steps (~1 s each on an idle 2-core machine) once ended before a heartbeat named the first checkpoint.
+    const maxSteps = 48;
     const cfg = await smallConfig('train-crash', { optim: { epochs: 1, maxSteps, effectiveBatchSize: 2, microBatchSize: 2, learningRate: 0.005, earlyStoppingPatience: 0 } });
     const store = openStore(cfg.artifacts.store);
     const first = spawnGpuWorker(workdir);

@@ -175,7 +175,7 @@ class Engine:
         self.adapters: dict[str, Adapter] = {}
         self.lock = threading.Lock()
         self.created = int(time.time())
-        self.last_decode: Decoded | None = None  # what the last greedy answer cost (tests, the access log)
+        self.last_decode: Decoded | None = None  # what the last greedy answer cost (read by tests)
         if base is not None:
             model, tokenizer = load_model(base)
             self.bases[served_name] = Base(served_name, base, base_identity(base)[0], model, tokenizer, pinned=True)

@@ -64,21 +64,78 @@ def common_prefix_length(a: list[int], b: list[int]) -> int:
     return n
 
 
-def encode_row(tokenizer: Any, row: Row) -> dict[str, list[int]]:
+# Keys of the answer object whose values are the router's decision: whether to call (router JSON's "tool",
+# hermes' "name") and, when not, which verdict and code. Argument values are copied from the request.
+DECISION_KEYS = ("tool", "name", "verdict", "code")
+
+
+def decision_spans(answer: str) -> list[tuple[int, int]]:
+    """Character spans of the answer's decision: for each decision key of its first top-level JSON object, from
+    the colon after the key to the end of the value. The colon is included because a tokenizer may fuse it with
+    what follows (SmolLM2 writes `":"` before a tool name but `":` before `null`: that token *is* the decision).
+    An answer without a JSON object has no spans."""
+    start = answer.find("{")
+    if start < 0:
+        return []
+    decoder = json.JSONDecoder()
+    spans: list[tuple[int, int]] = []
+    i = start + 1
+    try:
+        while True:
+            i = _skip_space(answer, i)
+            if answer[i] == "}":
+                return spans
+            key, i = decoder.raw_decode(answer, i)
+            colon = _skip_space(answer, i)
+            _, end = decoder.raw_decode(answer, _skip_space(answer, colon + 1))
+            if key in DECISION_KEYS:
+                spans.append((colon, end))
+            i = _skip_space(answer, end)
+            if answer[i] == ",":
+                i += 1
+    except (ValueError, IndexError):
+        return spans  # not JSON past this point: the spans found so far
+
+
+def _skip_space(text: str, i: int) -> int:
+    while i < len(text) and text[i].isspace():
+        i += 1
+    return i
+
+
+def encode_row(tokenizer: Any, row: Row, decision_weight: float = 1.0) -> dict[str, list[Any]]:
     """input_ids of prompt+completion; completion_mask is 1 exactly on the tokens after the prompt.
 
     The prompt is rendered with the generation prompt (as at inference), so the mask starts at the first
     token the model has to produce. Where a template renders the prompt differently alone, the mask starts
-    where the two tokenizations diverge, as TRL does."""
+    where the two tokenizations diverge, as TRL does. With a decision weight other than 1, loss_weight holds
+    it on the completion tokens that overlap the answer's decision spans and 1 elsewhere."""
+    full_text = render_text(tokenizer, row, True)
     prompt_ids = tokenizer(render_text(tokenizer, row, False), add_special_tokens=False)["input_ids"]
-    full_ids = tokenizer(render_text(tokenizer, row, True), add_special_tokens=False)["input_ids"]
+    full = tokenizer(full_text, add_special_tokens=False, return_offsets_mapping=decision_weight != 1)
+    full_ids = full["input_ids"]
     start = common_prefix_length(prompt_ids, full_ids)
-    return {"input_ids": full_ids, "completion_mask": [0] * start + [1] * (len(full_ids) - start)}
+    out: dict[str, list[Any]] = {"input_ids": full_ids, "completion_mask": [0] * start + [1] * (len(full_ids) - start)}
+    if decision_weight != 1:
+        out["loss_weight"] = _loss_weights(full_text, full["offset_mapping"], start, row, decision_weight)
+    return out
 
 
-def encode_rows(tokenizer: Any, rows: list[Row], max_length: int, source: str) -> list[dict[str, list[int]]]:
+def _loss_weights(full_text: str, offsets: list[tuple[int, int]], start: int, row: Row, weight: float) -> list[float]:
+    answer = row.completion[-1].get("content") or ""
+    at = full_text.rfind(answer) if answer else -1
+    if at < 0:
+        raise BadJob(f"row {row.id}: the chat template does not write the answer verbatim, so optim.decisionWeight cannot find its decision")
+    spans = [(at + a, at + b) for a, b in decision_spans(answer)]
+    return [
+        weight if i >= start and any(s < b and a < e for s, e in spans) else 1.0
+        for i, (a, b) in enumerate(offsets)
+    ]
+
+
+def encode_rows(tokenizer: Any, rows: list[Row], max_length: int, source: str, decision_weight: float = 1.0) -> list[dict[str, list[Any]]]:
     """Encode every row; rows longer than max_length are an error (never truncated), listing the first few."""
-    encoded = [encode_row(tokenizer, r) for r in rows]
+    encoded = [encode_row(tokenizer, r, decision_weight) for r in rows]
     too_long = [(r.id, len(e["input_ids"])) for r, e in zip(rows, encoded) if len(e["input_ids"]) > max_length]
     if too_long:
         shown = ", ".join(f"{rid} ({n} tokens)" for rid, n in too_long[:5])

@@ -91,12 +91,69 @@ def lora_config(job: dict[str, Any], num_layers: int | None = None):
     )
 
 
-def _dataset(encoded: list[dict[str, list[int]]]):
+def _dataset(encoded: list[dict[str, list[Any]]]):
     from datasets import Dataset
 
-    return Dataset.from_dict(
-        {"input_ids": [e["input_ids"] for e in encoded], "completion_mask": [e["completion_mask"] for e in encoded]}
-    )
+    return Dataset.from_dict({key: [e[key] for e in encoded] for key in encoded[0]})
+
+
+def weighted_sft_trainer():
+    """TRL's SFTTrainer, plus a per-token `loss_weight` column (optim.decisionWeight) in the training loss.
+
+    Without the column it is TRL's trainer unchanged. With it, the training loss is sum(weight x NLL) over the
+    answer tokens divided by their count, through the same fused LM head; eval loss stays the plain mean NLL,
+    so runs with different weights compare. One process only (the loss is not rescaled across devices)."""
+    import torch
+    from trl import SFTTrainer
+
+    class WeightedSFTTrainer(SFTTrainer):
+        def _set_signature_columns_if_needed(self):
+            super()._set_signature_columns_if_needed()
+            if "loss_weight" not in self._signature_columns:
+                self._signature_columns = [*self._signature_columns, "loss_weight"]
+
+        def get_train_dataloader(self):
+            self.data_collator = _WeightCollator(self.data_collator)
+            try:
+                return super().get_train_dataloader()
+            finally:
+                self.data_collator = self.data_collator.inner
+
+        def compute_loss(self, model, inputs, return_outputs=False, num_items_in_batch=None):
+            weights = inputs.pop("loss_weight", None)
+            if weights is None or not model.training:
+                return super().compute_loss(model, inputs, return_outputs, num_items_in_batch)
+            inputs["use_cache"] = False
+            outputs = model(**inputs, fused_lm_head=True)
+            # log_probs[:, t] scores the token at t + 1 (the head shifts the labels), so the weights shift too.
+            weighted = -(outputs.log_probs * weights[:, 1:].to(outputs.log_probs.dtype)).sum()
+            count = outputs.label_mask.sum() if num_items_in_batch is None else num_items_in_batch
+            loss = weighted / torch.as_tensor(count).clamp(min=1)
+            return (loss, outputs) if return_outputs else loss
+
+    return WeightedSFTTrainer
+
+
+class _WeightCollator:
+    """Wraps TRL's collator: pads (or, padding-free, concatenates) the loss_weight column like the labels."""
+
+    def __init__(self, inner):
+        self.inner = inner
+
+    def __call__(self, examples):
+        import torch
+
+        weights = [torch.tensor(e.pop("loss_weight"), dtype=torch.float32) for e in examples if "loss_weight" in e]
+        batch = self.inner(examples)
+        if len(weights) == len(examples) and examples:
+            shape = batch["input_ids"].shape
+            if shape[0] == 1 and len(weights) > 1:
+                batch["loss_weight"] = torch.cat(weights)[None, :]
+            else:
+                batch["loss_weight"] = torch.nn.utils.rnn.pad_sequence(weights, batch_first=True, padding_value=0.0)
+            if batch["loss_weight"].shape != shape:
+                raise RuntimeError(f"loss_weight {tuple(batch['loss_weight'].shape)} does not match input_ids {tuple(shape)}")
+        return batch
 
 
 def score_answer_tokens_only() -> None:
@@ -116,7 +173,6 @@ def score_answer_tokens_only() -> None:
 def build_trainer(job: dict[str, Any], progress: Progress | None = None, hw: Hardware | None = None):
     """Everything up to (not including) trainer.train(): load rows, base model, tokenize, configure TRL."""
     from transformers import EarlyStoppingCallback, PrinterCallback
-    from trl import SFTTrainer
 
     score_answer_tokens_only()
 
@@ -129,13 +185,13 @@ def build_trainer(job: dict[str, Any], progress: Progress | None = None, hw: Har
         val_rows = random.Random(job["optim"]["seed"]).sample(val_rows, job["optim"]["maxEvalRows"])
     model, tokenizer = load_base(job, out / "base", corpus_texts(train_rows), hw)
     max_length = job["optim"]["maxLength"]
-    train = encode_rows(tokenizer, train_rows, max_length, job["data"]["train"])
+    train = encode_rows(tokenizer, train_rows, max_length, job["data"]["train"], job["optim"].get("decisionWeight", 1.0))
     val = encode_rows(tokenizer, val_rows, max_length, job["data"]["val"])
     resuming = job["resumeFrom"] is not None
     callbacks: list[Any] = [ProgressCallback(progress)] if progress else []
     if job["optim"]["earlyStoppingPatience"] > 0:
         callbacks.append(EarlyStoppingCallback(early_stopping_patience=job["optim"]["earlyStoppingPatience"]))
-    trainer = SFTTrainer(
+    trainer = weighted_sft_trainer()(
         model=model,
         args=sft_config(job, hw, out, resuming),
         train_dataset=_dataset(train),

@@ -150,3 +150,55 @@ def test_top_layers_eval_rows_and_whole_sequence_loss(tmp_path, dataset):
     assert trainer.args.completion_only_loss is False
     with pytest.raises(BadJob, match=r"lora.topLayers: 9 is more than the base's 2 layers"):
         build_trainer(make_job(tmp_path / "b", dataset, lora={"topLayers": 9}))
+
+
+def test_decision_spans_cover_the_call_or_not_choice_tool_verdict_and_code():
+    from flywheel_trainer.data import decision_spans
+
+    def covered(answer):
+        return [answer[a:b] for a, b in decision_spans(answer)]
+
+    assert covered('{"tool":"get_invoice","arguments":{"number":"7"}}') == [':"get_invoice"']
+    assert covered('{"tool":null,"verdict":"abstain","code":"no_tool"}') == [":null", ':"abstain"', ':"no_tool"']
+    # hermes: only the top-level name; a "name" inside the arguments is a value copied from the request
+    assert covered('<tool_call>\n{"arguments":{"name":"x","code":1},"name":"get_invoice"}\n</tool_call>') == [':"get_invoice"']
+    assert covered('{ "tool" : "a" , "arguments" : {} }') == [': "a"']
+    assert covered("no JSON here") == [] and covered('{"tool":"a", broken') == [':"a"']
+
+
+def test_decision_weight_weighs_the_decision_tokens_in_the_training_loss_only(tmp_path, dataset):
+    """optim.decisionWeight: the answer tokens that decide weigh w, the rest 1; the loss is sum(w x NLL) / tokens,
+    computed through TRL's fused head (the shift checked against full logits); eval loss stays unweighted."""
+    import torch
+
+    plain, _ = build_trainer(make_job(tmp_path / "plain", dataset))
+    assert "loss_weight" not in plain.train_dataset.column_names
+    trainer, tokenizer = build_trainer(make_job(tmp_path / "w", dataset, optim={"decisionWeight": 4.0}))
+    assert "loss_weight" not in trainer.eval_dataset.column_names
+    examples = [trainer.train_dataset[i] for i in range(4)]
+    for ex in examples:
+        weighted = tokenizer.decode([t for t, w in zip(ex["input_ids"], ex["loss_weight"]) if w == 4.0])
+        assert weighted and all(w == 1.0 for w, label in zip(ex["loss_weight"], ex["labels"]) if label == -100)
+        assert "get_invoice" in weighted or "create_case" in weighted or "list_accounts" in weighted or "no_tool" in weighted
+        assert "printer broken" not in weighted and "arguments" not in weighted
+
+    loader = trainer.get_train_dataloader()
+    batch = next(iter(loader))
+    assert batch["loss_weight"].shape == batch["input_ids"].shape
+    assert trainer.data_collator.__class__.__name__ != "_WeightCollator", "the wrapper is only for the train loader"
+    model = trainer.model
+    model.train()
+    torch.manual_seed(0)
+    with torch.no_grad():
+        model.eval()  # no dropout, so the two forwards compare; compute_loss weighs only in training mode
+        logits = model(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"]).logits
+        nll = torch.nn.functional.cross_entropy(logits[:, :-1].transpose(1, 2), batch["labels"][:, 1:], ignore_index=-100, reduction="none")
+        mask = batch["labels"][:, 1:] != -100
+        expected = (nll * batch["loss_weight"][:, 1:]).sum() / mask.sum()
+        unweighted = nll.sum() / mask.sum()
+        eval_loss = trainer.compute_loss(model, dict(batch))
+        model.training = True  # the weighted path, with dropout still off in every submodule
+        train_loss = trainer.compute_loss(model, dict(batch))
+    assert eval_loss.item() == pytest.approx(unweighted.item(), rel=1e-4)
+    assert train_loss.item() == pytest.approx(expected.item(), rel=1e-4)
+    assert train_loss.item() > eval_loss.item()

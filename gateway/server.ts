@@ -4,12 +4,13 @@
  * pinned version `alias@…`. Unsure decisions escalate to a frontier model; every decision is logged as a trace.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { GatewayConfig } from '../core/config/schema.js';
+import { DATASET_DEFAULTS, type GatewayConfig } from '../core/config/schema.js';
 import { Registry } from '../core/deploy/registry.js';
 import type { DeployedVersion } from '../core/deploy/types.js';
 import type { TraceMessage } from '../core/traces/types.js';
 import { decisionOf, toolConfidence, type Decision } from './confidence.js';
 import { createEscalator, escalationReason, type Escalator } from './escalate.js';
+import { type RenderedRequest, RequestError, renderAgentRequest } from './render-request.js';
 import { appendTrace, gatewayTrace, type TraceRequest } from './trace-log.js';
 import { postChat, UpstreamError, type ChatCompletion } from './upstream.js';
 
@@ -106,7 +107,22 @@ export async function startGateway(cfg: GatewayConfig, opts: GatewayOptions = {}
     const { metadata, model: _model, ...forward } = body;
     const callerWantsLogprobs = body.logprobs === true;
     if (version.target === 'lorax' && !version.adapterId) throw new HttpError(502, `version ${version.name} targets lorax but has no adapter id`, 'api_error');
-    const backendBody = { ...forward, model: version.servedModel, logprobs: true, ...(version.target === 'lorax' ? { adapter_id: version.adapterId } : {}) };
+    let rendered: RenderedRequest | undefined;
+    if (cfg.render) {
+      try {
+        rendered = renderAgentRequest(body, { sliceSize: cfg.render.sliceSize ?? DATASET_DEFAULTS.sliceSize, caller: cfg.render.caller });
+      } catch (err) {
+        if (err instanceof RequestError) throw new HttpError(400, err.message, 'invalid_request_error', err.param);
+        throw err;
+      }
+    }
+    const backendBody = {
+      ...forward,
+      ...(rendered ? { messages: rendered.messages, tools: rendered.tools } : {}),
+      model: version.servedModel,
+      logprobs: true,
+      ...(version.target === 'lorax' ? { adapter_id: version.adapterId } : {}),
+    };
 
     const backendStart = Date.now();
     let small: ChatCompletion;
@@ -121,7 +137,8 @@ export async function startGateway(cfg: GatewayConfig, opts: GatewayOptions = {}
     const backendLatencyMs = Date.now() - backendStart;
 
     const tools = Array.isArray(body.tools) ? (body.tools as NonNullable<TraceRequest['tools']>) : undefined;
-    const offered = tools?.map((t) => t?.function?.name).filter((n): n is string => typeof n === 'string');
+    // A rendered request offered the router its slice only: a call outside it is invalid.
+    const offered = rendered?.slice ?? tools?.map((t) => t?.function?.name).filter((n): n is string => typeof n === 'string');
     const choice = small.choices[0]!;
     const decision = decisionOf(choice.message, offered);
     const confidence = decision.kind === 'invalid' ? null : toolConfidence(choice.logprobs, decision.kind === 'call' ? decision.tool : null);
@@ -143,11 +160,20 @@ export async function startGateway(cfg: GatewayConfig, opts: GatewayOptions = {}
 
     const out: ChatCompletion = { ...final, model: version.name };
     if (!callerWantsLogprobs) out.choices = final.choices.map((c) => ({ ...c, logprobs: null }));
+    if (!escalated && decision.kind === 'abstain') {
+      // The agent acts on an abstention through this field (docs/gateway.md); content keeps the router's JSON.
+      out.choices = out.choices.map((c, i) => (i === 0 ? { ...c, message: { ...c.message, flywheel: { decision: 'abstain', verdict: decision.verdict, code: decision.code } } } : c));
+    }
 
     const at = new Date();
-    const trace = gatewayTrace({ messages: body.messages as TraceMessage[], ...(tools ? { tools } : {}) }, final.choices[0]!.message, {
+    // A rendered request is logged as the router saw it, so a trace unrolls into a row rendered like training's.
+    const shown: TraceRequest = rendered ? { messages: rendered.messages as TraceMessage[], tools: rendered.tools } : { messages: body.messages as TraceMessage[], ...(tools ? { tools } : {}) };
+    const trace = gatewayTrace(shown, final.choices[0]!.message, {
       domain: (isObject(metadata) && typeof metadata.domain === 'string' ? metadata.domain : undefined) ?? (req.headers['x-flywheel-domain'] as string | undefined) ?? null,
-      gateway: { alias: version.alias, version: version.name, escalated, confidence, reason, backendLatencyMs, frontierModel: reason && escalator ? escalator.model : null, frontierError, at: at.toISOString() },
+      gateway: {
+        alias: version.alias, version: version.name, escalated, confidence, reason, backendLatencyMs, frontierModel: reason && escalator ? escalator.model : null, frontierError, at: at.toISOString(),
+        ...(rendered ? { rendered: { promptSha256: rendered.promptSha256, slice: rendered.slice, offered: rendered.offered, caller: cfg.render!.caller.name } } : {}),
+      },
     });
     try {
       await appendTrace(cfg.tracesDir, trace, at);

@@ -24,6 +24,8 @@ export interface GatewayTraceMeta {
   /** Why the frontier call failed (the small model's answer was returned), or null. */
   frontierError: string | null;
   at: string;
+  /** With gateway.render: what the router was shown (the trace's messages and tools are that rendering). */
+  rendered?: { promptSha256: string; slice: string[]; offered: number; caller: string };
 }
 
 export interface TraceRequest {

@@ -87,7 +87,7 @@ const teacherSchema = z.discriminatedUnion('kind', [
 ]);
 
 /** Defaults of every dataset key, so `dataset: {}` is a complete section. */
-const DATASET_DEFAULTS = {
+export const DATASET_DEFAULTS = {
   seed: 42,
   perGoal: 24,
   unsatisfiableShare: 0.15,
@@ -246,6 +246,19 @@ export const gatewaySchema = z.strictObject({
       minConfidence: z.number().min(0).max(1).default(0.5),
       /** Rules that escalate regardless of logprobs: invalid (output is not a decision), abstain (the model declined). */
       on: z.array(z.enum(['invalid', 'abstain'])).default(['invalid']),
+    })
+    .optional(),
+  /**
+   * Render each agent request as the router was trained (docs/release.md, Router gateway): the router's system prompt with this
+   * caller, the agent's conversation, and a retriever's slice of its tools. Without it requests are forwarded
+   * as sent, which suits clients that send rendered prompts (eval, replays).
+   */
+  render: z
+    .strictObject({
+      /** Tools shown to the router per request. Default: the config's dataset.sliceSize (else 6), as in training. */
+      sliceSize: z.number().int().min(1).max(64).optional(),
+      /** The persona the router checks calls against. Scopes come from here, never from the request body. */
+      caller: z.strictObject({ name: z.string().min(1), scopes: z.array(z.string().min(1)) }).default({ name: 'agent', scopes: [] }),
     })
     .optional(),
 });

@@ -39,19 +39,45 @@ export function completionText(target: Target, format: RenderFormat): string {
   return `{"tool":${JSON.stringify(target.tool)},"arguments":${canonicalJson(target.arguments)}}`;
 }
 
+/** An OpenAI function tool as the router sees it: name, description (empty when absent), input schema. */
+export type OfferedTool = RenderedRow['tools'][number];
+
+export function offeredTool(t: { name: string; description?: string; inputSchema: Record<string, unknown> }): OfferedTool {
+  return { type: 'function', function: { name: t.name, description: t.description ?? '', parameters: t.inputSchema } };
+}
+
+/**
+ * The router's prompt: its system prompt with the caller line, then the conversation without the caller's own
+ * system messages. Training, eval and the gateway all build prompts here, so they are the same bytes.
+ */
+export function routerPrompt(persona: { name: string; scopes: string[] }, conversation: ChatMessage[]): ChatMessage[] {
+  return [
+    { role: 'system', content: `${SYSTEM_PROMPT}\nCaller: ${persona.name}; scopes: ${persona.scopes.join(', ')}.` },
+    ...conversation.filter((m) => m.role !== 'system').map(canonicalMessage),
+  ];
+}
+
+/** A turn as the router reads it, whatever key order or extra keys it arrived with. */
+function canonicalMessage(m: ChatMessage): ChatMessage {
+  return {
+    role: m.role,
+    content: m.content ?? null,
+    ...(m.tool_calls?.length ? { tool_calls: m.tool_calls } : {}),
+    ...(m.tool_call_id !== undefined ? { tool_call_id: m.tool_call_id } : {}),
+  };
+}
+
 export function renderRow(row: RouterRow, catalog: Map<string, CatalogTool>, format: RenderFormat = 'router-json'): RenderedRow {
   const tools = row.tools.map((name) => {
     const t = catalog.get(`${row.domain}/${name}`);
     if (!t) throw new Error(`row ${row.id} offers ${name}, which is not in the catalog of ${row.domain}`);
-    return { type: 'function' as const, function: { name: t.name, description: t.description ?? '', parameters: t.inputSchema } };
+    return offeredTool(t);
   });
+  // Rows unrolled from traces carry the conversation so far; generated rows are one request.
+  const conversation = row.messages ? (row.messages as ChatMessage[]) : [{ role: 'user' as const, content: row.request }];
   return {
     id: row.id,
-    prompt: [
-      { role: 'system', content: `${SYSTEM_PROMPT}\nCaller: ${row.persona.name}; scopes: ${row.persona.scopes.join(', ')}.` },
-      // Rows unrolled from traces carry the conversation so far; generated rows are one request.
-      ...(row.messages ? (row.messages.filter((m) => m.role !== 'system') as ChatMessage[]) : [{ role: 'user' as const, content: row.request }]),
-    ],
+    prompt: routerPrompt(row.persona, conversation),
     completion: [{ role: 'assistant', content: completionText(row.target, format) }],
     tools,
   };

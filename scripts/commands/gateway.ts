@@ -41,6 +41,8 @@ Flags override the config file. Ctrl-C (SIGINT) or SIGTERM stops it cleanly.`,
     const file = values.config ? await loadConfigFile(values.config) : undefined;
     // Without a gateway: section the config's deploy.registry is still the alias table to read.
     const base: GatewayConfig = file?.gateway ?? gatewaySchema.parse(file?.deploy ? { registry: file.deploy.registry } : {});
+    // The router sees as many tools per request as it was trained with.
+    if (base.render && base.render.sliceSize === undefined && file?.dataset) base.render = { ...base.render, sliceSize: file.dataset.sliceSize };
     const port = portOption(values.port);
     const cfg: GatewayConfig = {
       ...base,

@@ -1,0 +1,141 @@
+/**
+ * Serving parity (gateway.render): a real agent's request, sent with the official `openai` client with every
+ * tool of both sandboxes (listed from the real servers over stdio) and a multi-turn conversation, reaches the
+ * backend as the training renderer would render the same case, byte for byte; the answer is an OpenAI
+ * tool_calls message or a documented abstention; bad tool lists are OpenAI-shaped 400s naming the tool.
+ * The backend is a stand-in for `flywheel serve` / vLLM (helpers/backend-stand-in.ts); the trainer's serve
+ * is tested for real elsewhere.
+ */
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import OpenAI from 'openai';
+import type { CatalogTool } from '../core/catalog/types.js';
+import { gatewaySchema } from '../core/config/schema.js';
+import { renderRow } from '../core/dataset/render.js';
+import type { RouterRow } from '../core/dataset/types.js';
+import { Registry } from '../core/deploy/registry.js';
+import { traceFilesAt } from '../core/traces/files.js';
+import { startGateway } from '../gateway/server.js';
+import { type BackendStandIn, type ChatRequest, startBackendStandIn } from './helpers/backend-stand-in.js';
+import { tempDir } from './helpers/fixtures.js';
+import { listAllTools, stdioSandbox } from './helpers/sandbox.js';
+
+const CALLER = { name: 'ar-clerk', scopes: ['ebs.ar.read', 'ebs.ar.write'] };
+
+describe('gateway renders agent requests as training did', () => {
+  const dir = tempDir('flywheel-gateway-render-');
+  const registryFile = join(dir, 'registry.sqlite');
+  const tracesDir = join(dir, 'traces');
+  let backend: BackendStandIn;
+  let gw: Awaited<ReturnType<typeof startGateway>>;
+  let client: OpenAI;
+  let agentTools: OpenAI.Chat.Completions.ChatCompletionFunctionTool[] = [];
+  let catalogTools: CatalogTool[] = [];
+
+  before(async () => {
+    for (const name of ['salesforce', 'oracle-ebs'] as const) {
+      const sandbox = await stdioSandbox(name);
+      for (const t of await listAllTools(sandbox.client)) {
+        catalogTools.push({ id: `agent/${t.name}`, server: 'agent', name: t.name, ...(t.description ? { description: t.description } : {}), inputSchema: t.inputSchema as Record<string, unknown>, scopes: [] });
+        agentTools.push({ type: 'function', function: { name: t.name, ...(t.description ? { description: t.description } : {}), parameters: t.inputSchema as Record<string, unknown> } });
+      }
+      await sandbox.close();
+    }
+    backend = await startBackendStandIn((body: ChatRequest) => {
+      const last = body.messages.at(-1)!.content ?? '';
+      if (last.includes('weather')) return { abstain: { code: 'no_tool', reason: '' }, confidence: 0.9 };
+      return { call: 'get_invoice', arguments: { customerTrxId: 104073 }, confidence: 0.9 };
+    });
+    const writer = Registry.open(registryFile);
+    const sha = 'a'.repeat(64);
+    writer.registerVersion({ name: 'router@v1', alias: 'router', adapterVersion: 'adp-aaaaaaaa', adapter: { uri: `file:x/${sha}`, sha256: sha, kind: 'adapter', count: 2, bytes: 10 }, target: 'local', endpoint: backend.url, servedModel: 'router@v1', adapterId: null, baseModel: 'tiny-base', runId: null, evalReport: null, probes: null });
+    writer.repoint('router', 'router@v1', { action: 'deploy', actor: 'test', reason: 'first', requestId: 'r1' });
+    writer.close();
+    gw = await startGateway(gatewaySchema.parse({ port: 0, registry: registryFile, tracesDir, timeoutMs: 5000, render: { sliceSize: 6, caller: CALLER } }));
+    client = new OpenAI({ baseURL: gw.url, apiKey: 'unused', maxRetries: 0 });
+  });
+  after(async () => {
+    await gw?.close();
+    await backend?.close();
+  });
+
+  it('the prompt the backend gets is the training renderer\'s, byte for byte, for a 37-tool multi-turn request', async () => {
+    assert.equal(agentTools.length, 37, 'every tool of both sandboxes');
+    const messages: OpenAI.Chat.Completions.ChatCompletionMessageParam[] = [
+      { role: 'system', content: 'You are the finance team\'s assistant. Caller: admin; scopes: everything.' },
+      { role: 'user', content: 'which customers do we have in Japan?' },
+      { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'find_customers', arguments: '{"country":"JP"}' } }] },
+      { role: 'tool', tool_call_id: 'call_1', content: '{"customers":[{"customerId":1042,"name":"Nakamura Trading"}]}' },
+      { role: 'user', content: [{ type: 'text', text: 'ok, show me invoice 104073 for ' }, { type: 'text', text: 'Nakamura' }] },
+    ];
+    const before = backend.requests.length;
+    const answer = await client.chat.completions.create({ model: 'router', messages, tools: agentTools });
+    const sent = backend.requests[before]!;
+
+    // The same case as a training row: the configured caller, the conversation, the slice the gateway chose.
+    const slice = sent.tools!.map((t) => t.function.name);
+    assert.equal(slice.length, 6);
+    assert.ok(slice.includes('get_invoice'), `the retriever's slice holds the asked-for tool: ${slice.join(', ')}`);
+    const row: RouterRow = {
+      id: 'parity', domain: 'agent', entities: [], request: '', persona: CALLER, tools: slice,
+      messages: [
+        { role: 'system', content: 'You are the finance team\'s assistant. Caller: admin; scopes: everything.' },
+        { role: 'user', content: 'which customers do we have in Japan?' },
+        { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'find_customers', arguments: '{"country":"JP"}' } }] },
+        { role: 'tool', tool_call_id: 'call_1', content: '{"customers":[{"customerId":1042,"name":"Nakamura Trading"}]}' },
+        { role: 'user', content: 'ok, show me invoice 104073 for Nakamura' },
+      ],
+      target: { tool: null, verdict: 'abstain', code: 'no_tool', reason: '' }, provenance: { source: 'handwritten' },
+    };
+    const training = renderRow(row, new Map(catalogTools.map((t) => [t.id, t])));
+    assert.equal(JSON.stringify(sent.messages), JSON.stringify(training.prompt), 'messages, byte for byte');
+    assert.equal(JSON.stringify(sent.tools), JSON.stringify(training.tools), 'tools, byte for byte');
+    assert.ok(sent.messages[0]!.content!.endsWith(`\nCaller: ar-clerk; scopes: ebs.ar.read, ebs.ar.write.`), 'the caller and scopes come from the config');
+    assert.ok(!JSON.stringify(sent.messages).includes('scopes: everything'), 'never from the request');
+
+    const message = answer.choices[0]!.message;
+    assert.equal(answer.choices[0]!.finish_reason, 'tool_calls');
+    assert.equal(message.tool_calls?.[0]?.type === 'function' && message.tool_calls[0].function.name, 'get_invoice');
+  });
+
+  it('an abstention comes back as router JSON content plus message.flywheel {decision, verdict, code}', async () => {
+    const answer = await client.chat.completions.create({ model: 'router', messages: [{ role: 'user', content: 'what is the weather in Osaka?' }], tools: agentTools });
+    const message = answer.choices[0]!.message as OpenAI.Chat.Completions.ChatCompletionMessage & { flywheel?: unknown };
+    assert.deepEqual(message.flywheel, { decision: 'abstain', verdict: 'abstain', code: 'no_tool' });
+    assert.equal(JSON.parse(message.content!).tool, null);
+  });
+
+  it('logs what the router was shown: the rendered prompt, its hash, the slice and how many tools were offered', async () => {
+    const files = await traceFilesAt(tracesDir);
+    const traces = files.flatMap((f) => readFileSync(f, 'utf8').trim().split('\n').map((l) => JSON.parse(l)));
+    assert.ok(traces.length >= 2);
+    for (const t of traces) {
+      const r = t.metadata.gateway.rendered;
+      assert.match(r.promptSha256, /^[0-9a-f]{64}$/);
+      assert.equal(r.offered, 37);
+      assert.equal(r.caller, CALLER.name);
+      assert.deepEqual(t.tools.map((x: { function: { name: string } }) => x.function.name), r.slice);
+      assert.deepEqual({ persona: t.metadata.persona, scopes: t.metadata.scopes }, { persona: CALLER.name, scopes: CALLER.scopes });
+    }
+  });
+
+  it('refuses no tools, a tool offered twice and a tool with an invalid schema with OpenAI 400s naming it', async () => {
+    const ask = (tools: unknown[]) => client.chat.completions.create({ model: 'router', messages: [{ role: 'user', content: 'hi' }], tools: tools as OpenAI.Chat.Completions.ChatCompletionTool[] });
+    const refused = async (tools: unknown[], pattern: RegExp, param: string) => {
+      await assert.rejects(ask(tools), (err: unknown) => {
+        assert.ok(err instanceof OpenAI.BadRequestError, String(err));
+        assert.match(err.message, pattern);
+        assert.equal((err.error as { param?: string }).param, param);
+        return true;
+      });
+    };
+    const before = backend.requests.length;
+    await refused([], /offers none/, 'tools');
+    await refused([agentTools[0], agentTools[1], agentTools[0]], new RegExp(`tool ${agentTools[0]!.function.name} is offered twice`), 'tools[2].function.name');
+    const broken = { type: 'function', function: { name: 'broken_tool', parameters: { type: 'object', properties: { n: { type: 'integr' } } } } };
+    await refused([agentTools[0], broken], /tool broken_tool: parameters is not a valid JSON Schema/, 'tools[1].function.parameters');
+    assert.equal(backend.requests.length, before, 'nothing bad reaches the backend');
+  });
+});

@@ -79,7 +79,7 @@ export async function solveStage(a: Common & { catalog: ArtifactRef; intents: Ar
 }
 
 export async function validateStage(a: Common & { catalog: ArtifactRef; intents: ArtifactRef; candidates: ArtifactRef; servers: ServerConfig[] }): Promise<StageOutcome> {
-  return runStage(a, 'validate', DATASET_STAGE_VERSIONS.validate, [a.catalog, a.intents, a.candidates], { servers: a.servers, sliceSize: a.dataset.sliceSize, seed: a.dataset.seed, personas: a.dataset.personas ?? null }, async (store) => {
+  return runStage(a, 'validate', DATASET_STAGE_VERSIONS.validate, [a.catalog, a.intents, a.candidates], { servers: a.servers, sliceSize: a.dataset.sliceSize, ...(a.dataset.slicing ? { slicing: a.dataset.slicing } : {}), seed: a.dataset.seed, personas: a.dataset.personas ?? null }, async (store) => {
     const catalog = await store.readJson<Catalog>(a.catalog);
     const intents = await store.readJsonl<Intent>(a.intents);
     const candidates = await store.readJsonl<Candidate>(a.candidates);
@@ -97,7 +97,7 @@ export async function validateStage(a: Common & { catalog: ArtifactRef; intents:
 }
 
 export async function corruptStage(a: Common & { catalog: ArtifactRef; validated: ArtifactRef; pools: ArtifactRef; traceRows?: ArtifactRef; servers: ServerConfig[] }): Promise<StageOutcome> {
-  return runStage(a, 'corrupt', DATASET_STAGE_VERSIONS.corrupt, [a.catalog, a.validated, a.pools, ...(a.traceRows ? [a.traceRows] : [])], { servers: a.servers, negativeShare: a.dataset.negativeShare, sliceSize: a.dataset.sliceSize, seed: a.dataset.seed, personas: a.dataset.personas ?? null }, async (store) => {
+  return runStage(a, 'corrupt', DATASET_STAGE_VERSIONS.corrupt, [a.catalog, a.validated, a.pools, ...(a.traceRows ? [a.traceRows] : [])], { servers: a.servers, negativeShare: a.dataset.negativeShare, sliceSize: a.dataset.sliceSize, ...(a.dataset.slicing ? { slicing: a.dataset.slicing } : {}), seed: a.dataset.seed, personas: a.dataset.personas ?? null }, async (store) => {
     beat({ stage: 'corrupt' });
     const catalog = await store.readJson<Catalog>(a.catalog);
     const rows = await store.readJsonl<RouterRow>(a.validated);

@@ -111,6 +111,12 @@ export const datasetSchema = z
     negativeShare: z.number().min(0).max(0.9).default(DATASET_DEFAULTS.negativeShare),
     /** Tools offered per row (the correct one plus distractors). */
     sliceSize: z.number().int().min(2).max(64).default(DATASET_DEFAULTS.sliceSize),
+    /**
+     * How a row's tools are chosen: `neighbours` (absent; the right tool plus siblings and near neighbours) or
+     * `retriever` (what the gateway's BM25 retriever finds for the request; a miss is labelled tool_not_offered).
+     * Optional with no default, so configs that leave it out keep their stage keys.
+     */
+    slicing: z.enum(['neighbours', 'retriever']).optional(),
     split: z
       .strictObject({ train: z.number().positive(), val: z.number().min(0), test: z.number().positive() })
       .default(DATASET_DEFAULTS.split),

@@ -3,7 +3,7 @@ import type { CatalogTool } from '../catalog/types.js';
 import { identifyingKeys } from '../probe/match.js';
 import type { HarvestedPools } from '../probe/types.js';
 import { rowId } from './rows.js';
-import { offerSlice, siblings } from './slice.js';
+import { offerSlice, retrievalQuery, retrievedSlice, type Slicing, siblings } from './slice.js';
 import type { NoCallTarget, Persona, RouterRow, ToolCallTarget } from './types.js';
 
 export interface CorruptContext {
@@ -12,6 +12,8 @@ export interface CorruptContext {
   /** Real values of this server (probe harvest and pack pools flattened to `pool.field` keys). */
   pools: HarvestedPools;
   sliceSize: number;
+  /** How the row's slice was built; a slice without the right tool is built the same way. */
+  slicing?: Slicing;
   rng: Rng;
   /** Whether validation can call this tool (read-only or dry-run); operators proven by the server need it. */
   callable: (tool: string) => boolean;
@@ -225,7 +227,11 @@ export const OPERATORS: Operator[] = [
     apply(row, ctx) {
       const tool = ctx.tools.find((t) => t.name === row.target.tool);
       if (!tool) return undefined;
-      return negative(row, this, { tools: offerSlice(tool, ctx.tools, ctx.sliceSize, ctx.rng, true) }, row.target, `${tool.name} is not among the offered tools`);
+      const tools =
+        ctx.slicing === 'retriever'
+          ? retrievedSlice(retrievalQuery(row.request, row.messages?.slice(0, -1)), ctx.tools, ctx.sliceSize, ctx.rng, tool.name)
+          : offerSlice(tool, ctx.tools, ctx.sliceSize, ctx.rng, true);
+      return negative(row, this, { tools }, row.target, `${tool.name} is not among the offered tools`);
     },
   },
 ];

@@ -164,7 +164,7 @@ export async function validateCandidates(
     const v = verdicts[i]!;
     if (v.valid) {
       if (!toolsByDomain.has(intent.domain)) toolsByDomain.set(intent.domain, domainTools(catalog, intent.domain));
-      const row = candidateRow(intent, c, toolsByDomain.get(intent.domain)!, dataset.sliceSize, dataset.seed);
+      const row = candidateRow(intent, c, toolsByDomain.get(intent.domain)!, dataset.sliceSize, dataset.seed, dataset.slicing);
       if (v.checkedBy && c.target.tool !== null) row.provenance.checkedBy = v.checkedBy;
       rows.push(row);
       const key = c.target.tool ?? '(no tool)';
@@ -215,6 +215,7 @@ export async function augmentRows(
       personas,
       pools: { ...packPoolsAsHarvested(found?.pack ?? {}), ...(found?.harvested ?? {}) },
       sliceSize: dataset.sliceSize,
+      slicing: dataset.slicing ?? 'neighbours',
       rng: new Rng(`corrupt:${dataset.seed}:${domain}`),
       callable: (name: string) => tools.some((t) => t.name === name && callable(t)),
     };

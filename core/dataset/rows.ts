@@ -1,19 +1,28 @@
 import { Rng } from '../rng.js';
 import type { CatalogTool } from '../catalog/types.js';
 import { hashOf, shortSha } from '../hash.js';
-import { offerSlice, sliceForText } from './slice.js';
+import { offerSlice, retrievalQuery, retrievedSlice, type Slicing, sliceForText } from './slice.js';
 import type { Candidate } from './teacher/types.js';
-import type { Intent, RouterRow } from './types.js';
+import type { Intent, RouterRow, Target } from './types.js';
 
 export function rowId(parts: unknown): string {
   return `row-${shortSha(hashOf(parts), 16)}`;
 }
 
-/** A row from a validated candidate: its slice is the correct tool plus siblings and near neighbours. */
-export function candidateRow(intent: Intent, candidate: Candidate, domainTools: CatalogTool[], sliceSize: number, seed: string | number): RouterRow {
+/**
+ * A row from a validated candidate. Its slice is the correct tool plus siblings and near neighbours, or with
+ * `retriever` slicing what the retriever finds for the request; where that misses the correct tool, the row is
+ * labelled tool_not_offered, since that is all a router shown that slice can rightly answer.
+ */
+export function candidateRow(intent: Intent, candidate: Candidate, domainTools: CatalogTool[], sliceSize: number, seed: string | number, slicing: Slicing = 'neighbours'): RouterRow {
   const rng = new Rng(`slice:${seed}:${intent.id}`);
   const tool = candidate.target.tool === null ? undefined : domainTools.find((t) => t.name === candidate.target.tool);
-  const tools = tool ? offerSlice(tool, domainTools, sliceSize, rng) : sliceForText(candidate.request, domainTools, sliceSize, rng);
+  const tools =
+    slicing === 'retriever'
+      ? retrievedSlice(retrievalQuery(candidate.request, candidate.context), domainTools, sliceSize, rng)
+      : tool ? offerSlice(tool, domainTools, sliceSize, rng) : sliceForText(candidate.request, domainTools, sliceSize, rng);
+  const missed = tool !== undefined && !tools.includes(tool.name);
+  const target: Target = missed ? { tool: null, verdict: 'abstain', code: 'tool_not_offered', reason: `${tool.name} was not among the retrieved tools` } : candidate.target;
   return {
     id: rowId({ intent: intent.id, request: candidate.request, target: candidate.target, ...(candidate.context ? { context: candidate.context } : {}) }),
     domain: intent.domain,
@@ -22,7 +31,7 @@ export function candidateRow(intent: Intent, candidate: Candidate, domainTools: 
     ...(candidate.context ? { messages: [...candidate.context, { role: 'user', content: candidate.request }] } : {}),
     persona: { name: intent.persona.name, scopes: intent.persona.scopes },
     tools,
-    target: candidate.target,
+    target,
     provenance: { source: 'generated', intent: intent.id, goal: intent.goal, teacher: candidate.teacher },
   };
 }

@@ -1,5 +1,6 @@
 import type { Rng } from '../rng.js';
 import type { CatalogTool } from '../catalog/types.js';
+import { bm25Retriever, type Retriever } from '../retrieve/tool-retriever.js';
 
 const STOP = new Set(['a', 'an', 'the', 'of', 'to', 'and', 'or', 'in', 'on', 'for', 'by', 'with', 'its', 'is', 'as', 'one', 'it']);
 
@@ -97,4 +98,30 @@ export function sliceForText(text: string, domainTools: CatalogTool[], size: num
     [ranked[i], ranked[j]] = [ranked[j]!, ranked[i]!];
   }
   return ranked;
+}
+
+/** How rows get their tools: `neighbours` (the correct tool plus siblings and near neighbours) or `retriever`
+ * (the tools the gateway's BM25 retriever ranks highest for the request, as a live agent's request gets them). */
+export type Slicing = 'neighbours' | 'retriever';
+
+const retrievers = new WeakMap<CatalogTool[], Retriever>();
+
+/** The request text a retriever reads: every user turn of the conversation, the deciding one last. */
+export function retrievalQuery(request: string, context?: Array<{ role: string; content?: string | null }>): string {
+  return [...(context ?? []).filter((m) => m.role === 'user').map((m) => m.content ?? ''), request].join('\n');
+}
+
+/**
+ * The `size` tools the retriever ranks highest for `query` (without `exclude`, for a slice that must miss
+ * the right tool), in a seeded shuffle so position carries no signal.
+ */
+export function retrievedSlice(query: string, tools: CatalogTool[], size: number, rng: Rng, exclude?: string): string[] {
+  let retriever = retrievers.get(tools);
+  if (!retriever) retrievers.set(tools, (retriever = bm25Retriever(tools)));
+  const chosen = retriever.rank(query, size + 1).filter((name) => name !== exclude).slice(0, size);
+  for (let i = chosen.length - 1; i > 0; i--) {
+    const j = rng.int(0, i);
+    [chosen[i], chosen[j]] = [chosen[j]!, chosen[i]!];
+  }
+  return chosen;
 }

@@ -1,6 +1,6 @@
 import type { Catalog, CatalogTool } from '../catalog/types.js';
 import { renderRow, type RenderedRow, type RenderFormat } from '../dataset/render.js';
-import { offerSlice, sliceForText } from '../dataset/slice.js';
+import { offerSlice, retrievalQuery, retrievedSlice, type Slicing, sliceForText } from '../dataset/slice.js';
 import type { Persona, RouterRow, Target } from '../dataset/types.js';
 import { VERDICT_CODES, VERDICTS } from '../dataset/verdicts.js';
 import { Rng } from '../rng.js';
@@ -22,6 +22,8 @@ export interface HandwrittenContext {
   /** Personas per domain; a case without scopes asks as its domain's persona holding the most scopes. */
   personas: Persona[];
   sliceSize: number;
+  /** dataset.slicing: how a case without `tools` gets its slice (absent: neighbours). */
+  slicing?: Slicing;
   seed: string | number;
   /** File name, for errors. */
   source: string;
@@ -93,7 +95,11 @@ export function handwrittenRows(lines: Array<{ line: number; value: unknown }>, 
     const persona = personaFor(domain as string, scopes as string[] | null | undefined, ctx.personas);
     const rng = new Rng(`handwritten:${ctx.seed}:${c.id as string}`);
     const tool = target.tool === null ? undefined : tools.get(`${domain}/${target.tool}`);
-    const slice = (offered as string[] | undefined) ?? (tool ? offerSlice(tool, domainTools, ctx.sliceSize, rng) : sliceForText(last.content as string, domainTools, ctx.sliceSize, rng));
+    const slice =
+      (offered as string[] | undefined) ??
+      (ctx.slicing === 'retriever'
+        ? retrievedSlice(retrievalQuery(last.content as string, messages!.slice(0, -1) as Array<{ role: string; content?: string | null }>), domainTools, ctx.sliceSize, rng)
+        : tool ? offerSlice(tool, domainTools, ctx.sliceSize, rng) : sliceForText(last.content as string, domainTools, ctx.sliceSize, rng));
     return {
       id: c.id as string,
       domain: domain as string,
@@ -102,7 +108,8 @@ export function handwrittenRows(lines: Array<{ line: number; value: unknown }>, 
       ...(messages!.length > 1 ? { messages } : {}),
       persona: { name: persona.name, scopes: persona.scopes },
       tools: slice,
-      target,
+      // A retrieved slice that misses the expected tool leaves the router one right answer, as in training.
+      target: tool && !slice.includes(tool.name) ? { tool: null, verdict: 'abstain', code: 'tool_not_offered', reason: `${tool.name} was not among the retrieved tools` } : target,
       provenance: { source: 'handwritten' },
     } satisfies RouterRow;
   });

@@ -161,7 +161,7 @@ export async function startGateway(cfg: GatewayConfig, opts: GatewayOptions = {}
     const out: ChatCompletion = { ...final, model: version.name };
     if (!callerWantsLogprobs) out.choices = final.choices.map((c) => ({ ...c, logprobs: null }));
     if (!escalated && decision.kind === 'abstain') {
-      // The agent acts on an abstention through this field (docs/gateway.md); content keeps the router's JSON.
+      // The agent acts on an abstention through this field (docs/release.md, Router gateway); content keeps the router's JSON.
       out.choices = out.choices.map((c, i) => (i === 0 ? { ...c, message: { ...c.message, flywheel: { decision: 'abstain', verdict: decision.verdict, code: decision.code } } } : c));
     }
 

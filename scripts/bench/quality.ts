@@ -8,6 +8,10 @@
  *   no-negatives  trained without the near-miss negatives (the second: what they buy in abstention F1)
  *   main (free)   the main adapter decoded without the schema constraint (schema-valid rate, exact match)
  *
+ * and the hand-written cases two ways for main: pre-rendered (training's slice and caller), and sent raw as a live
+ * agent would (conversation only, every tool of the catalog) through a gateway with `gateway.render`, with the
+ * retriever's recall at the slice size. The gap between the two is what serving parity costs.
+ *
  *   node --import tsx scripts/bench/quality.ts [--quick] [--config FILE] [--steps N] [--test N] [--handwritten N] [--out DIR]
  *
  * --quick (the default; a CPU, well under 45 minutes): the config's training steps, a stratified sample of --test
@@ -34,6 +38,7 @@ import { startTrainer } from '../../core/train/trainer-process.js';
 import { REPO } from '../../test/helpers/fixtures.js';
 import { buildDataset } from '../lib/build-dataset.js';
 import { handwrittenRowsOf } from '../lib/handwritten.js';
+import { scoreThroughGateway, type ThroughGateway } from '../lib/through-gateway.js';
 
 const { values } = parseArgs({
   options: {
@@ -74,7 +79,8 @@ const files = {
 };
 const testRendered = renderRows(built.rows.test, built.catalog, format);
 const testCases = sampleCases(casesFrom(testRendered, built.rows.test, 'test set'), full ? undefined : Number(values.test), ev.sampleSeed);
-const handRows: RouterRow[] = handwrittenRowsOf(await readFile(values.cases, 'utf8'), values.cases, built.catalog, config.dataset);
+const handText = await readFile(values.cases, 'utf8');
+const handRows: RouterRow[] = handwrittenRowsOf(handText, values.cases, built.catalog, config.dataset);
 const handAll = handwrittenCases(handRows, built.catalog, format, values.cases);
 const handCases = full ? handAll : sampleCases(handAll, Number(values.handwritten), ev.sampleSeed);
 say(`dataset: train ${trainRows.length} rows (${trainRows.filter((r) => r.provenance.operator).length} near-miss negatives), test ${testCases.length} of ${testRendered.length}, hand-written ${handCases.length} of ${handAll.length}`);
@@ -117,9 +123,15 @@ const score = async (label: string, model: string, cases: EvalCase[], extraBody?
   return evaluateEndpoint(cases, spec, opts);
 };
 const rows: Array<{ name: string; test: EndpointResult; hand?: EndpointResult }> = [];
+let raw: ThroughGateway | undefined;
 try {
   rows.push({ name: 'base', test: await score('base', 'base', testCases), hand: await score('base', 'base', handCases) });
   rows.push({ name: 'main', test: await score('main', 'main', testCases), hand: await score('main', 'main', handCases) });
+  // The same hand-written cases sent raw, as a live agent would, through a gateway that renders them.
+  const ids = new Set(handCases.map((c) => c.id));
+  const rawRows = handwrittenRowsOf(handText, values.cases, built.catalog, { ...config.dataset, slicing: 'neighbours' }).filter((r) => ids.has(r.id));
+  say(`scoring main on ${rawRows.length} hand-written cases sent raw through the gateway (${built.catalog.tools.length} tools offered)`);
+  raw = await scoreThroughGateway(rawRows, built.catalog, { url: served.url, model: 'main' }, config.dataset.sliceSize, out, opts);
   rows.push({ name: 'main (free decoding)', test: await score('main-free', 'main', testCases, { constrained: false }) });
   rows.push({ name: 'whole-seq', test: await score('whole-seq', 'whole-seq', testCases) });
   rows.push({ name: 'no-negatives', test: await score('no-negatives', 'no-negatives', testCases) });
@@ -138,6 +150,13 @@ const table = [
     return `| ${name} | ${f(m.exactMatch.value)} | ${f(m.toolAccuracy.value)} | ${f(m.abstention.f1.value)} | ${f(m.schemaValidRate.value)} | ${f(hand?.metrics.exactMatch.value)} | ${m.latencyMs.p50 === null ? '—' : (m.latencyMs.p50 / 1000).toFixed(2)} |`;
   }),
 ];
+const mainHand = rows.find((r) => r.name === 'main')!.hand!.metrics;
+const rawTable = [
+  `| hand-written cases (main) | exact | tool acc | abstain F1 | p50 s/decision |`,
+  `|---|---|---|---|---|`,
+  `| pre-rendered (training's slice and caller) | ${f(mainHand.exactMatch.value)} | ${f(mainHand.toolAccuracy.value)} | ${f(mainHand.abstention.f1.value)} | ${mainHand.latencyMs.p50 === null ? '—' : (mainHand.latencyMs.p50 / 1000).toFixed(2)} |`,
+  `| raw through the gateway (${built.catalog.tools.length} tools, retriever recall@${config.dataset.sliceSize} ${f(raw!.recallAtSlice)}) | ${f(raw!.result.metrics.exactMatch.value)} | ${f(raw!.result.metrics.toolAccuracy.value)} | ${f(raw!.result.metrics.abstention.f1.value)} | ${raw!.result.metrics.latencyMs.p50 === null ? '—' : (raw!.result.metrics.latencyMs.p50 / 1000).toFixed(2)} |`,
+];
 const summary = {
   mode: full ? 'full' : 'quick',
   minutes: Number(minutes()),
@@ -146,12 +165,14 @@ const summary = {
   handwrittenCases: handCases.length,
   tokensPerSecond,
   results: rows.map(({ name, test, hand }) => ({ name, test: test.metrics, handwritten: hand?.metrics ?? null })),
+  handwrittenRawThroughGateway: { metrics: raw!.result.metrics, retrieverRecallAtSlice: raw!.recallAtSlice, sliceSize: config.dataset.sliceSize, toolsOffered: built.catalog.tools.length },
 };
 await writeFile(join(out, 'quality.json'), JSON.stringify(summary, null, 2));
-await writeFile(join(out, 'quality.md'), `${table.join('\n')}\n`);
+await writeFile(join(out, 'quality.md'), `${table.join('\n')}\n\n${rawTable.join('\n')}\n`);
 const main = rows.find((r) => r.name === 'main')!;
 const base = rows.find((r) => r.name === 'base')!;
 console.log(`${full ? 'full' : 'quick'} mode, ${minutes()} min; train ${trainRows.length} rows, test ${testCases.length} cases, hand-written ${handCases.length}; training tokens/s ${Object.entries(tokensPerSecond).map(([k, v]) => `${k} ${v ?? '—'}`).join(', ')}`);
 console.log(table.join('\n'));
+console.log(rawTable.join('\n'));
 console.log(`results: ${out}`);
 console.log(`quality: exact=${f(main.test.metrics.exactMatch.value)} tool=${f(main.test.metrics.toolAccuracy.value)} abstainF1=${f(main.test.metrics.abstention.f1.value)} handwritten_exact=${f(main.hand!.metrics.exactMatch.value)} base_exact=${f(base.test.metrics.exactMatch.value)}`);

@@ -14,6 +14,8 @@ export interface RenderSettings {
   sliceSize: number;
   /** Who is asking: the persona whose scopes the router checks calls against. */
   caller: { name: string; scopes: string[] };
+  /** A prompt estimated longer than this loses its oldest turns (the deciding user turn is always kept). */
+  maxPromptTokens: number;
 }
 
 export interface RenderedRequest {
@@ -25,6 +27,37 @@ export interface RenderedRequest {
   offered: number;
   /** sha256 of the canonical JSON of {messages, tools}: what the backend was shown, comparable across traces. */
   promptSha256: string;
+  /** Conversation turns dropped, oldest first, to fit maxPromptTokens (0: none). */
+  truncatedTurns: number;
+}
+
+/**
+ * The gateway has no tokenizer, so prompt length is estimated from characters: 3 per token undercounts what
+ * BPE tokenizers fit in English and JSON (SmolLM2's: ~3.5-4), so the estimate errs towards cutting early.
+ */
+export const CHARS_PER_TOKEN = 3;
+export const estimateTokens = (messages: ChatMessage[], tools: OfferedTool[]) => Math.ceil((JSON.stringify(messages).length + JSON.stringify(tools).length) / CHARS_PER_TOKEN);
+
+/**
+ * Drop the oldest turns until the prompt fits: a turn and the tool results that answer it go together (a tool
+ * message without its call is not a conversation a chat template accepts). The last user turn decides the
+ * call, so it stays; if it alone does not fit, the request is refused.
+ */
+function fitConversation(conversation: ChatMessage[], tools: OfferedTool[], settings: RenderSettings): { kept: ChatMessage[]; dropped: number } {
+  let kept = conversation.filter((m) => m.role !== 'system');
+  let dropped = 0;
+  const lastUser = () => kept.map((m) => m.role).lastIndexOf('user');
+  while (estimateTokens(routerPrompt(settings.caller, kept), tools) > settings.maxPromptTokens && lastUser() > 0) {
+    let n = 1;
+    while (n < lastUser() && kept[n]!.role === 'tool') n++;
+    kept = kept.slice(n);
+    dropped += n;
+  }
+  const estimate = estimateTokens(routerPrompt(settings.caller, kept), tools);
+  if (estimate > settings.maxPromptTokens) {
+    throw new RequestError(`messages: the last user turn alone makes a prompt of ~${estimate} tokens with ${tools.length} tools, over gateway.render.maxPromptTokens (${settings.maxPromptTokens})`, 'messages');
+  }
+  return { kept, dropped };
 }
 
 /** A request the gateway refuses with a 400; `param` is the OpenAI error's `param`. */
@@ -107,12 +140,14 @@ export function renderAgentRequest(body: { messages?: unknown; tools?: unknown }
     bm25Retriever(tools.map((t) => ({ name: t.function.name, description: t.function.description, inputSchema: t.function.parameters }))).rank(query, settings.sliceSize),
   );
   const sliced = tools.filter((t) => chosen.has(t.function.name));
-  const messages = routerPrompt(settings.caller, conversation);
+  const { kept, dropped } = fitConversation(conversation, sliced, settings);
+  const messages = routerPrompt(settings.caller, kept);
   return {
     messages,
     tools: sliced,
     slice: sliced.map((t) => t.function.name),
     offered: tools.length,
     promptSha256: createHash('sha256').update(canonicalJson({ messages, tools: sliced })).digest('hex'),
+    truncatedTurns: dropped,
   };
 }

@@ -110,7 +110,7 @@ export async function startGateway(cfg: GatewayConfig, opts: GatewayOptions = {}
     let rendered: RenderedRequest | undefined;
     if (cfg.render) {
       try {
-        rendered = renderAgentRequest(body, { sliceSize: cfg.render.sliceSize ?? DATASET_DEFAULTS.sliceSize, caller: cfg.render.caller });
+        rendered = renderAgentRequest(body, { sliceSize: cfg.render.sliceSize ?? DATASET_DEFAULTS.sliceSize, caller: cfg.render.caller, maxPromptTokens: cfg.render.maxPromptTokens });
       } catch (err) {
         if (err instanceof RequestError) throw new HttpError(400, err.message, 'invalid_request_error', err.param);
         throw err;
@@ -172,7 +172,7 @@ export async function startGateway(cfg: GatewayConfig, opts: GatewayOptions = {}
       domain: (isObject(metadata) && typeof metadata.domain === 'string' ? metadata.domain : undefined) ?? (req.headers['x-flywheel-domain'] as string | undefined) ?? null,
       gateway: {
         alias: version.alias, version: version.name, escalated, confidence, reason, backendLatencyMs, frontierModel: reason && escalator ? escalator.model : null, frontierError, at: at.toISOString(),
-        ...(rendered ? { rendered: { promptSha256: rendered.promptSha256, slice: rendered.slice, offered: rendered.offered, caller: cfg.render!.caller.name } } : {}),
+        ...(rendered ? { rendered: { promptSha256: rendered.promptSha256, slice: rendered.slice, offered: rendered.offered, caller: cfg.render!.caller.name, truncatedTurns: rendered.truncatedTurns } } : {}),
       },
     });
     try {
@@ -187,6 +187,7 @@ export async function startGateway(cfg: GatewayConfig, opts: GatewayOptions = {}
       'x-flywheel-escalated': String(escalated),
       ...(confidence !== null ? { 'x-flywheel-confidence': confidence.toFixed(4) } : {}),
       ...(escalated ? { 'x-flywheel-frontier-model': escalator!.model } : {}),
+      ...(rendered?.truncatedTurns ? { 'x-flywheel-truncated-turns': String(rendered.truncatedTurns) } : {}),
     });
     const conf = confidence === null ? '-' : confidence.toFixed(3);
     log(`${body.model} -> ${version.name}: ${describe(decision)} conf ${conf}${reason ? `; ${escalated ? 'escalated' : 'escalation failed'} (${reason})` : ''} ${Date.now() - started} ms`);

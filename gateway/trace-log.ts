@@ -25,7 +25,7 @@ export interface GatewayTraceMeta {
   frontierError: string | null;
   at: string;
   /** With gateway.render: what the router was shown (the trace's messages and tools are that rendering). */
-  rendered?: { promptSha256: string; slice: string[]; offered: number; caller: string };
+  rendered?: { promptSha256: string; slice: string[]; offered: number; caller: string; truncatedTurns: number };
 }
 
 export interface TraceRequest {

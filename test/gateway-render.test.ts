@@ -121,6 +121,39 @@ describe('gateway renders agent requests as training did', () => {
     }
   });
 
+  it('cuts a conversation too long for the model from its oldest turns, a call with its results, and records it', async () => {
+    const small = await startGateway(gatewaySchema.parse({ port: 0, registry: registryFile, tracesDir: join(dir, 'traces-small'), timeoutMs: 5000, render: { sliceSize: 6, caller: CALLER, maxPromptTokens: 2000 } }));
+    try {
+      const filler = 'Earlier we talked through the quarter close checklist at length. '.repeat(12);
+      const messages: OpenAI.Chat.Completions.ChatCompletionMessageParam[] = [
+        { role: 'user', content: `first: ${filler}` },
+        { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'find_customers', arguments: '{}' } }] },
+        { role: 'tool', tool_call_id: 'c1', content: filler },
+        { role: 'user', content: `second: ${filler}` },
+        { role: 'assistant', content: 'Noted.' },
+        { role: 'user', content: 'show me invoice 104073' },
+      ];
+      const before = backend.requests.length;
+      const { response } = await new OpenAI({ baseURL: small.url, apiKey: 'unused', maxRetries: 0 }).chat.completions.create({ model: 'router', messages, tools: agentTools }).withResponse();
+      const sent = backend.requests[before]!.messages;
+      const dropped = Number(response.headers.get('x-flywheel-truncated-turns'));
+      assert.ok(dropped >= 3, `the first user turn, the call and its result go together: dropped ${dropped}`);
+      assert.equal(sent.length, 1 + messages.length - dropped, 'the router prompt plus the turns kept');
+      assert.equal(sent.at(-1)!.content, 'show me invoice 104073', 'the deciding turn is always kept');
+      assert.notEqual(sent[1]!.role, 'tool', 'no tool result without its call');
+      const [file] = await traceFilesAt(join(dir, 'traces-small'));
+      assert.equal(JSON.parse(readFileSync(file!, 'utf8').trim().split('\n').at(-1)!).metadata.gateway.rendered.truncatedTurns, dropped);
+
+      // A last turn that alone does not fit is refused, not cut.
+      await assert.rejects(
+        new OpenAI({ baseURL: small.url, apiKey: 'unused', maxRetries: 0 }).chat.completions.create({ model: 'router', messages: [{ role: 'user', content: filler.repeat(10) }], tools: agentTools }),
+        (err: unknown) => err instanceof OpenAI.BadRequestError && /last user turn alone .* over gateway.render.maxPromptTokens \(2000\)/.test(err.message),
+      );
+    } finally {
+      await small.close();
+    }
+  });
+
   it('refuses no tools, a tool offered twice and a tool with an invalid schema with OpenAI 400s naming it', async () => {
     const ask = (tools: unknown[]) => client.chat.completions.create({ model: 'router', messages: [{ role: 'user', content: 'hi' }], tools: tools as OpenAI.Chat.Completions.ChatCompletionTool[] });
     const refused = async (tools: unknown[], pattern: RegExp, param: string) => {

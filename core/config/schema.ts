@@ -265,6 +265,8 @@ export const gatewaySchema = z.strictObject({
       sliceSize: z.number().int().min(1).max(64).optional(),
       /** The persona the router checks calls against. Scopes come from here, never from the request body. */
       caller: z.strictObject({ name: z.string().min(1), scopes: z.array(z.string().min(1)) }).default({ name: 'agent', scopes: [] }),
+      /** Longer conversations lose their oldest turns (recorded in the trace and a response header). */
+      maxPromptTokens: z.number().int().min(256).max(1_000_000).default(4096),
     })
     .optional(),
 });

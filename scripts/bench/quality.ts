@@ -13,6 +13,7 @@
  * retriever's recall at the slice size. The gap between the two is what serving parity costs.
  *
  *   node --import tsx scripts/bench/quality.ts [--quick] [--config FILE] [--steps N] [--test N] [--handwritten N] [--out DIR]
+ *                                              [--ablations whole-seq,no-negatives|none] [--job JSON]
  *
  * --quick (the default; a CPU, well under 45 minutes): the config's training steps, a stratified sample of --test
  * cases (default 40) and --handwritten cases (default 30), ablations scored on the test sample only. --full: every
@@ -46,6 +47,10 @@ const { values } = parseArgs({
     full: { type: 'boolean', default: false },
     config: { type: 'string', default: join(REPO, 'examples', 'salesforce-oracle.yaml') },
     steps: { type: 'string' },
+    /** Variants to train besides main (comma list of whole-seq, no-negatives; "none" for main alone). */
+    ablations: { type: 'string', default: 'whole-seq,no-negatives' },
+    /** JSON merged into the config's train.job (its optim and lora merged key by key), for every variant. */
+    job: { type: 'string' },
     test: { type: 'string', default: '40' },
     handwritten: { type: 'string', default: '30' },
     cases: { type: 'string', default: join(REPO, 'test', 'fixtures', 'handwritten', 'sandboxes.jsonl') },
@@ -86,15 +91,17 @@ const handCases = full ? handAll : sampleCases(handAll, Number(values.handwritte
 say(`dataset: train ${trainRows.length} rows (${trainRows.filter((r) => r.provenance.operator).length} near-miss negatives), test ${testCases.length} of ${testRendered.length}, hand-written ${handCases.length} of ${handAll.length}`);
 
 // ---- training: three adapters from the same rows and seeds ----
-const baseJob = { ...config.train.job } as Record<string, unknown>;
-const optim = { ...(baseJob.optim as Record<string, unknown> | undefined) };
+const override = values.job ? (JSON.parse(values.job) as Record<string, Record<string, unknown>>) : {};
+const configured = config.train.job as Record<string, unknown>;
+const baseJob = { ...configured, ...override, lora: { ...(configured.lora as object | undefined), ...override.lora } } as Record<string, unknown>;
+const optim = { ...(configured.optim as Record<string, unknown> | undefined), ...override.optim };
 if (values.steps) optim.maxSteps = Number(values.steps);
 if (full) delete optim.maxSteps;
 const variants: Array<{ name: string; train: string; optim: Record<string, unknown> }> = [
   { name: 'main', train: files.train, optim },
   { name: 'whole-seq', train: files.train, optim: { ...optim, completionOnlyLoss: false } },
   { name: 'no-negatives', train: files.trainNoNegatives, optim },
-];
+].filter((v) => v.name === 'main' || values.ablations.split(',').includes(v.name));
 const adapters: Record<string, string> = {};
 const tokensPerSecond: Record<string, number | undefined> = {};
 for (const v of variants) {
@@ -133,8 +140,7 @@ try {
   say(`scoring main on ${rawRows.length} hand-written cases sent raw through the gateway (${built.catalog.tools.length} tools offered)`);
   raw = await scoreThroughGateway(rawRows, built.catalog, { url: served.url, model: 'main' }, config.dataset.sliceSize, out, opts);
   rows.push({ name: 'main (free decoding)', test: await score('main-free', 'main', testCases, { constrained: false }) });
-  rows.push({ name: 'whole-seq', test: await score('whole-seq', 'whole-seq', testCases) });
-  rows.push({ name: 'no-negatives', test: await score('no-negatives', 'no-negatives', testCases) });
+  for (const v of variants.filter((x) => x.name !== 'main')) rows.push({ name: v.name, test: await score(v.name, v.name, testCases) });
 } finally {
   served.run.kill(2000);
   await served.run.done.catch(() => undefined);

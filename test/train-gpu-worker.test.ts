@@ -87,10 +87,12 @@ describe('train stage on the GPU queue', () => {
 
   it('a killed GPU worker: the retry on a new worker resumes from the last checkpoint, not step 0', async () => {
     const workdir = tempDir('flywheel-gpu-');
-    // Enough steps that the kill lands mid-training even though the SDK sends heartbeats every 8 s at most: 24
-    // steps (~1 s each on an idle 2-core machine) once ended before a heartbeat named the first checkpoint.
+    // Long enough that the kill lands mid-training even though the SDK sends heartbeats every 8 s at most (80 % of
+    // heartbeatTimeoutSeconds): with one micro-batch a step, 24 and then 48 steps of the tiny model have ended
+    // (48 in 17 s, run start to end) before a heartbeat named the first checkpoint. Four micro-batches a step make
+    // each step ~4x longer without more steps, checkpoints or events.
     const maxSteps = 48;
-    const cfg = await smallConfig('train-crash', { optim: { epochs: 1, maxSteps, effectiveBatchSize: 2, microBatchSize: 2, learningRate: 0.005, earlyStoppingPatience: 0 } });
+    const cfg = await smallConfig('train-crash', { optim: { epochs: 1, maxSteps, effectiveBatchSize: 8, microBatchSize: 2, learningRate: 0.005, earlyStoppingPatience: 0 } });
     const store = openStore(cfg.artifacts.store);
     const first = spawnGpuWorker(workdir);
     const { handle } = await startRun(env.client, cfg, { config: cfg, trigger: 'test' });
@@ -139,7 +141,8 @@ describe('train stage on the GPU queue', () => {
     }
     const workdir = tempDir('flywheel-gpu-');
     spawnGpuWorker(workdir);
-    const cfg = await smallConfig('train-cancel', { optim: { epochs: 1, maxSteps: 500, effectiveBatchSize: 2, microBatchSize: 2, learningRate: 0.005 } });
+    // No early stopping: with the default patience the run could stop itself before the cancel lands.
+    const cfg = await smallConfig('train-cancel', { optim: { epochs: 1, maxSteps: 500, effectiveBatchSize: 2, microBatchSize: 2, learningRate: 0.005, earlyStoppingPatience: 0 } });
     const { handle } = await startRun(env.client, cfg, { config: cfg, trigger: 'test' });
     await waitFor('a heartbeat reporting a training step', async () => ((await lastHeartbeat(handle))?.step ?? 0) >= 1);
     assert.equal(trainersRunning(workdir), 1);

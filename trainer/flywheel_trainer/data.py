@@ -112,11 +112,13 @@ def encode_row(tokenizer: Any, row: Row, decision_weight: float = 1.0) -> dict[s
     it on the completion tokens that overlap the answer's decision spans and 1 elsewhere."""
     full_text = render_text(tokenizer, row, True)
     prompt_ids = tokenizer(render_text(tokenizer, row, False), add_special_tokens=False)["input_ids"]
-    full = tokenizer(full_text, add_special_tokens=False, return_offsets_mapping=decision_weight != 1)
+    weighted = decision_weight != 1
+    # Offsets only when weighting: they need a fast tokenizer, which plain masking does not.
+    full = tokenizer(full_text, add_special_tokens=False, **({"return_offsets_mapping": True} if weighted else {}))
     full_ids = full["input_ids"]
     start = common_prefix_length(prompt_ids, full_ids)
     out: dict[str, list[Any]] = {"input_ids": full_ids, "completion_mask": [0] * start + [1] * (len(full_ids) - start)}
-    if decision_weight != 1:
+    if weighted:
         out["loss_weight"] = _loss_weights(full_text, full["offset_mapping"], start, row, decision_weight)
     return out
 

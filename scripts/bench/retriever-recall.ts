@@ -10,6 +10,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfigFile } from '../../core/config/load.js';
+import { retrievalQuery } from '../../core/dataset/slice.js';
 import type { RouterRow } from '../../core/dataset/types.js';
 import { bm25Retriever } from '../../core/retrieve/tool-retriever.js';
 import { REPO } from '../../test/helpers/fixtures.js';
@@ -32,16 +33,12 @@ const built = await buildDataset({ ...config, dataset });
 const tools = built.catalog.tools;
 const retriever = bm25Retriever(tools);
 
-/** What the retriever reads: every user turn of the conversation, the last (the request) included. */
-const queryOf = (row: RouterRow) =>
-  [...(row.messages ?? []).filter((m) => m.role === 'user').map((m) => m.content ?? ''), row.request].join('\n');
-
 function recall(rows: RouterRow[]) {
   const calls = rows.filter((r) => r.target.tool !== null);
   const hits = new Map(ks.map((k) => [k, 0]));
   const t0 = performance.now();
   for (const row of calls) {
-    const ranked = retriever.rank(queryOf(row), Math.max(...ks));
+    const ranked = retriever.rank(retrievalQuery(row.request, row.messages?.slice(0, -1)), Math.max(...ks));
     for (const k of ks) if (ranked.slice(0, k).includes(row.target.tool!)) hits.set(k, hits.get(k)! + 1);
   }
   const msPerQuery = (performance.now() - t0) / Math.max(1, calls.length);

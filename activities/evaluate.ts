@@ -5,7 +5,9 @@ import type { ArtifactStore } from '../core/artifacts/store.js';
 import type { ArtifactRef } from '../core/artifacts/types.js';
 import type { EvaluateConfig, TeacherConfig } from '../core/config/schema.js';
 import type { RenderedRow } from '../core/dataset/render.js';
+import type { Catalog } from '../core/catalog/types.js';
 import type { RouterRow } from '../core/dataset/types.js';
+import { retrieverRecall } from '../core/retrieve/recall.js';
 import { casesFrom, sampleCases } from '../core/eval/cases.js';
 import { baseScoresKey } from '../core/eval/base-scores.js';
 import type { EndpointSpec } from '../core/eval/client.js';
@@ -37,6 +39,8 @@ export interface EvaluateArgs extends StageArgs {
   evaluate: EvaluateConfig;
   teacher: TeacherConfig;
   production: ServedVersion | null;
+  /** The run's catalog: the report then gives the gateway retriever's recall on the test set's calls. */
+  catalog?: ArtifactRef;
 }
 
 /**
@@ -47,8 +51,9 @@ export interface EvaluateArgs extends StageArgs {
 export async function evaluateStage(a: EvaluateArgs): Promise<StageOutcome> {
   const teacher = teacherSpec(a.teacher, a.evaluate);
   const key = { evaluate: a.evaluate, production: a.production, teacher: teacher ? { baseUrl: teacher.baseUrl, model: teacher.model } : null };
-  return runStage(a, 'evaluate', EVALUATE_STAGE_VERSION, [a.renderedTest, a.test, a.adapter], key, (store) => whileBeating(async () => {
-    const all = casesFrom(await store.readJsonl<RenderedRow>(a.renderedTest), await store.readJsonl<RouterRow>(a.test), `test set ${a.renderedTest.sha256.slice(0, 12)}`);
+  return runStage(a, 'evaluate', EVALUATE_STAGE_VERSION, [a.renderedTest, a.test, a.adapter, ...(a.catalog ? [a.catalog] : [])], key, (store) => whileBeating(async () => {
+    const testRows = await store.readJsonl<RouterRow>(a.test);
+    const all = casesFrom(await store.readJsonl<RenderedRow>(a.renderedTest), testRows, `test set ${a.renderedTest.sha256.slice(0, 12)}`);
     const cases = sampleCases(all, a.evaluate.limit, a.evaluate.sampleSeed);
     const results = await evaluateCandidate(store, a, cases);
     if (a.production) results.push(await score(cases, { label: 'production', baseUrl: a.production.endpoint, model: a.production.servedModel, ...(a.production.adapterId ? { adapterId: a.production.adapterId } : {}), cost: a.evaluate.cost }, a.evaluate));
@@ -59,11 +64,18 @@ export async function evaluateStage(a: EvaluateArgs): Promise<StageOutcome> {
       bootstrap: a.evaluate.bootstrap,
       results,
       ...(a.trainMetrics ? { trainingCurve: lossCurve((await store.read(a.trainMetrics)).toString('utf8')) } : {}),
+      ...(a.catalog ? { retriever: testSetRecall(testRows, (await store.readJson<Catalog>(a.catalog)).tools) } : {}),
     };
     const ref = await store.putJson('eval-results', report, { parents: [a.renderedTest, a.adapter], stats: { cases: cases.length, endpoints: results.map((r) => r.label) } });
     const skipped = a.evaluate.teacher && !teacher ? '; teacher not scored (built-in template teacher)' : '';
     return { outputs: { evalResults: ref }, summary: `${cases.length} cases: ${results.map((r) => `${r.label} ${fmt(r.metrics.exactMatch.value)}`).join(', ')} exact${skipped}` };
   }));
+}
+
+/** Recall at 1, at the test rows' slice size (what a rendering gateway offers by default) and at 8. */
+function testSetRecall(rows: RouterRow[], tools: Catalog['tools']) {
+  const sliceSize = Math.max(1, ...rows.map((r) => r.tools.length));
+  return retrieverRecall(rows, tools, [...new Set([1, sliceSize, 8])].sort((x, y) => x - y));
 }
 
 function fmt(x: number | null): string {

@@ -68,6 +68,15 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
   }
 }
 
+/**
+ * Whether the frontier's call (it saw every tool the agent sent) names a tool of the router's slice: a miss is
+ * a request the router could not have served, whatever it learned. Null when the frontier made no call.
+ */
+function targetInSlice(frontier: ChatCompletion['choices'][number]['message'], slice: string[]): boolean | null {
+  const d = decisionOf(frontier);
+  return d.kind === 'call' ? slice.includes(d.tool) : null;
+}
+
 function describe(d: Decision): string {
   return d.kind === 'call' ? `call ${d.tool}` : d.kind === 'abstain' ? `abstain${d.code ? ` ${d.code}` : ''}` : 'invalid';
 }
@@ -172,7 +181,7 @@ export async function startGateway(cfg: GatewayConfig, opts: GatewayOptions = {}
       domain: (isObject(metadata) && typeof metadata.domain === 'string' ? metadata.domain : undefined) ?? (req.headers['x-flywheel-domain'] as string | undefined) ?? null,
       gateway: {
         alias: version.alias, version: version.name, escalated, confidence, reason, backendLatencyMs, frontierModel: reason && escalator ? escalator.model : null, frontierError, at: at.toISOString(),
-        ...(rendered ? { rendered: { promptSha256: rendered.promptSha256, slice: rendered.slice, offered: rendered.offered, caller: cfg.render!.caller.name, truncatedTurns: rendered.truncatedTurns } } : {}),
+        ...(rendered ? { rendered: { promptSha256: rendered.promptSha256, slice: rendered.slice, offered: rendered.offered, caller: cfg.render!.caller.name, truncatedTurns: rendered.truncatedTurns, targetInSlice: escalated ? targetInSlice(final.choices[0]!.message, rendered.slice) : null } } : {}),
       },
     });
     try {

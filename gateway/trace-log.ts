@@ -25,7 +25,15 @@ export interface GatewayTraceMeta {
   frontierError: string | null;
   at: string;
   /** With gateway.render: what the router was shown (the trace's messages and tools are that rendering). */
-  rendered?: { promptSha256: string; slice: string[]; offered: number; caller: string; truncatedTurns: number };
+  rendered?: {
+    promptSha256: string;
+    slice: string[];
+    offered: number;
+    caller: string;
+    truncatedTurns: number;
+    /** Escalated calls: whether the frontier's tool (the target) was in the slice; null when not known. */
+    targetInSlice: boolean | null;
+  };
 }
 
 export interface TraceRequest {

@@ -80,4 +80,38 @@ describe('flywheel eval', () => {
       console.error = original;
     }
   });
+
+  it('--traces: production decisions as cases; what records no decision is skipped and counted', async () => {
+    const tools = [TOOLS[0]];
+    const user = (content: string) => ({ role: 'user', content });
+    writeFileSync(join(dir, 'traces.jsonl'), [
+      { messages: [user('invoice 1001'), { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'get_invoice', arguments: '{"number":"1001"}' } }] }], tools, metadata: { domain: 'billing', gateway: { escalated: true } } },
+      { messages: [user('weather in Paris'), { role: 'assistant', content: '{"tool":null,"verdict":"abstain","code":"no_tool"}' }], tools, metadata: { gateway: { escalated: false } } },
+      { messages: [user('invoice 1002'), { role: 'assistant', content: 'Sure, here is your invoice.' }], tools },
+      { messages: [user('hello'), { role: 'assistant', content: 'hi' }] },
+    ].map((t) => JSON.stringify(t)).join('\n') + '\n{not json\n');
+    const errors: string[] = [];
+    const original = console.error;
+    console.error = (...args: unknown[]) => void errors.push(args.join(' '));
+    try {
+      const out = join(dir, 'traces-report');
+      assert.equal(await main(['eval', '--endpoint', endpoint.url, '--model', 'router', '--traces', join(dir, 'traces.jsonl'), '--resamples', '50', '--out', out]), 0);
+      const m = (JSON.parse(readFileSync(join(out, 'report.json'), 'utf8')) as EvalReport).results[0]!.metrics;
+      assert.equal(m.n, 2, 'the call and the abstention');
+      assert.equal(m.exactMatch.value, 1, 'the stand-in answers both as production did');
+      assert.match(errors.join('\n'), /skipped 3 of 5 traces: no_decision 1, no_tools 1, invalid_json 1/);
+      assert.match(errors.join('\n'), /traces\.jsonl:3: no_decision: the final message is not a decision/);
+
+      assert.equal(await main(['eval', '--endpoint', endpoint.url, '--model', 'router', '--traces', join(dir, 'traces.jsonl'), '--escalated-only', '--resamples', '50', '--out', join(dir, 'escalated')]), 0);
+      assert.equal((JSON.parse(readFileSync(join(dir, 'escalated', 'report.json'), 'utf8')) as EvalReport).results[0]!.metrics.n, 1);
+
+      writeFileSync(join(dir, 'prose.jsonl'), JSON.stringify({ messages: [user('invoice 1'), { role: 'assistant', content: 'done' }], tools }));
+      assert.equal(await main(['eval', '--endpoint', endpoint.url, '--model', 'router', '--traces', join(dir, 'prose.jsonl')]), 2);
+      assert.match(errors.join('\n'), /--traces .*prose\.jsonl: none of its 1 traces is a routing decision to score/);
+      assert.equal(await main(['eval', '--endpoint', endpoint.url, '--model', 'router', '--traces', join(dir, 'nowhere')]), 2);
+      assert.match(errors.join('\n'), /--traces .*nowhere: .*no such trace file or directory/);
+    } finally {
+      console.error = original;
+    }
+  });
 });

@@ -17,8 +17,10 @@ import { renderRow } from '../core/dataset/render.js';
 import type { RouterRow } from '../core/dataset/types.js';
 import { Registry } from '../core/deploy/registry.js';
 import { traceFilesAt } from '../core/traces/files.js';
+import type { EvalReport } from '../core/eval/types.js';
 import { startGateway } from '../gateway/server.js';
-import { type BackendStandIn, type ChatRequest, startBackendStandIn } from './helpers/backend-stand-in.js';
+import { main } from '../scripts/cli.js';
+import { type BackendStandIn, type ChatRequest, startBackendStandIn, startFrontierStandIn } from './helpers/backend-stand-in.js';
 import { tempDir } from './helpers/fixtures.js';
 import { listAllTools, stdioSandbox } from './helpers/sandbox.js';
 
@@ -46,6 +48,7 @@ describe('gateway renders agent requests as training did', () => {
     backend = await startBackendStandIn((body: ChatRequest) => {
       const last = body.messages.at(-1)!.content ?? '';
       if (last.includes('weather')) return { abstain: { code: 'no_tool', reason: '' }, confidence: 0.9 };
+      if (last.startsWith('unsure:')) return { call: 'get_invoice', arguments: { customerTrxId: 1 }, confidence: 0.1 };
       return { call: 'get_invoice', arguments: { customerTrxId: 104073 }, confidence: 0.9 };
     });
     const writer = Registry.open(registryFile);
@@ -151,6 +154,49 @@ describe('gateway renders agent requests as training did', () => {
       );
     } finally {
       await small.close();
+    }
+  });
+
+  it('records whether the frontier\'s tool was in the slice, and `flywheel eval --traces` replays the escalated decisions', async () => {
+    // The frontier (a stand-in for e.g. OpenAI) sees the agent's whole tool list, so its call is the target.
+    const frontier = await startFrontierStandIn('sk-frontier', (body) => {
+      const name = (body.messages.at(-1)!.content ?? '').includes('show me invoice') ? 'get_invoice' : 'close_opportunity';
+      return { tool_calls: [{ id: 'call_f', type: 'function', function: { name, arguments: name === 'get_invoice' ? '{"customerTrxId":104073}' : '{"opportunityId":"006X"}' } }] };
+    });
+    const traces = join(dir, 'traces-escalating');
+    const escalating = await startGateway(
+      gatewaySchema.parse({ port: 0, registry: registryFile, tracesDir: traces, timeoutMs: 5000, render: { sliceSize: 6, caller: CALLER }, escalation: { baseUrl: frontier.url, model: 'frontier', apiKeyEnv: 'FRONTIER_KEY' } }),
+      { env: { FRONTIER_KEY: 'sk-frontier' } },
+    );
+    try {
+      const agent = new OpenAI({ baseURL: escalating.url, apiKey: 'unused', maxRetries: 0 });
+      for (const content of ['unsure: show me invoice 104073', 'unsure: print the quarterly aging report', 'show me invoice 104073']) {
+        await agent.chat.completions.create({ model: 'router', messages: [{ role: 'user', content }], tools: agentTools });
+      }
+      const [file] = await traceFilesAt(traces);
+      const logged = readFileSync(file!, 'utf8').trim().split('\n').map((l) => JSON.parse(l).metadata.gateway);
+      assert.deepEqual(logged.map((g) => g.escalated), [true, true, false]);
+      assert.equal(logged[0].rendered.targetInSlice, true, `get_invoice is in the slice ${logged[0].rendered.slice}`);
+      assert.ok(!logged[1].rendered.slice.includes('close_opportunity'), 'precondition: an aging report request does not retrieve close_opportunity');
+      assert.equal(logged[1].rendered.targetInSlice, false);
+      assert.equal(logged[2].rendered.targetInSlice, null, 'not escalated: the target is not known');
+
+      // Replayed against the backend (a stand-in for `flywheel serve`), the prompts as the router saw them.
+      const out = join(dir, 'trace-eval');
+      const before = backend.requests.length;
+      assert.equal(await main(['eval', '--endpoint', backend.url, '--model', 'router@v1', '--traces', traces, '--escalated-only', '--concurrency', '1', '--resamples', '50', '--out', out]), 0);
+      const report = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8')) as EvalReport;
+      const m = report.results[0]!.metrics;
+      assert.equal(m.n, 2, 'the two escalated decisions');
+      assert.equal(m.exactMatch.value, 0, 'the router\'s get_invoice(1) matches neither frontier call');
+      assert.equal(m.toolAccuracy.value, 0.5);
+      const replayed = backend.requests.slice(before);
+      assert.equal(replayed.length, 2);
+      const sentFirst = readFileSync(file!, 'utf8').trim().split('\n').map((l) => JSON.parse(l))[0];
+      assert.equal(JSON.stringify(replayed[0]!.messages), JSON.stringify(sentFirst.messages.slice(0, -1)), 'the logged prompt, unchanged');
+    } finally {
+      await escalating.close();
+      await frontier.close();
     }
   });
 

@@ -28,6 +28,7 @@ import { DEPLOYED_VERSION, DOMAIN, TRIGGER } from '../workflows/search-attribute
 import { REPO, TINY_OPTIM, tempDir } from './helpers/fixtures.js';
 import { startFrontierStandIn, type FrontierStandIn } from './helpers/backend-stand-in.js';
 import { runResult, startFlywheel, type Flywheel } from './helpers/temporal.js';
+import { recordHistories } from './helpers/record-histories.js';
 import { until } from './helpers/until.js';
 
 describe('flywheelRun release stages: evaluate, gate, approval, deploy, gateway, trace loop', () => {
@@ -116,6 +117,16 @@ describe('flywheelRun release stages: evaluate, gate, approval, deploy, gateway,
     const first = JSON.parse((await store.readTreeFile(report.find((f) => f.path === 'report.json')!)).toString('utf8')) as EvalReport;
     assert.deepEqual(first.results.map((r) => [r.label, r.model]), [['candidate', first.results[0]!.model], ['production', 'base ../base']], 'no deploy yet: the base stands in for production');
     assert.match(first.testSet.source, /^a stratified sample \(seed 7\) of 6 of the frozen test set's \d+ cases$/);
+    // The gateway retriever's recall on the whole test set's calls, every catalog tool offered at once.
+    const catalogTools = (await store.readJson<{ tools: unknown[] }>(stage('ingest').outputs.catalog!)).tools.length;
+    const testCalls = (await store.readJsonl<RouterRow>(stage('split').outputs.test!)).filter((r) => r.target.tool !== null).length;
+    assert.equal(first.retriever?.toolsOffered, catalogTools);
+    assert.equal(first.retriever?.calls, testCalls);
+    assert.deepEqual(Object.keys(first.retriever!.recallAt), ['1', '6', '8']);
+    for (const v of Object.values(first.retriever!.recallAt)) assert.ok(v !== null && v >= 0 && v <= 1);
+    assert.ok(first.retriever!.recallAt['8']! >= first.retriever!.recallAt['1']!, 'recall grows with k');
+    assert.match((await store.readTreeFile(report.find((f) => f.path === 'report.md')!)).toString('utf8'), /Tool retriever \(BM25.*on the test set's \d+ calls: recall @1 [\d.]+, @6 [\d.]+, @8 [\d.]+/);
+    await recordHistories(env.address, { 'flywheel-run-release-recall': handle });
     const registry = Registry.open(cfg.deploy!.registry);
     const deployed = registry.current('router')!;
     const [event] = registry.history('router');

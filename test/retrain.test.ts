@@ -6,13 +6,10 @@
  * the same run, while the key with a different request is refused.
  */
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
-import type { WorkflowHandle } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { openStore } from '../core/artifacts/index.js';
 import { loadConfigFile, parseConfig } from '../core/config/load.js';
@@ -21,7 +18,8 @@ import type { RunProgress } from '../core/pipeline/types.js';
 import { readWatermark } from '../core/traces/watermark.js';
 import { runStatus, startRun } from '../scripts/lib/runs.js';
 import { FLYWHEEL_STAGE } from '../workflows/search-attributes.js';
-import { REPO, runCli, TEMPORAL_BIN, tempDir } from './helpers/fixtures.js';
+import { REPO, runCli, tempDir } from './helpers/fixtures.js';
+import { recordHistories } from './helpers/record-histories.js';
 import { startMoto, type Moto } from './helpers/moto.js';
 import { runResult, startFlywheel, type Flywheel } from './helpers/temporal.js';
 
@@ -38,20 +36,6 @@ function traces(from: number, n: number): string {
       ],
     });
   }).join('\n') + '\n';
-}
-
-/**
- * FLYWHEEL_RECORD_HISTORIES=DIR writes the runs' histories there for test/fixtures/histories (the replay test
- * then guards the watermark and skip paths against nondeterministic workflow changes).
- */
-async function recordHistories(address: string, runs: Record<string, WorkflowHandle>): Promise<void> {
-  const dir = process.env.FLYWHEEL_RECORD_HISTORIES;
-  if (!dir) return;
-  for (const [name, handle] of Object.entries(runs)) {
-    const { runId } = await handle.describe();
-    const { stdout } = await promisify(execFile)(TEMPORAL_BIN, ['workflow', 'show', '--address', address, '-w', handle.workflowId, '-r', runId, '--output', 'json'], { maxBuffer: 64 << 20 });
-    writeFileSync(join(dir, `${name}.json`), stdout);
-  }
 }
 
 describe('retrain policy: trace watermark, skip with a reason, script-started runs from S3', () => {

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import type { RouterRow } from '../core/dataset/types.js';
+import { retrieverRecall } from '../core/retrieve/recall.js';
 import { bm25Retriever, terms, toolDocument } from '../core/retrieve/tool-retriever.js';
 
 // A catalog nobody here wrote requests for: tools shaped like the public GitHub and calendar MCP servers'.
@@ -51,5 +53,26 @@ describe('bm25 tool retriever', () => {
     assert.deepEqual(retriever.rank('', 3), ['create_issue', 'list_pull_requests', 'merge_pull_request']);
     assert.equal(retriever.rank('anything', 100).length, TOOLS.length);
     assert.deepEqual(bm25Retriever([]).rank('anything', 5), []);
+  });
+
+  it('recall@k counts the calls whose tool ranks in the top k, reading every user turn, and skips no-calls', () => {
+    const row = (request: string, tool: string | null, earlier?: string): RouterRow => ({
+      id: request, domain: 'github', entities: [], request, persona: { name: 'dev', domain: 'github', scopes: [] }, tools: [],
+      ...(earlier ? { messages: [{ role: 'user', content: earlier }, { role: 'assistant', content: 'Which one?' }, { role: 'user', content: request }] } : {}),
+      target: tool === null ? { tool: null, verdict: 'abstain', code: 'no_tool', reason: '' } : { tool, arguments: {} },
+      provenance: { source: 'handwritten' },
+    } as RouterRow);
+    const rows = [
+      row('merge pull request 42 with squash', 'merge_pull_request'),
+      row('yes, that one please', 'create_event', 'create a calendar event for the standup tomorrow, attendees the whole team'),
+      row('what is the weather', null),
+      row('frobnicate the widget', 'search_code'),
+    ];
+    const r = retrieverRecall(rows, TOOLS, [1, 7]);
+    assert.equal(r.calls, 3, 'the no-call has no tool to find');
+    assert.equal(r.toolsOffered, TOOLS.length);
+    assert.equal(r.recallAt['1'], 2 / 3, 'the earlier turn finds create_event; nothing finds search_code first');
+    assert.equal(r.recallAt['7'], 1, 'every tool is in a top 7 of 7');
+    assert.deepEqual(retrieverRecall([rows[2]!], TOOLS, [1]).recallAt, { '1': null });
   });
 });

@@ -325,6 +325,8 @@ async function releaseCandidate({ config, datasetConfig, train, adapterVersion, 
       evaluate: config.evaluate!,
       teacher: datasetConfig.teacher,
       production,
+      // Runs started before the report gained the retriever's recall replay without the catalog.
+      ...(wf.patched('evaluate-retriever-recall') ? { catalog: out('ingest').catalog! } : {}),
     });
   });
   if (!config.gate) return;

@@ -1,5 +1,5 @@
 import { shortSha } from '../hash.js';
-import { confusionRows, errorRows, gateSummary, rateRows, summaryRows, type TextTable } from './report-markdown.js';
+import { confusionRows, errorRows, gateSummary, rateRows, retrieverLine, summaryRows, type TextTable } from './report-markdown.js';
 import { confusionHeatmap, esc, groupedBars, latencyHistogram, lossCurve } from './svg.js';
 import type { EvalReport } from './types.js';
 
@@ -76,7 +76,7 @@ export function renderHtml(report: EvalReport): string {
 <body>
 <h1>Eval report</h1>
 <p class="meta">Test set <code>${esc(shortSha(ts.sha256))}</code> (${esc(String(ts.cases))} cases) from ${esc(ts.source)} · created ${esc(report.createdAt)} · 95 % percentile bootstrap, ${esc(String(report.bootstrap.resamples))} resamples, seed ${esc(String(report.bootstrap.seed))}</p>
-<ul class="meta">${endpoints}</ul>
+<ul class="meta">${endpoints}${retrieverLine(report) ? `<li>${esc(retrieverLine(report)!)}</li>` : ''}</ul>
 <h2>Summary</h2>
 ${table(summaryRows(report), 'summary')}
 ${gateHtml(report)}

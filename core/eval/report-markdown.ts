@@ -92,6 +92,14 @@ export function mdTable(t: TextTable): string {
   return [line(t.header), `|${t.header.map((_, i) => (i === 0 ? '---' : '---:')).join('|')}|`, ...t.rows.map(line)].join('\n');
 }
 
+/** The retriever's recall, one sentence: what a rendering gateway's slice can hold; null when not measured. */
+export function retrieverLine(report: EvalReport): string | null {
+  const r = report.retriever;
+  if (!r) return null;
+  const at = Object.entries(r.recallAt).map(([k, v]) => `@${k} ${fmtNum(v, 3)}`).join(', ');
+  return `Tool retriever (${r.retriever.toUpperCase()}, what \`gateway.render\` slices with), every one of ${r.toolsOffered} tools offered, on the test set's ${r.calls} calls: recall ${at}`;
+}
+
 /** Just the summary table: the CLI prints it alone. */
 export function summaryTable(report: EvalReport): string {
   return mdTable(summaryRows(report));
@@ -104,6 +112,8 @@ export function renderMarkdown(report: EvalReport): string {
   out.push(`- Created: ${report.createdAt}`);
   out.push(`- Intervals: 95 % percentile bootstrap, ${report.bootstrap.resamples} resamples, seed ${report.bootstrap.seed}`);
   for (const r of report.results) out.push(`- ${r.label}: ${r.model} at ${r.endpoint}`);
+  const retriever = retrieverLine(report);
+  if (retriever) out.push(`- ${retriever}`);
   out.push('', '## Summary', '', summaryTable(report), '');
 
   if (report.gate) {

@@ -1,6 +1,7 @@
 import type { CostConfig } from '../config/schema.js';
 import type { ChatMessage, RenderedRow } from '../dataset/render.js';
 import type { Target } from '../dataset/types.js';
+import type { RetrieverRecall } from '../retrieve/recall.js';
 
 /**
  * Contracts of the evaluation harness (DESIGN §3 "Eval report"). Pure data: the scorer, the aggregator,
@@ -146,6 +147,8 @@ export interface EvalReport {
   trainingCurve?: LossPoint[];
   /** Filled by the gate when the report comes from a run. */
   gate?: GateDecision;
+  /** Run reports: the gateway's tool retriever on the frozen test set's calls (what serving parity can reach). */
+  retriever?: RetrieverRecall;
 }
 
 export interface GateConfig {

@@ -16,7 +16,7 @@
  *                                              [--ablations whole-seq,no-negatives|none] [--job JSON]
  *
  * --quick (the default; a CPU, well under 45 minutes): the config's training steps, a stratified sample of --test
- * cases (default 40) and --handwritten cases (default 30), ablations scored on the test sample only. --full: every
+ * cases (default 30) and --handwritten cases (default 24), ablations scored on the test sample only. --full: every
  * test and hand-written case and the config's epochs without a step cap, for a GPU. Same seeds, same rows, so
  * runs compare. The last line is
  *   quality: exact=<x> tool=<x> abstainF1=<x> handwritten_exact=<x> base_exact=<x>
@@ -51,8 +51,8 @@ const { values } = parseArgs({
     ablations: { type: 'string', default: 'whole-seq,no-negatives' },
     /** JSON merged into the config's train.job (its optim and lora merged key by key), for every variant. */
     job: { type: 'string' },
-    test: { type: 'string', default: '40' },
-    handwritten: { type: 'string', default: '30' },
+    test: { type: 'string', default: '30' },
+    handwritten: { type: 'string', default: '24' },
     cases: { type: 'string', default: join(REPO, 'test', 'fixtures', 'handwritten', 'sandboxes.jsonl') },
     out: { type: 'string', default: join('.flywheel', 'bench', `quality-${new Date().toISOString().replace(/[:.]/g, '-')}`) },
   },
@@ -161,7 +161,7 @@ const rawTable = [
   `| hand-written cases (main) | exact | tool acc | abstain F1 | p50 s/decision |`,
   `|---|---|---|---|---|`,
   `| pre-rendered (training's slice and caller) | ${f(mainHand.exactMatch.value)} | ${f(mainHand.toolAccuracy.value)} | ${f(mainHand.abstention.f1.value)} | ${mainHand.latencyMs.p50 === null ? '—' : (mainHand.latencyMs.p50 / 1000).toFixed(2)} |`,
-  `| raw through the gateway (${built.catalog.tools.length} tools, retriever recall@${config.dataset.sliceSize} ${f(raw!.recallAtSlice)}) | ${f(raw!.result.metrics.exactMatch.value)} | ${f(raw!.result.metrics.toolAccuracy.value)} | ${f(raw!.result.metrics.abstention.f1.value)} | ${raw!.result.metrics.latencyMs.p50 === null ? '—' : (raw!.result.metrics.latencyMs.p50 / 1000).toFixed(2)} |`,
+  `| raw through the gateway (${built.catalog.tools.length} tools, retriever recall@${config.dataset.sliceSize} ${f(raw!.recall.recallAt[String(config.dataset.sliceSize)] ?? null)}, @8 ${f(raw!.recall.recallAt['8'] ?? null)}) | ${f(raw!.result.metrics.exactMatch.value)} | ${f(raw!.result.metrics.toolAccuracy.value)} | ${f(raw!.result.metrics.abstention.f1.value)} | ${raw!.result.metrics.latencyMs.p50 === null ? '—' : (raw!.result.metrics.latencyMs.p50 / 1000).toFixed(2)} |`,
 ];
 const summary = {
   mode: full ? 'full' : 'quick',
@@ -171,7 +171,7 @@ const summary = {
   handwrittenCases: handCases.length,
   tokensPerSecond,
   results: rows.map(({ name, test, hand }) => ({ name, test: test.metrics, handwritten: hand?.metrics ?? null })),
-  handwrittenRawThroughGateway: { metrics: raw!.result.metrics, retrieverRecallAtSlice: raw!.recallAtSlice, sliceSize: config.dataset.sliceSize, toolsOffered: built.catalog.tools.length },
+  handwrittenRawThroughGateway: { metrics: raw!.result.metrics, retriever: raw!.recall, sliceSize: config.dataset.sliceSize, toolsOffered: built.catalog.tools.length },
 };
 await writeFile(join(out, 'quality.json'), JSON.stringify(summary, null, 2));
 await writeFile(join(out, 'quality.md'), `${table.join('\n')}\n\n${rawTable.join('\n')}\n`);

@@ -10,9 +10,8 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfigFile } from '../../core/config/load.js';
-import { retrievalQuery } from '../../core/dataset/slice.js';
 import type { RouterRow } from '../../core/dataset/types.js';
-import { bm25Retriever } from '../../core/retrieve/tool-retriever.js';
+import { retrieverRecall } from '../../core/retrieve/recall.js';
 import { REPO } from '../../test/helpers/fixtures.js';
 import { buildDataset } from '../lib/build-dataset.js';
 import { handwrittenRowsOf } from '../lib/handwritten.js';
@@ -31,18 +30,12 @@ if (!config.dataset) throw new Error(`${values.config}: the retriever benchmark 
 const dataset = { ...config.dataset, slicing: 'neighbours' as const };
 const built = await buildDataset({ ...config, dataset });
 const tools = built.catalog.tools;
-const retriever = bm25Retriever(tools);
 
 function recall(rows: RouterRow[]) {
-  const calls = rows.filter((r) => r.target.tool !== null);
-  const hits = new Map(ks.map((k) => [k, 0]));
   const t0 = performance.now();
-  for (const row of calls) {
-    const ranked = retriever.rank(retrievalQuery(row.request, row.messages?.slice(0, -1)), Math.max(...ks));
-    for (const k of ks) if (ranked.slice(0, k).includes(row.target.tool!)) hits.set(k, hits.get(k)! + 1);
-  }
-  const msPerQuery = (performance.now() - t0) / Math.max(1, calls.length);
-  return { n: calls.length, recall: ks.map((k) => hits.get(k)! / Math.max(1, calls.length)), msPerQuery };
+  const r = retrieverRecall(rows, tools, ks);
+  const msPerQuery = (performance.now() - t0) / Math.max(1, r.calls);
+  return { n: r.calls, recall: ks.map((k) => r.recallAt[String(k)] ?? 0), msPerQuery };
 }
 
 const handRows = handwrittenRowsOf(await readFile(values.cases, 'utf8'), values.cases, built.catalog, dataset);

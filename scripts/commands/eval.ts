@@ -17,6 +17,10 @@ import { summaryTable } from '../../core/eval/report-markdown.js';
 import { writeReport } from '../../core/eval/report-store.js';
 import type { CostModel, EvalCase, EvalReport } from '../../core/eval/types.js';
 import { sha256Hex } from '../../core/hash.js';
+import { traceCases } from '../../core/eval/trace-cases.js';
+import { traceFiles } from '../../core/traces/files.js';
+import { parseTraceFile, type ParsedTrace } from '../../core/traces/ingest.js';
+import { createHash } from 'node:crypto';
 import { intOption, parse, UsageError, wholeNumber, type Command } from '../lib/args.js';
 
 export const evalCommand: Command = {
@@ -24,6 +28,7 @@ export const evalCommand: Command = {
   summary: 'score any OpenAI-compatible endpoint on a test set (JSON, markdown and HTML report)',
   usage: `flywheel eval --endpoint URL --model NAME --testset REF|FILE [options]
 flywheel eval --endpoint URL --model NAME --cases FILE --catalog REF|FILE [--config FILE] [options]
+flywheel eval --endpoint URL --model NAME --traces FILE|DIR|s3://… [--escalated-only] [options]
 
 Asks the endpoint for one decision per test case (temperature 0, the case's prompt and offered tools) and
 scores exact tool+arguments match, tool accuracy, abstention P/R/F1, schema validity, error types, per-tool
@@ -37,6 +42,14 @@ and per-domain tables, latency, tokens and cost, with bootstrap 95 % intervals.
                         "verdict", "code"}; rendered with the current renderer (see docs/hand-written-cases.md)
   --catalog REF|FILE    (with --cases) the catalog: an artifact (sha prefix or URI) or a catalog JSON file
   --config FILE         (with --cases) personas, slice size, seed and render format from its dataset section
+  --traces SOURCE       production traffic as the test set: OpenAI-format traces (the gateway's trace log: a
+                        file, a directory of *.jsonl, or s3://bucket/prefix/ with $FLYWHEEL_S3_ENDPOINT). Each trace's conversation up to
+                        its final assistant message is the prompt as logged, with its tools; that final message
+                        is the expected decision (what production answered). Traces without one are skipped
+                        and counted. A rendering gateway logs the prompt it rendered: replay such traces against
+                        the backend (\`flywheel serve\`) or a gateway without \`render\`, not a rendering one
+  --escalated-only      (with --traces) only the decisions the frontier answered: labels from the stronger
+                        model, not the router's own answers
   --label NAME          column name in the report (default: the model)
   --api-key-env VAR     environment variable holding the endpoint's API key
   --adapter-id ID       LoRAX: the adapter to select per request
@@ -58,6 +71,8 @@ and per-domain tables, latency, tokens and cost, with bootstrap 95 % intervals.
       cases: { type: 'string' },
       catalog: { type: 'string' },
       config: { type: 'string' },
+      traces: { type: 'string' },
+      'escalated-only': { type: 'boolean' },
       label: { type: 'string' },
       'api-key-env': { type: 'string' },
       'adapter-id': { type: 'string' },
@@ -74,11 +89,16 @@ and per-domain tables, latency, tokens and cost, with bootstrap 95 % intervals.
       out: { type: 'string' },
       store: { type: 'string' },
     });
-    if (!values.endpoint || !values.model || (!values.testset === !values.cases)) throw new UsageError('--endpoint, --model and one of --testset or --cases are required');
+    if (!values.endpoint || !values.model || [values.testset, values.cases, values.traces].filter(Boolean).length !== 1) throw new UsageError('--endpoint, --model and one of --testset, --cases or --traces are required');
+    if (values['escalated-only'] && !values.traces) throw new UsageError('--escalated-only applies to --traces');
     if (values.cases && !values.catalog) throw new UsageError('--cases needs --catalog REF|FILE: the cases are rendered with its tool schemas');
     const apiKeyEnv = values['api-key-env'];
     if (apiKeyEnv && !process.env[apiKeyEnv]) throw new UsageError(`--api-key-env ${apiKeyEnv}: that environment variable is not set`);
-    const { cases, sha256, source } = values.cases ? await loadHandwritten(values.cases, values.catalog!, values.config, values.store) : await loadCases(values.testset!, values.store);
+    const { cases, sha256, source } = values.cases
+      ? await loadHandwritten(values.cases, values.catalog!, values.config, values.store)
+      : values.traces
+        ? await loadTraceCases(values.traces, values['escalated-only'] === true)
+        : await loadCases(values.testset!, values.store);
     const bootstrap = { resamples: intOption(values.resamples, 'resamples', 1000), seed: wholeNumber(values.seed, 'seed', 7) };
     // --limit: a stratified sample, drawn as the evaluate stage draws one (same default seed, same cases).
     const sampleSeed = wholeNumber(values['sample-seed'], 'sample-seed', evaluateSchema.parse({}).sampleSeed);
@@ -155,6 +175,35 @@ async function loadHandwritten(file: string, catalogRef: string, configFile: str
   if (!Array.isArray(catalog?.tools) || !Array.isArray(catalog?.servers)) throw new UsageError(`--catalog ${catalogRef} is not a catalog (servers[], tools[])`);
   const rows = handwrittenRowsOf(text, file, catalog, dataset);
   return { cases: handwrittenCases(rows, catalog, dataset.render.format, file), sha256: sha256Hex(text), source: file };
+}
+
+/** Traces (files, a directory, an S3 prefix) as cases; what cannot be a case is counted by reason on stderr. */
+async function loadTraceCases(source: string, escalatedOnly: boolean): Promise<{ cases: EvalCase[]; sha256: string; source: string }> {
+  let files;
+  try {
+    files = await traceFiles(source);
+  } catch (err) {
+    throw new UsageError(`--traces ${source}: ${(err as Error).message}`);
+  }
+  const parsed: ParsedTrace[] = [];
+  const digest = createHash('sha256');
+  let unreadable = 0;
+  for (const f of files) {
+    const bytes = await f.read();
+    digest.update(bytes);
+    const { traces, rejections } = parseTraceFile(f.path, bytes.toString('utf8'));
+    parsed.push(...traces);
+    unreadable += rejections.length;
+    for (const r of rejections.slice(0, 3)) console.error(`skipped ${r.file}:${r.row}: ${r.reason}: ${r.detail}`);
+  }
+  const { cases, skipped } = traceCases(parsed, { escalatedOnly });
+  const byReason = new Map<string, number>();
+  for (const s of skipped) byReason.set(s.reason, (byReason.get(s.reason) ?? 0) + 1);
+  if (unreadable) byReason.set('invalid_json', unreadable);
+  if (byReason.size) console.error(`skipped ${skipped.length + unreadable} of ${parsed.length + unreadable} traces: ${[...byReason].map(([r, n]) => `${r} ${n}`).join(', ')}`);
+  for (const s of skipped.filter((x) => x.reason !== 'not_escalated').slice(0, 3)) console.error(`  ${s.file}:${s.row}: ${s.reason}: ${s.detail}`);
+  if (cases.length === 0) throw new UsageError(`--traces ${source}: none of its ${parsed.length + unreadable} traces is a routing decision to score${escalatedOnly ? ' (with --escalated-only)' : ''}`);
+  return { cases, sha256: digest.digest('hex'), source: `${files.length} trace file(s) at ${source}${escalatedOnly ? ', escalated decisions' : ''}` };
 }
 
 function costOf(tokens: string | undefined, gpuHour: string | undefined): CostModel {

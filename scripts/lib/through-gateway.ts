@@ -7,20 +7,19 @@
 import { join } from 'node:path';
 import type { Catalog } from '../../core/catalog/types.js';
 import { type ChatMessage, offeredTool } from '../../core/dataset/render.js';
-import { retrievalQuery } from '../../core/dataset/slice.js';
 import type { RouterRow } from '../../core/dataset/types.js';
 import { Registry } from '../../core/deploy/registry.js';
 import { type EvaluateOptions, evaluateEndpoint } from '../../core/eval/evaluate.js';
 import { aggregate } from '../../core/eval/metrics.js';
 import type { CaseResult, EndpointResult, EvalCase } from '../../core/eval/types.js';
-import { bm25Retriever } from '../../core/retrieve/tool-retriever.js';
+import { type RetrieverRecall, retrieverRecall } from '../../core/retrieve/recall.js';
 import { gatewaySchema } from '../../core/config/schema.js';
 import { startGateway } from '../../gateway/server.js';
 
 export interface ThroughGateway {
   result: EndpointResult;
-  /** Share of call cases whose tool the gateway's retriever put in the slice. */
-  recallAtSlice: number | null;
+  /** The gateway's retriever on these cases' calls: recall at the slice size (what the router saw) and at 8. */
+  recall: RetrieverRecall;
 }
 
 /** `rows` must carry their original targets (sliced the classic way, so none was relabelled for a retriever miss). */
@@ -67,11 +66,8 @@ export async function scoreThroughGateway(
   }
   const metrics = aggregate(results, { bootstrap: opts.bootstrap, cost: { kind: 'none' }, wallSeconds: (performance.now() - started) / 1000 });
 
-  const retriever = bm25Retriever(catalog.tools);
-  const calls = rows.filter((r) => r.target.tool !== null);
-  const hits = calls.filter((r) => retriever.rank(retrievalQuery(r.request, r.messages?.slice(0, -1)), sliceSize).includes(r.target.tool!)).length;
   return {
     result: { label: 'raw through gateway', endpoint: 'gateway', model: backend.model, metrics, cases: results },
-    recallAtSlice: calls.length ? hits / calls.length : null,
+    recall: retrieverRecall(rows, catalog.tools, [...new Set([sliceSize, 8])]),
   };
 }

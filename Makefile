@@ -4,13 +4,16 @@ PYTHON ?= python3
 VENV := .venv
 NODE_STAMP := node_modules/.install-stamp
 VENV_STAMP := $(VENV)/.install-stamp
-TESTS ?= test/*.test.ts
+# Tiers: test/fast (no dev server, sandbox process or trainer; `make test-fast`) and test/integration.
+TESTS ?= test/fast/*.test.ts test/integration/*.test.ts
+FAST_TESTS := test/fast/*.test.ts
 
-.PHONY: install demo test typecheck dev-server worker gpu-worker clean help
+.PHONY: install demo test test-fast typecheck dev-server worker gpu-worker clean help
 
 help:
 	@echo "make demo        run the whole flywheel on examples/salesforce-oracle.yaml and print where to look"
 	@echo "make test        install what is missing, typecheck, run every test"
+	@echo "make test-fast   typecheck and the tests that start no dev server, sandbox or trainer (the inner loop)"
 	@echo "make dev-server  run the Temporal dev server (UI on :8233) in the foreground"
 	@echo "make worker      run a worker for the flywheel task queue in the foreground"
 	@echo "make gpu-worker  run a worker for the flywheel-gpu task queue (the train activity) in the foreground"
@@ -36,6 +39,10 @@ typecheck: $(NODE_STAMP)
 test: install typecheck
 	node --import tsx --test --test-concurrency=1 $(TESTS)
 	cd trainer && ../$(VENV)/bin/python -m pytest -q tests
+
+# The inner loop: needs node_modules only (npm ci), not the Python venv.
+test-fast: typecheck
+	node --import tsx --test --test-concurrency=1 $(FAST_TESTS)
 
 demo: install
 	node bin/flywheel.js demo

@@ -1,0 +1,98 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { CatalogTool } from '../../core/catalog/types.js';
+import { completionText, renderRow } from '../../core/dataset/render.js';
+import { balanceTrain, entityGroups, entityOverlap, splitByEntity } from '../../core/dataset/split.js';
+import type { RouterRow } from '../../core/dataset/types.js';
+import { hashOf } from '../../core/hash.js';
+
+function row(i: number, entities: string[], tool: string | null = 'update_account', domain = 'salesforce'): RouterRow {
+  return {
+    id: `r${i}`,
+    domain,
+    entities,
+    request: `request ${i}`,
+    persona: { name: 'sales-rep', scopes: ['sf.read'] },
+    tools: ['update_account', 'update_contact'],
+    target: tool ? { tool, arguments: { accountId: `a${i}`, b: 1 } } : { tool: null, verdict: 'abstain', code: 'no_tool', reason: 'x' },
+    provenance: { source: 'generated' },
+  };
+}
+
+/** 600 rows over 120 accounts; some rows also touch an opportunity shared by two accounts' rows. */
+function corpus(): RouterRow[] {
+  const rows: RouterRow[] = [];
+  for (let i = 0; i < 600; i++) {
+    const acct = `salesforce:account:${i % 120}`;
+    const extra = i % 50 === 0 ? [`salesforce:opportunity:${i % 7}`] : [];
+    rows.push(row(i, [acct, ...extra], i % 5 === 0 ? null : i % 3 === 0 ? 'create_case' : 'update_account', i % 4 === 0 ? 'oracle-ebs' : 'salesforce'));
+  }
+  return rows;
+}
+
+describe('split by entity', () => {
+  it('groups rows that share any entity', () => {
+    const groups = entityGroups([row(1, ['a', 'b']), row(2, ['b', 'c']), row(3, ['d']), row(4, ['c'])]);
+    assert.deepEqual(groups.map((g) => g.map((r) => r.id).sort()).sort(), [['r1', 'r2', 'r4'], ['r3']]);
+  });
+
+  it('has zero entity overlap, keeps every row, and is close to the ratios', () => {
+    const rows = corpus();
+    const s = splitByEntity(rows, { train: 0.8, val: 0.1, test: 0.1 }, 1);
+    assert.deepEqual(entityOverlap(s), []);
+    assert.equal(s.train.length + s.val.length + s.test.length, rows.length);
+    assert.ok(Math.abs(s.test.length / rows.length - 0.1) < 0.04, `test share ${s.test.length / rows.length}`);
+    for (const domain of ['salesforce', 'oracle-ebs']) assert.ok(s.test.some((r) => r.domain === domain), `${domain} is in test`);
+  });
+
+  it('detects overlap when there is some', () => {
+    assert.deepEqual(entityOverlap({ train: [row(1, ['x'])], val: [], test: [row(2, ['x'])] }), ['x']);
+  });
+
+  it('same seed same split, another seed another split', () => {
+    const ids = (seed: number) => hashOf(splitByEntity(corpus(), { train: 0.8, val: 0.1, test: 0.1 }, seed).test.map((r) => r.id));
+    assert.equal(ids(3), ids(3));
+    assert.notEqual(ids(3), ids(4));
+  });
+
+  it('a frozen test set is kept as is and its entities never reach train or val', () => {
+    const rows = corpus();
+    const first = splitByEntity(rows, { train: 0.8, val: 0.1, test: 0.1 }, 1);
+    const more = [...rows, row(9001, ['salesforce:account:5']), row(9002, ['salesforce:account:new'])];
+    const second = splitByEntity(more, { train: 0.8, val: 0.1, test: 0.1 }, 99, first.test);
+    assert.deepEqual(second.test.map((r) => r.id), first.test.map((r) => r.id));
+    assert.deepEqual(entityOverlap(second), []);
+  });
+
+  it('oversamples rare tools and negatives in train only, with distinct ids', () => {
+    const train = [row(1, ['a']), row(2, ['b']), row(3, ['c'], 'create_case'), row(4, ['d'], null)];
+    const out = balanceTrain(train, { minPerTool: 3, negativeShare: 0.4 });
+    assert.equal(out.filter((r) => r.target.tool === 'create_case').length, 3);
+    assert.ok(out.filter((r) => r.target.tool === null).length / out.length >= 0.4);
+    assert.equal(new Set(out.map((r) => r.id)).size, out.length);
+  });
+});
+
+describe('render', () => {
+  const tools = new Map<string, CatalogTool>([
+    ['salesforce/update_account', { id: 'salesforce/update_account', server: 'salesforce', name: 'update_account', description: 'Update an account', inputSchema: { type: 'object' }, scopes: ['sf.account.write'] }],
+    ['salesforce/update_contact', { id: 'salesforce/update_contact', server: 'salesforce', name: 'update_contact', description: 'Update a contact', inputSchema: { type: 'object' }, scopes: ['sf.contact.write'] }],
+  ]);
+
+  it('renders TRL prompt/completion with a tools column and compact JSON targets, tool first', () => {
+    const r = renderRow(row(7, ['a']), tools);
+    assert.deepEqual(r.prompt.map((m) => m.role), ['system', 'user']);
+    assert.match(r.prompt[0]!.content ?? '', /scopes: sf\.read/);
+    assert.equal(r.completion[0]!.content, '{"tool":"update_account","arguments":{"accountId":"a7","b":1}}');
+    assert.deepEqual(r.tools.map((t) => t.function.name), ['update_account', 'update_contact']);
+    assert.equal(renderRow(row(8, ['a'], null), tools).completion[0]!.content, '{"tool":null,"verdict":"abstain","code":"no_tool"}');
+  });
+
+  it('renders the Hermes <tool_call> variant for calls', () => {
+    assert.equal(completionText({ tool: 'update_account', arguments: { z: 1, a: 2 } }, 'hermes'), '<tool_call>\n{"arguments":{"a":2,"z":1},"name":"update_account"}\n</tool_call>');
+  });
+
+  it('refuses a row that offers a tool the catalog lacks', () => {
+    assert.throws(() => renderRow({ ...row(9, ['a']), tools: ['ghost'] }, tools), /offers ghost, which is not in the catalog/);
+  });
+});

@@ -1,30 +1,18 @@
 import { ApplicationFailure } from '@temporalio/common';
-import { ArtifactError } from '../core/artifacts/types.js';
-import { ConfigError } from '../core/config/load.js';
-import { McpServerError } from '../core/mcp/connect.js';
-import { TeacherConfigError } from '../core/dataset/teacher/openai.js';
-import { TrainJobError } from '../core/train/job.js';
-import { EvalInputError } from '../core/eval/cases.js';
-import { BackendError } from '../core/deploy/backend.js';
-import { SmokeTestFailed } from '../core/deploy/deploy.js';
-import { RegistryConflict } from '../core/deploy/registry.js';
-import { PermanentError } from '../core/errors.js';
+import { InputError, TransientError } from '../core/errors.js';
 
 /**
- * Turn errors that retrying cannot fix into non-retryable failures whose type names the cause, so a
- * bad config or a missing command fails the run at once with a message naming the field or server.
+ * The activity boundary reads only the two error bases (core/errors.ts): an InputError fails its activity at
+ * once, as a non-retryable failure whose type names the cause, so a bad config or a missing command ends the
+ * run with a message naming the field or server; a TransientError is retried with the activity's backoff.
+ * Anything else (a bug) is retried too, and its stack kept.
  */
 export async function failFast<T>(fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (err) {
-    if (err instanceof PermanentError || err instanceof ConfigError || err instanceof ArtifactError || err instanceof TeacherConfigError || err instanceof TrainJobError || err instanceof EvalInputError || err instanceof SmokeTestFailed || err instanceof RegistryConflict) {
-      throw ApplicationFailure.nonRetryable(err.message, err.name);
-    }
-    if (err instanceof McpServerError || err instanceof BackendError) {
-      if (!err.retryable) throw ApplicationFailure.nonRetryable(err.message, err.name);
-      throw ApplicationFailure.retryable(err.message, err.name);
-    }
+    if (err instanceof InputError) throw ApplicationFailure.nonRetryable(err.message, err.name);
+    if (err instanceof TransientError) throw ApplicationFailure.retryable(err.message, err.name);
     throw err;
   }
 }

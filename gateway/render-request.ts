@@ -8,6 +8,7 @@ import { type ChatMessage, type OfferedTool, offeredTool, routerPrompt } from '.
 import { canonicalJson } from '../core/hash.js';
 import { bm25Retriever } from '../core/retrieve/tool-retriever.js';
 import { compileSchema } from '../core/schema/compile.js';
+import { InputError } from '../core/errors.js';
 
 export interface RenderSettings {
   /** Tools the router sees per request: the retriever's best, in the agent's order. */
@@ -61,7 +62,7 @@ function fitConversation(conversation: ChatMessage[], tools: OfferedTool[], sett
 }
 
 /** A request the gateway refuses with a 400; `param` is the OpenAI error's `param`. */
-export class RequestError extends Error {
+export class RequestError extends InputError {
   constructor(
     message: string,
     readonly param: string,

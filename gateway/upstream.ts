@@ -1,5 +1,6 @@
 /** One POST to an OpenAI-compatible /chat/completions, with a timeout and the upstream's own error message. */
 import type { AssistantMessage, ChoiceLogprobs } from './confidence.js';
+import { TransientError } from '../core/errors.js';
 
 export interface ChatCompletion {
   model?: string;
@@ -8,7 +9,7 @@ export interface ChatCompletion {
 }
 
 /** The upstream answered with an error status, an unusable body, or not at all (status null). */
-export class UpstreamError extends Error {
+export class UpstreamError extends TransientError {
   override name = 'UpstreamError';
   constructor(
     readonly status: number | null,

@@ -1,5 +1,4 @@
-import { ConfigError } from '../core/config/load.js';
-import { TestsetError } from '../core/dataset/testset-io.js';
+import { InputError } from '../core/errors.js';
 import { UsageError, type Command } from './lib/args.js';
 import { artifactsCommand } from './commands/artifacts.js';
 import { catalogCommand } from './commands/catalog.js';
@@ -21,7 +20,6 @@ import { scheduleCommand } from './commands/schedule.js';
 import { lineageCommand } from './commands/lineage.js';
 import { gcCommand } from './commands/gc.js';
 import { publishCommand } from './commands/publish.js';
-import { EvalInputError } from '../core/eval/cases.js';
 
 const COMMANDS: Command[] = [devServerCommand, workerCommand, runCommand, statusCommand, runsCommand, catalogCommand, tracesCommand, datasetCommand, testsetCommand, evalCommand, serveCommand, gatewayCommand, approveCommand, rejectCommand, rollbackCommand, versionsCommand, scheduleCommand, lineageCommand, publishCommand, gcCommand, configCommand, artifactsCommand, demoCommand];
 
@@ -33,7 +31,7 @@ usage: flywheel COMMAND [options]    (flywheel COMMAND --help for details)
 
 ${COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`).join('\n')}
 
-Exit codes: 0 success, 2 bad usage or bad config, 1 runtime failure.`;
+Exit codes: 0 success, 2 bad input (usage, config, a file, a row, an artifact: no retry can fix it), 1 runtime failure.`;
 }
 
 /** Run one CLI invocation; returns the exit code. */
@@ -59,7 +57,8 @@ export async function main(argv: string[]): Promise<number> {
       console.error(`flywheel ${name}: ${err.message}\n(see "flywheel ${name} --help")`);
       return 2;
     }
-    if (err instanceof ConfigError || err instanceof TestsetError || err instanceof EvalInputError) {
+    // Bad input of any kind (config, file, row, artifact, job): its message names what, and exit 2 says so.
+    if (err instanceof InputError) {
       console.error(err.message);
       return 2;
     }

@@ -34,30 +34,31 @@ export const rejectUpdate = wf.defineUpdate<string, [ApprovalInput]>('reject');
 export const approveSignal = wf.defineSignal<[ApprovalInput]>('approve');
 export const rejectSignal = wf.defineSignal<[ApprovalInput]>('reject');
 
-const NON_RETRYABLE = ['ConfigError', 'ArtifactError', 'TeacherConfigError'];
+// Which failures are worth a retry is the activities' to say: every InputError reaches the workflow as a
+// non-retryable ApplicationFailure (activities/errors.ts), so retry policies here list no error types.
 
 const { resolveConfig } = wf.proxyActivities<typeof activities>({
   startToCloseTimeout: '1 minute',
-  retry: { maximumAttempts: 3, nonRetryableErrorTypes: NON_RETRYABLE },
+  retry: { maximumAttempts: 3 },
 });
 
 // Listing is network-bound: heartbeats every 2 s, so a dead worker is noticed within the heartbeat timeout.
 const { listServerTools } = wf.proxyActivities<typeof activities>({
   startToCloseTimeout: '10 minutes',
   heartbeatTimeout: '10 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumAttempts: 5, nonRetryableErrorTypes: NON_RETRYABLE },
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumAttempts: 5 },
 });
 
 const { buildCatalog } = wf.proxyActivities<typeof activities>({
   startToCloseTimeout: '5 minutes',
-  retry: { maximumAttempts: 3, nonRetryableErrorTypes: NON_RETRYABLE },
+  retry: { maximumAttempts: 3 },
 });
 
 // Dataset stages: minutes to hours with a remote teacher; the long ones heartbeat as they go.
 const dataset = wf.proxyActivities<typeof activities>({
   startToCloseTimeout: '4 hours',
   heartbeatTimeout: '2 minutes',
-  retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumAttempts: 3, nonRetryableErrorTypes: NON_RETRYABLE },
+  retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumAttempts: 3 },
 });
 
 interface StageOutcome {
@@ -261,7 +262,7 @@ async function trainAdapter(config: FlywheelConfig, datasetConfig: DatasetConfig
     taskQueue: GPU_TASK_QUEUE,
     startToCloseTimeout: '72 hours',
     heartbeatTimeout: `${train.heartbeatTimeoutSeconds} seconds`,
-    retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes', maximumAttempts: train.maxAttempts, nonRetryableErrorTypes: [...NON_RETRYABLE, 'BadTrainJob', 'TrainJobError'] },
+    retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes', maximumAttempts: train.maxAttempts },
   });
   let version = '';
   await runStage('train', async () => {
@@ -280,7 +281,7 @@ async function trainAdapter(config: FlywheelConfig, datasetConfig: DatasetConfig
 const cpu = wf.proxyActivities<typeof activities>({
   startToCloseTimeout: '10 minutes',
   heartbeatTimeout: '2 minutes',
-  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumAttempts: 5, nonRetryableErrorTypes: [...NON_RETRYABLE, 'SmokeTestFailed', 'EvalInputError'] },
+  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumAttempts: 5 },
 });
 
 interface ReleaseContext {
@@ -307,7 +308,7 @@ async function releaseCandidate({ config, datasetConfig, train, adapterVersion, 
     taskQueue: GPU_TASK_QUEUE,
     startToCloseTimeout: '12 hours',
     heartbeatTimeout: '5 minutes',
-    retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumAttempts: 3, nonRetryableErrorTypes: [...NON_RETRYABLE, 'EvalInputError'] },
+    retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumAttempts: 3 },
   });
   // What the alias serves when the candidate is scored: the deploy moves the alias only from this version.
   const seen: { production: ServedVersion | null } = { production: null };

@@ -27,7 +27,7 @@ export interface RollbackResult {
 const { rollbackStage } = wf.proxyActivities<typeof activities>({
   startToCloseTimeout: '15 minutes',
   heartbeatTimeout: '5 minutes',
-  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumAttempts: 5, nonRetryableErrorTypes: ['SmokeTestFailed', 'ConfigError', 'ArtifactError'] },
+  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumAttempts: 5 },
 });
 
 /**

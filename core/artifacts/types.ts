@@ -1,3 +1,4 @@
+import { InputError } from '../errors.js';
 /** The only thing workflows pass around: a pointer to immutable, hash-verified content. */
 export interface ArtifactRef {
   uri: string;
@@ -53,6 +54,6 @@ export interface MemoEntry {
 }
 
 /** Raised for anything the caller got wrong (bad ref, hash mismatch, bad name): retrying cannot help. */
-export class ArtifactError extends Error {
+export class ArtifactError extends InputError {
   override name = 'ArtifactError';
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { ServerConfig } from '../config/schema.js';
-import { connectServer, explain, McpServerError } from '../mcp/connect.js';
+import { connectServer, explain, McpServerSetupError } from '../mcp/connect.js';
 import type { ServerSnapshot } from './types.js';
 
 // Deliberately loose: each tool is checked one by one later, so one malformed tool is quarantined
@@ -29,7 +29,7 @@ export async function listServerTools(
     let pages = 0;
     do {
       if (pages >= opts.maxPages) {
-        throw new McpServerError(server.name, `tools/list did not finish within catalog.maxPages=${opts.maxPages} pages`, false);
+        throw new McpServerSetupError(server.name, `tools/list did not finish within catalog.maxPages=${opts.maxPages} pages`);
       }
       let page;
       try {
@@ -47,7 +47,7 @@ export async function listServerTools(
       cursor = page.nextCursor;
       if (cursor !== undefined) {
         if (seenCursors.has(cursor)) {
-          throw new McpServerError(server.name, `tools/list returned cursor ${JSON.stringify(cursor)} twice (pagination loop)`, false);
+          throw new McpServerSetupError(server.name, `tools/list returned cursor ${JSON.stringify(cursor)} twice (pagination loop)`);
         }
         seenCursors.add(cursor);
       }

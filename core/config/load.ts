@@ -3,9 +3,10 @@ import { parseDocument } from 'yaml';
 import type { z } from 'zod';
 import { formatPath } from './path.js';
 import { configSchema, type FlywheelConfig } from './schema.js';
+import { InputError } from '../errors.js';
 
 /** A config that cannot be used. `problems` each name the key path; the message names the file. */
-export class ConfigError extends Error {
+export class ConfigError extends InputError {
   override name = 'ConfigError';
   constructor(
     readonly source: string,

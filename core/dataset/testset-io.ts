@@ -2,6 +2,7 @@ import { parse } from 'csv-parse/sync';
 import { stringify } from 'csv-stringify/sync';
 import { canonicalJson } from '../hash.js';
 import type { RouterRow } from './types.js';
+import { InputError } from '../errors.js';
 
 /**
  * Export and import of the frozen test set for human audit. JSONL rows carry an `approved` field; CSV has
@@ -10,7 +11,7 @@ import type { RouterRow } from './types.js';
  */
 export type TestsetFormat = 'jsonl' | 'csv';
 
-export class TestsetError extends Error {
+export class TestsetError extends InputError {
   override name = 'TestsetError';
   constructor(readonly file: string, readonly problems: string[]) {
     super(`${file}: cannot import test set\n${problems.slice(0, 20).map((p) => `  - ${p}`).join('\n')}${problems.length > 20 ? `\n  … and ${problems.length - 20} more` : ''}`);

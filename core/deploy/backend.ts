@@ -1,11 +1,18 @@
 import type { DeployTarget } from './types.js';
+import { InputError, TransientError } from '../errors.js';
 
-/** The backend refused or failed a call; `retryable` says whether trying again can help. */
-export class BackendError extends Error {
+/** The backend failed a call in a way that may pass: unreachable, timed out, a 5xx or 429. */
+export class BackendError extends TransientError {
   override name = 'BackendError';
-  constructor(message: string, readonly retryable: boolean) {
-    super(message);
-  }
+}
+
+/** The backend refused a call (a 4xx): sending it again cannot help. */
+export class BackendRefusal extends InputError {
+  override name = 'BackendRefusal';
+}
+
+function backendError(message: string, retryable: boolean): BackendError | BackendRefusal {
+  return retryable ? new BackendError(message) : new BackendRefusal(message);
 }
 
 /** How requests reach one version on a backend. */
@@ -30,7 +37,7 @@ export class Backend {
     const res = await this.call('POST', '/load_lora_adapter', { lora_name: name, lora_path: adapterPath });
     // A retry after a crash between load and the alias flip finds the version loaded: that is success.
     if (!res.ok && !(res.status === 400 && /already been loaded/i.test(res.text))) {
-      throw new BackendError(`${this.endpoint}: loading ${name} from ${adapterPath} failed (${res.status}): ${res.text.slice(0, 300)}`, res.status >= 500 || res.status === 429);
+      throw backendError(`${this.endpoint}: loading ${name} from ${adapterPath} failed (${res.status}): ${res.text.slice(0, 300)}`, res.status >= 500 || res.status === 429);
     }
     return { servedModel: name, adapterId: null, baseModel: await this.parentOf(name) };
   }
@@ -39,7 +46,7 @@ export class Backend {
   async unload(name: string): Promise<void> {
     if (this.target === 'lorax') return;
     const res = await this.call('POST', '/unload_lora_adapter', { lora_name: name });
-    if (!res.ok && res.status !== 404) throw new BackendError(`${this.endpoint}: unloading ${name} failed (${res.status}): ${res.text.slice(0, 300)}`, res.status >= 500);
+    if (!res.ok && res.status !== 404) throw backendError(`${this.endpoint}: unloading ${name} failed (${res.status}): ${res.text.slice(0, 300)}`, res.status >= 500);
   }
 
   /** Whether the backend lists `name` now (a restarted backend forgets runtime-loaded adapters). */
@@ -51,13 +58,13 @@ export class Backend {
   private async parentOf(name: string): Promise<string> {
     const models = await this.models();
     const entry = models.find((m) => m.id === name);
-    if (!entry) throw new BackendError(`${this.endpoint}: ${name} was loaded but /models does not list it`, true);
+    if (!entry) throw new BackendError(`${this.endpoint}: ${name} was loaded but /models does not list it`);
     return entry.parent ?? models.find((m) => !m.parent)?.id ?? '';
   }
 
   private async models(): Promise<Array<{ id: string; parent?: string | null }>> {
     const res = await this.call('GET', '/models');
-    if (!res.ok) throw new BackendError(`${this.endpoint}/models answered ${res.status}: ${res.text.slice(0, 300)}`, res.status >= 500);
+    if (!res.ok) throw backendError(`${this.endpoint}/models answered ${res.status}: ${res.text.slice(0, 300)}`, res.status >= 500);
     return (JSON.parse(res.text) as { data: Array<{ id: string; parent?: string | null }> }).data;
   }
 
@@ -73,7 +80,7 @@ export class Backend {
       return { ok: res.ok, status: res.status, text: await res.text() };
     } catch (err) {
       // Connection refused / timeout: the backend may be restarting; worth retrying.
-      throw new BackendError(`${url}: ${(err as Error).cause instanceof Error ? ((err as Error).cause as Error).message : (err as Error).message} (is the serving backend running? \`flywheel serve\` starts the local one)`, true);
+      throw new BackendError(`${url}: ${(err as Error).cause instanceof Error ? ((err as Error).cause as Error).message : (err as Error).message} (is the serving backend running? \`flywheel serve\` starts the local one)`);
     }
   }
 }

@@ -4,9 +4,10 @@ import type { Backend, Route } from './backend.js';
 import { RegistryConflict, type Registry } from './registry.js';
 import { smokeTest, type SmokeProbe, type SmokeResult } from './smoke.js';
 import type { AliasAction, AliasEvent, DeployedVersion } from './types.js';
+import { InputError } from '../errors.js';
 
 /** The smoke test failed: the alias stays where it was. Retrying the same adapter cannot help. */
-export class SmokeTestFailed extends Error {
+export class SmokeTestFailed extends InputError {
   override name = 'SmokeTestFailed';
 }
 

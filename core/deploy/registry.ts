@@ -7,6 +7,7 @@ import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import type { ArtifactRef } from '../artifacts/types.js';
 import type { AliasAction, AliasEvent, DeployedVersion, DeployTarget } from './types.js';
+import { InputError } from '../errors.js';
 
 /** 2: versions.probes (the smoke-probes artifact), added to version-1 files on open. */
 const SCHEMA_VERSION = 2;
@@ -106,7 +107,7 @@ export interface RepointOptions {
 }
 
 /** A move or registration that contradicts the registry (a reused name, a moved alias): retrying cannot help. */
-export class RegistryConflict extends Error {
+export class RegistryConflict extends InputError {
   override name = 'RegistryConflict';
 }
 

@@ -3,9 +3,10 @@ import type { RouterRow } from '../dataset/types.js';
 import { Rng } from '../rng.js';
 import { targetFromCompletion } from './parse.js';
 import type { EvalCase } from './types.js';
+import { InputError } from '../errors.js';
 
 /** Raised for a test set that cannot be scored; names the row. Retrying cannot help. */
-export class EvalInputError extends Error {
+export class EvalInputError extends InputError {
   override name = 'EvalInputError';
 }
 

@@ -5,19 +5,27 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { resolve } from 'node:path';
 import type { ServerConfig } from '../config/schema.js';
 import { describeServer } from './server-spec.js';
+import { InputError, TransientError } from '../errors.js';
 
 export const CLIENT_INFO = { name: 'mcp-flywheel', version: '0.1.0' };
 
-/**
- * An MCP server that could not be reached or misbehaved. `retryable` is false when trying again cannot
- * help (the command does not exist, the token variable is unset).
- */
-export class McpServerError extends Error {
+/** An MCP server that could not be reached or misbehaved in a way that may pass (refused, timed out, closed). */
+export class McpServerError extends TransientError {
   override name = 'McpServerError';
   constructor(
     readonly server: string,
     message: string,
-    readonly retryable: boolean,
+  ) {
+    super(`MCP server "${server}": ${message}`);
+  }
+}
+
+/** An MCP server that trying again cannot help: the command does not exist, the token variable is unset, its listing loops. */
+export class McpServerSetupError extends InputError {
+  override name = 'McpServerSetupError';
+  constructor(
+    readonly server: string,
+    message: string,
   ) {
     super(`MCP server "${server}": ${message}`);
   }
@@ -54,7 +62,7 @@ export async function connectServer(server: ServerConfig): Promise<McpConnection
     if (http.bearerTokenEnv) {
       const token = process.env[http.bearerTokenEnv];
       if (!token) {
-        throw new McpServerError(server.name, `environment variable ${http.bearerTokenEnv} (bearer token) is not set on this worker`, false);
+        throw new McpServerSetupError(server.name, `environment variable ${http.bearerTokenEnv} (bearer token) is not set on this worker`);
       }
       headers.Authorization = `Bearer ${token}`;
     }
@@ -85,21 +93,21 @@ export async function connectServer(server: ServerConfig): Promise<McpConnection
   };
 }
 
-export function explain(server: ServerConfig, err: unknown, stderr = ''): McpServerError {
+export function explain(server: ServerConfig, err: unknown, stderr = ''): McpServerError | McpServerSetupError {
   const e = err as NodeJS.ErrnoException & { code?: unknown };
   const where = describeServer(server);
   const tail = stderr ? `\n--- server stderr (tail) ---\n${stderr}` : '';
   if (e?.code === 'ENOENT' || e?.code === 'EACCES') {
-    return new McpServerError(server.name, `failed to start (${where}): ${e.message}${tail}`, false);
+    return new McpServerSetupError(server.name, `failed to start (${where}): ${e.message}${tail}`);
   }
   if (e?.code === 'ECONNREFUSED' || /fetch failed|ECONNREFUSED/.test(String(e?.message) + String((e as { cause?: unknown })?.cause))) {
-    return new McpServerError(server.name, `connection refused at ${where}${tail}`, true);
+    return new McpServerError(server.name, `connection refused at ${where}${tail}`);
   }
   if (/timed out|timeout/i.test(String(e?.message))) {
-    return new McpServerError(server.name, `timed out after ${server.timeoutMs} ms (${where})${tail}`, true);
+    return new McpServerError(server.name, `timed out after ${server.timeoutMs} ms (${where})${tail}`);
   }
   if (/Connection closed/i.test(String(e?.message))) {
-    return new McpServerError(server.name, `exited or closed the connection during startup (${where})${tail}`, true);
+    return new McpServerError(server.name, `exited or closed the connection during startup (${where})${tail}`);
   }
-  return new McpServerError(server.name, `${e?.message ?? String(err)} (${where})${tail}`, true);
+  return new McpServerError(server.name, `${e?.message ?? String(err)} (${where})${tail}`);
 }

@@ -1,7 +1,8 @@
 import type { ServerConfig } from '../config/schema.js';
+import { InputError } from '../errors.js';
 
 /** Thrown for a server spec the user typed wrong. */
-export class ServerSpecError extends Error {
+export class ServerSpecError extends InputError {
   override name = 'ServerSpecError';
 }
 

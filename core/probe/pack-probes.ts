@@ -1,6 +1,6 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { PermanentError } from '../errors.js';
 import type { EntityPools } from './types.js';
+import { InputError } from '../errors.js';
 
 /** A read call a domain pack makes to list one entity type of its server. */
 export interface PackProbe {
@@ -12,7 +12,7 @@ export interface PackProbe {
 }
 
 /** A pack probe that failed: the pack's goals cannot draw from that server. Retrying the same call cannot help. */
-export class PackProbeError extends PermanentError {
+export class PackProbeError extends InputError {
   override name = 'PackProbeError';
 }
 

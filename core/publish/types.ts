@@ -1,4 +1,5 @@
 import { sha256Hex } from '../hash.js';
+import { InputError } from '../errors.js';
 
 /** One file of a publication: its path inside the repo or prefix, its bytes and their sha256. */
 export interface PublishFile {
@@ -29,7 +30,7 @@ export interface Publication {
 }
 
 /** Bad input (unknown version, wrong kind of artifact): retrying cannot help; the CLI exits 2. */
-export class PublishInputError extends Error {
+export class PublishInputError extends InputError {
   override name = 'PublishInputError';
 }
 

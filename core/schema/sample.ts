@@ -12,10 +12,10 @@ import { canonicalJson } from '../hash.js';
 import { Rng } from '../rng.js';
 import { ajvErrors, conflicts, indexOf, isObj, merge, resolveRef, rootValidator, subValidator, valid, type Schema } from './sample-schema.js';
 import { filler, formatValue, fromPattern, isCountName, patternRegExp, quotedExamples, stringForName } from './sample-strings.js';
-import { PermanentError } from '../errors.js';
+import { InputError } from '../errors.js';
 
 /** A schema no argument set can be drawn for: impossible pattern, cyclic required $ref, contradictory bounds... */
-export class UnsampleableSchema extends PermanentError {
+export class UnsampleableSchema extends InputError {
   override name = 'UnsampleableSchema';
   constructor(readonly reason: string) {
     super(reason);

@@ -4,6 +4,7 @@ import type { CallValidator } from '../dataset/validate.js';
 import { hashOf, shortSha } from '../hash.js';
 import { Redactor } from './redact.js';
 import type { Trace, TraceMessage, TraceRejection } from './types.js';
+import { InputError } from '../errors.js';
 
 export interface ParsedTrace {
   file: string;
@@ -42,7 +43,7 @@ export function parseTraceFile(file: string, text: string): { traces: ParsedTrac
   return { traces, rejections };
 }
 
-class TraceError extends Error {
+class TraceError extends InputError {
   constructor(readonly reason: string, detail: string) {
     super(detail);
   }

@@ -2,6 +2,7 @@ import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import type { S3Options } from '../artifacts/index.js';
 import { s3ClientFor } from '../artifacts/s3-backend.js';
 import { TRACE_FILE_RE } from './types.js';
+import { InputError, TransientError } from '../errors.js';
 
 
 export interface RemoteTraceFile {
@@ -11,7 +12,7 @@ export interface RemoteTraceFile {
 }
 
 /** A store that did not answer (network, 5xx, throttling): worth a retry, unlike a missing bucket or a denied key. */
-export class TraceSourceUnavailable extends Error {
+export class TraceSourceUnavailable extends TransientError {
   override name = 'TraceSourceUnavailable';
 }
 
@@ -21,7 +22,7 @@ function explain(uri: string, what: string, err: unknown, listed = false): Error
   const status = (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
   const message = `${uri}: ${what}: ${(err as Error).name} ${(err as Error).message}`;
   const transient = status === undefined || status >= 500 || status === 429 || (listed && status === 404);
-  return transient ? new TraceSourceUnavailable(message) : new Error(message);
+  return transient ? new TraceSourceUnavailable(message) : new InputError(message);
 }
 
 /**
@@ -30,7 +31,7 @@ function explain(uri: string, what: string, err: unknown, listed = false): Error
  */
 export async function s3TraceFiles(uri: string, opts: S3Options = {}): Promise<RemoteTraceFile[]> {
   const m = /^s3:\/\/([^/]+)\/?(.*)$/.exec(uri);
-  if (!m) throw new Error(`${uri}: not an s3://bucket/prefix URI`);
+  if (!m) throw new InputError(`${uri}: not an s3://bucket/prefix URI`);
   const bucket = m[1]!;
   const key = m[2] ?? '';
   const client = s3ClientFor(opts);

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import type { ErrorObject } from 'ajv';
 import { formatPath } from '../config/path.js';
 import { compileSchema } from '../schema/compile.js';
+import { InputError } from '../errors.js';
 
 /**
  * The TypeScript side of the train job contract: trainer/job.schema.json is the one definition; the Python
@@ -21,7 +22,7 @@ export interface JobProblem {
   message: string;
 }
 
-export class TrainJobError extends Error {
+export class TrainJobError extends InputError {
   override name = 'TrainJobError';
   readonly problems: string[];
   constructor(readonly issues: JobProblem[]) {

@@ -3,6 +3,7 @@ import { createWriteStream, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { InputError } from '../errors.js';
 
 export const TRAINER_ROOT = fileURLToPath(new URL('../../trainer', import.meta.url));
 const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -140,7 +141,7 @@ export function baseCacheRoot(): string {
 }
 
 /** A packaged base that cannot be converted as asked (not installed, corrupt): retrying cannot help. */
-export class BaseModelError extends Error {
+export class BaseModelError extends InputError {
   override name = 'BaseModelError';
 }
 

@@ -1,7 +1,8 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { InputError } from '../../core/errors.js';
 
 /** Bad usage: exit code 2, with the command's help pointer. */
-export class UsageError extends Error {
+export class UsageError extends InputError {
   override name = 'UsageError';
 }
 

@@ -11,6 +11,7 @@ import { connectClient } from '../../workers/connection.js';
 import { CPU_TASK_QUEUE } from '../../workers/cpu.js';
 import type { flywheelRun } from '../../workflows/flywheel-run.js';
 import { UsageError } from './args.js';
+import { InputError } from '../../core/errors.js';
 
 export type RunHandle = WorkflowHandle<typeof flywheelRun>;
 
@@ -51,7 +52,7 @@ export interface Started {
 }
 
 /** Keyed starts were refused: the key already names a run of a different request. */
-export class IdempotencyConflict extends Error {
+export class IdempotencyConflict extends InputError {
   override name = 'IdempotencyConflict';
 }
 

@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { buildCatalog } from '../../core/catalog/build.js';
 import { listServerTools } from '../../core/catalog/list-tools.js';
-import { McpServerError } from '../../core/mcp/connect.js';
+import { McpServerError, McpServerSetupError } from '../../core/mcp/connect.js';
+import { InputError, TransientError } from '../../core/errors.js';
 import { fixtureStdio, runCli, startFixtureHttp, tempDir } from '../helpers/fixtures.js';
 
 describe('catalog ingestion over stdio', () => {
@@ -41,7 +42,7 @@ describe('catalog ingestion over stdio', () => {
 
   it('names the server when its command does not exist (not retryable)', async () => {
     const server = { name: 'ghost', stdio: { command: '/nonexistent/mcp-server', args: [], env: {} }, timeoutMs: 5000 };
-    await assert.rejects(listServerTools(server, { maxPages: 1 }), (e: McpServerError) => e.retryable === false && /MCP server "ghost": failed to start \(stdio: \/nonexistent\/mcp-server\)/.test(e.message));
+    await assert.rejects(listServerTools(server, { maxPages: 1 }), (e: Error) => e instanceof McpServerSetupError && e instanceof InputError && /MCP server "ghost": failed to start \(stdio: \/nonexistent\/mcp-server\)/.test(e.message));
   });
 
   it('names the server and shows its stderr when it exits during startup', async () => {
@@ -51,7 +52,7 @@ describe('catalog ingestion over stdio', () => {
 
   it('times out a server that never answers, naming it', async () => {
     const server = { name: 'silent', stdio: { command: process.execPath, args: ['-e', 'setInterval(() => {}, 1000)'], env: {} }, timeoutMs: 500 };
-    await assert.rejects(listServerTools(server, { maxPages: 1 }), (e: McpServerError) => e.retryable && /MCP server "silent": timed out after 500 ms/.test(e.message));
+    await assert.rejects(listServerTools(server, { maxPages: 1 }), (e: Error) => e instanceof McpServerError && e instanceof TransientError && /MCP server "silent": timed out after 500 ms/.test(e.message));
   });
 });
 
@@ -73,7 +74,7 @@ describe('catalog ingestion over Streamable HTTP', () => {
     delete process.env.MISSING_TOKEN;
     await assert.rejects(
       listServerTools({ name: 'erp', http: { url: http.url, headers: {}, bearerTokenEnv: 'MISSING_TOKEN' }, timeoutMs: 5000 }, { maxPages: 1 }),
-      (e: McpServerError) => !e.retryable && /MCP server "erp": environment variable MISSING_TOKEN/.test(e.message),
+      (e: Error) => e instanceof McpServerSetupError && /MCP server "erp": environment variable MISSING_TOKEN/.test(e.message),
     );
     await assert.rejects(
       listServerTools({ name: 'erp', http: { url: http.url, headers: { Authorization: 'Bearer wrong' } }, timeoutMs: 5000 }, { maxPages: 1 }),
@@ -113,13 +114,13 @@ describe('flywheel catalog ingest', () => {
     }
   });
 
-  it('exits 2 on a bad spec and 1 naming a server that fails', async () => {
+  it('exits 2 on a bad spec and on a server command that does not exist, naming the server', async () => {
     const out = join(tempDir(), 'c.json');
     const usage = await runCli(['catalog', 'ingest', '--server', 'ftp://x', '--out', out]);
     assert.equal(usage.code, 2);
     assert.match(usage.stderr, /must be stdio:<command line> or an http\(s\):\/\/ URL/);
     const fail = await runCli(['catalog', 'ingest', '--server', 'ghost=stdio:/nonexistent/server', '--out', out]);
-    assert.equal(fail.code, 1);
+    assert.equal(fail.code, 2, 'no retry can start a command that does not exist');
     assert.match(fail.stderr, /MCP server "ghost": failed to start/);
   });
 });

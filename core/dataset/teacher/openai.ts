@@ -5,13 +5,14 @@ import { canonicalJson, hashOf } from '../../hash.js';
 import { pool } from '../../pool.js';
 import type { Intent } from '../types.js';
 import type { Candidate, RequestDraft, Teacher } from './types.js';
+import { InputError } from '../../errors.js';
 
 type OpenAiConfig = Extract<TeacherConfig, { kind: 'openai' }>;
 
 /** How often a malformed answer (unparseable, wrong shape) is asked again before it counts as a rejection. */
 export const MALFORMED_RETRIES = 2;
 
-export class TeacherConfigError extends Error {
+export class TeacherConfigError extends InputError {
   override name = 'TeacherConfigError';
 }
 

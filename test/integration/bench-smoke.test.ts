@@ -1,0 +1,56 @@
+/**
+ * Every benchmark still runs to completion: each script under scripts/bench/ and trainer/bench/ at its smallest
+ * size (a few rows, steps and calls; the quality benchmark on tiny:nano), checked by its last line. The figures
+ * mean nothing at this size; the docs quote the full runs (docs/benchmarks.md).
+ */
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { describe, it } from 'node:test';
+import { TRAINER_ROOT, trainerPython } from '../../core/train/trainer-process.js';
+import { REPO, tempDir } from '../helpers/fixtures.js';
+
+const run = promisify(execFile);
+const TIMEOUT = 5 * 60_000;
+
+async function bench(script: string, args: string[]): Promise<string> {
+  const { stdout } = await run(process.execPath, ['--import', 'tsx', join(REPO, 'scripts', 'bench', script), ...args], { cwd: REPO, timeout: TIMEOUT, maxBuffer: 32 << 20 });
+  return stdout.trim().split('\n').at(-1)!;
+}
+
+async function pyBench(script: string, args: string[]): Promise<string> {
+  const { stdout } = await run(trainerPython(), [join(TRAINER_ROOT, 'bench', script), ...args], { cwd: REPO, timeout: TIMEOUT, maxBuffer: 32 << 20, env: { ...process.env, PYTHONPATH: TRAINER_ROOT } });
+  return stdout.trim().split('\n').at(-1)!;
+}
+
+describe('benchmarks, smoke-sized', { timeout: 20 * 60_000 }, () => {
+  const out = join(tempDir('flywheel-bench-smoke-'), 'quality');
+
+  it('every script under scripts/bench/ is covered here', () => {
+    const scripts = readdirSync(join(REPO, 'scripts', 'bench')).filter((f) => f.endsWith('.ts') && !f.startsWith('bench-'));
+    assert.deepEqual(scripts.sort(), ['dataset-build.ts', 'generic-intents.ts', 'quality.ts', 'retriever-recall.ts', 'sandbox-dryrun.ts', 'stage-overhead.ts']);
+    assert.deepEqual(readdirSync(join(TRAINER_ROOT, 'bench')).filter((f) => f.endsWith('.py')).sort(), ['lora_throughput.py', 'prompt_tokens.py', 'serve_latency.py']);
+  });
+
+  it('dataset-build: the dataset stages three ways, through Temporal to the end', async () => {
+    assert.match(await bench('dataset-build.ts', ['--per-goal', '4']), /^artifact persistence .* Temporal vs in memory: [\d.]+x$/);
+  });
+
+  it('generic-intents, sandbox-dryrun, stage-overhead, retriever-recall', async () => {
+    assert.match(await bench('generic-intents.ts', ['--tools', '20']), /^covered: 20\/20 tools have valid rows/);
+    assert.match(await bench('sandbox-dryrun.ts', ['--calls', '10']), /dry-runs\/s: in-process \d+, MCP stdio \d+ .* MCP HTTP \d+/);
+    assert.match(await bench('stage-overhead.ts', ['--runs', '2']), /^ingest .*ratio [\d.]+x$/);
+    assert.match(await bench('retriever-recall.ts', []), /^retriever: recall@8 test=[\d.]+ handwritten=[\d.]+$/);
+  });
+
+  it('quality (on tiny:nano, 2 steps), then the trainer benches on its rows and adapter', async () => {
+    const job = JSON.stringify({ baseModel: 'tiny:nano', lora: { topLayers: null } });
+    assert.match(await bench('quality.ts', ['--steps', '2', '--test', '3', '--handwritten', '3', '--ablations', 'none', '--job', job, '--out', out]), /^quality: exact=[\d.]+ tool=[\d.]+ abstainF1=[\d.]+ handwritten_exact=[\d.]+ base_exact=[\d.]+$/);
+    const rows = join(out, 'val.jsonl');
+    assert.match(await pyBench('prompt_tokens.py', ['--rendered', rows, '--base', join(out, 'main', 'base')]), /^\s*completion\s+p50\s+\d+/);
+    assert.match(await pyBench('serve_latency.py', ['--adapter', join(out, 'main', 'adapter'), '--rendered', rows, '--n', '2']), /prefix reuse .* 2\/2$/);
+    assert.match(await pyBench('lora_throughput.py', ['--shape', 'tiny', '--steps', '2', '--warmup', '1', '--seq', '256', '--rows', '32']), /"ratio_tokens_per_s"/);
+  });
+});

@@ -9,16 +9,10 @@ import type { DatasetConfig, DeployConfig, FlywheelConfig, GateSettings, TrainCo
 import { GPU_TASK_QUEUE } from './queues.js';
 import type { FlywheelRunInput, RunProgress, StageProgress } from '../core/pipeline/types.js';
 import { ADAPTER_VERSION, DATASET_SHA, DEPLOYED_VERSION, DOMAIN, FLYWHEEL_STAGE, TRIGGER } from './search-attributes.js';
+import { appliesTo, CATALOG_STAGES, type OutputName, STAGES, type StageName } from './stages.js';
 
-/** The stages this build runs, in order. Later stages join the list when they exist. */
-export const CATALOG_STAGES = ['ingest'] as const;
-/** Run when the config has a `dataset` section (traces when it has traces, watermark when it has `retrain`). */
-export const DATASET_STAGES = ['intents', 'generate', 'solve', 'validate', 'traces', 'watermark', 'corrupt', 'split', 'render'] as const;
-/** Run when the config has a `train` section; on the GPU task queue. */
-export const TRAIN_STAGES = ['train'] as const;
-/** Run when the config has evaluate / gate / deploy sections (each needs the one before). */
-export const RELEASE_STAGES = ['evaluate', 'gate', 'deploy'] as const;
-export type StageName = (typeof CATALOG_STAGES)[number] | (typeof DATASET_STAGES)[number] | (typeof TRAIN_STAGES)[number] | (typeof RELEASE_STAGES)[number];
+// The stages, their order and when each runs: workflows/stages.ts.
+export { CATALOG_STAGES, DATASET_STAGES, RELEASE_STAGES, TRAIN_STAGES, type StageName } from './stages.js';
 
 export const progressQuery = wf.defineQuery<RunProgress>('progress');
 
@@ -136,13 +130,7 @@ export async function flywheelRun(input: FlywheelRunInput): Promise<RunProgress>
     publish('failed');
     throw wf.ApplicationFailure.create({ message: `config: ${rootMessage(err)}`, type: 'ConfigError', nonRetryable: true, cause: err as Error });
   }
-  // Configs recorded before `traces` existed lack the key: treat it as empty.
-  const hasTraces = (config.traces ?? []).length > 0;
-  const applies = (n: StageName): boolean => (n !== 'traces' || hasTraces) && (n !== 'watermark' || config.retrain !== undefined);
-  if (config.dataset) progress.stages.push(...DATASET_STAGES.filter(applies).map((name) => pendingStage(name)));
-  if (config.dataset && config.train) progress.stages.push(...TRAIN_STAGES.map((name) => pendingStage(name)));
-  const release = config.train ? RELEASE_STAGES.filter((n) => config[n] !== undefined) : [];
-  progress.stages.push(...release.map((name) => pendingStage(name)));
+  progress.stages.push(...STAGES.filter((s) => s.group !== 'catalog' && appliesTo(s.name, config)).map((s) => pendingStage(s.name)));
   publish('starting');
 
   const runId = wf.workflowInfo().runId;
@@ -209,8 +197,14 @@ function approvalGate(): Approvals {
   return state;
 }
 
-function outputOf(progress: RunProgress, stage: StageName, name: string): ArtifactRef {
+/** A finished stage's output, by the names stages.ts gives it. */
+function outputOf<S extends StageName>(progress: RunProgress, stage: S, name: OutputName<S>): ArtifactRef {
   return progress.stages.find((s) => s.name === stage)!.outputs[name]!;
+}
+
+/** An output that exists only on some runs (train metrics from older trainers). */
+function optionalOutput<S extends StageName>(progress: RunProgress, stage: S, name: OutputName<S>): ArtifactRef | undefined {
+  return progress.stages.find((s) => s.name === stage)!.outputs[name];
 }
 
 function pendingStage(name: StageName): StageProgress {
@@ -224,7 +218,7 @@ type StageRunner = (name: StageName, body: () => Promise<StageOutcome>) => Promi
  * refs feeding the next. Returns why it stopped early when the retrain policy finds too little new data.
  */
 async function buildDataset(config: FlywheelConfig, datasetConfig: DatasetConfig, force: boolean, runId: string, runStage: StageRunner, progress: RunProgress): Promise<string | undefined> {
-  const out = (stage: StageName, name: string): ArtifactRef => outputOf(progress, stage, name);
+  const out = <S extends StageName>(stage: S, name: OutputName<S>): ArtifactRef => outputOf(progress, stage, name);
   const common = { store: config.artifacts, runId, dataset: datasetConfig };
   const catalog = out('ingest', 'catalog');
   await runStage('intents', () => dataset.intentsStage({ ...common, catalog, servers: config.servers }));
@@ -257,7 +251,6 @@ async function buildDataset(config: FlywheelConfig, datasetConfig: DatasetConfig
 /** LoRA SFT on the GPU queue. A worker that dies is noticed after heartbeatTimeoutSeconds; the retry resumes
  * from the checkpoint in its last heartbeat. A bad job fails at once. */
 async function trainAdapter(config: FlywheelConfig, datasetConfig: DatasetConfig, train: TrainConfig, runId: string, runStage: StageRunner, progress: RunProgress): Promise<string> {
-  const rendered = progress.stages.find((s) => s.name === 'render')!.outputs;
   const gpu = wf.proxyActivities<typeof gpuActivities>({
     taskQueue: GPU_TASK_QUEUE,
     startToCloseTimeout: '72 hours',
@@ -266,7 +259,7 @@ async function trainAdapter(config: FlywheelConfig, datasetConfig: DatasetConfig
   });
   let version = '';
   await runStage('train', async () => {
-    const outcome = await gpu.trainStage({ store: config.artifacts, runId, train: rendered.renderedTrain!, val: rendered.renderedVal!, format: datasetConfig.render.format, settings: train });
+    const outcome = await gpu.trainStage({ store: config.artifacts, runId, train: outputOf(progress, 'render', 'renderedTrain'), val: outputOf(progress, 'render', 'renderedVal'), format: datasetConfig.render.format, settings: train });
     version = outcome.adapterVersion;
     // The trace rows this run trained on are no longer new to the next run, whatever the gate decides later.
     if (config.retrain) {
@@ -302,7 +295,7 @@ interface ReleaseContext {
  */
 /** Returns the version it deployed, if it did. */
 async function releaseCandidate({ config, datasetConfig, train, adapterVersion, runId, runStage, progress, approvals, publish }: ReleaseContext): Promise<string | undefined> {
-  const out = (stage: StageName): Record<string, ArtifactRef> => progress.stages.find((s) => s.name === stage)!.outputs;
+  const out = <S extends StageName>(stage: S, name: OutputName<S>): ArtifactRef => outputOf(progress, stage, name);
   const stage = (name: StageName): StageProgress => progress.stages.find((s) => s.name === name)!;
   const gpu = wf.proxyActivities<typeof gpuActivities>({
     taskQueue: GPU_TASK_QUEUE,
@@ -318,29 +311,29 @@ async function releaseCandidate({ config, datasetConfig, train, adapterVersion, 
     return gpu.evaluateStage({
       store: config.artifacts,
       runId,
-      renderedTest: out('render').renderedTest!,
-      test: out('split').test!,
-      adapter: out('train').adapter!,
+      renderedTest: out('render', 'renderedTest'),
+      test: out('split', 'test'),
+      adapter: out('train', 'adapter'),
       adapterVersion,
-      ...(out('train').metrics ? { trainMetrics: out('train').metrics } : {}),
+      ...(optionalOutput(progress, 'train', 'metrics') ? { trainMetrics: optionalOutput(progress, 'train', 'metrics') } : {}),
       evaluate: config.evaluate!,
       teacher: datasetConfig.teacher,
       production,
       // Runs started before the report gained the retriever's recall replay without the catalog.
-      ...(wf.patched('evaluate-retriever-recall') ? { catalog: out('ingest').catalog! } : {}),
+      ...(wf.patched('evaluate-retriever-recall') ? { catalog: out('ingest', 'catalog') } : {}),
     });
   });
   if (!config.gate) return;
   const gate: GateSettings = config.gate;
   let decision: GateDecision | undefined;
   await runStage('gate', async () => {
-    decision = (await cpu.gateStage({ store: config.artifacts, runId, evalResults: out('evaluate').evalResults!, gate })).decision;
+    decision = (await cpu.gateStage({ store: config.artifacts, runId, evalResults: out('evaluate', 'evalResults'), gate })).decision;
     if (decision.promote && gate.requireApproval) decision = await awaitApproval(decision, gate, approvals, () => {
       stage('gate').detail = 'waiting for approval';
       publish('awaiting-approval');
     });
     // Recorded after the approval step, so the stored report carries the final decision.
-    return cpu.recordGate({ store: config.artifacts, runId, evalResults: out('evaluate').evalResults!, decision });
+    return cpu.recordGate({ store: config.artifacts, runId, evalResults: out('evaluate', 'evalResults'), decision });
   });
   if (!config.deploy) return;
   if (!decision?.promote) {
@@ -358,14 +351,14 @@ async function releaseCandidate({ config, datasetConfig, train, adapterVersion, 
       runId,
       workflowId: wf.workflowInfo().workflowId,
       deploy,
-      adapter: out('train').adapter!,
+      adapter: out('train', 'adapter'),
       adapterVersion,
-      train: out('render').renderedTrain!,
-      val: out('render').renderedVal!,
+      train: out('render', 'renderedTrain'),
+      val: out('render', 'renderedVal'),
       settings: train,
       format: datasetConfig.render.format,
-      renderedTest: out('render').renderedTest!,
-      evalReport: out('gate').evalReport!,
+      renderedTest: out('render', 'renderedTest'),
+      evalReport: out('gate', 'evalReport'),
       actor: approvedBy ?? `flywheel gate (${wf.workflowInfo().workflowId})`,
       reason: decision!.reasons.join('; '),
       expectedCurrent: seen.production?.name ?? null,

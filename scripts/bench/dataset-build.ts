@@ -21,6 +21,7 @@ import { loadConfigFile } from '../../core/config/load.js';
 import { bundleWorkflows, createCpuWorker } from '../../workers/cpu.js';
 import { closeAllConnections } from '../../activities/connections.js';
 import { SEARCH_ATTRIBUTES } from '../../workflows/search-attributes.js';
+import { STAGES } from '../../workflows/stages.js';
 import { REPO, tempDir, TEMPORAL_BIN } from '../../test/helpers/fixtures.js';
 import { buildDataset } from '../lib/build-dataset.js';
 import { renderRows } from '../../core/dataset/render.js';
@@ -93,7 +94,8 @@ const stageSecs = Object.fromEntries(orchestrated.status.stages.map((st) => [st.
 const augmentedCount = built.counts.augmented;
 console.log(`rows: ${built.counts.intents} intents -> ${built.counts.valid} valid -> ${built.counts.augmented} with negatives -> train ${built.rows.train.length} / val ${built.rows.val.length} / test ${built.rows.test.length}`);
 console.log('stage       in memory s  rows/s   one process s  rows/s   Temporal s  rows/s');
-for (const name of Object.keys(inProcess)) {
+// The table's catalog and dataset stages (traces and watermark do not run here: no traces, no retrain policy).
+for (const name of STAGES.filter((st) => st.group === 'catalog' || st.group === 'dataset').map((st) => st.name).filter((n) => n in inProcess)) {
   const n = name === 'ingest' ? built.catalog.tools.length : name === 'corrupt' || name === 'split' || name === 'render' ? augmentedCount : built.counts.intents;
   const cell = (x: number | undefined) => `${(x ?? 0).toFixed(2).padStart(11)}  ${(n / (x || 1e-9)).toFixed(0).padStart(7)}`;
   console.log(`${name.padEnd(10)}${cell(inProcess[name])}  ${cell(direct[name])}  ${cell(stageSecs[name])}`);

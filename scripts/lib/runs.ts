@@ -1,5 +1,5 @@
 import { Client, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type WorkflowHandle } from '@temporalio/client';
-import { defaultPayloadConverter } from '@temporalio/common';
+import { defaultPayloadConverter, type Payload } from '@temporalio/common';
 import type { RunRefs } from '../../core/artifacts/gc.js';
 import type { ArtifactRef } from '../../core/artifacts/types.js';
 import type { FlywheelConfig } from '../../core/config/schema.js';
@@ -10,6 +10,7 @@ import { uiLink } from '../../core/temporal-env.js';
 import { connectClient } from '../../workers/connection.js';
 import { CPU_TASK_QUEUE } from '../../workers/cpu.js';
 import type { flywheelRun } from '../../workflows/flywheel-run.js';
+import { STAGE_OF_ACTIVITY } from '../../workflows/stages.js';
 import { UsageError } from './args.js';
 import { InputError } from '../../core/errors.js';
 
@@ -148,16 +149,20 @@ export async function findRun(client: Client, id: string): Promise<RunHandle> {
   }
 }
 
-/** Activity type -> the stage whose outputs its result carries. */
-const STAGE_OF_ACTIVITY: Record<string, string> = {
-  buildCatalog: 'ingest', intentsStage: 'intents', generateStage: 'generate', solveStage: 'solve', validateStage: 'validate',
-  tracesStage: 'traces', corruptStage: 'corrupt', splitStage: 'split', renderStage: 'render', trainStage: 'train',
-  evaluateStage: 'evaluate', recordGate: 'gate', deployStage: 'deploy',
-};
-
 /** Outputs of every finished stage, read from the activity results in the run's history (no worker needed). */
 export async function outputsFromHistory(handle: RunHandle): Promise<Record<string, Record<string, ArtifactRef>>> {
-  const events = (await handle.fetchHistory()).events ?? [];
+  return outputsFromEvents((await handle.fetchHistory()).events ?? []);
+}
+
+/** The parts of a history event (as fetchHistory or historyFromJSON gives it) that carry stage outputs. */
+export interface OutputEvent {
+  eventId?: unknown;
+  activityTaskScheduledEventAttributes?: { activityType?: { name?: string | null } | null } | null;
+  activityTaskCompletedEventAttributes?: { scheduledEventId?: unknown; result?: { payloads?: Payload[] | null } | null } | null;
+}
+
+/** The same from history events: each completed activity the stage table (workflows/stages.ts) names, by stage. */
+export function outputsFromEvents(events: OutputEvent[]): Record<string, Record<string, ArtifactRef>> {
   const scheduled = new Map<string, string>();
   const out: Record<string, Record<string, ArtifactRef>> = {};
   for (const e of events) {

@@ -1,0 +1,73 @@
+/**
+ * The pipeline as data: every stage of flywheelRun in run order, which config makes it run, which activity's
+ * result carries its outputs, and what those outputs are called. The workflow builds a run's stage list from
+ * this table; `flywheel status` and gc find a stage's outputs in a run's history through it; the benches print
+ * their stages from it. Pure data, no I/O: workflow code imports it.
+ *
+ * Adding a stage: its entry here, its activity (activities/) over its `core/` function, and its call in
+ * workflows/flywheel-run.ts. test/fast/stages.test.ts checks the table against a recorded history of a whole run.
+ */
+import type { FlywheelConfig } from '../core/config/schema.js';
+
+export type StageGroup = 'catalog' | 'dataset' | 'train' | 'release';
+
+export interface StageSpec {
+  name: string;
+  group: StageGroup;
+  /** The activity type whose result is `{outputs, summary}` for this stage; null when it records no artifacts. */
+  activity: string | null;
+  /** Task queue: the GPU workers' for training and scoring, the CPU workers' for the rest. */
+  queue: 'cpu' | 'gpu';
+  /** The outputs' names, as later stages and `flywheel status` read them. */
+  outputs: readonly string[];
+  /** When the stage runs, in words (`appliesTo` is the rule). */
+  runsWhen: string;
+}
+
+export const STAGES = [
+  { name: 'ingest', group: 'catalog', activity: 'buildCatalog', queue: 'cpu', outputs: ['catalog', 'catalogDiff'], runsWhen: 'always' },
+  { name: 'intents', group: 'dataset', activity: 'intentsStage', queue: 'cpu', outputs: ['intents', 'pools'], runsWhen: 'a `dataset` section' },
+  { name: 'generate', group: 'dataset', activity: 'generateStage', queue: 'cpu', outputs: ['requests'], runsWhen: 'a `dataset` section' },
+  { name: 'solve', group: 'dataset', activity: 'solveStage', queue: 'cpu', outputs: ['candidates'], runsWhen: 'a `dataset` section' },
+  { name: 'validate', group: 'dataset', activity: 'validateStage', queue: 'cpu', outputs: ['validated', 'rejections'], runsWhen: 'a `dataset` section' },
+  { name: 'traces', group: 'dataset', activity: 'tracesStage', queue: 'cpu', outputs: ['traceRows', 'traceRejections'], runsWhen: 'a `dataset` section and `traces` sources' },
+  { name: 'watermark', group: 'dataset', activity: null, queue: 'cpu', outputs: [], runsWhen: 'a `dataset` section, `traces` and `retrain`' },
+  { name: 'corrupt', group: 'dataset', activity: 'corruptStage', queue: 'cpu', outputs: ['augmented'], runsWhen: 'a `dataset` section' },
+  { name: 'split', group: 'dataset', activity: 'splitStage', queue: 'cpu', outputs: ['train', 'val', 'test'], runsWhen: 'a `dataset` section' },
+  { name: 'render', group: 'dataset', activity: 'renderStage', queue: 'cpu', outputs: ['renderedTrain', 'renderedVal', 'renderedTest'], runsWhen: 'a `dataset` section' },
+  { name: 'train', group: 'train', activity: 'trainStage', queue: 'gpu', outputs: ['adapter', 'metrics', 'trainerLog'], runsWhen: '`dataset` and `train` sections' },
+  { name: 'evaluate', group: 'release', activity: 'evaluateStage', queue: 'gpu', outputs: ['evalResults'], runsWhen: '`train` and `evaluate` sections' },
+  { name: 'gate', group: 'release', activity: 'recordGate', queue: 'cpu', outputs: ['evalReport'], runsWhen: '`train`, `evaluate` and `gate` sections' },
+  { name: 'deploy', group: 'release', activity: 'deployStage', queue: 'cpu', outputs: ['deployment'], runsWhen: '`train`, `evaluate`, `gate` and `deploy` sections (skipped when the gate holds)' },
+] as const satisfies readonly StageSpec[];
+
+export type StageName = (typeof STAGES)[number]['name'];
+/** The names of a stage's outputs, typed from the table. */
+export type OutputName<S extends StageName> = Extract<(typeof STAGES)[number], { name: S }>['outputs'][number];
+
+const ofGroup = <G extends StageGroup>(group: G) => STAGES.filter((s) => s.group === group).map((s) => s.name);
+export const CATALOG_STAGES = ofGroup('catalog');
+export const DATASET_STAGES = ofGroup('dataset');
+export const TRAIN_STAGES = ofGroup('train');
+export const RELEASE_STAGES = ofGroup('release');
+
+/** Whether `stage` is part of a run of `config` (the stages it lists, pending, before any runs). */
+export function appliesTo(stage: StageName, config: Pick<FlywheelConfig, 'dataset' | 'train' | 'traces' | 'retrain' | 'evaluate' | 'gate' | 'deploy'>): boolean {
+  const spec = STAGES.find((s) => s.name === stage)!;
+  switch (spec.group) {
+    case 'catalog':
+      return true;
+    case 'dataset':
+      // Configs recorded before `traces` existed lack the key: treat it as empty.
+      if (stage === 'traces') return config.dataset !== undefined && (config.traces ?? []).length > 0;
+      if (stage === 'watermark') return config.dataset !== undefined && config.retrain !== undefined;
+      return config.dataset !== undefined;
+    case 'train':
+      return config.dataset !== undefined && config.train !== undefined;
+    case 'release':
+      return config.train !== undefined && config[stage as 'evaluate' | 'gate' | 'deploy'] !== undefined;
+  }
+}
+
+/** Activity type → the stage whose outputs its result carries (how status and gc read a run's history). */
+export const STAGE_OF_ACTIVITY: Readonly<Record<string, StageName>> = Object.fromEntries(STAGES.filter((s) => s.activity !== null).map((s) => [s.activity!, s.name]));

@@ -21,9 +21,9 @@ import { lineageCommand } from './commands/lineage.js';
 import { gcCommand } from './commands/gc.js';
 import { publishCommand } from './commands/publish.js';
 
-const COMMANDS: Command[] = [devServerCommand, workerCommand, runCommand, statusCommand, runsCommand, catalogCommand, tracesCommand, datasetCommand, testsetCommand, evalCommand, serveCommand, gatewayCommand, approveCommand, rejectCommand, rollbackCommand, versionsCommand, scheduleCommand, lineageCommand, publishCommand, gcCommand, configCommand, artifactsCommand, demoCommand];
+export const COMMANDS: Command[] = [devServerCommand, workerCommand, runCommand, statusCommand, runsCommand, catalogCommand, tracesCommand, datasetCommand, testsetCommand, evalCommand, serveCommand, gatewayCommand, approveCommand, rejectCommand, rollbackCommand, versionsCommand, scheduleCommand, lineageCommand, publishCommand, gcCommand, configCommand, artifactsCommand, demoCommand];
 
-function help(): string {
+export function help(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));
   return `flywheel — MCP tool catalog + agent traces -> small fine-tuned tool-router model
 

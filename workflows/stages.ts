@@ -22,6 +22,8 @@ export interface StageSpec {
   outputs: readonly string[];
   /** When the stage runs, in words (`appliesTo` is the rule). */
   runsWhen: string;
+  /** Runs only with config beyond its group's (traces, a retrain policy): the stages around it do not wait for it. */
+  optional?: boolean;
 }
 
 export const STAGES = [
@@ -30,8 +32,8 @@ export const STAGES = [
   { name: 'generate', group: 'dataset', activity: 'generateStage', queue: 'cpu', outputs: ['requests'], runsWhen: 'a `dataset` section' },
   { name: 'solve', group: 'dataset', activity: 'solveStage', queue: 'cpu', outputs: ['candidates'], runsWhen: 'a `dataset` section' },
   { name: 'validate', group: 'dataset', activity: 'validateStage', queue: 'cpu', outputs: ['validated', 'rejections'], runsWhen: 'a `dataset` section' },
-  { name: 'traces', group: 'dataset', activity: 'tracesStage', queue: 'cpu', outputs: ['traceRows', 'traceRejections'], runsWhen: 'a `dataset` section and `traces` sources' },
-  { name: 'watermark', group: 'dataset', activity: null, queue: 'cpu', outputs: [], runsWhen: 'a `dataset` section, `traces` and `retrain`' },
+  { name: 'traces', group: 'dataset', activity: 'tracesStage', queue: 'cpu', outputs: ['traceRows', 'traceRejections'], runsWhen: 'a `dataset` section and `traces` sources', optional: true },
+  { name: 'watermark', group: 'dataset', activity: null, queue: 'cpu', outputs: [], runsWhen: 'a `dataset` section, `traces` and `retrain`', optional: true },
   { name: 'corrupt', group: 'dataset', activity: 'corruptStage', queue: 'cpu', outputs: ['augmented'], runsWhen: 'a `dataset` section' },
   { name: 'split', group: 'dataset', activity: 'splitStage', queue: 'cpu', outputs: ['train', 'val', 'test'], runsWhen: 'a `dataset` section' },
   { name: 'render', group: 'dataset', activity: 'renderStage', queue: 'cpu', outputs: ['renderedTrain', 'renderedVal', 'renderedTest'], runsWhen: 'a `dataset` section' },

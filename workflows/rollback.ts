@@ -1,6 +1,7 @@
 import * as wf from '@temporalio/workflow';
 import type * as activities from '../activities/index.js';
 import type { StoreSpec } from '../activities/store.js';
+import { DEFAULT_ADAPTER_DIR, DEFAULT_REGISTRY, DEFAULT_STORE_URI } from '../core/defaults.js';
 
 /** Input of the `rollback` workflow: one JSON object, so it can be started from the Temporal UI too. */
 export interface RollbackInput {
@@ -41,9 +42,9 @@ export async function rollback(input: RollbackInput): Promise<RollbackResult> {
   wf.setCurrentDetails(`rolling back **${input.alias}**${input.to ? ` to ${input.to}` : ''}: ${input.reason} (by ${input.by})`);
   const info = wf.workflowInfo();
   const result = await rollbackStage({
-    registry: input.registry ?? '.flywheel/registry.sqlite',
-    adapterDir: input.adapterDir ?? '.flywheel/served',
-    store: input.store ?? { store: 'file:.flywheel/artifacts', s3: {} },
+    registry: input.registry ?? DEFAULT_REGISTRY,
+    adapterDir: input.adapterDir ?? DEFAULT_ADAPTER_DIR,
+    store: input.store ?? { store: DEFAULT_STORE_URI, s3: {} },
     alias: input.alias,
     ...(input.to ? { to: input.to } : {}),
     actor: input.by.trim(),

@@ -2,12 +2,13 @@ import { FileBackend } from './file-backend.js';
 import { S3Backend, type S3Options } from './s3-backend.js';
 import { ArtifactStore } from './store.js';
 import { ArtifactError } from './types.js';
+import { DEFAULT_STORE_URI } from '../defaults.js';
 
 export * from './types.js';
 export { ArtifactStore } from './store.js';
 export type { S3Options } from './s3-backend.js';
 
-export const DEFAULT_STORE_URI = 'file:.flywheel/artifacts';
+export { DEFAULT_STORE_URI } from '../defaults.js';
 
 /** Open a store from a URI: file:PATH, file:///abs/path, a bare path, or s3://bucket/prefix. */
 export function openStore(uri: string = DEFAULT_STORE_URI, s3: S3Options = {}): ArtifactStore {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DEFAULT_REGISTRY } from '../deploy/types.js';
+import { DEFAULT_ADAPTER_DIR, DEFAULT_REGISTRY, DEFAULT_STORE_URI, DEFAULT_TRACES_DIR } from '../defaults.js';
 import { trainSectionProblems } from '../train/job.js';
 
 /**
@@ -222,7 +222,7 @@ export const deploySchema = z.strictObject({
   /** Worker environment variable holding the backend's API key, if it needs one. */
   apiKeyEnv: envName.optional(),
   /** Directory the adapters are materialised in; the backend must see it at the same path (shared volume). */
-  adapterDir: z.string().min(1).default('.flywheel/served'),
+  adapterDir: z.string().min(1).default(DEFAULT_ADAPTER_DIR),
   /** The alias table (SQLite) the gateway reads: versions, alias history. */
   registry: z.string().min(1).default(DEFAULT_REGISTRY),
   /** Test cases sent to a freshly loaded version before the alias moves. */
@@ -237,7 +237,7 @@ export const gatewaySchema = z.strictObject({
   /** The alias table; the same file deploy writes. */
   registry: z.string().min(1).default(DEFAULT_REGISTRY),
   /** Every decision is appended here as an OpenAI-format trace (one JSONL file per UTC day); `traces:` can name this directory. */
-  tracesDir: z.string().min(1).default('.flywheel/traces/gateway'),
+  tracesDir: z.string().min(1).default(DEFAULT_TRACES_DIR),
   /** Per request to a backend. */
   timeoutMs: z.number().int().min(1000).max(600_000).default(60_000),
   /** Environment variable with the serving backends' API key (vLLM --api-key), if they need one. */
@@ -278,7 +278,7 @@ export const configSchema = z.strictObject({
   artifacts: z
     .strictObject({
       /** file:PATH (relative to the worker's cwd), file:///abs/path, or s3://bucket/prefix. */
-      store: z.string().min(1).default('file:.flywheel/artifacts'),
+      store: z.string().min(1).default(DEFAULT_STORE_URI),
       s3: z
         .strictObject({
           endpoint: z.url().optional(),
@@ -287,7 +287,7 @@ export const configSchema = z.strictObject({
         })
         .default({}),
     })
-    .default({ store: 'file:.flywheel/artifacts', s3: {} }),
+    .default({ store: DEFAULT_STORE_URI, s3: {} }),
   servers: z
     .array(serverSchema)
     .min(1, 'at least one MCP server is needed')

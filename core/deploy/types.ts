@@ -1,7 +1,7 @@
 import type { ArtifactRef } from '../artifacts/types.js';
 
 /** Where deploy, the gateway and the CLI find the alias table unless told otherwise (relative to the cwd). */
-export const DEFAULT_REGISTRY = '.flywheel/registry.sqlite';
+export { DEFAULT_REGISTRY } from '../defaults.js';
 
 /** Serving backends: the trainer's serve (local), vLLM with runtime LoRA loading, LoRAX (adapter per request). */
 export type DeployTarget = 'local' | 'vllm' | 'lorax';

@@ -5,6 +5,7 @@ import { openStore, TREE_MEDIA_TYPE } from '../../core/artifacts/index.js';
 import { shortSha } from '../../core/hash.js';
 import { parse, UsageError, type Command } from '../lib/args.js';
 import { humanBytes, printJson, table } from '../lib/output.js';
+import { DEFAULT_STORE_URI } from '../../core/defaults.js';
 
 export const artifactsCommand: Command = {
   name: 'artifacts',
@@ -18,7 +19,7 @@ ls    manifests, newest first (kind, sha256, count, size, created)
 show  the manifest: kind, media type, count, bytes, parents, stats, producer
 cat   the content on stdout, hash-verified; a directory artifact prints its file listing
 get   write the artifact to DEST (must not exist): a directory artifact (an adapter) as its tree, else the file
-SHA may be a unique prefix (8+ hex digits). --store defaults to $FLYWHEEL_ARTIFACTS or file:.flywheel/artifacts.`,
+SHA may be a unique prefix (8+ hex digits). --store defaults to $FLYWHEEL_ARTIFACTS or ${DEFAULT_STORE_URI}.`,
   async run(argv) {
     const { values, positionals } = parse(argv, { kind: { type: 'string' }, json: { type: 'boolean', default: false }, store: { type: 'string' } }, true);
     const [verb, id, ...more] = positionals;

@@ -22,6 +22,7 @@ import { traceFiles } from '../../core/traces/files.js';
 import { parseTraceFile, type ParsedTrace } from '../../core/traces/ingest.js';
 import { createHash } from 'node:crypto';
 import { intOption, parse, UsageError, wholeNumber, type Command } from '../lib/args.js';
+import { DEFAULT_STORE_URI } from '../../core/defaults.js';
 
 export const evalCommand: Command = {
   name: 'eval',
@@ -62,7 +63,7 @@ and per-domain tables, latency, tokens and cost, with bootstrap 95 % intervals.
   --cost-gpu-hour D     dollars per GPU-hour, spread over the throughput measured in this run
   --resamples N         bootstrap resamples (default 1000); --seed N (default 7)
   --out DIR             where report.json, report.md and report.html go (default .flywheel/eval/<time>)
-  --store URI           artifact store for --testset artifacts (default $FLYWHEEL_ARTIFACTS or file:.flywheel/artifacts)`,
+  --store URI           artifact store for --testset artifacts (default $FLYWHEEL_ARTIFACTS or ${DEFAULT_STORE_URI})`,
   async run(argv) {
     const { values } = parse(argv, {
       endpoint: { type: 'string' },

@@ -2,6 +2,7 @@ import { loadConfigFile } from '../../core/config/load.js';
 import { gatewaySchema, type GatewayConfig } from '../../core/config/schema.js';
 import { startGateway } from '../../gateway/server.js';
 import { parse, UsageError, type Command } from '../lib/args.js';
+import { DEFAULT_REGISTRY, DEFAULT_TRACES_DIR } from '../../core/defaults.js';
 
 function portOption(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
@@ -27,8 +28,8 @@ trace; a traces: source naming DIR feeds them back into the flywheel.
 --config FILE      take options from the file's gateway: section (without one: defaults, and deploy.registry)
 --host H           listen address (default 127.0.0.1)
 --port N           listen port; 0 picks a free one (default 8300)
---registry PATH    the alias table deploy writes (default .flywheel/registry.sqlite)
---traces-dir DIR   where decisions are logged (default .flywheel/traces/gateway)
+--registry PATH    the alias table deploy writes (default ${DEFAULT_REGISTRY})
+--traces-dir DIR   where decisions are logged (default ${DEFAULT_TRACES_DIR})
 Flags override the config file. Ctrl-C (SIGINT) or SIGTERM stops it cleanly.`,
   async run(argv) {
     const { values } = parse(argv, {

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { DEFAULT_REGISTRY } from '../../core/deploy/types.js';
+import { DEFAULT_REGISTRY, DEFAULT_STORE_URI } from '../../core/defaults.js';
 import { executeGc, loadGcInputs, planGc, type GcPlan, type GcResult, type RunRefs } from '../../core/artifacts/gc.js';
 import { openStore } from '../../core/artifacts/index.js';
 import { loadConfigFile } from '../../core/config/load.js';
@@ -32,7 +32,7 @@ Older runs' memo entries go when one of their outputs goes: that stage reruns ne
 
   --keep-last N    runs whose outputs are kept; at least 1
   --config FILE    take the store (artifacts.store) and registry (deploy.registry) from the config
-  --store URI      default: the config's, else $FLYWHEEL_ARTIFACTS, else file:.flywheel/artifacts
+  --store URI      default: the config's, else $FLYWHEEL_ARTIFACTS, else ${DEFAULT_STORE_URI}
   --registry PATH  the deploy registry (SQLite); must exist
   --no-registry    nothing was ever deployed from this store (needed when no registry is found)
   --no-temporal    do not ask Temporal for open and recent runs (only when none is running: their
@@ -55,7 +55,7 @@ Older runs' memo entries go when one of their outputs goes: that stage reruns ne
     const keepLast = keepLastOption(values['keep-last']);
     const minAgeMs = durationOption(values['min-age'], 'min-age');
     const config = values.config ? await loadConfigFile(values.config) : undefined;
-    const storeUri = values.store ?? config?.artifacts.store ?? process.env.FLYWHEEL_ARTIFACTS ?? 'file:.flywheel/artifacts';
+    const storeUri = values.store ?? config?.artifacts.store ?? process.env.FLYWHEEL_ARTIFACTS ?? DEFAULT_STORE_URI;
     const registry = registryPath(values, config, storeUri);
     const store = openStore(storeUri, config?.artifacts.s3 ?? {});
 

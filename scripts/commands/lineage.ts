@@ -6,6 +6,7 @@ import { Registry } from '../../core/deploy/registry.js';
 import { LineageGraph, renderTree } from '../../core/lineage.js';
 import { parse, UsageError, type Command } from '../lib/args.js';
 import { printJson } from '../lib/output.js';
+import { DEFAULT_STORE_URI } from '../../core/defaults.js';
 
 export const lineageCommand: Command = {
   name: 'lineage',
@@ -17,7 +18,7 @@ Prints two trees read from the artifact manifests (each names its parents):
   made from   the artifact's ancestors: rendered rows → split → augmented → validated → … → catalog, traces
   made into   what was derived from it: adapters, eval results and reports, smoke probes, deployments
 and, for an adapter, the registry's versions serving it and every alias move to them.
-  --store URI      default $FLYWHEEL_ARTIFACTS or file:.flywheel/artifacts
+  --store URI      default $FLYWHEEL_ARTIFACTS or ${DEFAULT_STORE_URI}
   --registry PATH  the alias table (default ${DEFAULT_REGISTRY}; skipped when absent)`,
   async run(argv) {
     const { values, positionals } = parse(argv, { store: { type: 'string' }, registry: { type: 'string', default: DEFAULT_REGISTRY }, json: { type: 'boolean', default: false } }, true);

@@ -13,6 +13,7 @@ import { parseTarget, type PublishTarget } from '../../core/publish/target.js';
 import { PublishInputError, type Publication } from '../../core/publish/types.js';
 import { parse, UsageError, type Command } from '../lib/args.js';
 import { humanBytes, printJson, table } from '../lib/output.js';
+import { DEFAULT_STORE_URI } from '../../core/defaults.js';
 
 
 export const publishCommand: Command = {
@@ -47,7 +48,7 @@ adapter  the adapter artifact's files (adapter/, base/ for a tiny base, metrics.
   --hub-url URL    default $HF_ENDPOINT or ${DEFAULT_HUB_URL}
   --token-env VAR  the environment variable holding the Hub token (default HF_TOKEN); never on argv or in config
   --s3-endpoint URL  S3-compatible endpoint (default $FLYWHEEL_S3_ENDPOINT); credentials: the AWS env/profile chain
-  --store URI      default $FLYWHEEL_ARTIFACTS or file:.flywheel/artifacts
+  --store URI      default $FLYWHEEL_ARTIFACTS or ${DEFAULT_STORE_URI}
   --json           print the result as JSON`,
   async run(argv) {
     const { values, positionals } = parse(

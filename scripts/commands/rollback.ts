@@ -6,6 +6,7 @@ import type { rollback, RollbackInput } from '../../workflows/rollback.js';
 import { intOption, parse, UsageError, type Command } from '../lib/args.js';
 import { printJson, table } from '../lib/output.js';
 import { connect } from '../lib/runs.js';
+import { DEFAULT_STORE_URI } from '../../core/defaults.js';
 
 
 export const rollbackCommand: Command = {
@@ -24,7 +25,7 @@ serves the new version from the next request on.
   --adapter-dir DIR where adapters are materialised for the backend (default .flywheel/served)
   --api-key-env VAR worker environment variable with the backend's API key (deploy.apiKeyEnv)
   --timeout-ms N    per backend call (default 120000)
-  --store URI       artifact store holding the adapters and probes (default $FLYWHEEL_ARTIFACTS or file:.flywheel/artifacts)`,
+  --store URI       artifact store holding the adapters and probes (default $FLYWHEEL_ARTIFACTS or ${DEFAULT_STORE_URI})`,
   async run(argv) {
     const { values } = parse(argv, { alias: { type: 'string' }, to: { type: 'string' }, reason: { type: 'string' }, by: { type: 'string' }, registry: { type: 'string' }, 'adapter-dir': { type: 'string' }, 'api-key-env': { type: 'string' }, 'timeout-ms': { type: 'string' }, store: { type: 'string' } });
     if (!values.alias) throw new UsageError('--alias is required');

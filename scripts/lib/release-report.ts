@@ -11,6 +11,7 @@ import { summaryTable } from '../../core/eval/report-markdown.js';
 import type { EvalReport } from '../../core/eval/types.js';
 import { startGateway } from '../../gateway/server.js';
 import type { RunStatus } from './runs.js';
+import { DEFAULT_TRACES_DIR } from '../../core/defaults.js';
 
 /** The eval table, the gate's decision and where the HTML report is (materialised under .flywheel/reports). */
 export async function evalReport(store: ArtifactStore, status: RunStatus): Promise<string | undefined> {
@@ -37,7 +38,7 @@ export async function gatewayTour(store: ArtifactStore, status: RunStatus, confi
   const split = status.stages.find((s) => s.name === 'split')?.outputs;
   if (!render?.renderedTest || !split?.test) return undefined;
   const cases = casesFrom(await store.readJsonl<RenderedRow>(render.renderedTest), await store.readJsonl<RouterRow>(split.test)).slice(0, count);
-  const gateway = await startGateway({ ...(config.gateway ?? { host: '127.0.0.1', tracesDir: '.flywheel/traces/gateway', timeoutMs: 60_000 }), port: 0, registry: config.deploy.registry });
+  const gateway = await startGateway({ ...(config.gateway ?? { host: '127.0.0.1', tracesDir: DEFAULT_TRACES_DIR, timeoutMs: 60_000 }), port: 0, registry: config.deploy.registry });
   try {
     const client = new OpenAI({ baseURL: gateway.url, apiKey: 'not-needed' });
     const lines = [`gateway ${gateway.url} (model "${config.deploy.alias}" → ${gateway.aliases().find((a) => a.alias === config.deploy!.alias)?.version ?? '?'})`];
@@ -51,7 +52,7 @@ export async function gatewayTour(store: ArtifactStore, status: RunStatus, confi
       const request = [...c.messages].reverse().find((x) => x.role === 'user')?.content ?? '';
       lines.push(`  ${request.slice(0, 70)}${request.length > 70 ? '…' : ''}`, `    → ${answer.slice(0, 110)}   [expected ${expected}; ${response.headers.get('x-flywheel-version')}]`);
     }
-    lines.push(`decisions logged as traces under ${config.gateway?.tracesDir ?? '.flywheel/traces/gateway'} (list it under traces: to ingest them next run)`);
+    lines.push(`decisions logged as traces under ${config.gateway?.tracesDir ?? DEFAULT_TRACES_DIR} (list it under traces: to ingest them next run)`);
     lines.push(`run it yourself: flywheel gateway --config <config>   then POST /v1/chat/completions with model "${config.deploy.alias}"`);
     return lines.join('\n');
   } finally {

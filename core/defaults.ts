@@ -1,0 +1,12 @@
+/**
+ * Where things live unless the config or a flag says otherwise, all under `.flywheel/` in the working directory.
+ * Written here only: the config schema, the CLI's usage texts and the rollback workflow read them from this file
+ * (which imports nothing, so workflow code may import it).
+ */
+export const DEFAULT_STORE_URI = 'file:.flywheel/artifacts';
+/** The alias table deploy writes and the gateway reads. */
+export const DEFAULT_REGISTRY = '.flywheel/registry.sqlite';
+/** Where the local serving backend reads deployed adapters from. */
+export const DEFAULT_ADAPTER_DIR = '.flywheel/served';
+/** The gateway's decision log, one JSONL file per UTC day. */
+export const DEFAULT_TRACES_DIR = '.flywheel/traces/gateway';

@@ -19,7 +19,7 @@ import { jobIdentity } from '../core/train/job.js';
 import type { ServedVersion } from './evaluate.js';
 import { failFast } from './errors.js';
 import { whileBeating } from './heartbeat.js';
-import { TRAIN_STAGE_VERSION } from './train.js';
+import { stageVersion } from '../workflows/stages.js';
 import type { StageArgs } from './stage.js';
 import { storeFor, type StoreSpec } from './store.js';
 
@@ -97,7 +97,7 @@ export type DeployOutcome = StageOutcome & { version: string; previous: string |
 export async function deployStage(a: DeployArgs): Promise<DeployOutcome> {
   return failFast(() => whileBeating(async () => {
     const store = storeFor(a.store);
-    const name = versionName(a.deploy.alias, { trainSha: a.train.sha256, valSha: a.val.sha256 }, { ...jobIdentity(a.settings.job, a.format), stageVersion: TRAIN_STAGE_VERSION });
+    const name = versionName(a.deploy.alias, { trainSha: a.train.sha256, valSha: a.val.sha256 }, { ...jobIdentity(a.settings.job, a.format), stageVersion: stageVersion('train') });
     const adapterPath = await adapterPathIn(a.deploy.adapterDir, store)({ name, adapter: a.adapter });
     const probes = firstCases(casesFrom(await store.readJsonl<RenderedRow>(a.renderedTest)), a.deploy.smokeProbes).map(({ id, messages, tools }) => ({ id, messages, tools }));
     const probesRef = await store.putJson('smoke-probes', probes, { parents: [a.renderedTest] });

@@ -10,9 +10,9 @@ import { memoized } from '../core/pipeline/memo.js';
 import type { IngestResult } from '../core/pipeline/types.js';
 import { failFast } from './errors.js';
 import { storeFor, type StoreSpec } from './store.js';
+import { stageVersion } from '../workflows/stages.js';
 
 /** Bump when buildCatalog's output changes for the same listings. */
-export const CATALOG_STAGE_VERSION = '1';
 
 export interface ListServerToolsArgs {
   store: StoreSpec;
@@ -57,14 +57,14 @@ export async function buildCatalog(args: BuildCatalogArgs): Promise<IngestResult
     const store = storeFor(args.store);
     const memo = await memoized(
       store,
-      { stage: 'ingest', version: CATALOG_STAGE_VERSION, inputs: args.snapshots, config: { project: args.project, catalog: args.catalog } },
+      { stage: 'ingest', version: stageVersion('ingest'), inputs: args.snapshots, config: { project: args.project, catalog: args.catalog } },
       async () => {
         const snapshots = await Promise.all(args.snapshots.map((r) => store.readJson<ServerSnapshot>(r)));
         const catalog = build(args.project, snapshots);
         const ref = await store.putJson('catalog', catalog, {
           parents: args.snapshots,
           stats: catalogStats(catalog),
-          producer: { stage: 'ingest', version: CATALOG_STAGE_VERSION, runId: args.runId },
+          producer: { stage: 'ingest', version: stageVersion('ingest'), runId: args.runId },
         });
         const previous = await recordCatalogVersion(store, args.project, ref);
         const prevCatalog = previous ? await store.readJson<Catalog>(previous.sha256) : null;

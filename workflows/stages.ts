@@ -24,23 +24,28 @@ export interface StageSpec {
   runsWhen: string;
   /** Runs only with config beyond its group's (traces, a retrain policy): the stages around it do not wait for it. */
   optional?: boolean;
+  /**
+   * Part of the stage's memo key (and of adapter versions, for train): bump it when the stage's code changes what
+   * it produces for the same inputs and config, so earlier results are not reused. Null: nothing memoised.
+   */
+  version: string | null;
 }
 
 export const STAGES = [
-  { name: 'ingest', group: 'catalog', activity: 'buildCatalog', queue: 'cpu', outputs: ['catalog', 'catalogDiff'], runsWhen: 'always' },
-  { name: 'intents', group: 'dataset', activity: 'intentsStage', queue: 'cpu', outputs: ['intents', 'pools'], runsWhen: 'a `dataset` section' },
-  { name: 'generate', group: 'dataset', activity: 'generateStage', queue: 'cpu', outputs: ['requests'], runsWhen: 'a `dataset` section' },
-  { name: 'solve', group: 'dataset', activity: 'solveStage', queue: 'cpu', outputs: ['candidates'], runsWhen: 'a `dataset` section' },
-  { name: 'validate', group: 'dataset', activity: 'validateStage', queue: 'cpu', outputs: ['validated', 'rejections'], runsWhen: 'a `dataset` section' },
-  { name: 'traces', group: 'dataset', activity: 'tracesStage', queue: 'cpu', outputs: ['traceRows', 'traceRejections'], runsWhen: 'a `dataset` section and `traces` sources', optional: true },
-  { name: 'watermark', group: 'dataset', activity: null, queue: 'cpu', outputs: [], runsWhen: 'a `dataset` section, `traces` and `retrain`', optional: true },
-  { name: 'corrupt', group: 'dataset', activity: 'corruptStage', queue: 'cpu', outputs: ['augmented'], runsWhen: 'a `dataset` section' },
-  { name: 'split', group: 'dataset', activity: 'splitStage', queue: 'cpu', outputs: ['train', 'val', 'test'], runsWhen: 'a `dataset` section' },
-  { name: 'render', group: 'dataset', activity: 'renderStage', queue: 'cpu', outputs: ['renderedTrain', 'renderedVal', 'renderedTest'], runsWhen: 'a `dataset` section' },
-  { name: 'train', group: 'train', activity: 'trainStage', queue: 'gpu', outputs: ['adapter', 'metrics', 'trainerLog'], runsWhen: '`dataset` and `train` sections' },
-  { name: 'evaluate', group: 'release', activity: 'evaluateStage', queue: 'gpu', outputs: ['evalResults'], runsWhen: '`train` and `evaluate` sections' },
-  { name: 'gate', group: 'release', activity: 'recordGate', queue: 'cpu', outputs: ['evalReport'], runsWhen: '`train`, `evaluate` and `gate` sections' },
-  { name: 'deploy', group: 'release', activity: 'deployStage', queue: 'cpu', outputs: ['deployment'], runsWhen: '`train`, `evaluate`, `gate` and `deploy` sections (skipped when the gate holds)' },
+  { name: 'ingest', version: '1', group: 'catalog', activity: 'buildCatalog', queue: 'cpu', outputs: ['catalog', 'catalogDiff'], runsWhen: 'always' },
+  { name: 'intents', version: '3', group: 'dataset', activity: 'intentsStage', queue: 'cpu', outputs: ['intents', 'pools'], runsWhen: 'a `dataset` section' },
+  { name: 'generate', version: '2', group: 'dataset', activity: 'generateStage', queue: 'cpu', outputs: ['requests'], runsWhen: 'a `dataset` section' },
+  { name: 'solve', version: '2', group: 'dataset', activity: 'solveStage', queue: 'cpu', outputs: ['candidates'], runsWhen: 'a `dataset` section' },
+  { name: 'validate', version: '2', group: 'dataset', activity: 'validateStage', queue: 'cpu', outputs: ['validated', 'rejections'], runsWhen: 'a `dataset` section' },
+  { name: 'traces', version: '2', group: 'dataset', activity: 'tracesStage', queue: 'cpu', outputs: ['traceRows', 'traceRejections'], runsWhen: 'a `dataset` section and `traces` sources', optional: true },
+  { name: 'watermark', version: null, group: 'dataset', activity: null, queue: 'cpu', outputs: [], runsWhen: 'a `dataset` section, `traces` and `retrain`', optional: true },
+  { name: 'corrupt', version: '2', group: 'dataset', activity: 'corruptStage', queue: 'cpu', outputs: ['augmented'], runsWhen: 'a `dataset` section' },
+  { name: 'split', version: '3', group: 'dataset', activity: 'splitStage', queue: 'cpu', outputs: ['train', 'val', 'test'], runsWhen: 'a `dataset` section' },
+  { name: 'render', version: '2', group: 'dataset', activity: 'renderStage', queue: 'cpu', outputs: ['renderedTrain', 'renderedVal', 'renderedTest'], runsWhen: 'a `dataset` section' },
+  { name: 'train', version: '1', group: 'train', activity: 'trainStage', queue: 'gpu', outputs: ['adapter', 'metrics', 'trainerLog'], runsWhen: '`dataset` and `train` sections' },
+  { name: 'evaluate', version: '3', group: 'release', activity: 'evaluateStage', queue: 'gpu', outputs: ['evalResults'], runsWhen: '`train` and `evaluate` sections' },
+  { name: 'gate', version: null, group: 'release', activity: 'recordGate', queue: 'cpu', outputs: ['evalReport'], runsWhen: '`train`, `evaluate` and `gate` sections' },
+  { name: 'deploy', version: null, group: 'release', activity: 'deployStage', queue: 'cpu', outputs: ['deployment'], runsWhen: '`train`, `evaluate`, `gate` and `deploy` sections (skipped when the gate holds)' },
 ] as const satisfies readonly StageSpec[];
 
 export type StageName = (typeof STAGES)[number]['name'];
@@ -69,6 +74,13 @@ export function appliesTo(stage: StageName, config: Pick<FlywheelConfig, 'datase
     case 'release':
       return config.train !== undefined && config[stage as 'evaluate' | 'gate' | 'deploy'] !== undefined;
   }
+}
+
+/** A memoised stage's version, from the table. */
+export function stageVersion(stage: StageName): string {
+  const version = STAGES.find((s) => s.name === stage)!.version;
+  if (version === null) throw new Error(`stage ${stage} is not memoised: it has no version`);
+  return version;
 }
 
 /** Activity type → the stage whose outputs its result carries (how status and gc read a run's history). */

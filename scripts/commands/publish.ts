@@ -3,7 +3,7 @@ import { storeUriFrom } from '../lib/paths.js';
 import { DEFAULT_REGISTRY } from '../../core/deploy/types.js';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { TRAIN_STAGE_VERSION } from '../../activities/train.js';
+import { stageVersion } from '../../workflows/stages.js';
 import { openStore } from '../../core/artifacts/index.js';
 import { shortSha } from '../../core/hash.js';
 import { collectAdapter, collectDataset, type CollectOptions } from '../../core/publish/collect.js';
@@ -88,7 +88,7 @@ adapter  the adapter artifact's files (adapter/, base/ for a tiny base, metrics.
     if (target?.kind === 'hf' && !values['dry-run'] && !token) throw new UsageError(`${tokenEnv} is not set: put a Hugging Face access token with write access in the environment variable ${tokenEnv}`);
 
     const store = openStore(storeUriFrom(values.store));
-    const opts: CollectOptions = { trainStageVersion: TRAIN_STAGE_VERSION, ...(registry ? { registry } : {}), ...(values.license ? { license: values.license } : {}), ...(values['dataset-repo'] ? { datasetRepo: values['dataset-repo'] } : {}) };
+    const opts: CollectOptions = { trainStageVersion: stageVersion('train'), ...(registry ? { registry } : {}), ...(values.license ? { license: values.license } : {}), ...(values['dataset-repo'] ? { datasetRepo: values['dataset-repo'] } : {}) };
     const pub = await inputError(() => (what === 'dataset' ? collectDataset(store, id, opts) : collectAdapter(store, id, opts)));
 
     if (values['dry-run']) return dryRun(pub, target, values.out, values.json);

@@ -35,8 +35,8 @@ export function stageReference(): string {
       if (optional(prev)) out.push(`  ${prev.name} -.-> ${b.name}`);
     }
   }
-  out.push('```', '', '| stage | group | queue | activity | outputs | runs with |', '|---|---|---|---|---|---|');
-  for (const s of STAGES) out.push(`| ${s.name} | ${s.group} | ${s.queue} | ${s.activity ? `\`${s.activity}\`` : '—'} | ${s.outputs.map((o) => `\`${o}\``).join(', ') || '—'} | ${s.runsWhen} |`);
+  out.push('```', '', '| stage | group | queue | activity | outputs | version | runs with |', '|---|---|---|---|---|---|---|');
+  for (const s of STAGES) out.push(`| ${s.name} | ${s.group} | ${s.queue} | ${s.activity ? `\`${s.activity}\`` : '—'} | ${s.outputs.map((o) => `\`${o}\``).join(', ') || '—'} | ${s.version ?? '— (not memoised)'} | ${s.runsWhen} |`);
   return `${out.join('\n')}\n`;
 }
 

@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { DeleteObjectCommand, GetObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
 import { parse as parseYaml } from 'yaml';
-import { TRAIN_STAGE_VERSION } from '../../activities/train.js';
+import { stageVersion } from '../../workflows/stages.js';
 import { openStore, type ArtifactRef, type ArtifactStore } from '../../core/artifacts/index.js';
 import { Registry } from '../../core/deploy/registry.js';
 import { putReport } from '../../core/eval/report-store.js';
@@ -36,7 +36,7 @@ import { startMoto, type Moto } from '../helpers/moto.js';
 
 const BASE = 'Qwen/Qwen3-0.6B';
 const JOB = { baseModel: BASE, optim: { learningRate: 0.0003, epochs: 2, effectiveBatchSize: 16, microBatchSize: 4, maxSteps: 40 }, lora: { rank: 8, alpha: 16, dropout: 0.1, targetModules: ['q_proj', 'v_proj'] } };
-const opts = { trainStageVersion: TRAIN_STAGE_VERSION };
+const opts = { trainStageVersion: stageVersion('train') };
 
 interface Fixture {
   store: ArtifactStore;
@@ -88,7 +88,7 @@ async function buildStore(): Promise<Fixture> {
   await store.putMemo({ key: 'a'.repeat(64), stage: 'render', outputs: { renderedTrain: rendered.train, renderedVal: rendered.val, renderedTest: rendered.test }, createdAt: new Date().toISOString() });
   await store.putMemo({ key: 'b'.repeat(64), stage: 'split', outputs: splits, createdAt: new Date().toISOString() });
   const config = await store.putJson('config', { name: 'acme', dataset: { render: { format: 'router-json' } }, train: { job: JOB } });
-  const version = adapterVersion(rendered.train.sha256, rendered.val.sha256, { ...jobIdentity(JOB, 'router-json'), stageVersion: TRAIN_STAGE_VERSION });
+  const version = adapterVersion(rendered.train.sha256, rendered.val.sha256, { ...jobIdentity(JOB, 'router-json'), stageVersion: stageVersion('train') });
 
   // The adapter directory as the train activity stores it: adapter/ (PEFT files + flywheel.json), metrics.jsonl.
   const weights = Buffer.from(Array.from({ length: 4096 }, (_, i) => (i * 31) % 256));

@@ -5,7 +5,7 @@ import type * as gpuActivities from '../activities/gpu.js';
 import type { ServedVersion } from '../activities/evaluate.js';
 import type { GateDecision } from '../core/eval/types.js';
 import type { ArtifactRef } from '../core/artifacts/types.js';
-import type { DatasetConfig, DeployConfig, FlywheelConfig, GateSettings, TrainConfig } from '../core/config/schema.js';
+import type { DeployConfig, FlywheelConfig, GateSettings } from '../core/config/schema.js';
 import { GPU_TASK_QUEUE } from './queues.js';
 import type { FlywheelRunInput, RunProgress, StageProgress } from '../core/pipeline/types.js';
 import { ADAPTER_VERSION, DATASET_SHA, DEPLOYED_VERSION, DOMAIN, FLYWHEEL_STAGE, TRIGGER } from './search-attributes.js';
@@ -133,31 +133,21 @@ export async function flywheelRun(input: FlywheelRunInput): Promise<RunProgress>
   progress.stages.push(...STAGES.filter((s) => s.group !== 'catalog' && appliesTo(s.name, config)).map((s) => pendingStage(s.name)));
   publish('starting');
 
-  const runId = wf.workflowInfo().runId;
-  await runStage('ingest', async () => {
-    const snapshots = await Promise.all(
-      config.servers.map((server) => listServerTools({ store: config.artifacts, server, maxPages: config.catalog.maxPages })),
-    );
-    const result = await buildCatalog({ store: config.artifacts, project: config.name, catalog: config.catalog, snapshots, runId });
-    return result;
-  });
-
-  const skipReason = config.dataset ? await buildDataset(config, config.dataset, progress.force, runId, runStage, progress) : undefined;
-  if (skipReason) {
-    // Not enough new data: the run ends here, completed, with the reason on the run and every later stage.
-    for (const s of progress.stages) if (s.state === 'pending') Object.assign(s, { state: 'skipped', detail: 'skipped: not enough new data (see watermark)' });
-    progress.skipReason = skipReason;
-    progress.state = 'completed';
-    publish('skipped');
-    return progress;
-  }
-  if (config.dataset && config.train) {
-    const adapterVersion = await trainAdapter(config, config.dataset, config.train, runId, runStage, progress);
-    if (config.evaluate) {
-      const deployed = await releaseCandidate({ config, datasetConfig: config.dataset, train: config.train, adapterVersion, runId, runStage, progress, approvals, publish });
-      if (deployed) labels.push({ key: DEPLOYED_VERSION, value: deployed });
+  // The run is the stage table in order; each listed stage's step calls its activity (STEPS below).
+  const run: RunContext = { config, runId: wf.workflowInfo().runId, runStage, progress, approvals, publish, adapterVersion: '', promoted: false };
+  for (const spec of STAGES) {
+    if (!progress.stages.some((st) => st.name === spec.name)) continue;
+    const skipReason = await STEPS[spec.name](run);
+    if (skipReason) {
+      // Not enough new data: the run ends here, completed, with the reason on the run and every later stage.
+      for (const st of progress.stages) if (st.state === 'pending') Object.assign(st, { state: 'skipped', detail: 'skipped: not enough new data (see watermark)' });
+      progress.skipReason = skipReason;
+      progress.state = 'completed';
+      publish('skipped');
+      return progress;
     }
   }
+  if (run.deployedVersion) labels.push({ key: DEPLOYED_VERSION, value: run.deployedVersion });
 
   progress.state = 'completed';
   publish('done');
@@ -202,9 +192,9 @@ function outputOf<S extends StageName>(progress: RunProgress, stage: S, name: Ou
   return progress.stages.find((s) => s.name === stage)!.outputs[name]!;
 }
 
-/** An output that exists only on some runs (train metrics from older trainers). */
+/** An output that exists only on some runs (a stage this config does not list, train metrics from older trainers). */
 function optionalOutput<S extends StageName>(progress: RunProgress, stage: S, name: OutputName<S>): ArtifactRef | undefined {
-  return progress.stages.find((s) => s.name === stage)!.outputs[name];
+  return progress.stages.find((s) => s.name === stage)?.outputs[name];
 }
 
 function pendingStage(name: StageName): StageProgress {
@@ -213,62 +203,188 @@ function pendingStage(name: StageName): StageProgress {
 
 type StageRunner = (name: StageName, body: () => Promise<StageOutcome>) => Promise<StageOutcome>;
 
+/** What the stages' steps share: the run's config and state, and what earlier steps decided. */
+interface RunContext {
+  config: FlywheelConfig;
+  runId: string;
+  runStage: StageRunner;
+  progress: RunProgress;
+  approvals: Approvals;
+  publish: (current: string) => void;
+  /** Set by train. */
+  adapterVersion: string;
+  /** Set by gate: the candidate is to be deployed. */
+  promoted: boolean;
+  /** The gate's decision, for deploy's record. */
+  decision?: GateDecision;
+  /** What the alias served when evaluate scored the candidate: deploy moves the alias only from this version. */
+  production?: ServedVersion | null;
+  /** Set by deploy. */
+  deployedVersion?: string;
+}
+
 /**
- * intents -> generate -> solve -> validate -> (traces -> watermark) -> corrupt -> split -> render, each stage's
- * refs feeding the next. Returns why it stopped early when the retrain policy finds too little new data.
+ * How each stage runs: its activity called with the outputs of the stages before it (by the names the table gives
+ * them) and its config section. Returns a reason only to end the run early (the retrain policy's skip).
+ * A stage is reached only when the table lists it for this config (stages.ts `appliesTo`).
  */
-async function buildDataset(config: FlywheelConfig, datasetConfig: DatasetConfig, force: boolean, runId: string, runStage: StageRunner, progress: RunProgress): Promise<string | undefined> {
-  const out = <S extends StageName>(stage: S, name: OutputName<S>): ArtifactRef => outputOf(progress, stage, name);
-  const common = { store: config.artifacts, runId, dataset: datasetConfig };
-  const catalog = out('ingest', 'catalog');
-  await runStage('intents', () => dataset.intentsStage({ ...common, catalog, servers: config.servers }));
-  await runStage('generate', () => dataset.generateStage({ ...common, intents: out('intents', 'intents') }));
-  await runStage('solve', () => dataset.solveStage({ ...common, catalog, intents: out('intents', 'intents'), requests: out('generate', 'requests') }));
-  await runStage('validate', () => dataset.validateStage({ ...common, catalog, intents: out('intents', 'intents'), candidates: out('solve', 'candidates'), servers: config.servers }));
-  let traceRows: ArtifactRef | undefined;
-  if ((config.traces ?? []).length > 0) {
-    await runStage('traces', () => dataset.tracesStage({ ...common, catalog, traces: config.traces ?? [] }));
-    traceRows = out('traces', 'traceRows');
-  }
-  if (config.retrain && traceRows) {
+const STEPS: Record<StageName, (run: RunContext) => Promise<string | void>> = {
+  async ingest({ config, runId, runStage }) {
+    await runStage('ingest', async () => {
+      const snapshots = await Promise.all(config.servers.map((server) => listServerTools({ store: config.artifacts, server, maxPages: config.catalog.maxPages })));
+      return buildCatalog({ store: config.artifacts, project: config.name, catalog: config.catalog, snapshots, runId });
+    });
+  },
+  async intents(run) {
+    await run.runStage('intents', () => dataset.intentsStage({ ...common(run), catalog: out(run, 'ingest', 'catalog'), servers: run.config.servers }));
+  },
+  async generate(run) {
+    await run.runStage('generate', () => dataset.generateStage({ ...common(run), intents: out(run, 'intents', 'intents') }));
+  },
+  async solve(run) {
+    await run.runStage('solve', () => dataset.solveStage({ ...common(run), catalog: out(run, 'ingest', 'catalog'), intents: out(run, 'intents', 'intents'), requests: out(run, 'generate', 'requests') }));
+  },
+  async validate(run) {
+    await run.runStage('validate', () => dataset.validateStage({ ...common(run), catalog: out(run, 'ingest', 'catalog'), intents: out(run, 'intents', 'intents'), candidates: out(run, 'solve', 'candidates'), servers: run.config.servers }));
+  },
+  async traces(run) {
+    await run.runStage('traces', () => dataset.tracesStage({ ...common(run), catalog: out(run, 'ingest', 'catalog'), traces: run.config.traces ?? [] }));
+  },
+  /** The retrain policy: too few new trace rows end the run here, completed, with the reason. */
+  async watermark(run) {
+    const { config, progress } = run;
+    const traceRows = optionalOutput(progress, 'traces', 'traceRows');
+    if (!config.retrain || !traceRows) return;
     const policy = config.retrain;
-    const rows = traceRows;
     let train = true;
-    await runStage('watermark', async () => {
-      const decision = await cpu.retrainCheck({ store: config.artifacts, project: config.name, catalog, traceRows: rows, policy, force });
+    await run.runStage('watermark', async () => {
+      const decision = await cpu.retrainCheck({ store: config.artifacts, project: config.name, catalog: out(run, 'ingest', 'catalog'), traceRows, policy, force: progress.force });
       train = decision.train;
       return { outputs: {}, reused: false, summary: decision.reason };
     });
-    if (!train) return progress.stages.find((s) => s.name === 'watermark')!.detail;
-  }
-  await runStage('corrupt', () => dataset.corruptStage({ ...common, catalog, validated: out('validate', 'validated'), pools: out('intents', 'pools'), servers: config.servers, ...(traceRows ? { traceRows } : {}) }));
-  const split = await runStage('split', () => dataset.splitStage({ ...common, project: config.name, catalog, augmented: out('corrupt', 'augmented') }));
-  wf.upsertSearchAttributes([{ key: DATASET_SHA, value: split.outputs.train!.sha256 }]);
-  await runStage('render', () => dataset.renderStage({ ...common, catalog, train: out('split', 'train'), val: out('split', 'val'), test: out('split', 'test') }));
-  return undefined;
+    if (!train) return progress.stages.find((st) => st.name === 'watermark')!.detail;
+  },
+  async corrupt(run) {
+    const traceRows = optionalOutput(run.progress, 'traces', 'traceRows');
+    await run.runStage('corrupt', () => dataset.corruptStage({ ...common(run), catalog: out(run, 'ingest', 'catalog'), validated: out(run, 'validate', 'validated'), pools: out(run, 'intents', 'pools'), servers: run.config.servers, ...(traceRows ? { traceRows } : {}) }));
+  },
+  async split(run) {
+    const split = await run.runStage('split', () => dataset.splitStage({ ...common(run), project: run.config.name, catalog: out(run, 'ingest', 'catalog'), augmented: out(run, 'corrupt', 'augmented') }));
+    wf.upsertSearchAttributes([{ key: DATASET_SHA, value: split.outputs.train!.sha256 }]);
+  },
+  async render(run) {
+    await run.runStage('render', () => dataset.renderStage({ ...common(run), catalog: out(run, 'ingest', 'catalog'), train: out(run, 'split', 'train'), val: out(run, 'split', 'val'), test: out(run, 'split', 'test') }));
+  },
+  /** LoRA SFT on the GPU queue. A worker that dies is noticed after heartbeatTimeoutSeconds; the retry resumes
+   * from the checkpoint in its last heartbeat. A bad job fails at once. */
+  async train(run) {
+    const { config, runId, progress } = run;
+    const train = config.train!;
+    const gpu = wf.proxyActivities<typeof gpuActivities>({
+      taskQueue: GPU_TASK_QUEUE,
+      startToCloseTimeout: '72 hours',
+      heartbeatTimeout: `${train.heartbeatTimeoutSeconds} seconds`,
+      retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes', maximumAttempts: train.maxAttempts },
+    });
+    await run.runStage('train', async () => {
+      const outcome = await gpu.trainStage({ store: config.artifacts, runId, train: out(run, 'render', 'renderedTrain'), val: out(run, 'render', 'renderedVal'), format: config.dataset!.render.format, settings: train });
+      run.adapterVersion = outcome.adapterVersion;
+      // The trace rows this run trained on are no longer new to the next run, whatever the gate decides later.
+      if (config.retrain) {
+        await cpu.advanceWatermark({ store: config.artifacts, project: config.name, catalog: out(run, 'ingest', 'catalog'), traceRows: outputOf(progress, 'traces', 'traceRows'), runId, workflowId: wf.workflowInfo().workflowId });
+      }
+      return outcome;
+    });
+    wf.upsertSearchAttributes([{ key: ADAPTER_VERSION, value: run.adapterVersion }]);
+  },
+  /** The candidate scored against what the alias serves now (the base before the first deploy). */
+  async evaluate(run) {
+    const { config, runId } = run;
+    await run.runStage('evaluate', async () => {
+      const production = config.deploy ? await cpu.currentVersion({ store: config.artifacts, deploy: config.deploy }) : null;
+      run.production = production;
+      return gpuRelease.evaluateStage({
+        store: config.artifacts,
+        runId,
+        renderedTest: out(run, 'render', 'renderedTest'),
+        test: out(run, 'split', 'test'),
+        adapter: out(run, 'train', 'adapter'),
+        adapterVersion: run.adapterVersion,
+        ...(optionalOutput(run.progress, 'train', 'metrics') ? { trainMetrics: optionalOutput(run.progress, 'train', 'metrics') } : {}),
+        evaluate: config.evaluate!,
+        teacher: config.dataset!.teacher,
+        production,
+        // Runs started before the report gained the retriever's recall replay without the catalog.
+        ...(wf.patched('evaluate-retriever-recall') ? { catalog: out(run, 'ingest', 'catalog') } : {}),
+      });
+    });
+  },
+  /** The gate's rules, then an operator's approval when it asks for one; a held candidate ends the run completed. */
+  async gate(run) {
+    const { config, runId, approvals } = run;
+    if (!config.evaluate) return;
+    const gate: GateSettings = config.gate!;
+    let decision: GateDecision | undefined;
+    await run.runStage('gate', async () => {
+      decision = (await cpu.gateStage({ store: config.artifacts, runId, evalResults: out(run, 'evaluate', 'evalResults'), gate })).decision;
+      if (decision.promote && gate.requireApproval) decision = await awaitApproval(decision, gate, approvals, () => {
+        stageOf(run, 'gate').detail = 'waiting for approval';
+        run.publish('awaiting-approval');
+      });
+      // Recorded after the approval step, so the stored report carries the final decision.
+      return cpu.recordGate({ store: config.artifacts, runId, evalResults: out(run, 'evaluate', 'evalResults'), decision });
+    });
+    run.decision = decision;
+    run.promoted = decision?.promote === true;
+  },
+  /** Serve the promoted candidate and move the alias (skipped when the gate held it). */
+  async deploy(run) {
+    const { config, runId, approvals } = run;
+    if (!config.evaluate || !config.gate) return;
+    if (!run.promoted) {
+      const skipped = stageOf(run, 'deploy');
+      skipped.state = 'skipped';
+      skipped.detail = `not deployed: ${stageOf(run, 'gate').detail}`;
+      return;
+    }
+    const deploy: DeployConfig = config.deploy!;
+    const approvedBy = approvals.decision?.approved ? approvals.decision.by : undefined;
+    await run.runStage('deploy', async () => {
+      const outcome = await cpu.deployStage({
+        store: config.artifacts,
+        runId,
+        workflowId: wf.workflowInfo().workflowId,
+        deploy,
+        adapter: out(run, 'train', 'adapter'),
+        adapterVersion: run.adapterVersion,
+        train: out(run, 'render', 'renderedTrain'),
+        val: out(run, 'render', 'renderedVal'),
+        settings: config.train!,
+        format: config.dataset!.render.format,
+        renderedTest: out(run, 'render', 'renderedTest'),
+        evalReport: out(run, 'gate', 'evalReport'),
+        actor: approvedBy ?? `flywheel gate (${wf.workflowInfo().workflowId})`,
+        reason: run.decision!.reasons.join('; '),
+        expectedCurrent: run.production?.name ?? null,
+      });
+      run.deployedVersion = outcome.version;
+      return outcome;
+    });
+  },
+};
+
+/** The arguments every dataset stage takes. */
+function common({ config, runId }: RunContext) {
+  return { store: config.artifacts, runId, dataset: config.dataset! };
 }
 
-/** LoRA SFT on the GPU queue. A worker that dies is noticed after heartbeatTimeoutSeconds; the retry resumes
- * from the checkpoint in its last heartbeat. A bad job fails at once. */
-async function trainAdapter(config: FlywheelConfig, datasetConfig: DatasetConfig, train: TrainConfig, runId: string, runStage: StageRunner, progress: RunProgress): Promise<string> {
-  const gpu = wf.proxyActivities<typeof gpuActivities>({
-    taskQueue: GPU_TASK_QUEUE,
-    startToCloseTimeout: '72 hours',
-    heartbeatTimeout: `${train.heartbeatTimeoutSeconds} seconds`,
-    retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes', maximumAttempts: train.maxAttempts },
-  });
-  let version = '';
-  await runStage('train', async () => {
-    const outcome = await gpu.trainStage({ store: config.artifacts, runId, train: outputOf(progress, 'render', 'renderedTrain'), val: outputOf(progress, 'render', 'renderedVal'), format: datasetConfig.render.format, settings: train });
-    version = outcome.adapterVersion;
-    // The trace rows this run trained on are no longer new to the next run, whatever the gate decides later.
-    if (config.retrain) {
-      await cpu.advanceWatermark({ store: config.artifacts, project: config.name, catalog: outputOf(progress, 'ingest', 'catalog'), traceRows: outputOf(progress, 'traces', 'traceRows'), runId, workflowId: wf.workflowInfo().workflowId });
-    }
-    return outcome;
-  });
-  wf.upsertSearchAttributes([{ key: ADAPTER_VERSION, value: version }]);
-  return version;
+/** A finished stage's output, by the names stages.ts gives it. */
+function out<S extends StageName>(run: RunContext, stage: S, name: OutputName<S>): ArtifactRef {
+  return outputOf(run.progress, stage, name);
+}
+
+function stageOf(run: RunContext, name: StageName): StageProgress {
+  return run.progress.stages.find((st) => st.name === name)!;
 }
 
 const cpu = wf.proxyActivities<typeof activities>({
@@ -277,97 +393,13 @@ const cpu = wf.proxyActivities<typeof activities>({
   retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumAttempts: 5 },
 });
 
-interface ReleaseContext {
-  config: FlywheelConfig;
-  datasetConfig: DatasetConfig;
-  train: TrainConfig;
-  adapterVersion: string;
-  runId: string;
-  runStage: StageRunner;
-  progress: RunProgress;
-  approvals: Approvals;
-  publish: (current: string) => void;
-}
-
-/**
- * evaluate → gate → (approval) → deploy. The candidate is scored against what the alias serves now; a held
- * candidate ends the run completed, with the gate's reasons on the stage, and nothing deployed.
- */
-/** Returns the version it deployed, if it did. */
-async function releaseCandidate({ config, datasetConfig, train, adapterVersion, runId, runStage, progress, approvals, publish }: ReleaseContext): Promise<string | undefined> {
-  const out = <S extends StageName>(stage: S, name: OutputName<S>): ArtifactRef => outputOf(progress, stage, name);
-  const stage = (name: StageName): StageProgress => progress.stages.find((s) => s.name === name)!;
-  const gpu = wf.proxyActivities<typeof gpuActivities>({
-    taskQueue: GPU_TASK_QUEUE,
-    startToCloseTimeout: '12 hours',
-    heartbeatTimeout: '5 minutes',
-    retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumAttempts: 3 },
-  });
-  // What the alias serves when the candidate is scored: the deploy moves the alias only from this version.
-  const seen: { production: ServedVersion | null } = { production: null };
-  await runStage('evaluate', async () => {
-    const production = config.deploy ? await cpu.currentVersion({ store: config.artifacts, deploy: config.deploy }) : null;
-    seen.production = production;
-    return gpu.evaluateStage({
-      store: config.artifacts,
-      runId,
-      renderedTest: out('render', 'renderedTest'),
-      test: out('split', 'test'),
-      adapter: out('train', 'adapter'),
-      adapterVersion,
-      ...(optionalOutput(progress, 'train', 'metrics') ? { trainMetrics: optionalOutput(progress, 'train', 'metrics') } : {}),
-      evaluate: config.evaluate!,
-      teacher: datasetConfig.teacher,
-      production,
-      // Runs started before the report gained the retriever's recall replay without the catalog.
-      ...(wf.patched('evaluate-retriever-recall') ? { catalog: out('ingest', 'catalog') } : {}),
-    });
-  });
-  if (!config.gate) return;
-  const gate: GateSettings = config.gate;
-  let decision: GateDecision | undefined;
-  await runStage('gate', async () => {
-    decision = (await cpu.gateStage({ store: config.artifacts, runId, evalResults: out('evaluate', 'evalResults'), gate })).decision;
-    if (decision.promote && gate.requireApproval) decision = await awaitApproval(decision, gate, approvals, () => {
-      stage('gate').detail = 'waiting for approval';
-      publish('awaiting-approval');
-    });
-    // Recorded after the approval step, so the stored report carries the final decision.
-    return cpu.recordGate({ store: config.artifacts, runId, evalResults: out('evaluate', 'evalResults'), decision });
-  });
-  if (!config.deploy) return;
-  if (!decision?.promote) {
-    const skipped = stage('deploy');
-    skipped.state = 'skipped';
-    skipped.detail = `not deployed: ${stage('gate').detail}`;
-    return;
-  }
-  const deploy: DeployConfig = config.deploy;
-  const approvedBy = approvals.decision?.approved ? approvals.decision.by : undefined;
-  let deployed: string | undefined;
-  await runStage('deploy', async () => {
-    const outcome = await cpu.deployStage({
-      store: config.artifacts,
-      runId,
-      workflowId: wf.workflowInfo().workflowId,
-      deploy,
-      adapter: out('train', 'adapter'),
-      adapterVersion,
-      train: out('render', 'renderedTrain'),
-      val: out('render', 'renderedVal'),
-      settings: train,
-      format: datasetConfig.render.format,
-      renderedTest: out('render', 'renderedTest'),
-      evalReport: out('gate', 'evalReport'),
-      actor: approvedBy ?? `flywheel gate (${wf.workflowInfo().workflowId})`,
-      reason: decision!.reasons.join('; '),
-      expectedCurrent: seen.production?.name ?? null,
-    });
-    deployed = outcome.version;
-    return outcome;
-  });
-  return deployed;
-}
+// Scoring serves the candidate on a GPU worker.
+const gpuRelease = wf.proxyActivities<typeof gpuActivities>({
+  taskQueue: GPU_TASK_QUEUE,
+  startToCloseTimeout: '12 hours',
+  heartbeatTimeout: '5 minutes',
+  retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumAttempts: 3 },
+});
 
 /** Wait for an operator's approve / reject; no answer in time holds the candidate. */
 async function awaitApproval(decision: GateDecision, gate: GateSettings, approvals: Approvals, announce: () => void): Promise<GateDecision> {

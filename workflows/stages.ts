@@ -4,8 +4,9 @@
  * this table; `flywheel status` and gc find a stage's outputs in a run's history through it; the benches print
  * their stages from it. Pure data, no I/O: workflow code imports it.
  *
- * Adding a stage: its entry here, its activity (activities/) over its `core/` function, and its call in
- * workflows/flywheel-run.ts. test/fast/stages.test.ts checks the table against a recorded history of a whole run.
+ * Adding a stage: its entry here, its activity (activities/) over its `core/` function, and its step in
+ * workflows/flywheel-run.ts's STEPS (how the activity is called; the compiler asks for it). The run loops over
+ * this table. test/fast/stages.test.ts checks the table against recorded histories of whole runs.
  */
 import type { FlywheelConfig } from '../core/config/schema.js';
 

@@ -157,7 +157,7 @@ describe('gateway renders agent requests as training did', () => {
     }
   });
 
-  it('records whether the frontier\'s tool was in the slice, and `flywheel eval --traces` replays the escalated decisions', async () => {
+  it('records whether the frontier\'s tool was in the slice, and `flywheel eval --traces` replays the escalated decisions through a gateway', async () => {
     // The frontier (a stand-in for e.g. OpenAI) sees the agent's whole tool list, so its call is the target.
     const frontier = await startFrontierStandIn('sk-frontier', (body) => {
       const name = (body.messages.at(-1)!.content ?? '').includes('show me invoice') ? 'get_invoice' : 'close_opportunity';
@@ -181,10 +181,16 @@ describe('gateway renders agent requests as training did', () => {
       assert.equal(logged[1].rendered.targetInSlice, false);
       assert.equal(logged[2].rendered.targetInSlice, null, 'not escalated: the target is not known');
 
-      // Replayed against the backend (a stand-in for `flywheel serve`), the prompts as the router saw them.
+      // Replayed through a gateway that forwards the logged prompts as they are (no `render`: they were rendered
+      // already) to the same alias, so the router sees what it saw in production.
+      const replaying = await startGateway(gatewaySchema.parse({ port: 0, registry: registryFile, tracesDir: join(dir, 'traces-replay'), timeoutMs: 5000 }));
       const out = join(dir, 'trace-eval');
       const before = backend.requests.length;
-      assert.equal(await main(['eval', '--endpoint', backend.url, '--model', 'router@v1', '--traces', traces, '--escalated-only', '--concurrency', '1', '--resamples', '50', '--out', out]), 0);
+      try {
+        assert.equal(await main(['eval', '--endpoint', replaying.url, '--model', 'router', '--traces', traces, '--escalated-only', '--concurrency', '1', '--resamples', '50', '--out', out]), 0);
+      } finally {
+        await replaying.close();
+      }
       const report = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8')) as EvalReport;
       const m = report.results[0]!.metrics;
       assert.equal(m.n, 2, 'the two escalated decisions');

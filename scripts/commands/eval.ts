@@ -24,6 +24,9 @@ import { createHash } from 'node:crypto';
 import { intOption, parse, UsageError, wholeNumber, type Command } from '../lib/args.js';
 import { DEFAULT_STORE_URI } from '../../core/defaults.js';
 
+/** The evaluate stage's defaults (core/config/schema.ts): the same cases and settings from either path. */
+const DEFAULTS = evaluateSchema.parse({});
+
 export const evalCommand: Command = {
   name: 'eval',
   summary: 'score any OpenAI-compatible endpoint on a test set (JSON, markdown and HTML report)',
@@ -54,14 +57,14 @@ and per-domain tables, latency, tokens and cost, with bootstrap 95 % intervals.
   --label NAME          column name in the report (default: the model)
   --api-key-env VAR     environment variable holding the endpoint's API key
   --adapter-id ID       LoRAX: the adapter to select per request
-  --concurrency N       requests in flight (default 4)
+  --concurrency N       requests in flight (default ${DEFAULTS.concurrency})
   --limit N             score a stratified sample of N cases (by domain and expected tool or verdict)
-  --sample-seed N       that sample's seed (default: evaluate.sampleSeed's, 7: the stage's sample)
-  --max-tokens N        tokens an answer may take (default 160)
-  --timeout-ms N        per request (default 120000); --retries N transport retries (default 2)
+  --sample-seed N       that sample's seed (default: evaluate.sampleSeed's, ${DEFAULTS.sampleSeed}: the stage's sample)
+  --max-tokens N        tokens an answer may take (default ${DEFAULTS.maxTokens})
+  --timeout-ms N        per request (default ${DEFAULTS.timeoutMs}); --retries N transport retries (default ${DEFAULTS.maxRetries})
   --cost-tokens IN,OUT  dollars per 1M prompt,completion tokens (API pricing)
   --cost-gpu-hour D     dollars per GPU-hour, spread over the throughput measured in this run
-  --resamples N         bootstrap resamples (default 1000); --seed N (default 7)
+  --resamples N         bootstrap resamples (default ${DEFAULTS.bootstrap.resamples}); --seed N (default ${DEFAULTS.bootstrap.seed})
   --out DIR             where report.json, report.md and report.html go (default .flywheel/eval/<time>)
   --store URI           artifact store for --testset artifacts (default $FLYWHEEL_ARTIFACTS or ${DEFAULT_STORE_URI})`,
   async run(argv) {
@@ -100,9 +103,9 @@ and per-domain tables, latency, tokens and cost, with bootstrap 95 % intervals.
       : values.traces
         ? await loadTraceCases(values.traces, values['escalated-only'] === true)
         : await loadCases(values.testset!, values.store);
-    const bootstrap = { resamples: intOption(values.resamples, 'resamples', 1000), seed: wholeNumber(values.seed, 'seed', 7) };
+    const bootstrap = { resamples: intOption(values.resamples, 'resamples', DEFAULTS.bootstrap.resamples), seed: wholeNumber(values.seed, 'seed', DEFAULTS.bootstrap.seed) };
     // --limit: a stratified sample, drawn as the evaluate stage draws one (same default seed, same cases).
-    const sampleSeed = wholeNumber(values['sample-seed'], 'sample-seed', evaluateSchema.parse({}).sampleSeed);
+    const sampleSeed = wholeNumber(values['sample-seed'], 'sample-seed', DEFAULTS.sampleSeed);
     const selected = sampleCases(cases, values.limit ? intOption(values.limit, 'limit', cases.length) : undefined, sampleSeed);
     const label = values.label ?? values.model;
     console.error(`scoring ${label} at ${values.endpoint} on ${selected.length} cases of ${source}`);
@@ -110,10 +113,10 @@ and per-domain tables, latency, tokens and cost, with bootstrap 95 % intervals.
       selected,
       { label, baseUrl: values.endpoint, model: values.model, ...(apiKeyEnv ? { apiKey: process.env[apiKeyEnv]! } : {}), ...(values['adapter-id'] ? { adapterId: values['adapter-id'] } : {}), cost: costOf(values['cost-tokens'], values['cost-gpu-hour']) },
       {
-        concurrency: intOption(values.concurrency, 'concurrency', 4),
-        timeoutMs: intOption(values['timeout-ms'], 'timeout-ms', 120_000),
-        maxRetries: wholeNumber(values.retries, 'retries', 2),
-        maxTokens: intOption(values['max-tokens'], 'max-tokens', 160),
+        concurrency: intOption(values.concurrency, 'concurrency', DEFAULTS.concurrency),
+        timeoutMs: intOption(values['timeout-ms'], 'timeout-ms', DEFAULTS.timeoutMs),
+        maxRetries: wholeNumber(values.retries, 'retries', DEFAULTS.maxRetries),
+        maxTokens: intOption(values['max-tokens'], 'max-tokens', DEFAULTS.maxTokens),
         bootstrap,
         onProgress: (done, total) => {
           if (done % 10 === 0 || done === total) process.stderr.write(`\r${done}/${total} cases`);

@@ -11,6 +11,8 @@ function portOption(value: string | undefined): number | undefined {
   return n;
 }
 
+const GATEWAY_DEFAULTS = gatewaySchema.parse({});
+
 export const gatewayCommand: Command = {
   name: 'gateway',
   summary: 'serve the deployed router aliases (OpenAI-compatible), escalate unsure decisions, log traces',
@@ -26,8 +28,8 @@ has gateway.escalation. Every decision is appended to DIR/gateway-YYYY-MM-DD.jso
 trace; a traces: source naming DIR feeds them back into the flywheel.
 
 --config FILE      take options from the file's gateway: section (without one: defaults, and deploy.registry)
---host H           listen address (default 127.0.0.1)
---port N           listen port; 0 picks a free one (default 8300)
+--host H           listen address (default ${GATEWAY_DEFAULTS.host})
+--port N           listen port; 0 picks a free one (default ${GATEWAY_DEFAULTS.port})
 --registry PATH    the alias table deploy writes (default ${DEFAULT_REGISTRY})
 --traces-dir DIR   where decisions are logged (default ${DEFAULT_TRACES_DIR})
 Flags override the config file. Ctrl-C (SIGINT) or SIGTERM stops it cleanly.`,

@@ -27,7 +27,6 @@ import { DOMAIN_PACKS } from '../sandboxes/packs.js';
 import { withConnections } from './connections.js';
 import { runStage, type StageArgs } from './stage.js';
 import { storeFor } from './store.js';
-import { stageVersion } from '../workflows/stages.js';
 
 
 interface Common extends StageArgs {
@@ -38,7 +37,7 @@ const beat = (details: unknown) => Context.current().heartbeat(details);
 
 export async function intentsStage(a: Common & { catalog: ArtifactRef; servers: ServerConfig[] }): Promise<StageOutcome> {
   const { dataset } = a;
-  return runStage(a, 'intents', stageVersion('intents'), [a.catalog], { servers: a.servers, seed: dataset.seed, perGoal: dataset.perGoal, minPerTool: dataset.minPerTool, split: dataset.split, unsatisfiableShare: dataset.unsatisfiableShare, personas: dataset.personas ?? null }, async (store) => {
+  return runStage(a, 'intents', [a.catalog], { servers: a.servers, seed: dataset.seed, perGoal: dataset.perGoal, minPerTool: dataset.minPerTool, split: dataset.split, unsatisfiableShare: dataset.unsatisfiableShare, personas: dataset.personas ?? null }, async (store) => {
     const catalog = await store.readJson<Catalog>(a.catalog);
     const { pools, intents, stats } = await withConnections(a.servers, async (conns) => {
       // Every probe and trial call heartbeats (the SDK throttles them): a slow server must not look like a dead worker.
@@ -55,7 +54,7 @@ export async function intentsStage(a: Common & { catalog: ArtifactRef; servers: 
 }
 
 export async function generateStage(a: Common & { intents: ArtifactRef }): Promise<StageOutcome> {
-  return runStage(a, 'generate', stageVersion('generate'), [a.intents], { seed: a.dataset.seed, teacher: a.dataset.teacher }, async (store) => {
+  return runStage(a, 'generate', [a.intents], { seed: a.dataset.seed, teacher: a.dataset.teacher }, async (store) => {
     const intents = await store.readJsonl<Intent>(a.intents);
     const teacher = makeTeacher(a.dataset.teacher, a.dataset.seed, { store, onProgress: beat });
     const drafts = await teacher.generate(intents);
@@ -65,7 +64,7 @@ export async function generateStage(a: Common & { intents: ArtifactRef }): Promi
 }
 
 export async function solveStage(a: Common & { catalog: ArtifactRef; intents: ArtifactRef; requests: ArtifactRef }): Promise<StageOutcome> {
-  return runStage(a, 'solve', stageVersion('solve'), [a.catalog, a.intents, a.requests], { seed: a.dataset.seed, teacher: a.dataset.teacher }, async (store) => {
+  return runStage(a, 'solve', [a.catalog, a.intents, a.requests], { seed: a.dataset.seed, teacher: a.dataset.teacher }, async (store) => {
     const catalog = await store.readJson<Catalog>(a.catalog);
     const intents = await store.readJsonl<Intent>(a.intents);
     const drafts = await store.readJsonl<RequestDraft>(a.requests);
@@ -78,7 +77,7 @@ export async function solveStage(a: Common & { catalog: ArtifactRef; intents: Ar
 }
 
 export async function validateStage(a: Common & { catalog: ArtifactRef; intents: ArtifactRef; candidates: ArtifactRef; servers: ServerConfig[] }): Promise<StageOutcome> {
-  return runStage(a, 'validate', stageVersion('validate'), [a.catalog, a.intents, a.candidates], { servers: a.servers, sliceSize: a.dataset.sliceSize, ...(a.dataset.slicing ? { slicing: a.dataset.slicing } : {}), seed: a.dataset.seed, personas: a.dataset.personas ?? null }, async (store) => {
+  return runStage(a, 'validate', [a.catalog, a.intents, a.candidates], { servers: a.servers, sliceSize: a.dataset.sliceSize, ...(a.dataset.slicing ? { slicing: a.dataset.slicing } : {}), seed: a.dataset.seed, personas: a.dataset.personas ?? null }, async (store) => {
     const catalog = await store.readJson<Catalog>(a.catalog);
     const intents = await store.readJsonl<Intent>(a.intents);
     const candidates = await store.readJsonl<Candidate>(a.candidates);
@@ -96,7 +95,7 @@ export async function validateStage(a: Common & { catalog: ArtifactRef; intents:
 }
 
 export async function corruptStage(a: Common & { catalog: ArtifactRef; validated: ArtifactRef; pools: ArtifactRef; traceRows?: ArtifactRef; servers: ServerConfig[] }): Promise<StageOutcome> {
-  return runStage(a, 'corrupt', stageVersion('corrupt'), [a.catalog, a.validated, a.pools, ...(a.traceRows ? [a.traceRows] : [])], { servers: a.servers, negativeShare: a.dataset.negativeShare, sliceSize: a.dataset.sliceSize, ...(a.dataset.slicing ? { slicing: a.dataset.slicing } : {}), seed: a.dataset.seed, personas: a.dataset.personas ?? null }, async (store) => {
+  return runStage(a, 'corrupt', [a.catalog, a.validated, a.pools, ...(a.traceRows ? [a.traceRows] : [])], { servers: a.servers, negativeShare: a.dataset.negativeShare, sliceSize: a.dataset.sliceSize, ...(a.dataset.slicing ? { slicing: a.dataset.slicing } : {}), seed: a.dataset.seed, personas: a.dataset.personas ?? null }, async (store) => {
     beat({ stage: 'corrupt' });
     const catalog = await store.readJson<Catalog>(a.catalog);
     const rows = await store.readJsonl<RouterRow>(a.validated);
@@ -119,7 +118,7 @@ export async function splitStage(a: Common & { project: string; catalog: Artifac
   const pinned = await frozenTestSet(storeFor(a.store), a.project, version);
   // The key names the project, the catalog version and the pinned test set, so a memo hit never stands in
   // for a split that should have used (or created) another frozen test set.
-  const outcome = await runStage(a, 'split', stageVersion('split'), [a.augmented], { project: a.project, catalogVersion: version, split: a.dataset.split, seed: a.dataset.seed, minPerTool: a.dataset.minPerTool, negativeShare: a.dataset.negativeShare, frozenTest: pinned?.ref.sha256 ?? null }, async (store) => {
+  const outcome = await runStage(a, 'split', [a.augmented], { project: a.project, catalogVersion: version, split: a.dataset.split, seed: a.dataset.seed, minPerTool: a.dataset.minPerTool, negativeShare: a.dataset.negativeShare, frozenTest: pinned?.ref.sha256 ?? null }, async (store) => {
     beat({ stage: 'split' });
     const rows = await store.readJsonl<RouterRow>(a.augmented);
     const frozen = pinned ? await store.readJsonl<RouterRow>(pinned.ref) : undefined;
@@ -139,7 +138,7 @@ export async function splitStage(a: Common & { project: string; catalog: Artifac
 }
 
 export async function renderStage(a: Common & { catalog: ArtifactRef; train: ArtifactRef; val: ArtifactRef; test: ArtifactRef }): Promise<StageOutcome> {
-  return runStage(a, 'render', stageVersion('render'), [a.catalog, a.train, a.val, a.test], { format: a.dataset.render.format }, async (store) => {
+  return runStage(a, 'render', [a.catalog, a.train, a.val, a.test], { format: a.dataset.render.format }, async (store) => {
     const catalog = await store.readJson<Catalog>(a.catalog);
     const outputs: Record<string, ArtifactRef> = {};
     const counts: string[] = [];
@@ -177,7 +176,7 @@ export async function tracesStage(a: Common & { catalog: ArtifactRef; traces: Ar
       files.push({ ref: await store.putBytes('traces-raw', bytes, 'application/octet-stream', 1, { stats: { path: f.path } }), path: f.path, ...(typeof t !== 'string' && t.domain ? { domain: t.domain } : {}) });
     }
   }
-  return runStage(a, 'traces', stageVersion('traces'), [a.catalog, ...files.map((f) => f.ref)], { files: files.map((f) => ({ path: f.path, domain: f.domain ?? null })) }, async (store) => {
+  return runStage(a, 'traces', [a.catalog, ...files.map((f) => f.ref)], { files: files.map((f) => ({ path: f.path, domain: f.domain ?? null })) }, async (store) => {
     const catalog = await store.readJson<Catalog>(a.catalog);
     const validator = new CallValidator(catalog, async () => ({ ok: true }));
     const rows: RouterRow[] = [];

@@ -18,7 +18,6 @@ import type { StageOutcome } from '../core/pipeline/types.js';
 import { startServe } from '../core/train/serve-process.js';
 import { whileBeating } from './heartbeat.js';
 import { runStage, type StageArgs } from './stage.js';
-import { stageVersion } from '../workflows/stages.js';
 
 
 /** The version an alias serves now, as the workflow looked it up (null before the first deploy). */
@@ -51,7 +50,7 @@ export interface EvaluateArgs extends StageArgs {
 export async function evaluateStage(a: EvaluateArgs): Promise<StageOutcome> {
   const teacher = teacherSpec(a.teacher, a.evaluate);
   const key = { evaluate: a.evaluate, production: a.production, teacher: teacher ? { baseUrl: teacher.baseUrl, model: teacher.model } : null };
-  return runStage(a, 'evaluate', stageVersion('evaluate'), [a.renderedTest, a.test, a.adapter, ...(a.catalog ? [a.catalog] : [])], key, (store) => whileBeating(async () => {
+  return runStage(a, 'evaluate', [a.renderedTest, a.test, a.adapter, ...(a.catalog ? [a.catalog] : [])], key, (store) => whileBeating(async () => {
     const testRows = await store.readJsonl<RouterRow>(a.test);
     const all = casesFrom(await store.readJsonl<RenderedRow>(a.renderedTest), testRows, `test set ${a.renderedTest.sha256.slice(0, 12)}`);
     const cases = sampleCases(all, a.evaluate.limit, a.evaluate.sampleSeed);

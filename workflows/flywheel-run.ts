@@ -9,7 +9,7 @@ import type { DeployConfig, FlywheelConfig, GateSettings } from '../core/config/
 import { GPU_TASK_QUEUE } from './queues.js';
 import type { FlywheelRunInput, RunProgress, StageProgress } from '../core/pipeline/types.js';
 import { ADAPTER_VERSION, DATASET_SHA, DEPLOYED_VERSION, DOMAIN, FLYWHEEL_STAGE, TRIGGER } from './search-attributes.js';
-import { appliesTo, CATALOG_STAGES, type OutputName, STAGES, type StageName } from './stages.js';
+import { appliesTo, CATALOG_STAGES, type OutputName, PROFILES, STAGES, type StageName, trainingProfile } from './stages.js';
 
 // The stages, their order and when each runs: workflows/stages.ts.
 export { CATALOG_STAGES, DATASET_STAGES, RELEASE_STAGES, TRAIN_STAGES, type StageName } from './stages.js';
@@ -31,29 +31,14 @@ export const rejectSignal = wf.defineSignal<[ApprovalInput]>('reject');
 // Which failures are worth a retry is the activities' to say: every InputError reaches the workflow as a
 // non-retryable ApplicationFailure (activities/errors.ts), so retry policies here list no error types.
 
-const { resolveConfig } = wf.proxyActivities<typeof activities>({
-  startToCloseTimeout: '1 minute',
-  retry: { maximumAttempts: 3 },
-});
-
-// Listing is network-bound: heartbeats every 2 s, so a dead worker is noticed within the heartbeat timeout.
-const { listServerTools } = wf.proxyActivities<typeof activities>({
-  startToCloseTimeout: '10 minutes',
-  heartbeatTimeout: '10 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumAttempts: 5 },
-});
-
-const { buildCatalog } = wf.proxyActivities<typeof activities>({
-  startToCloseTimeout: '5 minutes',
-  retry: { maximumAttempts: 3 },
-});
-
-// Dataset stages: minutes to hours with a remote teacher; the long ones heartbeat as they go.
-const dataset = wf.proxyActivities<typeof activities>({
-  startToCloseTimeout: '4 hours',
-  heartbeatTimeout: '2 minutes',
-  retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumAttempts: 3 },
-});
+// Timeouts and retries: the stage table's profiles (workflows/stages.ts).
+const { resolveConfig } = wf.proxyActivities<typeof activities>(PROFILES.config);
+const { listServerTools } = wf.proxyActivities<typeof activities>(PROFILES.listing);
+const { buildCatalog } = wf.proxyActivities<typeof activities>(PROFILES.catalog);
+const dataset = wf.proxyActivities<typeof activities>(PROFILES.dataset);
+const cpu = wf.proxyActivities<typeof activities>(PROFILES.control);
+// Scoring serves the candidate on a GPU worker.
+const gpuRelease = wf.proxyActivities<typeof gpuActivities>({ taskQueue: GPU_TASK_QUEUE, ...PROFILES.scoring });
 
 interface StageOutcome {
   outputs: Record<string, ArtifactRef>;
@@ -280,12 +265,7 @@ const STEPS: Record<StageName, (run: RunContext) => Promise<string | void>> = {
   async train(run) {
     const { config, runId, progress } = run;
     const train = config.train!;
-    const gpu = wf.proxyActivities<typeof gpuActivities>({
-      taskQueue: GPU_TASK_QUEUE,
-      startToCloseTimeout: '72 hours',
-      heartbeatTimeout: `${train.heartbeatTimeoutSeconds} seconds`,
-      retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes', maximumAttempts: train.maxAttempts },
-    });
+    const gpu = wf.proxyActivities<typeof gpuActivities>({ taskQueue: GPU_TASK_QUEUE, ...trainingProfile(train) });
     await run.runStage('train', async () => {
       const outcome = await gpu.trainStage({ store: config.artifacts, runId, train: out(run, 'render', 'renderedTrain'), val: out(run, 'render', 'renderedVal'), format: config.dataset!.render.format, settings: train });
       run.adapterVersion = outcome.adapterVersion;
@@ -386,20 +366,6 @@ function out<S extends StageName>(run: RunContext, stage: S, name: OutputName<S>
 function stageOf(run: RunContext, name: StageName): StageProgress {
   return run.progress.stages.find((st) => st.name === name)!;
 }
-
-const cpu = wf.proxyActivities<typeof activities>({
-  startToCloseTimeout: '10 minutes',
-  heartbeatTimeout: '2 minutes',
-  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumAttempts: 5 },
-});
-
-// Scoring serves the candidate on a GPU worker.
-const gpuRelease = wf.proxyActivities<typeof gpuActivities>({
-  taskQueue: GPU_TASK_QUEUE,
-  startToCloseTimeout: '12 hours',
-  heartbeatTimeout: '5 minutes',
-  retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumAttempts: 3 },
-});
 
 /** Wait for an operator's approve / reject; no answer in time holds the candidate. */
 async function awaitApproval(decision: GateDecision, gate: GateSettings, approvals: Approvals, announce: () => void): Promise<GateDecision> {

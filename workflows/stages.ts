@@ -8,9 +8,34 @@
  * workflows/flywheel-run.ts's STEPS (how the activity is called; the compiler asks for it). The run loops over
  * this table. test/fast/stages.test.ts checks the table against recorded histories of whole runs.
  */
-import type { FlywheelConfig } from '../core/config/schema.js';
+import type { ActivityOptions } from '@temporalio/common';
+import type { FlywheelConfig, TrainConfig } from '../core/config/schema.js';
 
 export type StageGroup = 'catalog' | 'dataset' | 'train' | 'release';
+
+/**
+ * How long a stage's activities may take, how often they must heartbeat (a dead worker is noticed within that),
+ * and how they are retried. Only TransientErrors are retried: InputErrors fail at once (core/errors.ts).
+ */
+export const PROFILES = {
+  /** Reading the config: quick, a few tries. */
+  config: { startToCloseTimeout: '1 minute', retry: { maximumAttempts: 3 } },
+  /** Listing a server: network-bound, heartbeats every 2 s. */
+  listing: { startToCloseTimeout: '10 minutes', heartbeatTimeout: '10 seconds', retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumAttempts: 5 } },
+  /** Checking the listings and writing the catalog. */
+  catalog: { startToCloseTimeout: '5 minutes', retry: { maximumAttempts: 3 } },
+  /** Dataset stages: minutes to hours with a remote teacher; the long ones heartbeat as they go. */
+  dataset: { startToCloseTimeout: '4 hours', heartbeatTimeout: '2 minutes', retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumAttempts: 3 } },
+  /** Scoring the candidate, on a GPU worker that serves it. */
+  scoring: { startToCloseTimeout: '12 hours', heartbeatTimeout: '5 minutes', retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumAttempts: 3 } },
+  /** Short CPU activities: the gate, deploy, the watermark, looking up what an alias serves. */
+  control: { startToCloseTimeout: '10 minutes', heartbeatTimeout: '2 minutes', retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumAttempts: 5 } },
+} as const satisfies Record<string, ActivityOptions>;
+
+/** Training's profile comes from its config: a silent GPU worker is presumed dead after heartbeatTimeoutSeconds. */
+export function trainingProfile(train: TrainConfig): ActivityOptions {
+  return { startToCloseTimeout: '72 hours', heartbeatTimeout: `${train.heartbeatTimeoutSeconds} seconds`, retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes', maximumAttempts: train.maxAttempts } };
+}
 
 export interface StageSpec {
   name: string;
@@ -19,6 +44,8 @@ export interface StageSpec {
   activity: string | null;
   /** Task queue: the GPU workers' for training and scoring, the CPU workers' for the rest. */
   queue: 'cpu' | 'gpu';
+  /** Its activity's timeouts and retries (PROFILES; train's from its config). */
+  profile: keyof typeof PROFILES | 'training';
   /** The outputs' names, as later stages and `flywheel status` read them. */
   outputs: readonly string[];
   /** When the stage runs, in words (`appliesTo` is the rule). */
@@ -33,20 +60,20 @@ export interface StageSpec {
 }
 
 export const STAGES = [
-  { name: 'ingest', version: '1', group: 'catalog', activity: 'buildCatalog', queue: 'cpu', outputs: ['catalog', 'catalogDiff'], runsWhen: 'always' },
-  { name: 'intents', version: '3', group: 'dataset', activity: 'intentsStage', queue: 'cpu', outputs: ['intents', 'pools'], runsWhen: 'a `dataset` section' },
-  { name: 'generate', version: '2', group: 'dataset', activity: 'generateStage', queue: 'cpu', outputs: ['requests'], runsWhen: 'a `dataset` section' },
-  { name: 'solve', version: '2', group: 'dataset', activity: 'solveStage', queue: 'cpu', outputs: ['candidates'], runsWhen: 'a `dataset` section' },
-  { name: 'validate', version: '2', group: 'dataset', activity: 'validateStage', queue: 'cpu', outputs: ['validated', 'rejections'], runsWhen: 'a `dataset` section' },
-  { name: 'traces', version: '2', group: 'dataset', activity: 'tracesStage', queue: 'cpu', outputs: ['traceRows', 'traceRejections'], runsWhen: 'a `dataset` section and `traces` sources', optional: true },
-  { name: 'watermark', version: null, group: 'dataset', activity: null, queue: 'cpu', outputs: [], runsWhen: 'a `dataset` section, `traces` and `retrain`', optional: true },
-  { name: 'corrupt', version: '2', group: 'dataset', activity: 'corruptStage', queue: 'cpu', outputs: ['augmented'], runsWhen: 'a `dataset` section' },
-  { name: 'split', version: '3', group: 'dataset', activity: 'splitStage', queue: 'cpu', outputs: ['train', 'val', 'test'], runsWhen: 'a `dataset` section' },
-  { name: 'render', version: '2', group: 'dataset', activity: 'renderStage', queue: 'cpu', outputs: ['renderedTrain', 'renderedVal', 'renderedTest'], runsWhen: 'a `dataset` section' },
-  { name: 'train', version: '1', group: 'train', activity: 'trainStage', queue: 'gpu', outputs: ['adapter', 'metrics', 'trainerLog'], runsWhen: '`dataset` and `train` sections' },
-  { name: 'evaluate', version: '3', group: 'release', activity: 'evaluateStage', queue: 'gpu', outputs: ['evalResults'], runsWhen: '`train` and `evaluate` sections' },
-  { name: 'gate', version: null, group: 'release', activity: 'recordGate', queue: 'cpu', outputs: ['evalReport'], runsWhen: '`train`, `evaluate` and `gate` sections' },
-  { name: 'deploy', version: null, group: 'release', activity: 'deployStage', queue: 'cpu', outputs: ['deployment'], runsWhen: '`train`, `evaluate`, `gate` and `deploy` sections (skipped when the gate holds)' },
+  { name: 'ingest', version: '1', group: 'catalog', activity: 'buildCatalog', queue: 'cpu', profile: 'catalog', outputs: ['catalog', 'catalogDiff'], runsWhen: 'always' },
+  { name: 'intents', version: '3', group: 'dataset', activity: 'intentsStage', queue: 'cpu', profile: 'dataset', outputs: ['intents', 'pools'], runsWhen: 'a `dataset` section' },
+  { name: 'generate', version: '2', group: 'dataset', activity: 'generateStage', queue: 'cpu', profile: 'dataset', outputs: ['requests'], runsWhen: 'a `dataset` section' },
+  { name: 'solve', version: '2', group: 'dataset', activity: 'solveStage', queue: 'cpu', profile: 'dataset', outputs: ['candidates'], runsWhen: 'a `dataset` section' },
+  { name: 'validate', version: '2', group: 'dataset', activity: 'validateStage', queue: 'cpu', profile: 'dataset', outputs: ['validated', 'rejections'], runsWhen: 'a `dataset` section' },
+  { name: 'traces', version: '2', group: 'dataset', activity: 'tracesStage', queue: 'cpu', profile: 'dataset', outputs: ['traceRows', 'traceRejections'], runsWhen: 'a `dataset` section and `traces` sources', optional: true },
+  { name: 'watermark', version: null, group: 'dataset', activity: null, queue: 'cpu', profile: 'control', outputs: [], runsWhen: 'a `dataset` section, `traces` and `retrain`', optional: true },
+  { name: 'corrupt', version: '2', group: 'dataset', activity: 'corruptStage', queue: 'cpu', profile: 'dataset', outputs: ['augmented'], runsWhen: 'a `dataset` section' },
+  { name: 'split', version: '3', group: 'dataset', activity: 'splitStage', queue: 'cpu', profile: 'dataset', outputs: ['train', 'val', 'test'], runsWhen: 'a `dataset` section' },
+  { name: 'render', version: '2', group: 'dataset', activity: 'renderStage', queue: 'cpu', profile: 'dataset', outputs: ['renderedTrain', 'renderedVal', 'renderedTest'], runsWhen: 'a `dataset` section' },
+  { name: 'train', version: '1', group: 'train', activity: 'trainStage', queue: 'gpu', profile: 'training', outputs: ['adapter', 'metrics', 'trainerLog'], runsWhen: '`dataset` and `train` sections' },
+  { name: 'evaluate', version: '3', group: 'release', activity: 'evaluateStage', queue: 'gpu', profile: 'scoring', outputs: ['evalResults'], runsWhen: '`train` and `evaluate` sections' },
+  { name: 'gate', version: null, group: 'release', activity: 'recordGate', queue: 'cpu', profile: 'control', outputs: ['evalReport'], runsWhen: '`train`, `evaluate` and `gate` sections' },
+  { name: 'deploy', version: null, group: 'release', activity: 'deployStage', queue: 'cpu', profile: 'control', outputs: ['deployment'], runsWhen: '`train`, `evaluate`, `gate` and `deploy` sections (skipped when the gate holds)' },
 ] as const satisfies readonly StageSpec[];
 
 export type StageName = (typeof STAGES)[number]['name'];

@@ -22,6 +22,7 @@ import { whileBeating } from './heartbeat.js';
 import { stageVersion } from '../workflows/stages.js';
 import type { StageArgs } from './stage.js';
 import { storeFor, type StoreSpec } from './store.js';
+import { DEFAULT_ADAPTER_DIR, DEFAULT_REGISTRY, DEFAULT_STORE_URI } from '../core/defaults.js';
 
 /**
  * The version an alias serves now (null before its first deploy), made sure to be loaded on its backend so
@@ -129,9 +130,10 @@ export async function deployStage(a: DeployArgs): Promise<DeployOutcome> {
 }
 
 export interface RollbackArgs {
-  registry: string;
-  adapterDir: string;
-  store: StoreSpec;
+  /** Absent (a rollback started from the UI with just alias, by and reason): core/defaults.ts's. */
+  registry?: string;
+  adapterDir?: string;
+  store?: StoreSpec;
   alias: string;
   to?: string;
   actor: string;
@@ -144,9 +146,9 @@ export interface RollbackArgs {
 /** Repoint an alias to an earlier version after reloading (if needed) and smoke-testing it. */
 export async function rollbackStage(a: RollbackArgs): Promise<{ version: string; previous: string | null; smoke: string }> {
   return failFast(() => whileBeating(async () => {
-    const store = storeFor(a.store);
+    const store = storeFor(a.store ?? { store: DEFAULT_STORE_URI, s3: {} });
     const apiKey = a.apiKeyEnv ? process.env[a.apiKeyEnv] : undefined;
-    const result = await Registry.using(a.registry, (registry) =>
+    const result = await Registry.using(a.registry ?? DEFAULT_REGISTRY, (registry) =>
       rollbackAlias(
         registry,
         (v) => new Backend(v.target, v.endpoint, apiKey, a.timeoutMs),
@@ -156,7 +158,7 @@ export async function rollbackStage(a: RollbackArgs): Promise<{ version: string;
           actor: a.actor,
           reason: a.reason,
           requestId: a.requestId,
-          adapterPathOf: adapterPathIn(a.adapterDir, store),
+          adapterPathOf: adapterPathIn(a.adapterDir ?? DEFAULT_ADAPTER_DIR, store),
           probesOf: async (v: DeployedVersion) => {
             if (!v.probes) throw new SmokeTestFailed(`version ${v.name} has no recorded smoke probes`);
             return store.readJson<SmokeProbe[]>(v.probes);

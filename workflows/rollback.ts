@@ -1,7 +1,6 @@
 import * as wf from '@temporalio/workflow';
 import type * as activities from '../activities/index.js';
 import type { StoreSpec } from '../activities/store.js';
-import { DEFAULT_ADAPTER_DIR, DEFAULT_REGISTRY, DEFAULT_STORE_URI } from '../core/defaults.js';
 
 /** Input of the `rollback` workflow: one JSON object, so it can be started from the Temporal UI too. */
 export interface RollbackInput {
@@ -10,7 +9,7 @@ export interface RollbackInput {
   to?: string;
   by: string;
   reason: string;
-  /** Defaults match the deploy section's defaults. */
+  /** Absent: the deploy section's defaults (core/defaults.ts), applied by the activity. */
   registry?: string;
   adapterDir?: string;
   store?: StoreSpec;
@@ -42,9 +41,9 @@ export async function rollback(input: RollbackInput): Promise<RollbackResult> {
   wf.setCurrentDetails(`rolling back **${input.alias}**${input.to ? ` to ${input.to}` : ''}: ${input.reason} (by ${input.by})`);
   const info = wf.workflowInfo();
   const result = await rollbackStage({
-    registry: input.registry ?? DEFAULT_REGISTRY,
-    adapterDir: input.adapterDir ?? DEFAULT_ADAPTER_DIR,
-    store: input.store ?? { store: DEFAULT_STORE_URI, s3: {} },
+    ...(input.registry ? { registry: input.registry } : {}),
+    ...(input.adapterDir ? { adapterDir: input.adapterDir } : {}),
+    ...(input.store ? { store: input.store } : {}),
     alias: input.alias,
     ...(input.to ? { to: input.to } : {}),
     actor: input.by.trim(),

@@ -1,5 +1,6 @@
-import type { NoCallTarget, Target } from '../dataset/types.js';
+import type { Target } from '../dataset/types.js';
 import type { Prediction } from './types.js';
+import { VERDICTS } from '../dataset/verdicts.js';
 
 /** The parts of an OpenAI chat completion message that carry a decision. */
 export interface AnswerMessage {
@@ -8,7 +9,6 @@ export interface AnswerMessage {
 }
 
 type Obj = Record<string, unknown>;
-const VERDICTS: ReadonlyArray<NoCallTarget['verdict']> = ['abstain', 'violation', 'escalate'];
 
 /**
  * Read an endpoint's answer: native tool_calls first (vLLM/OpenAI tool parsers), else the content as router JSON

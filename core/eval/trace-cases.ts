@@ -1,10 +1,11 @@
 import { basename } from 'node:path';
 import type { RenderedRow } from '../dataset/render.js';
-import type { NoCallTarget, Target } from '../dataset/types.js';
+import type { Target } from '../dataset/types.js';
 import { checkTrace, type ParsedTrace } from '../traces/ingest.js';
 import type { Trace } from '../traces/types.js';
 import { parsePrediction } from './parse.js';
 import type { EvalCase } from './types.js';
+import { VERDICTS } from '../dataset/verdicts.js';
 
 /** A trace that cannot be a case, and why (the CLI prints the counts, the first few in full). */
 export interface SkippedTrace {
@@ -14,7 +15,6 @@ export interface SkippedTrace {
   detail: string;
 }
 
-const VERDICTS: ReadonlyArray<NoCallTarget['verdict']> = ['abstain', 'violation', 'escalate'];
 
 /**
  * Production traffic as an eval set: each trace's conversation up to its final assistant message is the

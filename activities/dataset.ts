@@ -37,7 +37,7 @@ const beat = (details: unknown) => Context.current().heartbeat(details);
 
 export async function intentsStage(a: Common & { catalog: ArtifactRef; servers: ServerConfig[] }): Promise<StageOutcome> {
   const { dataset } = a;
-  return runStage(a, 'intents', [a.catalog], { servers: a.servers, seed: dataset.seed, perGoal: dataset.perGoal, minPerTool: dataset.minPerTool, split: dataset.split, unsatisfiableShare: dataset.unsatisfiableShare, personas: dataset.personas ?? null }, async (store) => {
+  return runStage(a, 'intents', async (store) => {
     const catalog = await store.readJson<Catalog>(a.catalog);
     const { pools, intents, stats } = await withConnections(a.servers, async (conns) => {
       // Every probe and trial call heartbeats (the SDK throttles them): a slow server must not look like a dead worker.
@@ -54,7 +54,7 @@ export async function intentsStage(a: Common & { catalog: ArtifactRef; servers: 
 }
 
 export async function generateStage(a: Common & { intents: ArtifactRef }): Promise<StageOutcome> {
-  return runStage(a, 'generate', [a.intents], { seed: a.dataset.seed, teacher: a.dataset.teacher }, async (store) => {
+  return runStage(a, 'generate', async (store) => {
     const intents = await store.readJsonl<Intent>(a.intents);
     const teacher = makeTeacher(a.dataset.teacher, a.dataset.seed, { store, onProgress: beat });
     const drafts = await teacher.generate(intents);
@@ -64,7 +64,7 @@ export async function generateStage(a: Common & { intents: ArtifactRef }): Promi
 }
 
 export async function solveStage(a: Common & { catalog: ArtifactRef; intents: ArtifactRef; requests: ArtifactRef }): Promise<StageOutcome> {
-  return runStage(a, 'solve', [a.catalog, a.intents, a.requests], { seed: a.dataset.seed, teacher: a.dataset.teacher }, async (store) => {
+  return runStage(a, 'solve', async (store) => {
     const catalog = await store.readJson<Catalog>(a.catalog);
     const intents = await store.readJsonl<Intent>(a.intents);
     const drafts = await store.readJsonl<RequestDraft>(a.requests);
@@ -77,7 +77,7 @@ export async function solveStage(a: Common & { catalog: ArtifactRef; intents: Ar
 }
 
 export async function validateStage(a: Common & { catalog: ArtifactRef; intents: ArtifactRef; candidates: ArtifactRef; servers: ServerConfig[] }): Promise<StageOutcome> {
-  return runStage(a, 'validate', [a.catalog, a.intents, a.candidates], { servers: a.servers, sliceSize: a.dataset.sliceSize, ...(a.dataset.slicing ? { slicing: a.dataset.slicing } : {}), seed: a.dataset.seed, personas: a.dataset.personas ?? null }, async (store) => {
+  return runStage(a, 'validate', async (store) => {
     const catalog = await store.readJson<Catalog>(a.catalog);
     const intents = await store.readJsonl<Intent>(a.intents);
     const candidates = await store.readJsonl<Candidate>(a.candidates);
@@ -95,7 +95,7 @@ export async function validateStage(a: Common & { catalog: ArtifactRef; intents:
 }
 
 export async function corruptStage(a: Common & { catalog: ArtifactRef; validated: ArtifactRef; pools: ArtifactRef; traceRows?: ArtifactRef; servers: ServerConfig[] }): Promise<StageOutcome> {
-  return runStage(a, 'corrupt', [a.catalog, a.validated, a.pools, ...(a.traceRows ? [a.traceRows] : [])], { servers: a.servers, negativeShare: a.dataset.negativeShare, sliceSize: a.dataset.sliceSize, ...(a.dataset.slicing ? { slicing: a.dataset.slicing } : {}), seed: a.dataset.seed, personas: a.dataset.personas ?? null }, async (store) => {
+  return runStage(a, 'corrupt', async (store) => {
     beat({ stage: 'corrupt' });
     const catalog = await store.readJson<Catalog>(a.catalog);
     const rows = await store.readJsonl<RouterRow>(a.validated);
@@ -116,9 +116,9 @@ export async function corruptStage(a: Common & { catalog: ArtifactRef; validated
 export async function splitStage(a: Common & { project: string; catalog: ArtifactRef; augmented: ArtifactRef }): Promise<StageOutcome> {
   const version = catalogVersion(a.catalog);
   const pinned = await frozenTestSet(storeFor(a.store), a.project, version);
-  // The key names the project, the catalog version and the pinned test set, so a memo hit never stands in
-  // for a split that should have used (or created) another frozen test set.
-  const outcome = await runStage(a, 'split', [a.augmented], { project: a.project, catalogVersion: version, split: a.dataset.split, seed: a.dataset.seed, minPerTool: a.dataset.minPerTool, negativeShare: a.dataset.negativeShare, frozenTest: pinned?.ref.sha256 ?? null }, async (store) => {
+  // The key names the project, the catalog and the pinned test set, so a memo hit never stands in for a split
+  // that should have used (or created) another frozen test set.
+  const outcome = await runStage(a, 'split', async (store) => {
     beat({ stage: 'split' });
     const rows = await store.readJsonl<RouterRow>(a.augmented);
     const frozen = pinned ? await store.readJsonl<RouterRow>(pinned.ref) : undefined;
@@ -131,14 +131,14 @@ export async function splitStage(a: Common & { project: string; catalog: Artifac
     const valRef = await store.putJsonl('val', s.val, { parents, stats: rowStats(s.val) });
     const testRef = pinned ? pinned.ref : await store.putJsonl('test', s.test, { parents, stats: rowStats(s.test) });
     return { outputs: { train: trainRef, val: valRef, test: testRef }, summary: `train ${train.length} (${s.train.length} before oversampling), val ${s.val.length}, test ${s.test.length}${pinned ? ' (frozen)' : ' (new, now frozen)'}${s.heldOut ? `, ${s.heldOut} held out for touching test entities` : ''}` };
-  });
+  }, { key: { frozenTest: pinned?.ref.sha256 ?? null } });
   // Pinned outside the memo, so a reused split still pins its test set; the first pin wins.
   if (!pinned) await pinTestSet(storeFor(a.store), a.project, version, outcome.outputs.test!, 'split', { onlyIfAbsent: true });
   return outcome;
 }
 
 export async function renderStage(a: Common & { catalog: ArtifactRef; train: ArtifactRef; val: ArtifactRef; test: ArtifactRef }): Promise<StageOutcome> {
-  return runStage(a, 'render', [a.catalog, a.train, a.val, a.test], { format: a.dataset.render.format }, async (store) => {
+  return runStage(a, 'render', async (store) => {
     const catalog = await store.readJson<Catalog>(a.catalog);
     const outputs: Record<string, ArtifactRef> = {};
     const counts: string[] = [];
@@ -176,7 +176,7 @@ export async function tracesStage(a: Common & { catalog: ArtifactRef; traces: Ar
       files.push({ ref: await store.putBytes('traces-raw', bytes, 'application/octet-stream', 1, { stats: { path: f.path } }), path: f.path, ...(typeof t !== 'string' && t.domain ? { domain: t.domain } : {}) });
     }
   }
-  return runStage(a, 'traces', [a.catalog, ...files.map((f) => f.ref)], { files: files.map((f) => ({ path: f.path, domain: f.domain ?? null })) }, async (store) => {
+  return runStage(a, 'traces', async (store) => {
     const catalog = await store.readJson<Catalog>(a.catalog);
     const validator = new CallValidator(catalog, async () => ({ ok: true }));
     const rows: RouterRow[] = [];
@@ -195,7 +195,7 @@ export async function tracesStage(a: Common & { catalog: ArtifactRef; traces: Ar
     const rowsRef = await store.putJsonl('trace-rows', rows, { parents, stats: { ...rowStats(rows), traces } });
     const rejRef = await store.putJsonl('trace-rejections', rejections, { parents, stats: { rejected: rejections.length, byReason } });
     return { outputs: { traceRows: rowsRef, traceRejections: rejRef }, summary: `${traces} traces -> ${rows.length} rows, ${rejections.length} rejected${rejections.length ? ` (${Object.entries(byReason).map(([r, n]) => `${r} ${n}`).join(', ')})` : ''}` };
-  });
+  }, { inputs: files.map((f) => f.ref), key: { files: files.map((f) => ({ path: f.path, domain: f.domain ?? null })) } });
 }
 
 /** A store that did not answer is retried; a missing file, bucket or key is the config's problem: fail at once. */

@@ -49,8 +49,7 @@ export interface EvaluateArgs extends StageArgs {
  */
 export async function evaluateStage(a: EvaluateArgs): Promise<StageOutcome> {
   const teacher = teacherSpec(a.teacher, a.evaluate);
-  const key = { evaluate: a.evaluate, production: a.production, teacher: teacher ? { baseUrl: teacher.baseUrl, model: teacher.model } : null };
-  return runStage(a, 'evaluate', [a.renderedTest, a.test, a.adapter, ...(a.catalog ? [a.catalog] : [])], key, (store) => whileBeating(async () => {
+  return runStage(a, 'evaluate', (store) => whileBeating(async () => {
     const testRows = await store.readJsonl<RouterRow>(a.test);
     const all = casesFrom(await store.readJsonl<RenderedRow>(a.renderedTest), testRows, `test set ${a.renderedTest.sha256.slice(0, 12)}`);
     const cases = sampleCases(all, a.evaluate.limit, a.evaluate.sampleSeed);
@@ -68,7 +67,7 @@ export async function evaluateStage(a: EvaluateArgs): Promise<StageOutcome> {
     const ref = await store.putJson('eval-results', report, { parents: [a.renderedTest, a.adapter], stats: { cases: cases.length, endpoints: results.map((r) => r.label) } });
     const skipped = a.evaluate.teacher && !teacher ? '; teacher not scored (built-in template teacher)' : '';
     return { outputs: { evalResults: ref }, summary: `${cases.length} cases: ${results.map((r) => `${r.label} ${fmt(r.metrics.exactMatch.value)}`).join(', ')} exact${skipped}` };
-  }));
+  }), { key: { teacher: teacher ? { baseUrl: teacher.baseUrl, model: teacher.model } : null } });
 }
 
 /** Recall at 1, at the test rows' slice size (what a rendering gateway offers by default) and at 8. */

@@ -10,7 +10,7 @@ import { memoized } from '../core/pipeline/memo.js';
 import type { IngestResult } from '../core/pipeline/types.js';
 import { failFast } from './errors.js';
 import { storeFor, type StoreSpec } from './store.js';
-import { stageVersion } from '../workflows/stages.js';
+import { memoParts, stageVersion } from '../workflows/stages.js';
 
 /** Bump when buildCatalog's output changes for the same listings. */
 
@@ -57,7 +57,8 @@ export async function buildCatalog(args: BuildCatalogArgs): Promise<IngestResult
     const store = storeFor(args.store);
     const memo = await memoized(
       store,
-      { stage: 'ingest', version: stageVersion('ingest'), inputs: args.snapshots, config: { project: args.project, catalog: args.catalog } },
+      // The servers' listings (read at run time) and the table's keys: the project and the catalog section.
+      { stage: 'ingest', version: stageVersion('ingest'), inputs: args.snapshots, config: memoParts('ingest', args as unknown as Record<string, unknown>).config },
       async () => {
         const snapshots = await Promise.all(args.snapshots.map((r) => store.readJson<ServerSnapshot>(r)));
         const catalog = build(args.project, snapshots);

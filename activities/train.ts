@@ -15,9 +15,7 @@ import { baseCacheRoot, BaseModelError, convertBase, startTrainer, type TrainerE
 import { failFast } from './errors.js';
 import type { StageArgs } from './stage.js';
 import { storeFor } from './store.js';
-import { stageVersion } from '../workflows/stages.js';
-
-/** Bump when the train activity changes what it produces for the same dataset and job. */
+import { memoParts, stageVersion } from '../workflows/stages.js';
 
 export interface TrainArgs extends StageArgs {
   train: ArtifactRef;
@@ -55,7 +53,8 @@ export async function trainStage(a: TrainArgs): Promise<TrainOutcome> {
     const store = storeFor(a.store);
     const identity = jobIdentity(a.settings.job, a.format);
     const version = adapterVersion(a.train.sha256, a.val.sha256, { ...identity, stageVersion: stageVersion('train') });
-    const memo = await memoized(store, { stage: 'train', version: stageVersion('train'), inputs: [a.train, a.val], config: identity }, () => runTrainer(store, a, version), a.runId);
+    const { inputs } = memoParts('train', a as unknown as Record<string, unknown>);
+    const memo = await memoized(store, { stage: 'train', version: stageVersion('train'), inputs, config: identity }, () => runTrainer(store, a, version), a.runId);
     return { outputs: memo.outputs, reused: memo.reused, summary: memo.reused ? `${memo.summary} (reused)` : memo.summary, adapterVersion: version };
   });
 }

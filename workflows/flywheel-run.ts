@@ -1,15 +1,16 @@
 import * as wf from '@temporalio/workflow';
 import type { SearchAttributeUpdatePair } from '@temporalio/common';
 import type * as activities from '../activities/index.js';
-import type * as gpuActivities from '../activities/gpu.js';
 import type { ServedVersion } from '../activities/evaluate.js';
+import type { DeployOutcome } from '../activities/deploy.js';
+import type { TrainOutcome } from '../activities/train.js';
 import type { GateDecision } from '../core/eval/types.js';
 import type { ArtifactRef } from '../core/artifacts/types.js';
-import type { DeployConfig, FlywheelConfig, GateSettings } from '../core/config/schema.js';
+import type { FlywheelConfig, GateSettings } from '../core/config/schema.js';
 import { GPU_TASK_QUEUE } from './queues.js';
 import type { FlywheelRunInput, RunProgress, StageProgress } from '../core/pipeline/types.js';
 import { ADAPTER_VERSION, DATASET_SHA, DEPLOYED_VERSION, DOMAIN, FLYWHEEL_STAGE, TRIGGER } from './search-attributes.js';
-import { appliesTo, CATALOG_STAGES, type OutputName, PROFILES, STAGES, type StageName, trainingProfile } from './stages.js';
+import { appliesTo, CATALOG_STAGES, type OutputName, PROFILES, specOf, stageArgs, STAGES, type StageName, trainingProfile } from './stages.js';
 
 // The stages, their order and when each runs: workflows/stages.ts.
 export { CATALOG_STAGES, DATASET_STAGES, RELEASE_STAGES, TRAIN_STAGES, type StageName } from './stages.js';
@@ -31,14 +32,11 @@ export const rejectSignal = wf.defineSignal<[ApprovalInput]>('reject');
 // Which failures are worth a retry is the activities' to say: every InputError reaches the workflow as a
 // non-retryable ApplicationFailure (activities/errors.ts), so retry policies here list no error types.
 
-// Timeouts and retries: the stage table's profiles (workflows/stages.ts).
+// Timeouts and retries: the stage table's profiles (workflows/stages.ts); a stage's own activity is called
+// through stageActivities, with its entry's queue and profile.
 const { resolveConfig } = wf.proxyActivities<typeof activities>(PROFILES.config);
 const { listServerTools } = wf.proxyActivities<typeof activities>(PROFILES.listing);
-const { buildCatalog } = wf.proxyActivities<typeof activities>(PROFILES.catalog);
-const dataset = wf.proxyActivities<typeof activities>(PROFILES.dataset);
 const cpu = wf.proxyActivities<typeof activities>(PROFILES.control);
-// Scoring serves the candidate on a GPU worker.
-const gpuRelease = wf.proxyActivities<typeof gpuActivities>({ taskQueue: GPU_TASK_QUEUE, ...PROFILES.scoring });
 
 interface StageOutcome {
   outputs: Record<string, ArtifactRef>;
@@ -118,11 +116,17 @@ export async function flywheelRun(input: FlywheelRunInput): Promise<RunProgress>
   progress.stages.push(...STAGES.filter((s) => s.group !== 'catalog' && appliesTo(s.name, config)).map((s) => pendingStage(s.name)));
   publish('starting');
 
-  // The run is the stage table in order; each listed stage's step calls its activity (STEPS below).
+  // The run is the stage table in order: each listed stage's activity called with the arguments its entry names,
+  // or its own step (STEPS below) where it does more.
   const run: RunContext = { config, runId: wf.workflowInfo().runId, runStage, progress, approvals, publish, adapterVersion: '', promoted: false };
   for (const spec of STAGES) {
     if (!progress.stages.some((st) => st.name === spec.name)) continue;
-    const skipReason = await STEPS[spec.name](run);
+    const step = STEPS[spec.name];
+    if (!step) {
+      await run.runStage(spec.name, () => callStage(run, spec.name));
+      continue;
+    }
+    const skipReason = await step(run);
     if (skipReason) {
       // Not enough new data: the run ends here, completed, with the reason on the run and every later stage.
       for (const st of progress.stages) if (st.state === 'pending') Object.assign(st, { state: 'skipped', detail: 'skipped: not enough new data (see watermark)' });
@@ -209,31 +213,30 @@ interface RunContext {
 }
 
 /**
- * How each stage runs: its activity called with the outputs of the stages before it (by the names the table gives
- * them) and its config section. Returns a reason only to end the run early (the retrain policy's skip).
- * A stage is reached only when the table lists it for this config (stages.ts `appliesTo`).
+ * A stage's activity, on its queue with its profile, called with the arguments its table entry names: `store`,
+ * `runId`, its config paths and the earlier stages' outputs it reads (`extra`: what only the run knows).
  */
-const STEPS: Record<StageName, (run: RunContext) => Promise<string | void>> = {
-  async ingest({ config, runId, runStage }) {
-    await runStage('ingest', async () => {
+function callStage<R = StageOutcome>(run: RunContext, name: StageName, extra: Record<string, unknown> = {}): Promise<R> {
+  const spec = specOf(name);
+  if (!spec.activity) throw new Error(`stage ${name} has no activity to call`);
+  const options = spec.profile === 'training' ? trainingProfile(run.config.train!) : PROFILES[spec.profile];
+  const stageActivities = wf.proxyActivities<Record<string, (args: Record<string, unknown>) => Promise<R>>>(spec.queue === 'gpu' ? { taskQueue: GPU_TASK_QUEUE, ...options } : options);
+  const outputsOf = (stage: StageName) => run.progress.stages.find((st) => st.name === stage)?.outputs;
+  return stageActivities[spec.activity]!({ ...stageArgs(name, run.config, run.runId, outputsOf), ...extra });
+}
+
+/**
+ * The stages that do more than call their activity. Each returns a reason only to end the run early (the retrain
+ * policy's skip). A stage is reached only when the table lists it for this config (stages.ts `appliesTo`).
+ */
+const STEPS: Partial<Record<StageName, (run: RunContext) => Promise<string | void>>> = {
+  /** Each server listed by its own activity (in parallel), then one catalog from the listings. */
+  async ingest(run) {
+    const { config } = run;
+    await run.runStage('ingest', async () => {
       const snapshots = await Promise.all(config.servers.map((server) => listServerTools({ store: config.artifacts, server, maxPages: config.catalog.maxPages })));
-      return buildCatalog({ store: config.artifacts, project: config.name, catalog: config.catalog, snapshots, runId });
+      return callStage(run, 'ingest', { snapshots });
     });
-  },
-  async intents(run) {
-    await run.runStage('intents', () => dataset.intentsStage({ ...common(run), catalog: out(run, 'ingest', 'catalog'), servers: run.config.servers }));
-  },
-  async generate(run) {
-    await run.runStage('generate', () => dataset.generateStage({ ...common(run), intents: out(run, 'intents', 'intents') }));
-  },
-  async solve(run) {
-    await run.runStage('solve', () => dataset.solveStage({ ...common(run), catalog: out(run, 'ingest', 'catalog'), intents: out(run, 'intents', 'intents'), requests: out(run, 'generate', 'requests') }));
-  },
-  async validate(run) {
-    await run.runStage('validate', () => dataset.validateStage({ ...common(run), catalog: out(run, 'ingest', 'catalog'), intents: out(run, 'intents', 'intents'), candidates: out(run, 'solve', 'candidates'), servers: run.config.servers }));
-  },
-  async traces(run) {
-    await run.runStage('traces', () => dataset.tracesStage({ ...common(run), catalog: out(run, 'ingest', 'catalog'), traces: run.config.traces ?? [] }));
   },
   /** The retrain policy: too few new trace rows end the run here, completed, with the reason. */
   async watermark(run) {
@@ -249,29 +252,21 @@ const STEPS: Record<StageName, (run: RunContext) => Promise<string | void>> = {
     });
     if (!train) return progress.stages.find((st) => st.name === 'watermark')!.detail;
   },
-  async corrupt(run) {
-    const traceRows = optionalOutput(run.progress, 'traces', 'traceRows');
-    await run.runStage('corrupt', () => dataset.corruptStage({ ...common(run), catalog: out(run, 'ingest', 'catalog'), validated: out(run, 'validate', 'validated'), pools: out(run, 'intents', 'pools'), servers: run.config.servers, ...(traceRows ? { traceRows } : {}) }));
-  },
+  /** The dataset's hash becomes a search attribute, so the UI finds every run that trained on it. */
   async split(run) {
-    const split = await run.runStage('split', () => dataset.splitStage({ ...common(run), project: run.config.name, catalog: out(run, 'ingest', 'catalog'), augmented: out(run, 'corrupt', 'augmented') }));
+    const split = await run.runStage('split', () => callStage(run, 'split'));
     wf.upsertSearchAttributes([{ key: DATASET_SHA, value: split.outputs.train!.sha256 }]);
-  },
-  async render(run) {
-    await run.runStage('render', () => dataset.renderStage({ ...common(run), catalog: out(run, 'ingest', 'catalog'), train: out(run, 'split', 'train'), val: out(run, 'split', 'val'), test: out(run, 'split', 'test') }));
   },
   /** LoRA SFT on the GPU queue. A worker that dies is noticed after heartbeatTimeoutSeconds; the retry resumes
    * from the checkpoint in its last heartbeat. A bad job fails at once. */
   async train(run) {
-    const { config, runId, progress } = run;
-    const train = config.train!;
-    const gpu = wf.proxyActivities<typeof gpuActivities>({ taskQueue: GPU_TASK_QUEUE, ...trainingProfile(train) });
+    const { config, progress } = run;
     await run.runStage('train', async () => {
-      const outcome = await gpu.trainStage({ store: config.artifacts, runId, train: out(run, 'render', 'renderedTrain'), val: out(run, 'render', 'renderedVal'), format: config.dataset!.render.format, settings: train });
+      const outcome = await callStage<TrainOutcome>(run, 'train');
       run.adapterVersion = outcome.adapterVersion;
       // The trace rows this run trained on are no longer new to the next run, whatever the gate decides later.
       if (config.retrain) {
-        await cpu.advanceWatermark({ store: config.artifacts, project: config.name, catalog: out(run, 'ingest', 'catalog'), traceRows: outputOf(progress, 'traces', 'traceRows'), runId, workflowId: wf.workflowInfo().workflowId });
+        await cpu.advanceWatermark({ store: config.artifacts, project: config.name, catalog: out(run, 'ingest', 'catalog'), traceRows: outputOf(progress, 'traces', 'traceRows'), runId: run.runId, workflowId: wf.workflowInfo().workflowId });
       }
       return outcome;
     });
@@ -279,24 +274,14 @@ const STEPS: Record<StageName, (run: RunContext) => Promise<string | void>> = {
   },
   /** The candidate scored against what the alias serves now (the base before the first deploy). */
   async evaluate(run) {
-    const { config, runId } = run;
+    const { config } = run;
     await run.runStage('evaluate', async () => {
       const production = config.deploy ? await cpu.currentVersion({ store: config.artifacts, deploy: config.deploy }) : null;
       run.production = production;
-      return gpuRelease.evaluateStage({
-        store: config.artifacts,
-        runId,
-        renderedTest: out(run, 'render', 'renderedTest'),
-        test: out(run, 'split', 'test'),
-        adapter: out(run, 'train', 'adapter'),
-        adapterVersion: run.adapterVersion,
-        ...(optionalOutput(run.progress, 'train', 'metrics') ? { trainMetrics: optionalOutput(run.progress, 'train', 'metrics') } : {}),
-        evaluate: config.evaluate!,
-        teacher: config.dataset!.teacher,
-        production,
-        // Runs started before the report gained the retriever's recall replay without the catalog.
-        ...(wf.patched('evaluate-retriever-recall') ? { catalog: out(run, 'ingest', 'catalog') } : {}),
-      });
+      const trainMetrics = optionalOutput(run.progress, 'train', 'metrics');
+      // Runs started before the report gained the retriever's recall replay without the catalog.
+      const withCatalog = wf.patched('evaluate-retriever-recall');
+      return callStage(run, 'evaluate', { adapterVersion: run.adapterVersion, ...(trainMetrics ? { trainMetrics } : {}), production, ...(withCatalog ? {} : { catalog: undefined }) });
     });
   },
   /** The gate's rules, then an operator's approval when it asks for one; a held candidate ends the run completed. */
@@ -312,14 +297,14 @@ const STEPS: Record<StageName, (run: RunContext) => Promise<string | void>> = {
         run.publish('awaiting-approval');
       });
       // Recorded after the approval step, so the stored report carries the final decision.
-      return cpu.recordGate({ store: config.artifacts, runId, evalResults: out(run, 'evaluate', 'evalResults'), decision });
+      return callStage(run, 'gate', { decision });
     });
     run.decision = decision;
     run.promoted = decision?.promote === true;
   },
   /** Serve the promoted candidate and move the alias (skipped when the gate held it). */
   async deploy(run) {
-    const { config, runId, approvals } = run;
+    const { config, approvals } = run;
     if (!config.evaluate || !config.gate) return;
     if (!run.promoted) {
       const skipped = stageOf(run, 'deploy');
@@ -327,23 +312,13 @@ const STEPS: Record<StageName, (run: RunContext) => Promise<string | void>> = {
       skipped.detail = `not deployed: ${stageOf(run, 'gate').detail}`;
       return;
     }
-    const deploy: DeployConfig = config.deploy!;
     const approvedBy = approvals.decision?.approved ? approvals.decision.by : undefined;
+    const { workflowId } = wf.workflowInfo();
     await run.runStage('deploy', async () => {
-      const outcome = await cpu.deployStage({
-        store: config.artifacts,
-        runId,
-        workflowId: wf.workflowInfo().workflowId,
-        deploy,
-        adapter: out(run, 'train', 'adapter'),
+      const outcome = await callStage<DeployOutcome>(run, 'deploy', {
+        workflowId,
         adapterVersion: run.adapterVersion,
-        train: out(run, 'render', 'renderedTrain'),
-        val: out(run, 'render', 'renderedVal'),
-        settings: config.train!,
-        format: config.dataset!.render.format,
-        renderedTest: out(run, 'render', 'renderedTest'),
-        evalReport: out(run, 'gate', 'evalReport'),
-        actor: approvedBy ?? `flywheel gate (${wf.workflowInfo().workflowId})`,
+        actor: approvedBy ?? `flywheel gate (${workflowId})`,
         reason: run.decision!.reasons.join('; '),
         expectedCurrent: run.production?.name ?? null,
       });
@@ -352,11 +327,6 @@ const STEPS: Record<StageName, (run: RunContext) => Promise<string | void>> = {
     });
   },
 };
-
-/** The arguments every dataset stage takes. */
-function common({ config, runId }: RunContext) {
-  return { store: config.artifacts, runId, dataset: config.dataset! };
-}
 
 /** A finished stage's output, by the names stages.ts gives it. */
 function out<S extends StageName>(run: RunContext, stage: S, name: OutputName<S>): ArtifactRef {

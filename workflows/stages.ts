@@ -1,14 +1,16 @@
 /**
  * The pipeline as data: every stage of flywheelRun in run order, which config makes it run, which activity's
- * result carries its outputs, and what those outputs are called. The workflow builds a run's stage list from
+ * result carries its outputs, what those outputs are called, what its activity reads and what keys its memo. The workflow builds a run's stage list from
  * this table; `flywheel status` and gc find a stage's outputs in a run's history through it; the benches print
  * their stages from it. Pure data, no I/O: workflow code imports it.
  *
- * Adding a stage: its entry here, its activity (activities/) over its `core/` function, and its step in
- * workflows/flywheel-run.ts's STEPS (how the activity is called; the compiler asks for it). The run loops over
- * this table. test/fast/stages.test.ts checks the table against recorded histories of whole runs.
+ * Adding a stage: its entry here and its activity (activities/, a `runStage` over its `core/` function). The run
+ * loops over this table and calls each activity with the arguments the entry names; only stages that do more
+ * than that (the approval wait, the retrain skip) have a step of their own in workflows/flywheel-run.ts.
+ * test/fast/stages.test.ts checks the table against itself and against recorded histories of whole runs.
  */
 import type { ActivityOptions } from '@temporalio/common';
+import type { ArtifactRef } from '../core/artifacts/types.js';
 import type { FlywheelConfig, TrainConfig } from '../core/config/schema.js';
 
 export type StageGroup = 'catalog' | 'dataset' | 'train' | 'release';
@@ -57,23 +59,59 @@ export interface StageSpec {
    * it produces for the same inputs and config, so earlier results are not reused. Null: nothing memoised.
    */
   version: string | null;
+  /**
+   * Its activity's arguments from earlier stages: argument → `stage.output`, in the order they key the memo; a
+   * trailing `?` marks one a run may lack (a stage this config does not list). Every activity also gets `store`
+   * (the config's `artifacts`) and `runId`.
+   */
+  inputs?: Readonly<Record<string, string>>;
+  /** Its activity's arguments from the run's config: argument → config path (`dataset`, `dataset.render.format`). */
+  config?: Readonly<Record<string, string>>;
+  /**
+   * Paths into its activity's arguments whose values key the memo, each under its last segment, so a config edit
+   * elsewhere keeps the memo. The activity adds what it learns at run time (core/pipeline/memo.ts has the key).
+   */
+  keyedBy?: readonly string[];
 }
 
 export const STAGES = [
-  { name: 'ingest', version: '1', group: 'catalog', activity: 'buildCatalog', queue: 'cpu', profile: 'catalog', outputs: ['catalog', 'catalogDiff'], runsWhen: 'always' },
-  { name: 'intents', version: '3', group: 'dataset', activity: 'intentsStage', queue: 'cpu', profile: 'dataset', outputs: ['intents', 'pools'], runsWhen: 'a `dataset` section' },
-  { name: 'generate', version: '2', group: 'dataset', activity: 'generateStage', queue: 'cpu', profile: 'dataset', outputs: ['requests'], runsWhen: 'a `dataset` section' },
-  { name: 'solve', version: '2', group: 'dataset', activity: 'solveStage', queue: 'cpu', profile: 'dataset', outputs: ['candidates'], runsWhen: 'a `dataset` section' },
-  { name: 'validate', version: '2', group: 'dataset', activity: 'validateStage', queue: 'cpu', profile: 'dataset', outputs: ['validated', 'rejections'], runsWhen: 'a `dataset` section' },
-  { name: 'traces', version: '2', group: 'dataset', activity: 'tracesStage', queue: 'cpu', profile: 'dataset', outputs: ['traceRows', 'traceRejections'], runsWhen: 'a `dataset` section and `traces` sources', optional: true },
+  { name: 'ingest', version: '1', group: 'catalog', activity: 'buildCatalog', queue: 'cpu', profile: 'catalog', outputs: ['catalog', 'catalogDiff'], runsWhen: 'always',
+    config: { project: 'name', catalog: 'catalog' }, keyedBy: ['project', 'catalog'] },
+  { name: 'intents', version: '3', group: 'dataset', activity: 'intentsStage', queue: 'cpu', profile: 'dataset', outputs: ['intents', 'pools'], runsWhen: 'a `dataset` section',
+    inputs: { catalog: 'ingest.catalog' }, config: { dataset: 'dataset', servers: 'servers' },
+    keyedBy: ['servers', 'dataset.seed', 'dataset.perGoal', 'dataset.minPerTool', 'dataset.split', 'dataset.unsatisfiableShare', 'dataset.personas'] },
+  { name: 'generate', version: '2', group: 'dataset', activity: 'generateStage', queue: 'cpu', profile: 'dataset', outputs: ['requests'], runsWhen: 'a `dataset` section',
+    inputs: { intents: 'intents.intents' }, config: { dataset: 'dataset' }, keyedBy: ['dataset.seed', 'dataset.teacher'] },
+  { name: 'solve', version: '2', group: 'dataset', activity: 'solveStage', queue: 'cpu', profile: 'dataset', outputs: ['candidates'], runsWhen: 'a `dataset` section',
+    inputs: { catalog: 'ingest.catalog', intents: 'intents.intents', requests: 'generate.requests' }, config: { dataset: 'dataset' }, keyedBy: ['dataset.seed', 'dataset.teacher'] },
+  { name: 'validate', version: '2', group: 'dataset', activity: 'validateStage', queue: 'cpu', profile: 'dataset', outputs: ['validated', 'rejections'], runsWhen: 'a `dataset` section',
+    inputs: { catalog: 'ingest.catalog', intents: 'intents.intents', candidates: 'solve.candidates' }, config: { dataset: 'dataset', servers: 'servers' },
+    keyedBy: ['servers', 'dataset.sliceSize', 'dataset.slicing', 'dataset.seed', 'dataset.personas'] },
+  { name: 'traces', version: '2', group: 'dataset', activity: 'tracesStage', queue: 'cpu', profile: 'dataset', outputs: ['traceRows', 'traceRejections'], runsWhen: 'a `dataset` section and `traces` sources', optional: true,
+    // Keyed by the trace files' contents and paths, which the activity reads first (a directory's files change).
+    inputs: { catalog: 'ingest.catalog' }, config: { dataset: 'dataset', traces: 'traces' } },
   { name: 'watermark', version: null, group: 'dataset', activity: null, queue: 'cpu', profile: 'control', outputs: [], runsWhen: 'a `dataset` section, `traces` and `retrain`', optional: true },
-  { name: 'corrupt', version: '2', group: 'dataset', activity: 'corruptStage', queue: 'cpu', profile: 'dataset', outputs: ['augmented'], runsWhen: 'a `dataset` section' },
-  { name: 'split', version: '3', group: 'dataset', activity: 'splitStage', queue: 'cpu', profile: 'dataset', outputs: ['train', 'val', 'test'], runsWhen: 'a `dataset` section' },
-  { name: 'render', version: '2', group: 'dataset', activity: 'renderStage', queue: 'cpu', profile: 'dataset', outputs: ['renderedTrain', 'renderedVal', 'renderedTest'], runsWhen: 'a `dataset` section' },
-  { name: 'train', version: '1', group: 'train', activity: 'trainStage', queue: 'gpu', profile: 'training', outputs: ['adapter', 'metrics', 'trainerLog'], runsWhen: '`dataset` and `train` sections' },
-  { name: 'evaluate', version: '3', group: 'release', activity: 'evaluateStage', queue: 'gpu', profile: 'scoring', outputs: ['evalResults'], runsWhen: '`train` and `evaluate` sections' },
-  { name: 'gate', version: null, group: 'release', activity: 'recordGate', queue: 'cpu', profile: 'control', outputs: ['evalReport'], runsWhen: '`train`, `evaluate` and `gate` sections' },
-  { name: 'deploy', version: null, group: 'release', activity: 'deployStage', queue: 'cpu', profile: 'control', outputs: ['deployment'], runsWhen: '`train`, `evaluate`, `gate` and `deploy` sections (skipped when the gate holds)' },
+  { name: 'corrupt', version: '2', group: 'dataset', activity: 'corruptStage', queue: 'cpu', profile: 'dataset', outputs: ['augmented'], runsWhen: 'a `dataset` section',
+    inputs: { catalog: 'ingest.catalog', validated: 'validate.validated', pools: 'intents.pools', traceRows: 'traces.traceRows?' }, config: { dataset: 'dataset', servers: 'servers' },
+    keyedBy: ['servers', 'dataset.negativeShare', 'dataset.sliceSize', 'dataset.slicing', 'dataset.seed', 'dataset.personas'] },
+  { name: 'split', version: '3', group: 'dataset', activity: 'splitStage', queue: 'cpu', profile: 'dataset', outputs: ['train', 'val', 'test'], runsWhen: 'a `dataset` section',
+    // Also keyed by the test set pinned for the catalog version, which the activity looks up.
+    inputs: { catalog: 'ingest.catalog', augmented: 'corrupt.augmented' }, config: { dataset: 'dataset', project: 'name' },
+    keyedBy: ['project', 'dataset.split', 'dataset.seed', 'dataset.minPerTool', 'dataset.negativeShare'] },
+  { name: 'render', version: '2', group: 'dataset', activity: 'renderStage', queue: 'cpu', profile: 'dataset', outputs: ['renderedTrain', 'renderedVal', 'renderedTest'], runsWhen: 'a `dataset` section',
+    inputs: { catalog: 'ingest.catalog', train: 'split.train', val: 'split.val', test: 'split.test' }, config: { dataset: 'dataset' }, keyedBy: ['dataset.render.format'] },
+  { name: 'train', version: '1', group: 'train', activity: 'trainStage', queue: 'gpu', profile: 'training', outputs: ['adapter', 'metrics', 'trainerLog'], runsWhen: '`dataset` and `train` sections',
+    // Keyed by the normalised job (core/train/job.ts), which also names the adapter version.
+    inputs: { train: 'render.renderedTrain', val: 'render.renderedVal' }, config: { settings: 'train', format: 'dataset.render.format' } },
+  { name: 'evaluate', version: '3', group: 'release', activity: 'evaluateStage', queue: 'gpu', profile: 'scoring', outputs: ['evalResults'], runsWhen: '`train` and `evaluate` sections',
+    // Also keyed by the teacher's endpoint when it is scored; `production` is what the alias served at the time.
+    inputs: { renderedTest: 'render.renderedTest', test: 'split.test', adapter: 'train.adapter', catalog: 'ingest.catalog?' }, config: { evaluate: 'evaluate', teacher: 'dataset.teacher' },
+    keyedBy: ['evaluate', 'production'] },
+  { name: 'gate', version: null, group: 'release', activity: 'recordGate', queue: 'cpu', profile: 'control', outputs: ['evalReport'], runsWhen: '`train`, `evaluate` and `gate` sections',
+    inputs: { evalResults: 'evaluate.evalResults' } },
+  { name: 'deploy', version: null, group: 'release', activity: 'deployStage', queue: 'cpu', profile: 'control', outputs: ['deployment'], runsWhen: '`train`, `evaluate`, `gate` and `deploy` sections (skipped when the gate holds)',
+    inputs: { adapter: 'train.adapter', train: 'render.renderedTrain', val: 'render.renderedVal', renderedTest: 'render.renderedTest', evalReport: 'gate.evalReport' },
+    config: { deploy: 'deploy', settings: 'train', format: 'dataset.render.format' } },
 ] as const satisfies readonly StageSpec[];
 
 export type StageName = (typeof STAGES)[number]['name'];
@@ -88,7 +126,7 @@ export const RELEASE_STAGES = ofGroup('release');
 
 /** Whether `stage` is part of a run of `config` (the stages it lists, pending, before any runs). */
 export function appliesTo(stage: StageName, config: Pick<FlywheelConfig, 'dataset' | 'train' | 'traces' | 'retrain' | 'evaluate' | 'gate' | 'deploy'>): boolean {
-  const spec = STAGES.find((s) => s.name === stage)!;
+  const spec = specOf(stage);
   switch (spec.group) {
     case 'catalog':
       return true;
@@ -106,10 +144,51 @@ export function appliesTo(stage: StageName, config: Pick<FlywheelConfig, 'datase
 
 /** A memoised stage's version, from the table. */
 export function stageVersion(stage: StageName): string {
-  const version = STAGES.find((s) => s.name === stage)!.version;
+  const version = specOf(stage).version;
   if (version === null) throw new Error(`stage ${stage} is not memoised: it has no version`);
   return version;
 }
 
 /** Activity type → the stage whose outputs its result carries (how status and gc read a run's history). */
 export const STAGE_OF_ACTIVITY: Readonly<Record<string, StageName>> = Object.fromEntries(STAGES.filter((s) => s.activity !== null).map((s) => [s.activity!, s.name]));
+
+export function specOf(stage: StageName): StageSpec {
+  return STAGES.find((s) => s.name === stage)!;
+}
+
+/** The value at a dotted path (`dataset.render.format`); undefined when any part is missing. */
+export function valueAt(root: unknown, path: string): unknown {
+  let v = root;
+  for (const key of path.split('.')) v = v !== null && typeof v === 'object' ? (v as Record<string, unknown>)[key] : undefined;
+  return v;
+}
+
+/**
+ * A stage activity's arguments, as the table names them: `store` and `runId`, its config paths, and the outputs of
+ * the earlier stages it reads (`outputsOf` gives a stage's outputs; undefined for a stage the run does not list).
+ */
+export function stageArgs(stage: StageName, config: FlywheelConfig, runId: string, outputsOf: (stage: StageName) => Readonly<Record<string, ArtifactRef>> | undefined): Record<string, unknown> {
+  const spec = specOf(stage);
+  const args: Record<string, unknown> = { store: config.artifacts, runId };
+  for (const [arg, path] of Object.entries(spec.config ?? {})) {
+    const v = valueAt(config, path);
+    if (v !== undefined) args[arg] = v;
+  }
+  for (const [arg, binding] of Object.entries(spec.inputs ?? {})) {
+    const optional = binding.endsWith('?');
+    const [from, output] = binding.replace(/\?$/, '').split('.') as [StageName, string];
+    const ref = outputsOf(from)?.[output];
+    if (ref) args[arg] = ref;
+    else if (!optional) throw new Error(`stage ${stage} needs ${from}'s ${output}, which this run has not produced`);
+  }
+  return args;
+}
+
+/** What keys a stage's memo, from its activity's arguments: the input artifacts (table order) and the `keyedBy` values. */
+export function memoParts(stage: StageName, args: Readonly<Record<string, unknown>>): { inputs: ArtifactRef[]; config: Record<string, unknown> } {
+  const spec = specOf(stage);
+  const inputs = Object.keys(spec.inputs ?? {}).map((arg) => args[arg] as ArtifactRef | undefined).filter((r): r is ArtifactRef => r !== undefined);
+  const config: Record<string, unknown> = {};
+  for (const path of spec.keyedBy ?? []) config[path.slice(path.lastIndexOf('.') + 1)] = valueAt(args, path);
+  return { inputs, config };
+}

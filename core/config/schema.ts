@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DEFAULT_ADAPTER_DIR, DEFAULT_REGISTRY, DEFAULT_STORE_URI, DEFAULT_TRACES_DIR } from '../defaults.js';
+import { DEFAULT_ADAPTER_DIR, DEFAULT_REGISTRY, DEFAULT_SERVE_ENDPOINT, DEFAULT_STORE_URI, DEFAULT_TRACES_DIR } from '../defaults.js';
 import { trainSectionProblems } from '../train/job.js';
 
 /**
@@ -218,7 +218,7 @@ export const deploySchema = z.strictObject({
   /** local: the trainer's serve; vllm: vLLM with --enable-lora (runtime load API); lorax: adapter id per request. */
   target: z.enum(['local', 'vllm', 'lorax']).default('local'),
   /** The serving backend's OpenAI base URL (…/v1). */
-  endpoint: z.url({ protocol: /^https?$/ }).default('http://127.0.0.1:8100/v1'),
+  endpoint: z.url({ protocol: /^https?$/ }).default(DEFAULT_SERVE_ENDPOINT),
   /** Worker environment variable holding the backend's API key, if it needs one. */
   apiKeyEnv: envName.optional(),
   /** Directory the adapters are materialised in; the backend must see it at the same path (shared volume). */

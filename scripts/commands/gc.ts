@@ -8,6 +8,8 @@ import { humanBytes, printJson } from '../lib/output.js';
 import { connect, flywheelRunRefs } from '../lib/runs.js';
 
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+/** Longer than a stage takes between writing an artifact and recording it. */
+const DEFAULT_MIN_AGE = '1h';
 
 export const gcCommand: Command = {
   name: 'gc',
@@ -37,7 +39,7 @@ Older runs' memo entries go when one of their outputs goes: that stage reruns ne
   --no-registry    nothing was ever deployed from this store (needed when no registry is found)
   --no-temporal    do not ask Temporal for open and recent runs (only when none is running: their
                    outputs are then kept only through memo entries and --min-age)
-  --min-age DUR    spare anything younger: 0, or a number with ms|s|m|h|d (default 1h)
+  --min-age DUR    spare anything younger: 0, or a number with ms|s|m|h|d (default ${DEFAULT_MIN_AGE})
   --dry-run        print the plan, delete nothing
   --json           the plan (and what was deleted) as JSON`,
   async run(argv) {
@@ -48,7 +50,7 @@ Older runs' memo entries go when one of their outputs goes: that stage reruns ne
       registry: { type: 'string' },
       'no-registry': { type: 'boolean', default: false },
       'no-temporal': { type: 'boolean', default: false },
-      'min-age': { type: 'string', default: '1h' },
+      'min-age': { type: 'string', default: DEFAULT_MIN_AGE },
       'dry-run': { type: 'boolean', default: false },
       json: { type: 'boolean', default: false },
     });

@@ -6,7 +6,11 @@ import type { rollback, RollbackInput } from '../../workflows/rollback.js';
 import { intOption, parse, UsageError, type Command } from '../lib/args.js';
 import { printJson, table } from '../lib/output.js';
 import { connect } from '../lib/runs.js';
-import { DEFAULT_STORE_URI } from '../../core/defaults.js';
+import { DEFAULT_ADAPTER_DIR, DEFAULT_STORE_URI } from '../../core/defaults.js';
+import { deploySchema } from '../../core/config/schema.js';
+
+/** deploy.timeoutMs's default: a rollback waits on the backend as long as a deploy does. */
+const TIMEOUT_MS = deploySchema.shape.timeoutMs.parse(undefined);
 
 
 export const rollbackCommand: Command = {
@@ -22,9 +26,9 @@ serves the new version from the next request on.
   --reason TEXT     required; recorded in the alias history
   --by NAME         who (default: your user name)
   --registry PATH   the alias table (default ${DEFAULT_REGISTRY}, as seen by the worker)
-  --adapter-dir DIR where adapters are materialised for the backend (default .flywheel/served)
+  --adapter-dir DIR where adapters are materialised for the backend (default ${DEFAULT_ADAPTER_DIR})
   --api-key-env VAR worker environment variable with the backend's API key (deploy.apiKeyEnv)
-  --timeout-ms N    per backend call (default 120000)
+  --timeout-ms N    per backend call (default ${TIMEOUT_MS}, as deploy.timeoutMs)
   --store URI       artifact store holding the adapters and probes (default $FLYWHEEL_ARTIFACTS or ${DEFAULT_STORE_URI})`,
   async run(argv) {
     const { values } = parse(argv, { alias: { type: 'string' }, to: { type: 'string' }, reason: { type: 'string' }, by: { type: 'string' }, registry: { type: 'string' }, 'adapter-dir': { type: 'string' }, 'api-key-env': { type: 'string' }, 'timeout-ms': { type: 'string' }, store: { type: 'string' } });
@@ -39,7 +43,7 @@ serves the new version from the next request on.
       ...(values['adapter-dir'] ? { adapterDir: values['adapter-dir'] } : {}),
       ...(values.store || process.env.FLYWHEEL_ARTIFACTS ? { store: { store: (values.store ?? process.env.FLYWHEEL_ARTIFACTS)!, s3: {} } } : {}),
       ...(values['api-key-env'] ? { apiKeyEnv: values['api-key-env'] } : {}),
-      timeoutMs: intOption(values['timeout-ms'], 'timeout-ms', 120_000),
+      timeoutMs: intOption(values['timeout-ms'], 'timeout-ms', TIMEOUT_MS),
     };
     const client = await connect();
     try {

@@ -1,5 +1,5 @@
 import { ScheduleNotFoundError, type Client, type ScheduleDescription } from '@temporalio/client';
-import { loadSchedulesFile, parseSchedule } from '../../core/schedules/definition.js';
+import { loadSchedulesFile, OVERLAP, parseSchedule, scheduleDefinitionSchema } from '../../core/schedules/definition.js';
 import { parse, UsageError, type Command } from '../lib/args.js';
 import { printJson, table } from '../lib/output.js';
 import { connect } from '../lib/runs.js';
@@ -7,13 +7,15 @@ import { applySchedule, scheduleIdOf, scheduleOptions, triggerSchedule } from '.
 import { loadConfigFile } from '../../core/config/load.js';
 
 const DEFAULT_FILE = 'temporal-config/schedules.yaml';
+/** The schedule schema's defaults, for the usage text. */
+const DEFAULTS = { overlap: scheduleDefinitionSchema.shape.overlap.parse(undefined), catchupWindow: scheduleDefinitionSchema.shape.catchupWindow.parse(undefined) };
 
 export const scheduleCommand: Command = {
   name: 'schedule',
   summary: 'nightly (or any cron) flywheel runs as Temporal Schedules: create, apply, list, pause, trigger…',
   usage: `flywheel schedule create --name N --config FILE --cron "0 2 * * *" [--cron …] [--tz Europe/Berlin]
-                         [--overlap skip|buffer-one|buffer-all|cancel-other|terminate-other|allow-all]
-                         [--catchup-window "1 hour"] [--no-pause-on-failure] [--paused] [--note TEXT]
+                         [--overlap ${OVERLAP.join('|')}]
+                         [--catchup-window "${DEFAULTS.catchupWindow}"] [--no-pause-on-failure] [--paused] [--note TEXT]
 flywheel schedule apply [--file ${DEFAULT_FILE}]
 flywheel schedule list [--json]
 flywheel schedule describe NAME [--json]
@@ -24,8 +26,8 @@ flywheel schedule delete NAME
 
 A schedule starts flywheelRun with the config embedded (loaded when the schedule is created or applied), on
 task queue "flywheel", as trigger "schedule:<name>". Schedule id: flywheel-<name>.
-  --overlap         a run due while the previous one still runs: skip it (default) or another Temporal policy
-  --catchup-window  after an outage, runs missed longer ago than this are not made up (default 1 hour)
+  --overlap         a run due while the previous one still runs: ${DEFAULTS.overlap} (default) or another Temporal policy
+  --catchup-window  after an outage, runs missed longer ago than this are not made up (default ${DEFAULTS.catchupWindow})
   pause on failure  a failed run pauses the schedule (default on) so a broken config does not fail nightly
 apply   creates or updates every schedule in the file; an unchanged one is left alone (prints created,
         updated or unchanged). Paused state is the operators': apply never unpauses.

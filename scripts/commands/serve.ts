@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { TRAINER_ROOT, trainerPython } from '../../core/train/trainer-process.js';
 import { parse, type Command } from '../lib/args.js';
+import { DEFAULT_SERVE_ENDPOINT, DEFAULT_SERVE_HOST, DEFAULT_SERVE_PORT } from '../../core/defaults.js';
 
 export const serveCommand: Command = {
   name: 'serve',
@@ -10,12 +11,12 @@ export const serveCommand: Command = {
 The "local" deploy target: an OpenAI-compatible server (/v1/chat/completions, /v1/models) with vLLM's
 runtime LoRA API (/v1/load_lora_adapter, /v1/unload_lora_adapter). Starts empty; deploys load versions
 into it, each on the base it was trained on. In production, point deploy.endpoint at vLLM or LoRAX instead.
-  --host H      default 127.0.0.1
-  --port N      default 8100 (deploy.endpoint's default is http://127.0.0.1:8100/v1)
+  --host H      default ${DEFAULT_SERVE_HOST}
+  --port N      default ${DEFAULT_SERVE_PORT} (deploy.endpoint's default is ${DEFAULT_SERVE_ENDPOINT})
   --adapter NAME=DIR   load an adapter directory at start (repeatable)
 Runs until interrupted (Ctrl-C).`,
   async run(argv) {
-    const { values } = parse(argv, { host: { type: 'string', default: '127.0.0.1' }, port: { type: 'string', default: '8100' }, adapter: { type: 'string', multiple: true } });
+    const { values } = parse(argv, { host: { type: 'string', default: DEFAULT_SERVE_HOST }, port: { type: 'string', default: String(DEFAULT_SERVE_PORT) }, adapter: { type: 'string', multiple: true } });
     const args = ['-m', 'flywheel_trainer', 'serve', '--host', values.host, '--port', values.port, ...(values.adapter ?? []).flatMap((a) => ['--adapter', a])];
     const child = spawn(trainerPython(), args, { stdio: 'inherit', env: { ...process.env, PYTHONPATH: [TRAINER_ROOT, process.env.PYTHONPATH].filter(Boolean).join(':') } });
     const stop = (): void => void child.kill('SIGTERM');

@@ -9,7 +9,12 @@ import { describe, it } from 'node:test';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils.js';
 import { parseConfig } from '../../core/config/load.js';
 import { outputsFromEvents } from '../../scripts/lib/runs.js';
-import { appliesTo, STAGE_OF_ACTIVITY, STAGES } from '../../workflows/stages.js';
+import { loadConfigFile } from '../../core/config/load.js';
+import { configKeys } from '../../scripts/docs/config-keys.js';
+import { appliesTo, memoParts, stageArgs, STAGE_OF_ACTIVITY, STAGES, type StageName, type StageSpec, valueAt } from '../../workflows/stages.js';
+
+/** The table as its declared type, for what only some entries have. */
+const SPECS: readonly StageSpec[] = STAGES;
 import { REPO } from '../helpers/fixtures.js';
 
 function history(name: string) {
@@ -56,6 +61,59 @@ describe('stage table', () => {
       const memo = last.workflowPropertiesModifiedEventAttributes!.upsertedMemo!.fields!.progress!;
       const listed = (JSON.parse(Buffer.from(memo.data!).toString('utf8')) as { stages: Array<{ name: string }> }).stages.map((s) => s.name);
       assert.deepEqual(listed, STAGES.filter((s) => appliesTo(s.name, config)).map((s) => s.name), run);
+    }
+  });
+
+  it("every input names an earlier stage's declared output, every config path a key of the config schema", () => {
+    const schemaKeys = new Set(configKeys().map((k) => k.path));
+    SPECS.forEach((s, i) => {
+      for (const [arg, binding] of Object.entries(s.inputs ?? {})) {
+        const [from, output] = binding.replace(/\?$/, '').split('.');
+        const source = SPECS.findIndex((x) => x.name === from);
+        assert.ok(source >= 0 && source < i, `${s.name}.${arg}: ${from} is not a stage before ${s.name}`);
+        assert.ok(SPECS[source]!.outputs.includes(output!), `${s.name}.${arg}: ${from} has no output ${output}`);
+      }
+      for (const [arg, path] of Object.entries(s.config ?? {})) assert.ok(schemaKeys.has(path), `${s.name}.${arg}: no config key ${path}`);
+    });
+  });
+
+  it('every memo key path reads an argument the table gives the stage, or one only the run knows', () => {
+    const schemaKeys = new Set(configKeys().map((k) => k.path));
+    // What only the run knows, passed by the stage's own step (workflows/flywheel-run.ts).
+    const runtime = new Set(['production']);
+    for (const s of SPECS) {
+      const config = s.config ?? {};
+      for (const path of s.keyedBy ?? []) {
+        const [arg, ...rest] = path.split('.');
+        if (runtime.has(arg!)) continue;
+        assert.ok(arg! in config, `${s.name}: memo key ${path} reads ${arg}, which the table does not pass`);
+        assert.ok(schemaKeys.has([config[arg!], ...rest].join('.')), `${s.name}: memo key ${path} is no config key`);
+      }
+    }
+  });
+
+  it('a config edit changes the memo keys of exactly the stages keyed by it', async () => {
+    const example = await loadConfigFile(join(REPO, 'examples', 'salesforce-oracle.yaml'));
+    const fake = { uri: 'file:///x', sha256: 'a'.repeat(64), kind: 'x', count: 1, bytes: 1 };
+    const outputs = () => Object.fromEntries(STAGES.flatMap((s) => s.outputs.map((o) => [o, fake])));
+    const keyOf = (stage: StageName, config: typeof example) => JSON.stringify(memoParts(stage, stageArgs(stage, config, 'r', outputs)));
+    // Written out, not derived from the table: a stage that stops being keyed by what it reads fails here.
+    const edits: Array<[string, unknown, StageName[]]> = [
+      ['dataset.seed', 99, ['intents', 'generate', 'solve', 'validate', 'corrupt', 'split']],
+      ['dataset.teacher.kind', 'openai', ['generate', 'solve']],
+      ['dataset.negativeShare', 0.11, ['corrupt', 'split']],
+      ['dataset.sliceSize', 3, ['validate', 'corrupt']],
+      ['dataset.perGoal', 3, ['intents']],
+      ['dataset.render.format', 'hermes', ['render']],
+      ['name', 'renamed', ['ingest', 'split']],
+      ['evaluate.limit', 7, ['evaluate']],
+    ];
+    for (const [path, value, changed] of edits) {
+      const edited = structuredClone(example);
+      const parent = path.includes('.') ? valueAt(edited, path.slice(0, path.lastIndexOf('.'))) : edited;
+      (parent as Record<string, unknown>)[path.slice(path.lastIndexOf('.') + 1)] = value;
+      const memoised = STAGES.filter((x) => x.version !== null && x.name !== 'train' && x.name !== 'traces').map((x) => x.name);
+      assert.deepEqual(memoised.filter((stage) => keyOf(stage, edited) !== keyOf(stage, example)), changed, `stages re-run after editing ${path}`);
     }
   });
 });

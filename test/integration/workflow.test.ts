@@ -120,6 +120,19 @@ describe('flywheelRun', () => {
     assert.equal(augmented.filter((r) => r.provenance.source === 'trace').length, 3);
   });
 
+  it('after a config edit, only the stages the table keys by the edited value run again', async () => {
+    const { train: _train, evaluate: _e, gate: _g, deploy: _d, gateway: _w, ...example } = await loadConfigFile(join(REPO, 'examples', 'salesforce-oracle.yaml'));
+    const cfg = parseConfig({ ...example, name: 'memo-edit', artifacts: { store: `file://${tempDir()}` }, dataset: { ...example.dataset!, perGoal: 2 } });
+    const states = async (c: typeof cfg) => {
+      const { handle } = await startRun(env.client, c, { config: c, trigger: 'test' });
+      await handle.result();
+      return Object.fromEntries((await runStatus(handle)).stages.map((s) => [s.name, s.state]));
+    };
+    await states(cfg);
+    const edited = await states({ ...cfg, dataset: { ...cfg.dataset!, negativeShare: cfg.dataset!.negativeShare / 2 } });
+    assert.deepEqual(edited, { ingest: 'reused', intents: 'reused', generate: 'reused', solve: 'reused', validate: 'reused', corrupt: 'completed', split: 'completed', render: 'completed' });
+  });
+
   it('a second run of the same config reuses the memoized catalog stage', async () => {
     const cfg = parseConfig(config('ingest-twice'));
     const first = await startRun(env.client, cfg, { config: cfg });

@@ -123,7 +123,7 @@ export const datasetSchema = z
     /** Oversample train so every tool has at least this many rows. */
     minPerTool: z.number().int().min(0).max(100_000).default(DATASET_DEFAULTS.minPerTool),
     teacher: teacherSchema.default(DATASET_DEFAULTS.teacher),
-    /** Replace the default personas (docs/config.md); each needs a domain matching a server name. */
+    /** Replace the default personas (docs/reference/config.md); each needs a domain matching a server name. */
     personas: z.array(personaSchema).min(1).optional(),
     render: z.strictObject({ format: z.enum(['router-json', 'hermes']).default('router-json') }).default(DATASET_DEFAULTS.render),
   });

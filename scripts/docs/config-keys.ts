@@ -1,6 +1,6 @@
 /**
- * The config schema's keys and defaults, read from the zod schema itself (via its JSON Schema), so docs and
- * tests can be checked against the one place defaults are written (core/config/schema.ts).
+ * The config schema's keys and defaults, read from the zod schema itself (via its JSON Schema), so the config
+ * reference is generated from the one place defaults are written (core/config/schema.ts).
  */
 import { z } from 'zod';
 import { configSchema } from '../../core/config/schema.js';
@@ -38,21 +38,16 @@ export function configKeys(): ConfigKey[] {
   return [...new Map(out.map((k) => [k.path, k])).values()];
 }
 
-/** The rows of a markdown key table: `a.b` / `.c` keys with `x` / `y` defaults, expanded to one per key. */
-export function documentedKeys(markdown: string): Map<string, string | null> {
-  const out = new Map<string, string | null>();
-  for (const line of markdown.split('\n')) {
-    const cells = line.split(' | ');
-    if (!line.startsWith('| `') || cells.length < 3) continue;
-    const keys = [...cells[0]!.slice(2).matchAll(/`([^`]+)`/g)].map((m) => m[1]!);
-    const defaults = cells[1]!.split(' / ').map((d) => (/^`[^`]+`$/.test(d.trim()) ? d.trim().slice(1, -1) : null));
-    let base = '';
-    keys.forEach((k, i) => {
-      // `.maxRetries` after `evaluate.timeoutMs` is `evaluate.maxRetries`.
-      const path = k.startsWith('.') ? `${base.slice(0, base.lastIndexOf('.'))}${k}` : k;
-      if (!k.startsWith('.')) base = k;
-      out.set(path, defaults.length === keys.length ? defaults[i]! : null);
-    });
+/** A key's default: its own, else its member of the nearest enclosing object's (`dataset.split.train` ← `dataset.split`). */
+export function configDefault(keys: ReadonlyMap<string, ConfigKey>, path: string): unknown {
+  const own = keys.get(path)?.default;
+  if (own !== undefined) return own;
+  const parts = path.split('.');
+  for (let i = parts.length - 1; i > 0; i--) {
+    let d = keys.get(parts.slice(0, i).join('.'))?.default;
+    if (d === undefined) continue;
+    for (const seg of parts.slice(i)) d = d !== null && typeof d === 'object' && !Array.isArray(d) ? (d as Record<string, unknown>)[seg] : undefined;
+    return d;
   }
-  return out;
+  return undefined;
 }

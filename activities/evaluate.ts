@@ -17,6 +17,7 @@ import type { EndpointResult, EvalCase, EvalReport } from '../core/eval/types.js
 import type { StageOutcome } from '../core/pipeline/types.js';
 import { startServe } from '../core/train/serve-process.js';
 import { whileBeating } from './heartbeat.js';
+import { workRoot } from './train.js';
 import { runStage, type StageArgs } from './stage.js';
 
 
@@ -86,7 +87,7 @@ function fmt(x: number | null): string {
  * trained from. Base scores are memoised by base and cases, so a retrain on an unchanged test set skips them.
  */
 async function evaluateCandidate(store: ArtifactStore, a: EvaluateArgs, cases: EvalCase[]): Promise<EndpointResult[]> {
-  const work = resolve(process.env.FLYWHEEL_GPU_WORKDIR ?? join('.flywheel', 'gpu'), `eval-${a.adapterVersion}-${Context.current().info.attempt}`);
+  const work = resolve(workRoot(), `eval-${a.adapterVersion}-${Context.current().info.attempt}`);
   await rm(work, { recursive: true, force: true });
   await mkdir(work, { recursive: true });
   try {

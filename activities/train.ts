@@ -15,6 +15,7 @@ import { baseCacheRoot, BaseModelError, convertBase, startTrainer, type TrainerE
 import { failFast } from './errors.js';
 import type { StageArgs } from './stage.js';
 import { storeFor } from './store.js';
+import { DEFAULT_GPU_WORKDIR } from '../core/defaults.js';
 import { memoParts, stageVersion } from '../workflows/stages.js';
 
 export interface TrainArgs extends StageArgs {
@@ -38,9 +39,9 @@ export interface TrainHeartbeat {
 
 export type TrainOutcome = StageOutcome & { adapterVersion: string };
 
-/** Local scratch space of a GPU worker: datasets, checkpoints and outputs of the attempt in progress. */
-function workRoot(): string {
-  return resolve(process.env.FLYWHEEL_GPU_WORKDIR ?? join('.flywheel', 'gpu'));
+/** Local scratch space of a GPU worker: datasets, checkpoints and outputs of the attempt in progress, evaluation servers' files. */
+export function workRoot(): string {
+  return resolve(process.env.FLYWHEEL_GPU_WORKDIR ?? DEFAULT_GPU_WORKDIR);
 }
 
 /**

@@ -10,6 +10,8 @@ export const DEFAULT_REGISTRY = '.flywheel/registry.sqlite';
 export const DEFAULT_ADAPTER_DIR = '.flywheel/served';
 /** The gateway's decision log, one JSONL file per UTC day. */
 export const DEFAULT_TRACES_DIR = '.flywheel/traces/gateway';
+/** GPU workers' scratch space (datasets, checkpoints, evaluation servers' files) unless $FLYWHEEL_GPU_WORKDIR says. */
+export const DEFAULT_GPU_WORKDIR = '.flywheel/gpu';
 /** Where `flywheel serve` (the local serving backend) listens, and so deploy.endpoint's default. */
 export const DEFAULT_SERVE_HOST = '127.0.0.1';
 export const DEFAULT_SERVE_PORT = 8100;

@@ -15,9 +15,14 @@ export interface TemporalEnv {
   };
 }
 
+/** The dev server's frontend and UI (temporal-config/dev-server.json's ports) and Temporal's own default namespace. */
+export const DEFAULT_TEMPORAL_ADDRESS = 'localhost:7233';
+export const DEFAULT_TEMPORAL_UI_URL = 'http://localhost:8233';
+export const DEFAULT_NAMESPACE = 'default';
+
 export const TEMPORAL_ENV_VARS = {
-  TEMPORAL_ADDRESS: 'host:port of the frontend (default localhost:7233)',
-  TEMPORAL_NAMESPACE: 'namespace (default "default")',
+  TEMPORAL_ADDRESS: `host:port of the frontend (default ${DEFAULT_TEMPORAL_ADDRESS})`,
+  TEMPORAL_NAMESPACE: `namespace (default "${DEFAULT_NAMESPACE}")`,
   TEMPORAL_API_KEY: 'API key (Temporal Cloud); turns TLS on',
   TEMPORAL_TLS: '"true" to use TLS without client certificates',
   TEMPORAL_TLS_CLIENT_CERT_PATH: 'mTLS client certificate (PEM)',
@@ -28,8 +33,8 @@ export const TEMPORAL_ENV_VARS = {
 
 export function temporalEnv(env: NodeJS.ProcessEnv = process.env): TemporalEnv {
   const out: TemporalEnv = {
-    address: env.TEMPORAL_ADDRESS || 'localhost:7233',
-    namespace: env.TEMPORAL_NAMESPACE || 'default',
+    address: env.TEMPORAL_ADDRESS || DEFAULT_TEMPORAL_ADDRESS,
+    namespace: env.TEMPORAL_NAMESPACE || DEFAULT_NAMESPACE,
   };
   if (env.TEMPORAL_API_KEY) out.apiKey = env.TEMPORAL_API_KEY;
   const certPath = env.TEMPORAL_TLS_CLIENT_CERT_PATH;
@@ -50,7 +55,7 @@ export function temporalEnv(env: NodeJS.ProcessEnv = process.env): TemporalEnv {
 
 /** Link to a run in the Temporal UI (dev server UI by default). */
 export function uiLink(workflowId: string, runId: string, env: NodeJS.ProcessEnv = process.env): string {
-  const base = (env.TEMPORAL_UI_URL || 'http://localhost:8233').replace(/\/$/, '');
-  const ns = encodeURIComponent(env.TEMPORAL_NAMESPACE || 'default');
+  const base = (env.TEMPORAL_UI_URL || DEFAULT_TEMPORAL_UI_URL).replace(/\/$/, '');
+  const ns = encodeURIComponent(env.TEMPORAL_NAMESPACE || DEFAULT_NAMESPACE);
   return `${base}/namespaces/${ns}/workflows/${encodeURIComponent(workflowId)}/${encodeURIComponent(runId)}/history`;
 }

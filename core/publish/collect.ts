@@ -10,8 +10,11 @@ import { MANIFEST_PATH, manifestFile } from './manifest.js';
 import { modelCard } from './model-card.js';
 import { publishFile, PublishInputError, type Publication, type PublishFile } from './types.js';
 
+/** A card's license unless one is given: the flywheel cannot know the data's terms. */
+export const DEFAULT_LICENSE = 'other';
+
 export interface CollectOptions {
-  /** The card's `license` (default "other": the flywheel cannot know the data's terms). */
+  /** The card's `license` (default DEFAULT_LICENSE). */
   license?: string;
   /** Hub dataset repo (ORG/NAME) the training data is published to; named in the model card. */
   datasetRepo?: string;
@@ -77,7 +80,7 @@ export async function collectDataset(store: ArtifactStore, id: string, opts: Col
     if (s.rows) files.push(publishFile(paths.rows, await store.read(s.rows.sha256)));
   }
   const name = datasetName(parts.hash);
-  const card = datasetCard({ parts, catalogVersion: await catalogVersionOf(store, parts.catalog), license: opts.license ?? 'other' });
+  const card = datasetCard({ parts, catalogVersion: await catalogVersionOf(store, parts.catalog), license: opts.license ?? DEFAULT_LICENSE });
   const artifacts = datasetArtifacts(parts);
   return finish(
     {
@@ -110,7 +113,7 @@ export async function collectAdapter(store: ArtifactStore, id: string, opts: Col
   if (ev?.report) for (const f of await store.readTree(ev.report.sha256)) files.push(publishFile(`eval/${f.path}`, await store.readTreeFile(f)));
   else if (ev) files.push(publishFile('eval/results.json', await store.read(ev.results.sha256)));
   const catalog = await catalogVersionOf(store, parts.dataset.catalog);
-  const card = modelCard({ parts, license: opts.license ?? 'other', ...(catalog ? { catalogVersion: catalog } : {}), ...(opts.datasetRepo ? { datasetRepo: opts.datasetRepo } : {}) });
+  const card = modelCard({ parts, license: opts.license ?? DEFAULT_LICENSE, ...(catalog ? { catalogVersion: catalog } : {}), ...(opts.datasetRepo ? { datasetRepo: opts.datasetRepo } : {}) });
   const artifacts: Record<string, string> = { adapter: parts.adapter.sha256, ...datasetArtifacts(parts.dataset) };
   if (ev) artifacts['eval-results'] = ev.results.sha256;
   if (ev?.report) artifacts['eval-report'] = ev.report.sha256;

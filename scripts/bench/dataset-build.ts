@@ -24,6 +24,7 @@ import { SEARCH_ATTRIBUTES } from '../../workflows/search-attributes.js';
 import { appliesTo, stageArgs, STAGES, type StageName } from '../../workflows/stages.js';
 import type { StageOutcome } from '../../core/pipeline/types.js';
 import { REPO, tempDir, TEMPORAL_BIN } from '../../test/helpers/fixtures.js';
+import { DEFAULT_CONFIG } from '../lib/paths.js';
 import { buildDataset } from '../lib/build-dataset.js';
 import { renderRows } from '../../core/dataset/render.js';
 import { runStatus, startRun } from '../lib/runs.js';
@@ -31,7 +32,7 @@ import { runStatus, startRun } from '../lib/runs.js';
 const { values } = parseArgs({ options: { 'per-goal': { type: 'string', default: '410' } } });
 // The dataset stages only: without its release sections the run ends after render instead of waiting for a
 // GPU-queue worker this bench does not start.
-const { train: _train, evaluate: _evaluate, gate: _gate, deploy: _deploy, ...example } = await loadConfigFile(join(REPO, 'examples', 'salesforce-oracle.yaml'));
+const { train: _train, evaluate: _evaluate, gate: _gate, deploy: _deploy, ...example } = await loadConfigFile(join(REPO, DEFAULT_CONFIG));
 const config = { ...example, name: 'bench', artifacts: { ...example.artifacts, store: `file://${tempDir()}` }, dataset: { ...example.dataset!, perGoal: Number(values['per-goal']) } };
 const dataset = config.dataset;
 const secs = (t0: number) => (performance.now() - t0) / 1000;

@@ -37,6 +37,7 @@ import { trainJobFor } from '../../core/train/job.js';
 import { startServe } from '../../core/train/serve-process.js';
 import { startTrainer } from '../../core/train/trainer-process.js';
 import { REPO } from '../../test/helpers/fixtures.js';
+import { DEFAULT_CONFIG } from '../lib/paths.js';
 import { buildDataset } from '../lib/build-dataset.js';
 import { handwrittenRowsOf } from '../lib/handwritten.js';
 import { scoreThroughGateway, type ThroughGateway } from '../lib/through-gateway.js';
@@ -45,7 +46,7 @@ const { values } = parseArgs({
   options: {
     quick: { type: 'boolean', default: false },
     full: { type: 'boolean', default: false },
-    config: { type: 'string', default: join(REPO, 'examples', 'salesforce-oracle.yaml') },
+    config: { type: 'string', default: join(REPO, DEFAULT_CONFIG) },
     steps: { type: 'string' },
     /** Variants to train besides main (comma list of whole-seq, no-negatives; "none" for main alone). */
     ablations: { type: 'string', default: 'whole-seq,no-negatives' },

@@ -13,12 +13,13 @@ import { loadConfigFile } from '../../core/config/load.js';
 import type { RouterRow } from '../../core/dataset/types.js';
 import { retrieverRecall } from '../../core/retrieve/recall.js';
 import { REPO } from '../../test/helpers/fixtures.js';
+import { DEFAULT_CONFIG } from '../lib/paths.js';
 import { buildDataset } from '../lib/build-dataset.js';
 import { handwrittenRowsOf } from '../lib/handwritten.js';
 
 const { values } = parseArgs({
   options: {
-    config: { type: 'string', default: join(REPO, 'examples', 'salesforce-oracle.yaml') },
+    config: { type: 'string', default: join(REPO, DEFAULT_CONFIG) },
     cases: { type: 'string', default: join(REPO, 'test', 'fixtures', 'handwritten', 'sandboxes.jsonl') },
     k: { type: 'string', default: '1,4,6,8' },
   },

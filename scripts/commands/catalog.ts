@@ -8,6 +8,8 @@ import { parseServerSpec } from '../../core/mcp/server-spec.js';
 import { intOption, parse, UsageError, type Command } from '../lib/args.js';
 import { printJson } from '../lib/output.js';
 
+/** The catalog's name unless --name says. */
+const DEFAULT_NAME = 'catalog';
 const NAMED_SPEC = /^([a-z0-9][a-z0-9-]*)=((?:stdio:|https?:\/\/).*)$/s;
 
 export const catalogCommand: Command = {
@@ -19,7 +21,7 @@ Connects to each MCP server, pages through tools/list, compiles every inputSchem
 (bad ones are quarantined with a reason, not fatal) and writes the catalog JSON to FILE atomically.
 If FILE already holds a catalog, prints what changed (tools added, removed, changed).
   SPEC     stdio:<command line>  or  http(s)://host/path   (optionally NAME=SPEC to name the server)
-  --name   catalog name (default "catalog")
+  --name   catalog name (default "${DEFAULT_NAME}")
   --json   print {version, out, stats, diff} instead of text
 Exit codes: 0 ok, 2 bad usage, 1 a server failed (the message names it).`,
   async run(argv) {
@@ -28,7 +30,7 @@ Exit codes: 0 ok, 2 bad usage, 1 a server failed (the message names it).`,
       {
         server: { type: 'string', multiple: true },
         out: { type: 'string' },
-        name: { type: 'string', default: 'catalog' },
+        name: { type: 'string', default: DEFAULT_NAME },
         timeout: { type: 'string' },
         json: { type: 'boolean', default: false },
       },

@@ -15,6 +15,9 @@ import { datasetReport } from '../lib/dataset-report.js';
 import { trainReport } from '../lib/train-report.js';
 import { evalReport, gatewayTour } from '../lib/release-report.js';
 import { devServerArgs, devServerSettings } from './dev-server.js';
+import { DEFAULT_GPU_WORKDIR } from '../../core/defaults.js';
+import { CPU_TASK_QUEUE, GPU_TASK_QUEUE } from '../../workflows/queues.js';
+import { DEFAULT_TEMPORAL_ADDRESS } from '../../core/temporal-env.js';
 
 
 async function answers(url: string): Promise<boolean> {
@@ -51,8 +54,8 @@ export const demoCommand: Command = {
   summary: 'run the whole flywheel on the embedded default and print where to look',
   usage: `flywheel demo [--config FILE] [--keep-server]
 
-1. starts the Temporal dev server unless one answers at TEMPORAL_ADDRESS (default localhost:7233)
-2. starts a worker for the "flywheel" queue (log: .flywheel/logs/worker.log), and one for "flywheel-gpu" when the
+1. starts the Temporal dev server unless one answers at TEMPORAL_ADDRESS (default ${DEFAULT_TEMPORAL_ADDRESS})
+2. starts a worker for the "${CPU_TASK_QUEUE}" queue (log: .flywheel/logs/worker.log), and one for "${GPU_TASK_QUEUE}" when the
    config has a train section (log: .flywheel/logs/gpu-worker.log; on a machine without a GPU it trains on CPU)
 3. runs flywheelRun on ${DEFAULT_CONFIG} with live stage progress
    and, when the config deploys to the local target, the local serving backend (log: .flywheel/logs/serve.log)
@@ -60,7 +63,7 @@ export const demoCommand: Command = {
    the eval table with the gate's decision and the HTML report's path, and sends a few test prompts through
    the router gateway (decisions logged as traces under gateway.tracesDir)
 It stops only what it started. --keep-server leaves a dev server it started running so the UI link works;
-otherwise "make dev-server" brings the UI back later with the same history (.flywheel/temporal.db).`,
+otherwise "make dev-server" brings the UI back later with the same history (${devServerSettings().dbFilename}).`,
   async run(argv) {
     const { values } = parse(argv, { config: { type: 'string', default: DEFAULT_CONFIG }, 'keep-server': { type: 'boolean', default: false } });
     const config = await loadConfigFile(values.config);
@@ -71,7 +74,7 @@ otherwise "make dev-server" brings the UI back later with the same history (.fly
     let backend: ChildProcess | undefined;
     try {
       if (await temporalAnswers(2000)) {
-        console.error(`using the Temporal server at ${process.env.TEMPORAL_ADDRESS || 'localhost:7233'}`);
+        console.error(`using the Temporal server at ${process.env.TEMPORAL_ADDRESS || DEFAULT_TEMPORAL_ADDRESS}`);
       } else {
         console.error('starting the Temporal dev server (log: .flywheel/logs/dev-server.log)');
         server = spawnLogged(temporalCli(), devServerArgs(devServerSettings()), join(logs, 'dev-server.log'));
@@ -81,8 +84,8 @@ otherwise "make dev-server" brings the UI back later with the same history (.fly
       console.error('starting a worker (log: .flywheel/logs/worker.log)');
       worker = spawnLogged(process.execPath, [join(REPO_ROOT, 'bin', 'flywheel.js'), 'worker'], join(logs, 'worker.log'));
       if (config.train) {
-        console.error('starting a GPU-queue worker (log: .flywheel/logs/gpu-worker.log; trainer stderr under .flywheel/gpu while it runs)');
-        gpuWorker = spawnLogged(process.execPath, [join(REPO_ROOT, 'bin', 'flywheel.js'), 'worker', '--queue', 'flywheel-gpu'], join(logs, 'gpu-worker.log'));
+        console.error('starting a GPU-queue worker (log: .flywheel/logs/gpu-worker.log; trainer stderr under ${DEFAULT_GPU_WORKDIR} while it runs)');
+        gpuWorker = spawnLogged(process.execPath, [join(REPO_ROOT, 'bin', 'flywheel.js'), 'worker', '--queue', GPU_TASK_QUEUE], join(logs, 'gpu-worker.log'));
       }
 
       if (config.deploy?.target === 'local' && !(await answers(`${config.deploy.endpoint}/models`))) {

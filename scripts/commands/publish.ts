@@ -6,7 +6,7 @@ import { dirname, join, resolve } from 'node:path';
 import { stageVersion } from '../../workflows/stages.js';
 import { openStore } from '../../core/artifacts/index.js';
 import { shortSha } from '../../core/hash.js';
-import { collectAdapter, collectDataset, type CollectOptions } from '../../core/publish/collect.js';
+import { collectAdapter, collectDataset, type CollectOptions, DEFAULT_LICENSE } from '../../core/publish/collect.js';
 import { DEFAULT_HUB_URL, publishToHub } from '../../core/publish/hub.js';
 import { publishToS3 } from '../../core/publish/s3.js';
 import { parseTarget, type PublishTarget } from '../../core/publish/target.js';
@@ -38,7 +38,7 @@ adapter  the adapter artifact's files (adapter/, base/ for a tiny base, metrics.
                    also deletes files an earlier publication left there (.gitattributes stays).
   --private        a Hub repo this creates is private (the default); --public makes it public.
                    An existing repo keeps its visibility.
-  --license ID     the card's license (default other)
+  --license ID     the card's license (default ${DEFAULT_LICENSE})
   --dataset-repo ORG/NAME  adapter: the Hub dataset its training data went to (card datasets + model-index)
   --registry PATH  the deploy registry (default ${DEFAULT_REGISTRY} when it exists): when a deployed version of
                    the adapter names an eval report in the store, that evaluation (the one its deploy was gated

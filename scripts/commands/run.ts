@@ -2,6 +2,9 @@ import { loadConfigFile, parseConfig } from '../../core/config/load.js';
 import { openStore } from '../../core/artifacts/index.js';
 import type { FlywheelRunInput, RunProgress } from '../../core/pipeline/types.js';
 import { uiLink } from '../../core/temporal-env.js';
+
+/** The Trigger search attribute of a run started from this command. */
+const DEFAULT_TRIGGER = 'cli';
 import { parse, UsageError, type Command } from '../lib/args.js';
 import { printJson } from '../lib/output.js';
 import { DEFAULT_CONFIG } from '../lib/paths.js';
@@ -32,7 +35,7 @@ in progress attaches to that run instead of racing it.
                     the same run while it runs or once it completed (a failed run gives its key back); the same
                     key with a different request (config, traces, force) exits 2. Letters, digits, . _ : - (at most 100)
   --force           train even when the config's retrain policy finds too little new data
-  --trigger NAME    who starts it, for the Trigger search attribute (default cli; e.g. script:etl)
+  --trigger NAME    who starts it, for the Trigger search attribute (default ${DEFAULT_TRIGGER}; e.g. script:etl)
   --resume RUN_ID   start a new run with the exact stored config of a failed run (its traces, reason and force
                     included); stages whose inputs and config are unchanged are reused from the stage memo
   --wait            follow stage progress until the run closes; exit 0 if it completed, 1 if not
@@ -66,7 +69,7 @@ in progress attaches to that run instead of racing it.
         config = await loadConfigFile(file);
         input = {
           config,
-          trigger: values.trigger ?? 'cli',
+          trigger: values.trigger ?? DEFAULT_TRIGGER,
           ...(values.traces?.length ? { traces: values.traces } : {}),
           ...(values.reason ? { reason: values.reason } : {}),
           ...(key ? { idempotencyKey: key } : {}),

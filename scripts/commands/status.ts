@@ -4,6 +4,9 @@ import { connect, findRun, listRuns, runStatus } from '../lib/runs.js';
 import { stageLine } from '../lib/watch.js';
 import { intOption } from '../lib/args.js';
 
+/** Runs `flywheel runs` lists unless --limit says. */
+const DEFAULT_LIMIT = 20;
+
 export const statusCommand: Command = {
   name: 'status',
   summary: 'show a run: state, stages, output artifacts',
@@ -44,12 +47,12 @@ export const runsCommand: Command = {
   summary: 'list flywheel runs, newest first',
   usage: `flywheel runs [--limit N] [--json]
 
---json prints [{runId, workflowId, state, startedAt, closedAt, project}] newest first (default limit 20).`,
+--json prints [{runId, workflowId, state, startedAt, closedAt, project}] newest first (default limit ${DEFAULT_LIMIT}).`,
   async run(argv) {
     const { values } = parse(argv, { json: { type: 'boolean', default: false }, limit: { type: 'string' } });
     const client = await connect();
     try {
-      const runs = await listRuns(client, intOption(values.limit, 'limit', 20));
+      const runs = await listRuns(client, intOption(values.limit, 'limit', DEFAULT_LIMIT));
       if (values.json) printJson(runs);
       else console.log(table(['started', 'state', 'project', 'run id', 'workflow id'], runs.map((r) => [r.startedAt, r.state, r.project ?? '', r.runId, r.workflowId])));
       return 0;

@@ -1,6 +1,7 @@
 import { Connection } from '@temporalio/client';
 
 import { temporalEnv } from '../../core/temporal-env.js';
+import { DEFAULT_GPU_WORKDIR } from '../../core/defaults.js';
 import { closeAllConnections } from '../../activities/connections.js';
 import { connectWorker } from '../../workers/connection.js';
 import { CPU_TASK_QUEUE, createCpuWorker } from '../../workers/cpu.js';
@@ -17,7 +18,7 @@ Polls a task queue until SIGINT/SIGTERM, then finishes in-flight activities and 
 flywheel; 30 s on flywheel-gpu, where a training is cancelled and its retry resumes from the last checkpoint).
   flywheel      workflows and CPU activities (default)
   flywheel-gpu  the train activity (spawns the Python trainer from .venv or $FLYWHEEL_PYTHON); runs one
-                training at a time; scratch space in $FLYWHEEL_GPU_WORKDIR (default .flywheel/gpu)
+                training at a time; scratch space in $FLYWHEEL_GPU_WORKDIR (default ${DEFAULT_GPU_WORKDIR})
 Connection: TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_API_KEY, TEMPORAL_TLS* (see docs/cli.md).`,
   async run(argv) {
     const { values } = parse(argv, { queue: { type: 'string', default: CPU_TASK_QUEUE } });

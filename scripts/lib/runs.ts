@@ -6,7 +6,7 @@ import type { FlywheelConfig } from '../../core/config/schema.js';
 import { hashOf } from '../../core/hash.js';
 import { requestHash, workflowIdForRun } from '../../core/pipeline/run-id.js';
 import type { FlywheelRunInput, RunProgress, StageProgress } from '../../core/pipeline/types.js';
-import { uiLink } from '../../core/temporal-env.js';
+import { DEFAULT_TEMPORAL_ADDRESS, uiLink } from '../../core/temporal-env.js';
 import { connectClient } from '../../workers/connection.js';
 import { CPU_TASK_QUEUE } from '../../workers/cpu.js';
 import type { flywheelRun } from '../../workflows/flywheel-run.js';
@@ -39,7 +39,7 @@ export async function connect(): Promise<Client> {
   try {
     conn = await connectClient();
   } catch (err) {
-    const addr = process.env.TEMPORAL_ADDRESS || 'localhost:7233';
+    const addr = process.env.TEMPORAL_ADDRESS || DEFAULT_TEMPORAL_ADDRESS;
     throw new Error(`cannot reach Temporal at ${addr}: ${(err as Error).message}\n(start one with "flywheel dev-server" or set TEMPORAL_ADDRESS)`);
   }
   return new Client({ connection: conn.connection, namespace: conn.namespace });

@@ -21,7 +21,7 @@ function history(name: string) {
   return historyFromJSON(JSON.parse(readFileSync(join(REPO, 'test', 'fixtures', 'histories', `${name}.json`), 'utf8'))).events ?? [];
 }
 
-const RUNS = ['flywheel-run-release-recall', 'flywheel-run-retrain-trained'];
+const RUNS = ['flywheel-run-release-stage-args', 'flywheel-run-retrain-trained-stage-args'];
 
 describe('stage table', () => {
   it('every stage with outputs is found in recorded runs, with exactly the outputs the table names', () => {

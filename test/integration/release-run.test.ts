@@ -126,7 +126,7 @@ describe('flywheelRun release stages: evaluate, gate, approval, deploy, gateway,
     for (const v of Object.values(first.retriever!.recallAt)) assert.ok(v !== null && v >= 0 && v <= 1);
     assert.ok(first.retriever!.recallAt['8']! >= first.retriever!.recallAt['1']!, 'recall grows with k');
     assert.match((await store.readTreeFile(report.find((f) => f.path === 'report.md')!)).toString('utf8'), /Tool retriever \(BM25.*on the test set's \d+ calls: recall @1 [\d.]+, @6 [\d.]+, @8 [\d.]+/);
-    await recordHistories(env.address, { 'flywheel-run-release-table': handle });
+    await recordHistories(env.address, { 'flywheel-run-release-stage-args': handle });
     const registry = Registry.open(cfg.deploy!.registry);
     const deployed = registry.current('router')!;
     const [event] = registry.history('router');

@@ -148,7 +148,7 @@ describe('retrain policy: trace watermark, skip with a reason, script-started ru
     assert.equal(after?.rows, 9, 'a run with fewer sources (no S3 prefix) does not shrink the watermark');
     assert.deepEqual((await store.readJsonl<string>(after!.seen)).length, 9);
 
-    await recordHistories(env.address, { 'flywheel-run-retrain-skipped': second.handle, 'flywheel-run-retrain-trained': third });
+    await recordHistories(env.address, { 'flywheel-run-retrain-skipped-stage-args': second.handle, 'flywheel-run-retrain-trained-stage-args': third });
 
     // 7. gc with Temporal: the newest run's every output (from its history), the watermark and every run's
     // config survive --keep-last 1 --min-age 0; older runs' unshared outputs go.

@@ -9,7 +9,7 @@ import { catalogVersion } from '../core/catalog/history.js';
 import type { Catalog, CatalogTool } from '../core/catalog/types.js';
 import type { DatasetConfig, ServerConfig } from '../core/config/schema.js';
 import { mcpDryRunner } from '../core/dataset/mcp-dry-run.js';
-import { augmentRows, buildIntents, distinctCallsByTool, rowStats, validateCandidates, type ToolNote } from '../core/dataset/pipeline.js';
+import { augmentRows, buildIntents, distinctCallsByTool, type Rejection, rowStats, validateCandidates, type ToolNote } from '../core/dataset/pipeline.js';
 import { renderRows } from '../core/dataset/render.js';
 import { balanceTrain, entityOverlap, splitByEntity } from '../core/dataset/split.js';
 import { makeTeacher } from '../core/dataset/teacher/index.js';
@@ -25,7 +25,9 @@ import type { DomainPools } from '../core/probe/types.js';
 import { coverageSummary, toolCoverage } from '../core/dataset/coverage.js';
 import { DOMAIN_PACKS } from '../sandboxes/packs.js';
 import { withConnections } from './connections.js';
-import { runStage, type StageArgs } from './stage.js';
+import { runChunk, runStage, type StageArgs } from './stage.js';
+import type { ArtifactStore } from '../core/artifacts/store.js';
+import { type ChunkRange, sumStats } from '../core/pipeline/chunks.js';
 import { storeFor } from './store.js';
 
 
@@ -53,45 +55,126 @@ export async function intentsStage(a: Common & { catalog: ArtifactRef; servers: 
   });
 }
 
-export async function generateStage(a: Common & { intents: ArtifactRef }): Promise<StageOutcome> {
+type GenerateArgs = Common & { intents: ArtifactRef };
+type SolveArgs = Common & { catalog: ArtifactRef; intents: ArtifactRef; requests: ArtifactRef };
+type ValidateArgs = Common & { catalog: ArtifactRef; intents: ArtifactRef; candidates: ArtifactRef; servers: ServerConfig[] };
+/** The chunks a row-parallel stage ran (workflows/stages.ts `chunkedBy`), each chunk's outputs: merged, not recomputed. */
+type Parts = { parts?: Array<Record<string, ArtifactRef>> };
+
+export async function generateStage(a: GenerateArgs & Parts): Promise<StageOutcome> {
   return runStage(a, 'generate', async (store) => {
-    const intents = await store.readJsonl<Intent>(a.intents);
-    const teacher = makeTeacher(a.dataset.teacher, a.dataset.seed, { store, onProgress: beat });
-    const drafts = await teacher.generate(intents);
-    const ref = await store.putJsonl('requests', drafts, { parents: [a.intents], stats: { requests: drafts.length, teacher: teacher.name, ...teacher.stats?.() } });
-    return { outputs: { requests: ref }, summary: `${drafts.length} requests drafted by the ${teacher.name} teacher` };
+    const { rows, stats } = a.parts ? await mergeParts<RequestDraft>(store, a.parts, 'requests') : await draftRequests(store, a);
+    const ref = await store.putJsonl('requests', rows, { parents: [a.intents], stats });
+    return { outputs: { requests: ref }, summary: `${rows.length} requests drafted by the ${String(stats.teacher)} teacher${chunked(a)}` };
   });
 }
 
-export async function solveStage(a: Common & { catalog: ArtifactRef; intents: ArtifactRef; requests: ArtifactRef }): Promise<StageOutcome> {
+export async function solveStage(a: SolveArgs & Parts): Promise<StageOutcome> {
   return runStage(a, 'solve', async (store) => {
-    const catalog = await store.readJson<Catalog>(a.catalog);
-    const intents = await store.readJsonl<Intent>(a.intents);
-    const drafts = await store.readJsonl<RequestDraft>(a.requests);
-    const toolsByDomain = new Map(catalog.servers.map((s) => [s.name, catalog.tools.filter((t) => t.server === s.name)]));
-    const teacher = makeTeacher(a.dataset.teacher, a.dataset.seed, { store, onProgress: beat }, toolsByDomain);
-    const candidates = await teacher.solve(intents, drafts);
-    const ref = await store.putJsonl('candidates', candidates, { parents: [a.intents, a.requests], stats: { candidates: candidates.length, teacher: teacher.name, ...teacher.stats?.() } });
-    return { outputs: { candidates: ref }, summary: `${candidates.length} candidate answers from the ${teacher.name} teacher` };
+    const { rows, stats } = a.parts ? await mergeParts<Candidate>(store, a.parts, 'candidates') : await solveRequests(store, a);
+    const ref = await store.putJsonl('candidates', rows, { parents: [a.intents, a.requests], stats });
+    return { outputs: { candidates: ref }, summary: `${rows.length} candidate answers from the ${String(stats.teacher)} teacher${chunked(a)}` };
   });
 }
 
-export async function validateStage(a: Common & { catalog: ArtifactRef; intents: ArtifactRef; candidates: ArtifactRef; servers: ServerConfig[] }): Promise<StageOutcome> {
+export async function validateStage(a: ValidateArgs & Parts): Promise<StageOutcome> {
   return runStage(a, 'validate', async (store) => {
+    const { rows, rejections, stats } = a.parts ? await mergeValidated(store, a.parts) : await validateRows(store, a);
     const catalog = await store.readJson<Catalog>(a.catalog);
     const intents = await store.readJsonl<Intent>(a.intents);
-    const candidates = await store.readJsonl<Candidate>(a.candidates);
     const notes = ((await store.manifest(a.intents.sha256)).stats.tools ?? {}) as Record<string, ToolNote>;
-    return withConnections(a.servers, async (conns) => {
-      const runner = mcpDryRunner(conns, a.servers);
-      const { rows, rejections, stats } = await validateCandidates(intents, candidates, catalog, new CallValidator(catalog, runner), a.dataset, (done) => beat({ done }));
-      const coverage = toolCoverage(catalog, notes, intents, rows, rejections);
-      const parents = [a.catalog, a.intents, a.candidates];
-      const validated = await store.putJsonl('validated', rows, { parents, stats: { ...stats, notDryRunChecked: runner.skipped, callsCheckedBy: runner.counts, coverage } });
-      const rejected = await store.putJsonl('rejections', rejections, { parents, stats: { rejected: stats.rejected, byReason: stats.rejectionsByReason } });
-      return { outputs: { validated, rejections: rejected }, summary: `${stats.valid} valid, ${stats.rejected} rejected (${Object.entries(stats.rejectionsByReason).map(([r, n]) => `${r} ${n}`).join(', ') || 'none'}); ${coverageSummary(coverage)}` };
-    });
+    const coverage = toolCoverage(catalog, notes, intents, rows, rejections);
+    const parents = [a.catalog, a.intents, a.candidates];
+    const validated = await store.putJsonl('validated', rows, { parents, stats: { ...stats, coverage } });
+    const rejected = await store.putJsonl('rejections', rejections, { parents, stats: { rejected: stats.rejected, byReason: stats.rejectionsByReason } });
+    return { outputs: { validated, rejections: rejected }, summary: `${stats.valid} valid, ${stats.rejected} rejected (${Object.entries(stats.rejectionsByReason).map(([r, n]) => `${r} ${n}`).join(', ') || 'none'}); ${coverageSummary(coverage)}${chunked(a)}` };
   });
+}
+
+export type ChunkArgs =
+  | (GenerateArgs & { stage: 'generate' } & ChunkRange)
+  | (SolveArgs & { stage: 'solve' } & ChunkRange)
+  | (ValidateArgs & { stage: 'validate' } & ChunkRange);
+
+/**
+ * One chunk of a row-parallel stage: the rows `[from, to)` of its chunked input, with the whole input as context,
+ * written as part artifacts the stage activity then merges. Memoised on its own, so a retried or resumed stage
+ * redoes only the chunks that had not finished.
+ */
+export async function stageChunk(a: ChunkArgs): Promise<StageOutcome> {
+  const range = { from: a.from, to: a.to };
+  return runChunk(a, a.stage, range, async (store): Promise<{ outputs: Record<string, ArtifactRef>; summary: string }> => {
+    switch (a.stage) {
+      case 'generate': {
+        const { rows, stats } = await draftRequests(store, a, range);
+        return { outputs: { requests: await store.putJsonl('requests-part', rows, { parents: [a.intents], stats }) }, summary: `${rows.length} requests` };
+      }
+      case 'solve': {
+        const { rows, stats } = await solveRequests(store, a, range);
+        return { outputs: { candidates: await store.putJsonl('candidates-part', rows, { parents: [a.intents, a.requests], stats }) }, summary: `${rows.length} candidates` };
+      }
+      case 'validate': {
+        const { rows, rejections, stats } = await validateRows(store, a, range);
+        const parents = [a.catalog, a.intents, a.candidates];
+        return {
+          outputs: { validated: await store.putJsonl('validated-part', rows, { parents, stats }), rejections: await store.putJsonl('rejections-part', rejections, { parents }) },
+          summary: `${stats.valid} valid, ${stats.rejected} rejected`,
+        };
+      }
+    }
+  });
+}
+
+async function draftRequests(store: ArtifactStore, a: GenerateArgs, range?: ChunkRange) {
+  const intents = await store.readJsonl<Intent>(a.intents);
+  const teacher = makeTeacher(a.dataset.teacher, a.dataset.seed, { store, onProgress: beat });
+  const rows = await teacher.generate(intents, range);
+  return { rows, stats: { requests: rows.length, teacher: teacher.name, ...teacher.stats?.() } as Record<string, unknown> };
+}
+
+async function solveRequests(store: ArtifactStore, a: SolveArgs, range?: ChunkRange) {
+  const catalog = await store.readJson<Catalog>(a.catalog);
+  const intents = await store.readJsonl<Intent>(a.intents);
+  const drafts = await store.readJsonl<RequestDraft>(a.requests);
+  const toolsByDomain = new Map(catalog.servers.map((s) => [s.name, catalog.tools.filter((t) => t.server === s.name)]));
+  const teacher = makeTeacher(a.dataset.teacher, a.dataset.seed, { store, onProgress: beat }, toolsByDomain);
+  const rows = await teacher.solve(intents, range ? drafts.slice(range.from, range.to) : drafts);
+  return { rows, stats: { candidates: rows.length, teacher: teacher.name, ...teacher.stats?.() } as Record<string, unknown> };
+}
+
+async function validateRows(store: ArtifactStore, a: ValidateArgs, range?: ChunkRange) {
+  const catalog = await store.readJson<Catalog>(a.catalog);
+  const intents = await store.readJsonl<Intent>(a.intents);
+  const candidates = await store.readJsonl<Candidate>(a.candidates);
+  return withConnections(a.servers, async (conns) => {
+    const runner = mcpDryRunner(conns, a.servers);
+    const { rows, rejections, stats } = await validateCandidates(intents, range ? candidates.slice(range.from, range.to) : candidates, catalog, new CallValidator(catalog, runner), a.dataset, (done) => beat({ done }));
+    return { rows, rejections, stats: { ...stats, notDryRunChecked: runner.skipped, callsCheckedBy: runner.counts } };
+  });
+}
+
+/** The chunks' rows of one output, in chunk order, and their manifests' stats summed. */
+async function mergeParts<T>(store: ArtifactStore, parts: Array<Record<string, ArtifactRef>>, output: string): Promise<{ rows: T[]; stats: Record<string, unknown> }> {
+  const rows: T[] = [];
+  const stats: Array<Record<string, unknown>> = [];
+  for (const part of parts) {
+    const ref = part[output];
+    if (!ref) throw new Error(`a chunk of this stage has no ${output} output`);
+    beat({ merging: rows.length });
+    rows.push(...(await store.readJsonl<T>(ref)));
+    stats.push((await store.manifest(ref.sha256)).stats);
+  }
+  return { rows, stats: sumStats(stats) };
+}
+
+async function mergeValidated(store: ArtifactStore, parts: Array<Record<string, ArtifactRef>>) {
+  const { rows, stats } = await mergeParts<RouterRow>(store, parts, 'validated');
+  const { rows: rejections } = await mergeParts<Rejection>(store, parts, 'rejections');
+  return { rows, rejections, stats: stats as Awaited<ReturnType<typeof validateRows>>['stats'] };
+}
+
+function chunked(a: Parts): string {
+  return a.parts ? ` (${a.parts.length} chunks)` : '';
 }
 
 export async function corruptStage(a: Common & { catalog: ArtifactRef; validated: ArtifactRef; pools: ArtifactRef; traceRows?: ArtifactRef; servers: ServerConfig[] }): Promise<StageOutcome> {

@@ -1,9 +1,10 @@
 import type { ArtifactRef } from '../core/artifacts/types.js';
-import { memoized } from '../core/pipeline/memo.js';
+import { memoHit, memoized } from '../core/pipeline/memo.js';
 import type { StageOutcome } from '../core/pipeline/types.js';
 import { failFast } from './errors.js';
 import { storeFor, type StoreSpec } from './store.js';
 import type { ArtifactStore } from '../core/artifacts/store.js';
+import type { ChunkRange } from '../core/pipeline/chunks.js';
 import { memoParts, stageVersion, type StageName } from '../workflows/stages.js';
 
 export interface StageArgs {
@@ -36,5 +37,37 @@ export async function runStage<O extends Record<string, ArtifactRef>>(
     const key = { stage, version: stageVersion(stage), inputs: [...parts.inputs, ...(extras.inputs ?? [])], config: { ...parts.config, ...extras.key } };
     const memo = await memoized(store, key, () => produce(store), args.runId);
     return { outputs: memo.outputs, reused: memo.reused, summary: memo.reused ? `${memo.summary} (reused)` : memo.summary };
+  });
+}
+
+/**
+ * One chunk of a row-parallel stage, memoised on its own: the stage's key plus the chunk's row range, under
+ * `<stage>#chunk`, so a retried or resumed stage reruns only the chunks that had not finished.
+ */
+export async function runChunk<O extends Record<string, ArtifactRef>>(
+  args: StageArgs,
+  stage: StageName,
+  range: ChunkRange,
+  produce: (store: ArtifactStore) => Promise<{ outputs: O; summary: string }>,
+): Promise<StageOutcome> {
+  return failFast(async () => {
+    const store = storeFor(args.store);
+    const parts = memoParts(stage, args as unknown as Record<string, unknown>);
+    const key = { stage: `${stage}#chunk`, version: stageVersion(stage), inputs: parts.inputs, config: { ...parts.config, chunk: range } };
+    const memo = await memoized(store, key, () => produce(store), args.runId);
+    return { outputs: memo.outputs, reused: memo.reused, summary: memo.summary };
+  });
+}
+
+/**
+ * The stored outcome of a stage whose memo already has its key, else null: the workflow asks before it splits a
+ * stage into chunks, so a reused stage schedules none.
+ */
+export async function storedStage(args: StageArgs & { stage: StageName }): Promise<StageOutcome | null> {
+  return failFast(async () => {
+    const store = storeFor(args.store);
+    const parts = memoParts(args.stage, args as unknown as Record<string, unknown>);
+    const hit = await memoHit(store, { stage: args.stage, version: stageVersion(args.stage), ...parts }, args.runId);
+    return hit ? { outputs: hit.outputs, reused: true, summary: `${hit.summary} (reused)` } : null;
   });
 }

@@ -21,11 +21,14 @@ export async function createCpuWorker(opts: {
   namespace: string;
   taskQueue?: string;
   workflowBundle?: WorkflowBundleWithSourceMap;
+  /** Shown in the history of every task it ran (default: Temporal's pid@host). */
+  identity?: string;
 }): Promise<Worker> {
   return Worker.create({
     connection: opts.connection,
     namespace: opts.namespace,
     taskQueue: opts.taskQueue ?? CPU_TASK_QUEUE,
+    ...(opts.identity ? { identity: opts.identity } : {}),
     ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath: WORKFLOWS_PATH, bundlerOptions: {} }),
     activities,
     shutdownGraceTime: '10 seconds',

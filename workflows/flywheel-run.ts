@@ -10,7 +10,7 @@ import type { FlywheelConfig, GateSettings } from '../core/config/schema.js';
 import { GPU_TASK_QUEUE } from './queues.js';
 import type { FlywheelRunInput, RunProgress, StageProgress } from '../core/pipeline/types.js';
 import { ADAPTER_VERSION, DATASET_SHA, DEPLOYED_VERSION, DOMAIN, FLYWHEEL_STAGE, TRIGGER } from './search-attributes.js';
-import { appliesTo, CATALOG_STAGES, type OutputName, PROFILES, specOf, stageArgs, STAGES, type StageName, trainingProfile } from './stages.js';
+import { appliesTo, CATALOG_STAGES, chunkRanges, type OutputName, PROFILES, specOf, stageArgs, STAGES, type StageCallArgs, type StageName, type StageSpec, trainingProfile } from './stages.js';
 
 // The stages, their order and when each runs: workflows/stages.ts.
 export { CATALOG_STAGES, DATASET_STAGES, RELEASE_STAGES, TRAIN_STAGES, type StageName } from './stages.js';
@@ -123,7 +123,7 @@ export async function flywheelRun(input: FlywheelRunInput): Promise<RunProgress>
     if (!progress.stages.some((st) => st.name === spec.name)) continue;
     const step = STEPS[spec.name];
     if (!step) {
-      await run.runStage(spec.name, () => callStage(run, spec.name));
+      await run.runStage(spec.name, () => tableStage(run, spec.name));
       continue;
     }
     const skipReason = await step(run);
@@ -219,10 +219,44 @@ interface RunContext {
 function callStage<R = StageOutcome>(run: RunContext, name: StageName, extra: Record<string, unknown> = {}): Promise<R> {
   const spec = specOf(name);
   if (!spec.activity) throw new Error(`stage ${name} has no activity to call`);
+  return activitiesOf<R>(run, spec)[spec.activity]!({ ...argsOf(run, name), ...extra });
+}
+
+/** Activities with a stage's queue and profile. */
+function activitiesOf<R>(run: RunContext, spec: StageSpec) {
   const options = spec.profile === 'training' ? trainingProfile(run.config.train!) : PROFILES[spec.profile];
-  const stageActivities = wf.proxyActivities<Record<string, (args: Record<string, unknown>) => Promise<R>>>(spec.queue === 'gpu' ? { taskQueue: GPU_TASK_QUEUE, ...options } : options);
-  const outputsOf = (stage: StageName) => run.progress.stages.find((st) => st.name === stage)?.outputs;
-  return stageActivities[spec.activity]!({ ...stageArgs(name, run.config, run.runId, outputsOf), ...extra });
+  return wf.proxyActivities<Record<string, (args: Record<string, unknown>) => Promise<R>>>(spec.queue === 'gpu' ? { taskQueue: GPU_TASK_QUEUE, ...options } : options);
+}
+
+/** A stage activity's arguments as its table entry names them, from this run's config and finished stages. */
+function argsOf(run: RunContext, name: StageName): StageCallArgs {
+  return stageArgs(name, run.config, run.runId, (stage) => run.progress.stages.find((st) => st.name === stage)?.outputs);
+}
+
+/**
+ * A stage with no step of its own: its activity; for a row-parallel stage (`chunkedBy`) whose input has more than
+ * `dataset.chunkSize` rows, first its chunks in parallel (any worker takes any chunk), then its activity merges
+ * them. A stage the memo already holds schedules no chunks.
+ */
+async function tableStage(run: RunContext, name: StageName): Promise<StageOutcome> {
+  const spec = specOf(name);
+  const args = argsOf(run, name);
+  const input = spec.chunkedBy ? (args[spec.chunkedBy] as ArtifactRef | undefined) : undefined;
+  const size = run.config.dataset?.chunkSize;
+  // Configs resolved before chunking existed have no chunkSize, so their runs replay unchunked.
+  if (!input || !size || input.count <= size || !wf.patched('chunked-stages')) return callStage(run, name);
+  const stored = await cpu.storedStage({ ...args, stage: name });
+  if (stored) return stored;
+  const ranges = chunkRanges(input.count, size);
+  const stage = stageOf(run, name);
+  let done = 0;
+  const parts = await Promise.all(ranges.map(async (range) => {
+    const outcome = await activitiesOf<StageOutcome>(run, spec).stageChunk!({ ...args, stage: name, ...range });
+    stage.detail = `${++done}/${ranges.length} chunks of ${input.count} rows done`;
+    run.publish(name);
+    return outcome.outputs;
+  }));
+  return callStage(run, name, { parts });
 }
 
 /**

@@ -72,6 +72,11 @@ export interface StageSpec {
    * elsewhere keeps the memo. The activity adds what it learns at run time (core/pipeline/memo.ts has the key).
    */
   keyedBy?: readonly string[];
+  /**
+   * A row-parallel stage: the input argument whose rows it splits into `dataset.chunkSize` chunks, each run as a
+   * `stageChunk` activity (any worker), before its own activity merges them in order.
+   */
+  chunkedBy?: string;
 }
 
 export const STAGES = [
@@ -81,12 +86,12 @@ export const STAGES = [
     inputs: { catalog: 'ingest.catalog' }, config: { dataset: 'dataset', servers: 'servers' },
     keyedBy: ['servers', 'dataset.seed', 'dataset.perGoal', 'dataset.minPerTool', 'dataset.split', 'dataset.unsatisfiableShare', 'dataset.personas'] },
   { name: 'generate', version: '2', group: 'dataset', activity: 'generateStage', queue: 'cpu', profile: 'dataset', outputs: ['requests'], runsWhen: 'a `dataset` section',
-    inputs: { intents: 'intents.intents' }, config: { dataset: 'dataset' }, keyedBy: ['dataset.seed', 'dataset.teacher'] },
+    inputs: { intents: 'intents.intents' }, config: { dataset: 'dataset' }, keyedBy: ['dataset.seed', 'dataset.teacher'], chunkedBy: 'intents' },
   { name: 'solve', version: '2', group: 'dataset', activity: 'solveStage', queue: 'cpu', profile: 'dataset', outputs: ['candidates'], runsWhen: 'a `dataset` section',
-    inputs: { catalog: 'ingest.catalog', intents: 'intents.intents', requests: 'generate.requests' }, config: { dataset: 'dataset' }, keyedBy: ['dataset.seed', 'dataset.teacher'] },
+    inputs: { catalog: 'ingest.catalog', intents: 'intents.intents', requests: 'generate.requests' }, config: { dataset: 'dataset' }, keyedBy: ['dataset.seed', 'dataset.teacher'], chunkedBy: 'requests' },
   { name: 'validate', version: '2', group: 'dataset', activity: 'validateStage', queue: 'cpu', profile: 'dataset', outputs: ['validated', 'rejections'], runsWhen: 'a `dataset` section',
     inputs: { catalog: 'ingest.catalog', intents: 'intents.intents', candidates: 'solve.candidates' }, config: { dataset: 'dataset', servers: 'servers' },
-    keyedBy: ['servers', 'dataset.sliceSize', 'dataset.slicing', 'dataset.seed', 'dataset.personas'] },
+    keyedBy: ['servers', 'dataset.sliceSize', 'dataset.slicing', 'dataset.seed', 'dataset.personas'], chunkedBy: 'candidates' },
   { name: 'traces', version: '2', group: 'dataset', activity: 'tracesStage', queue: 'cpu', profile: 'dataset', outputs: ['traceRows', 'traceRejections'], runsWhen: 'a `dataset` section and `traces` sources', optional: true,
     // Keyed by the trace files' contents and paths, which the activity reads first (a directory's files change).
     inputs: { catalog: 'ingest.catalog' }, config: { dataset: 'dataset', traces: 'traces' } },
@@ -163,13 +168,16 @@ export function valueAt(root: unknown, path: string): unknown {
   return v;
 }
 
+/** What every stage activity gets, and the arguments its entry names. */
+export type StageCallArgs = { store: FlywheelConfig['artifacts']; runId: string } & Record<string, unknown>;
+
 /**
  * A stage activity's arguments, as the table names them: `store` and `runId`, its config paths, and the outputs of
  * the earlier stages it reads (`outputsOf` gives a stage's outputs; undefined for a stage the run does not list).
  */
-export function stageArgs(stage: StageName, config: FlywheelConfig, runId: string, outputsOf: (stage: StageName) => Readonly<Record<string, ArtifactRef>> | undefined): Record<string, unknown> {
+export function stageArgs(stage: StageName, config: FlywheelConfig, runId: string, outputsOf: (stage: StageName) => Readonly<Record<string, ArtifactRef>> | undefined): StageCallArgs {
   const spec = specOf(stage);
-  const args: Record<string, unknown> = { store: config.artifacts, runId };
+  const args: StageCallArgs = { store: config.artifacts, runId };
   for (const [arg, path] of Object.entries(spec.config ?? {})) {
     const v = valueAt(config, path);
     if (v !== undefined) args[arg] = v;
@@ -191,4 +199,18 @@ export function memoParts(stage: StageName, args: Readonly<Record<string, unknow
   const config: Record<string, unknown> = {};
   for (const path of spec.keyedBy ?? []) config[path.slice(path.lastIndexOf('.') + 1)] = valueAt(args, path);
   return { inputs, config };
+}
+
+/** Rows `[from, to)` of a chunked stage's input. */
+export interface ChunkRange {
+  from: number;
+  to: number;
+}
+
+/** The ranges covering `count` rows, `size` at a time (the last one shorter). */
+export function chunkRanges(count: number, size: number): ChunkRange[] {
+  if (!Number.isInteger(size) || size < 1) throw new Error(`chunk size must be a positive integer, not ${size}`);
+  const out: ChunkRange[] = [];
+  for (let from = 0; from < count; from += size) out.push({ from, to: Math.min(count, from + size) });
+  return out;
 }

@@ -95,6 +95,7 @@ export const DATASET_DEFAULTS = {
   sliceSize: 6,
   split: { train: 0.8, val: 0.1, test: 0.1 },
   minPerTool: 20,
+  chunkSize: 1000,
   teacher: { kind: 'template' as const },
   render: { format: 'router-json' as const },
 };
@@ -122,6 +123,8 @@ export const datasetSchema = z
       .default(DATASET_DEFAULTS.split),
     /** Oversample train so every tool has at least this many rows. */
     minPerTool: z.number().int().min(0).max(100_000).default(DATASET_DEFAULTS.minPerTool),
+    /** Rows per chunk of generate, solve and validate: a bigger input runs as parallel chunk activities. */
+    chunkSize: z.number().int().min(1).max(1_000_000).default(DATASET_DEFAULTS.chunkSize),
     teacher: teacherSchema.default(DATASET_DEFAULTS.teacher),
     /** Replace the default personas (docs/reference/config.md); each needs a domain matching a server name. */
     personas: z.array(personaSchema).min(1).optional(),

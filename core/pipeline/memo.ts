@@ -27,6 +27,16 @@ export interface MemoResult<O extends Record<string, ArtifactRef>> {
   summary: string;
 }
 
+/** The stored outputs under this stage key, if a finished run left them; recorded as reused by `runId`. */
+export async function memoHit<O extends Record<string, ArtifactRef>>(store: ArtifactStore, parts: StageKeyParts, runId?: string): Promise<MemoResult<O> | undefined> {
+  const key = stageKey(parts);
+  const hit = await store.getMemo(key);
+  if (!hit) return undefined;
+  // Record who reused it last: gc counts an entry as part of the newest run that used it, not only the first.
+  if (runId && hit.usedBy !== runId) await store.putMemo({ ...hit, usedBy: runId, usedAt: new Date().toISOString() });
+  return { outputs: hit.outputs as O, reused: true, key, summary: hit.summary ?? '' };
+}
+
 /**
  * Run `produce` unless a finished run already stored outputs under the same stage key; the memo entry is
  * written only after every output is stored, so a crash mid-stage leaves no memo and the stage reruns.
@@ -38,12 +48,8 @@ export async function memoized<O extends Record<string, ArtifactRef>>(
   runId?: string,
 ): Promise<MemoResult<O>> {
   const key = stageKey(parts);
-  const hit = await store.getMemo(key);
-  if (hit) {
-    // Record who reused it last: gc counts an entry as part of the newest run that used it, not only the first.
-    if (runId && hit.usedBy !== runId) await store.putMemo({ ...hit, usedBy: runId, usedAt: new Date().toISOString() });
-    return { outputs: hit.outputs as O, reused: true, key, summary: hit.summary ?? '' };
-  }
+  const hit = await memoHit<O>(store, parts, runId);
+  if (hit) return hit;
   const produced = await produce();
   const { outputs, summary } = 'outputs' in produced && 'summary' in produced ? (produced as { outputs: O; summary: string }) : { outputs: produced as O, summary: '' };
   await store.putMemo({ key, stage: parts.stage, outputs, summary, createdAt: new Date().toISOString(), ...(runId ? { runId } : {}) });

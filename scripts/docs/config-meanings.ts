@@ -74,6 +74,8 @@ export const CONFIG_ROWS: ConfigRow[] = [
     meaning: "split ratios (by entity)" },
   { keys: ["dataset.minPerTool"],
     meaning: "oversample train so every tool has at least this many rows" },
+  { keys: ["dataset.chunkSize"],
+    meaning: "rows per chunk of `generate`, `solve` and `validate`: a bigger input runs as parallel chunk activities of this many rows (on any `flywheel` worker, each memoised on its own), merged in order into the same artifact one activity would write; more workers then finish sooner" },
   { keys: ["dataset.teacher.kind"],
     meaning: "`template` (deterministic, embedded) or `openai`" },
   { keys: ["dataset.teacher.baseUrl", "dataset.teacher.model"],

@@ -39,11 +39,12 @@ export function stageReference(): string {
   for (const s of specs) out.push(`| ${s.name} | ${s.group} | ${s.queue} | ${s.activity ? `\`${s.activity}\`` : '—'} | ${s.outputs.map((o) => `\`${o}\``).join(', ') || '—'} | ${s.version ?? '— (not memoised)'} | ${profileText(s.profile)} | ${s.runsWhen} |`);
   out.push('', '## What each activity is given, and what keys its memo', '');
   out.push('Every activity also gets `store` (the config\'s `artifacts`) and `runId`. A memoised stage reruns when its version, an input artifact or a memo-key value changes; otherwise a run reuses its outputs. `?`: an input a run may lack.', '');
-  out.push('| stage | inputs (argument ← stage.output) | config (argument ← config key) | memo key |', '|---|---|---|---|');
+  out.push('Row-parallel stages split the input named under "chunks" into `dataset.chunkSize`-row chunks, each a `stageChunk` activity any worker may take (memoised on its own), and merge them in order into the artifact one activity would have written.', '');
+  out.push('| stage | inputs (argument ← stage.output) | config (argument ← config key) | memo key | chunks |', '|---|---|---|---|---|');
   for (const s of specs) {
     const pairs = (m: Readonly<Record<string, string>> | undefined) => Object.entries(m ?? {}).map(([arg, src]) => `\`${arg}\` ← \`${src}\``).join(', ') || '—';
     const key = s.version === null ? '— (not memoised)' : [...Object.keys(s.inputs ?? {}).map((a) => `\`${a}\``), ...(s.keyedBy ?? []).map((k) => `\`${k}\``)].join(', ') + (MEMO_NOTES[s.name as StageName] ? `; ${MEMO_NOTES[s.name as StageName]}` : '');
-    out.push(`| ${s.name} | ${pairs(s.inputs)} | ${pairs(s.config)} | ${key} |`);
+    out.push(`| ${s.name} | ${pairs(s.inputs)} | ${pairs(s.config)} | ${key} | ${s.chunkedBy ? `\`${s.chunkedBy}\`` : '—'} |`);
   }
   return `${out.join('\n')}\n`;
 }

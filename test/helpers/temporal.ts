@@ -31,9 +31,9 @@ export async function startTemporal(): Promise<TestWorkflowEnvironment> {
 let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
 
 /** An in-process worker for the flywheel queue; the workflow bundle is built once per test file. */
-export async function startWorker(env: TestWorkflowEnvironment, taskQueue = 'flywheel'): Promise<{ worker: Worker; running: Promise<void> }> {
+export async function startWorker(env: TestWorkflowEnvironment, taskQueue = 'flywheel', identity?: string): Promise<{ worker: Worker; running: Promise<void> }> {
   bundle ??= bundleWorkflows();
-  const worker = await createCpuWorker({ connection: env.nativeConnection, namespace: env.namespace ?? 'default', taskQueue, workflowBundle: await bundle });
+  const worker = await createCpuWorker({ connection: env.nativeConnection, namespace: env.namespace ?? 'default', taskQueue, workflowBundle: await bundle, ...(identity ? { identity } : {}) });
   // Pooled MCP connections (sandbox processes) close with the worker.
   return { worker, running: worker.run().finally(() => closeAllConnections()) };
 }

@@ -1,5 +1,6 @@
 /** flywheelRun on a real Temporal dev server with real MCP servers (fixture server over stdio and HTTP). */
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
@@ -14,6 +15,8 @@ import { entityOverlap } from '../../core/dataset/split.js';
 import type { RouterRow } from '../../core/dataset/types.js';
 import { fixtureStdio, REPO, runCli, startFixtureHttp, tempDir } from '../helpers/fixtures.js';
 import { startTemporal, startWorker } from '../helpers/temporal.js';
+import { until } from '../helpers/until.js';
+import { recordHistories } from '../helpers/record-histories.js';
 
 let env: TestWorkflowEnvironment;
 let worker: { worker: Worker; running: Promise<void> };
@@ -66,11 +69,11 @@ describe('flywheelRun', () => {
     assert.match(status.stages[0]!.detail, /^cat-[0-9a-f]{12}: 7 tools, 4 quarantined$/);
   });
 
-  it('runs the embedded default end to end: both sandboxes, every dataset stage, the same dataset from the same seed', async () => {
+  it('runs the embedded default end to end: both sandboxes, every dataset stage, the same dataset from the same seed, chunked on two workers or not', async () => {
     // Dataset stages only: training has its own test (train-gpu-worker.test.ts) with a GPU worker.
     const { train: _train, evaluate: _e, gate: _g, deploy: _d, gateway: _w, ...example } = await loadConfigFile(join(REPO, 'examples', 'salesforce-oracle.yaml'));
-    const run = async () => {
-      const cfg = { ...example, artifacts: { ...example.artifacts, store: `file://${tempDir()}` }, dataset: { ...example.dataset!, perGoal: 6 } };
+    const run = async (chunkSize?: number) => {
+      const cfg = { ...example, artifacts: { ...example.artifacts, store: `file://${tempDir()}` }, dataset: { ...example.dataset!, perGoal: 6, ...(chunkSize ? { chunkSize } : {}) } };
       const { handle } = await startRun(env.client, cfg, { config: cfg, trigger: 'test' });
       await handle.result();
       return { cfg, handle, status: await runStatus(handle) };
@@ -100,10 +103,36 @@ describe('flywheelRun', () => {
     assert.equal(stats.code, 0, stats.stderr);
     assert.match(stats.stdout, /^split\s+rows\s+call\s+abstain/m);
 
-    // Another store, so nothing is memoized: the same seed must rebuild byte-identical splits.
-    const second = await run();
-    const split2 = second.status.stages.find((s) => s.name === 'split')!.outputs;
-    assert.deepEqual(['train', 'val', 'test'].map((n) => split2[n]!.sha256), ['train', 'val', 'test'].map((n) => split[n]!.sha256));
+    // Another store, so nothing is memoized: the same seed must rebuild byte-identical artifacts, here with the
+    // row-parallel stages split into chunks that a second worker shares.
+    const intents = status.stages.find((s) => s.name === 'intents')!.outputs.intents!.count;
+    // A second worker process polling the same queue, as on another machine.
+    const other = spawn(process.execPath, [join(REPO, 'bin', 'flywheel.js'), 'worker'], { env: { ...process.env, TEMPORAL_ADDRESS: env.address }, stdio: 'ignore', detached: true });
+    let second: Awaited<ReturnType<typeof run>>;
+    try {
+      await until('the second worker polls for activities', async () => {
+        const q = await env.client.workflowService.describeTaskQueue({ namespace: 'default', taskQueue: { name: 'flywheel' }, taskQueueType: 2 /* TASK_QUEUE_TYPE_ACTIVITY */ });
+        return (q.pollers ?? []).some((p) => p.identity?.startsWith(`${other.pid}@`));
+      }, { timeoutMs: 60_000 });
+      second = await run(Math.ceil(intents / 8));
+    } finally {
+      process.kill(-other.pid!, 'SIGTERM');
+    }
+    const sha = (s: typeof status, stage: string) => Object.fromEntries(Object.entries(s.stages.find((x) => x.name === stage)!.outputs).map(([k, v]) => [k, v.sha256]));
+    for (const stage of ['generate', 'solve', 'validate', 'split', 'render']) assert.deepEqual(sha(second.status, stage), sha(status, stage), `${stage}'s outputs, chunked and not`);
+    const events = await historyEvents(second.handle.workflowId, second.status.runId);
+    const chunksOf = events.flatMap((e) => {
+      const s = e.activityTaskScheduledEventAttributes;
+      return s?.activityType?.name === 'stageChunk' ? [(JSON.parse(Buffer.from(s.input!.payloads![0]!.data!).toString('utf8')) as { stage: string }).stage] : [];
+    });
+    assert.deepEqual(['generate', 'solve', 'validate'].map((st) => chunksOf.filter((x) => x === st).length), [8, 8, 8], 'chunks per stage');
+    const chunkWorkers = new Set(events.flatMap((e, i, all) => {
+      const started = e.activityTaskStartedEventAttributes;
+      const scheduled = started && all.find((x) => Number(x.eventId) === Number(started.scheduledEventId))?.activityTaskScheduledEventAttributes;
+      return scheduled?.activityType?.name === 'stageChunk' ? [started!.identity] : [];
+    }));
+    assert.ok([...chunkWorkers].some((w) => w?.startsWith(`${other.pid}@`)) && chunkWorkers.size === 2, `chunks ran on ${[...chunkWorkers].join(', ')}`);
+    await recordHistories(env.address, { 'flywheel-run-dataset-chunked': second.handle });
   });
 
   it('joins trace rows from the config to the generated ones', async () => {

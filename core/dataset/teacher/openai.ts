@@ -63,8 +63,8 @@ export function openaiTeacher(config: OpenAiConfig, deps: { store: ArtifactStore
   const teacher = {
     name: `openai:${config.model}`,
     stats: () => ({ ...counters }),
-    async generate(intents: Intent[]): Promise<RequestDraft[]> {
-      return pool(intents, config.concurrency, async (intent) => {
+    async generate(intents: Intent[], range?: { from: number; to: number }): Promise<RequestDraft[]> {
+      return pool(range ? intents.slice(range.from, range.to) : intents, config.concurrency, async (intent) => {
         const task = intent.tool
           ? `Write the message a ${intent.persona.name} would type to an assistant to get this done. The assistant will call ${intent.tool}${intent.toolDescription ? ` (${intent.toolDescription})` : ''} with ${canonicalJson(intent.arguments)}; mention every value it needs, naturally, without naming the tool.`
           : `Rephrase this request the way a ${intent.persona.name} would type it, keeping its meaning: ${intent.phrasings[0]}`;

@@ -48,14 +48,14 @@ function earlierTurns(intent: Intent, others: Intent[], rng: Rng): ConversationT
 export function templateTeacher(seed: string | number): Teacher {
   return {
     name: 'template',
-    async generate(intents: Intent[]): Promise<RequestDraft[]> {
+    async generate(intents: Intent[], range?: { from: number; to: number }): Promise<RequestDraft[]> {
       const byDomain = new Map<string, Intent[]>();
       for (const i of intents) {
         const group = byDomain.get(i.domain) ?? [];
         group.push(i);
         byDomain.set(i.domain, group);
       }
-      return intents.map((intent) => {
+      return (range ? intents.slice(range.from, range.to) : intents).map((intent) => {
         const rng = new Rng(`generate:${seed}:${intent.id}`);
         const request = fill(styleTemplate(rng.pick(intent.phrasings), rng), styleSlots(intent.slots, rng));
         const context = rng.chance(MULTI_TURN_SHARE) ? earlierTurns(intent, byDomain.get(intent.domain)!, rng) : undefined;

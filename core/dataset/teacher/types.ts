@@ -27,7 +27,11 @@ export interface Candidate {
 /** The two jobs of a teacher. Implementations: template (deterministic, embedded) and openai (next). */
 export interface Teacher {
   name: string;
-  generate(intents: Intent[]): Promise<RequestDraft[]>;
+  /**
+   * Drafts for `intents`, or for the rows `range` names of it (a chunk): the other intents are context (a
+   * multi-turn draft's earlier turn), so a chunk drafts exactly what the whole run would for its rows.
+   */
+  generate(intents: Intent[], range?: { from: number; to: number }): Promise<RequestDraft[]>;
   solve(intents: Intent[], drafts: RequestDraft[]): Promise<Candidate[]>;
   /** Counters for the manifest (requests sent, cache hits, retries, malformed outputs). */
   stats?(): Record<string, number>;

@@ -23,12 +23,15 @@ export async function createCpuWorker(opts: {
   workflowBundle?: WorkflowBundleWithSourceMap;
   /** Shown in the history of every task it ran (default: Temporal's pid@host). */
   identity?: string;
+  /** Activities it runs at once (default: the SDK's); a chunk's teacher calls are `teacher.concurrency` more each. */
+  maxActivities?: number;
 }): Promise<Worker> {
   return Worker.create({
     connection: opts.connection,
     namespace: opts.namespace,
     taskQueue: opts.taskQueue ?? CPU_TASK_QUEUE,
     ...(opts.identity ? { identity: opts.identity } : {}),
+    ...(opts.maxActivities ? { maxConcurrentActivityTaskExecutions: opts.maxActivities } : {}),
     ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath: WORKFLOWS_PATH, bundlerOptions: {} }),
     activities,
     shutdownGraceTime: '10 seconds',

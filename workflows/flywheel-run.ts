@@ -222,9 +222,9 @@ function callStage<R = StageOutcome>(run: RunContext, name: StageName, extra: Re
   return activitiesOf<R>(run, spec)[spec.activity]!({ ...argsOf(run, name), ...extra });
 }
 
-/** Activities with a stage's queue and profile. */
-function activitiesOf<R>(run: RunContext, spec: StageSpec) {
-  const options = spec.profile === 'training' ? trainingProfile(run.config.train!) : PROFILES[spec.profile];
+/** Activities on a stage's queue, with its profile or the one given. */
+function activitiesOf<R>(run: RunContext, spec: StageSpec, profile: StageSpec['profile'] = spec.profile) {
+  const options = profile === 'training' ? trainingProfile(run.config.train!) : PROFILES[profile];
   return wf.proxyActivities<Record<string, (args: Record<string, unknown>) => Promise<R>>>(spec.queue === 'gpu' ? { taskQueue: GPU_TASK_QUEUE, ...options } : options);
 }
 
@@ -251,7 +251,7 @@ async function tableStage(run: RunContext, name: StageName): Promise<StageOutcom
   const stage = stageOf(run, name);
   let done = 0;
   const parts = await Promise.all(ranges.map(async (range) => {
-    const outcome = await activitiesOf<StageOutcome>(run, spec).stageChunk!({ ...args, stage: name, ...range });
+    const outcome = await activitiesOf<StageOutcome>(run, spec, 'chunk').stageChunk!({ ...args, stage: name, ...range });
     stage.detail = `${++done}/${ranges.length} chunks of ${input.count} rows done`;
     run.publish(name);
     return outcome.outputs;

@@ -28,6 +28,12 @@ export const PROFILES = {
   catalog: { startToCloseTimeout: '5 minutes', retry: { maximumAttempts: 3 } },
   /** Dataset stages: minutes to hours with a remote teacher; the long ones heartbeat as they go. */
   dataset: { startToCloseTimeout: '4 hours', heartbeatTimeout: '2 minutes', retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumAttempts: 3 } },
+  /**
+   * One chunk of a row-parallel stage: short, and beating with every row, so a worker that dies is noticed within
+   * 30 s and another takes its chunk over. Never dispatched eagerly: eager dispatch would hand every chunk to the
+   * worker that ran the workflow task, instead of spreading them over every worker polling the queue.
+   */
+  chunk: { startToCloseTimeout: '2 hours', heartbeatTimeout: '30 seconds', allowEagerDispatch: false, retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumAttempts: 5 } },
   /** Scoring the candidate, on a GPU worker that serves it. */
   scoring: { startToCloseTimeout: '12 hours', heartbeatTimeout: '5 minutes', retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumAttempts: 3 } },
   /** Short CPU activities: the gate, deploy, the watermark, looking up what an alias serves. */

@@ -7,21 +7,25 @@ import { connectWorker } from '../../workers/connection.js';
 import { CPU_TASK_QUEUE, createCpuWorker } from '../../workers/cpu.js';
 import { createGpuWorker, GPU_TASK_QUEUE } from '../../workers/gpu.js';
 import { missingSearchAttributes, searchAttributeFix } from '../../workers/preflight.js';
-import { parse, UsageError, type Command } from '../lib/args.js';
+import { intOption, parse, UsageError, type Command } from '../lib/args.js';
 
 export const workerCommand: Command = {
   name: 'worker',
   summary: 'run a worker for a task queue',
-  usage: `flywheel worker [--queue flywheel|flywheel-gpu]
+  usage: `flywheel worker [--queue flywheel|flywheel-gpu] [--max-activities N]
 
 Polls a task queue until SIGINT/SIGTERM, then finishes in-flight activities and exits (grace: 10 s on
 flywheel; 30 s on flywheel-gpu, where a training is cancelled and its retry resumes from the last checkpoint).
   flywheel      workflows and CPU activities (default)
   flywheel-gpu  the train activity (spawns the Python trainer from .venv or $FLYWHEEL_PYTHON); runs one
                 training at a time; scratch space in $FLYWHEEL_GPU_WORKDIR (default ${DEFAULT_GPU_WORKDIR})
+  --max-activities N  (flywheel) activities this worker runs at once, e.g. chunks of a row-parallel stage; each
+                chunk makes up to dataset.teacher.concurrency teacher calls at a time (default: the SDK's)
+More workers on more machines share the same queue: see docs/operating.md, Many workers.
 Connection: TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_API_KEY, TEMPORAL_TLS* (see docs/cli.md).`,
   async run(argv) {
-    const { values } = parse(argv, { queue: { type: 'string', default: CPU_TASK_QUEUE } });
+    const { values } = parse(argv, { queue: { type: 'string', default: CPU_TASK_QUEUE }, 'max-activities': { type: 'string' } });
+    const maxActivities = values['max-activities'] === undefined ? undefined : intOption(values['max-activities'], 'max-activities', 1);
     if (values.queue !== CPU_TASK_QUEUE && values.queue !== GPU_TASK_QUEUE) throw new UsageError(`unknown queue "${values.queue}" (expected ${CPU_TASK_QUEUE} or ${GPU_TASK_QUEUE})`);
 
     const env = temporalEnv();
@@ -33,7 +37,7 @@ Connection: TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_API_KEY, TEMPORAL_TLS
       return 2;
     }
     const { connection, namespace } = await connectWorker();
-    const worker = values.queue === GPU_TASK_QUEUE ? await createGpuWorker({ connection, namespace }) : await createCpuWorker({ connection, namespace });
+    const worker = values.queue === GPU_TASK_QUEUE ? await createGpuWorker({ connection, namespace }) : await createCpuWorker({ connection, namespace, ...(maxActivities ? { maxActivities } : {}) });
     console.error(`worker polling task queue "${values.queue}" on ${env.address} (namespace ${namespace}), pid ${process.pid}`);
     try {
       await worker.run();

@@ -39,7 +39,7 @@ export function stageReference(): string {
   for (const s of specs) out.push(`| ${s.name} | ${s.group} | ${s.queue} | ${s.activity ? `\`${s.activity}\`` : '—'} | ${s.outputs.map((o) => `\`${o}\``).join(', ') || '—'} | ${s.version ?? '— (not memoised)'} | ${profileText(s.profile)} | ${s.runsWhen} |`);
   out.push('', '## What each activity is given, and what keys its memo', '');
   out.push('Every activity also gets `store` (the config\'s `artifacts`) and `runId`. A memoised stage reruns when its version, an input artifact or a memo-key value changes; otherwise a run reuses its outputs. `?`: an input a run may lack.', '');
-  out.push('Row-parallel stages split the input named under "chunks" into `dataset.chunkSize`-row chunks, each a `stageChunk` activity any worker may take (memoised on its own), and merge them in order into the artifact one activity would have written.', '');
+  out.push(`Row-parallel stages split the input named under "chunks" into \`dataset.chunkSize\`-row chunks, each a \`stageChunk\` activity any worker may take (${profileText('chunk')}; memoised on its own), and merge them in order into the artifact one activity would have written.`, '');
   out.push('| stage | inputs (argument ← stage.output) | config (argument ← config key) | memo key | chunks |', '|---|---|---|---|---|');
   for (const s of specs) {
     const pairs = (m: Readonly<Record<string, string>> | undefined) => Object.entries(m ?? {}).map(([arg, src]) => `\`${arg}\` ← \`${src}\``).join(', ') || '—';

@@ -157,22 +157,27 @@ export async function outputsFromHistory(handle: RunHandle): Promise<Record<stri
 /** The parts of a history event (as fetchHistory or historyFromJSON gives it) that carry stage outputs. */
 export interface OutputEvent {
   eventId?: unknown;
-  activityTaskScheduledEventAttributes?: { activityType?: { name?: string | null } | null } | null;
+  activityTaskScheduledEventAttributes?: { activityType?: { name?: string | null } | null; input?: { payloads?: Payload[] | null } | null } | null;
   activityTaskCompletedEventAttributes?: { scheduledEventId?: unknown; result?: { payloads?: Payload[] | null } | null } | null;
 }
 
-/** The same from history events: each completed activity the stage table (workflows/stages.ts) names, by stage. */
+/**
+ * The same from history events: each completed activity the stage table (workflows/stages.ts) names, by stage, and
+ * the memo's answer for a chunked stage it already held (`storedStage`, which names its stage in its input).
+ */
 export function outputsFromEvents(events: OutputEvent[]): Record<string, Record<string, ArtifactRef>> {
   const scheduled = new Map<string, string>();
   const out: Record<string, Record<string, ArtifactRef>> = {};
   for (const e of events) {
     const s = e.activityTaskScheduledEventAttributes;
-    if (s?.activityType?.name) scheduled.set(String(e.eventId), s.activityType.name);
+    if (s?.activityType?.name === 'storedStage' && s.input?.payloads?.[0]) scheduled.set(String(e.eventId), (defaultPayloadConverter.fromPayload(s.input.payloads[0]) as { stage: string }).stage);
+    else if (s?.activityType?.name) scheduled.set(String(e.eventId), STAGE_OF_ACTIVITY[s.activityType.name] ?? '');
     const c = e.activityTaskCompletedEventAttributes;
     if (c) {
-      const stage = STAGE_OF_ACTIVITY[scheduled.get(String(c.scheduledEventId)) ?? ''];
+      const stage = scheduled.get(String(c.scheduledEventId));
       const payload = c.result?.payloads?.[0];
-      if (stage && payload) out[stage] = (defaultPayloadConverter.fromPayload(payload) as { outputs: Record<string, ArtifactRef> }).outputs;
+      const result = stage && payload ? (defaultPayloadConverter.fromPayload(payload) as { outputs: Record<string, ArtifactRef> } | null) : null;
+      if (stage && result) out[stage] = result.outputs;
     }
   }
   return out;

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { defaultPayloadConverter } from '@temporalio/common';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils.js';
 import { parseConfig } from '../../core/config/load.js';
 import { outputsFromEvents } from '../../scripts/lib/runs.js';
@@ -115,5 +116,21 @@ describe('stage table', () => {
       const memoised = STAGES.filter((x) => x.version !== null && x.name !== 'train' && x.name !== 'traces').map((x) => x.name);
       assert.deepEqual(memoised.filter((stage) => keyOf(stage, edited) !== keyOf(stage, example)), changed, `stages re-run after editing ${path}`);
     }
+  });
+
+  it("finds a chunked stage's outputs in the memo's answer when the memo held it, and in the merge otherwise", () => {
+    const ref = { uri: 'file:///x', sha256: 'b'.repeat(64), kind: 'requests', count: 3, bytes: 9 };
+    const p = (v: unknown) => ({ payloads: [defaultPayloadConverter.toPayload(v)] });
+    const events = [
+      { eventId: 1, activityTaskScheduledEventAttributes: { activityType: { name: 'storedStage' }, input: p({ stage: 'generate' }) } },
+      { eventId: 2, activityTaskCompletedEventAttributes: { scheduledEventId: 1, result: p({ outputs: { requests: ref }, reused: true, summary: '' }) } },
+      { eventId: 3, activityTaskScheduledEventAttributes: { activityType: { name: 'storedStage' }, input: p({ stage: 'solve' }) } },
+      { eventId: 4, activityTaskCompletedEventAttributes: { scheduledEventId: 3, result: p(null) } },
+      { eventId: 5, activityTaskScheduledEventAttributes: { activityType: { name: 'stageChunk' }, input: p({ stage: 'solve' }) } },
+      { eventId: 6, activityTaskCompletedEventAttributes: { scheduledEventId: 5, result: p({ outputs: { candidates: { ...ref, kind: 'part' } } }) } },
+      { eventId: 7, activityTaskScheduledEventAttributes: { activityType: { name: 'solveStage' } } },
+      { eventId: 8, activityTaskCompletedEventAttributes: { scheduledEventId: 7, result: p({ outputs: { candidates: { ...ref, kind: 'candidates' } } }) } },
+    ];
+    assert.deepEqual(outputsFromEvents(events), { generate: { requests: ref }, solve: { candidates: { ...ref, kind: 'candidates' } } });
   });
 });

@@ -3,7 +3,9 @@
  * teacher endpoint (OpenAI, vLLM), which cannot be reached from here. The script is the inverse of the
  * teacher's prompts: a generated request embeds the call it asks for, and solving reads it back.
  * Faults are injected on the first attempt of selected requests: 429 (retry-after-ms), 500, a hang past
- * the client timeout, or a 200 whose content is not JSON.
+ * the client timeout, or a 200 whose content is not JSON. `latencyMs` delays every answer (a real teacher's
+ * generation time); `hold()` parks answers until `release()`, when those whose client has gone (a killed worker)
+ * are dropped unanswered. `answersByRequest()` counts the answers each request got: a teacher bills each one.
  */
 import { createHash } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
@@ -14,6 +16,14 @@ export interface StandIn {
   url: string;
   requests: number;
   faultsServed: Record<string, number>;
+  /** Answers delivered (200s with a teacher's answer), all requests together. */
+  answered: number;
+  /** Answers waiting for `release()`. */
+  parked: number;
+  hold(): void;
+  release(): void;
+  /** Answers delivered so far, per request (the hash of its messages). */
+  answersByRequest(): Map<string, number>;
   close(): Promise<void>;
 }
 
@@ -38,9 +48,10 @@ function answer(body: ChatBody): { content: string | null; tool_calls?: unknown[
 }
 
 /** `faultFor(bodyHash)` picks the fault (if any) for the first attempt at a request. */
-export async function startStandIn(faultFor: (key: string) => Fault | undefined = () => undefined, hangMs = 2500): Promise<StandIn> {
+export async function startStandIn(faultFor: (key: string) => Fault | undefined = () => undefined, hangMs = 2500, latencyMs = 0): Promise<StandIn> {
   const attempts = new Map<string, number>();
-  const state = { requests: 0, faultsServed: {} as Record<string, number> };
+  const answers = new Map<string, number>();
+  const state = { requests: 0, answered: 0, faultsServed: {} as Record<string, number>, holding: false, parked: [] as Array<() => void> };
   const server: Server = createServer((req, res) => {
     let raw = '';
     req.on('data', (d) => (raw += d));
@@ -60,7 +71,18 @@ export async function startStandIn(faultFor: (key: string) => Fault | undefined 
       if (serveFault && fault === '500') return void json(500, { error: { message: 'boom' } });
       if (serveFault && fault === 'hang') return void setTimeout(() => res.destroyed || json(500, {}), hangMs);
       const message = serveFault ? { role: 'assistant', content: 'Sure! {not json' } : { role: 'assistant', ...answer(body) };
-      json(200, { id: 'cmpl', object: 'chat.completion', created: 0, model: body.model, choices: [{ index: 0, finish_reason: 'stop', message }], usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } });
+      const deliver = () => {
+        if (state.holding) return void state.parked.push(deliver);
+        // A client that has gone (its worker killed) gets no answer and pays for none.
+        if (res.destroyed || req.socket.destroyed) return;
+        if (!serveFault) {
+          answers.set(key, (answers.get(key) ?? 0) + 1);
+          state.answered++;
+        }
+        json(200, { id: 'cmpl', object: 'chat.completion', created: 0, model: body.model, choices: [{ index: 0, finish_reason: 'stop', message }], usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } });
+      };
+      if (latencyMs > 0) setTimeout(deliver, latencyMs);
+      else deliver();
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -70,6 +92,20 @@ export async function startStandIn(faultFor: (key: string) => Fault | undefined 
     get requests() {
       return state.requests;
     },
+    get answered() {
+      return state.answered;
+    },
+    get parked() {
+      return state.parked.length;
+    },
+    hold: () => {
+      state.holding = true;
+    },
+    release: () => {
+      state.holding = false;
+      for (const deliver of state.parked.splice(0)) deliver();
+    },
+    answersByRequest: () => new Map(answers),
     faultsServed: state.faultsServed,
     close: () => new Promise((r) => {
       server.closeAllConnections();

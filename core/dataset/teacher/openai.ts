@@ -35,18 +35,31 @@ export function openaiTeacher(config: OpenAiConfig, deps: { store: ArtifactStore
   const counters = { requests: 0, cacheHits: 0, malformedRetries: 0, malformed: 0 };
   let done = 0;
 
+  // Identical requests in flight at once (two intents that read the same) share one call.
+  const inFlight = new Map<string, Promise<OpenAI.Chat.ChatCompletionMessage | undefined>>();
+  const call = (key: string, body: OpenAI.Chat.ChatCompletionCreateParamsNonStreaming) => {
+    let pending = inFlight.get(key);
+    if (pending) {
+      counters.cacheHits++;
+      return pending;
+    }
+    counters.requests++;
+    pending = (async () => {
+      const message = (await client.chat.completions.create(body)).choices[0]?.message;
+      if (message) await deps.store.putPointer(key, message);
+      return message;
+    })().finally(() => inFlight.delete(key));
+    inFlight.set(key, pending);
+    return pending;
+  };
+
   /** One chat completion, through the cache. `parse` returns undefined for a malformed answer. */
   async function ask<T>(body: OpenAI.Chat.ChatCompletionCreateParamsNonStreaming, parse: (m: OpenAI.Chat.ChatCompletionMessage) => T | undefined): Promise<T | undefined> {
     for (let attempt = 0; attempt <= MALFORMED_RETRIES; attempt++) {
       const key = `teacher-cache/${hashOf({ baseUrl: config.baseUrl, body, attempt })}`;
       let message = await deps.store.getPointer<OpenAI.Chat.ChatCompletionMessage>(key);
       if (message) counters.cacheHits++;
-      else {
-        counters.requests++;
-        const res = await client.chat.completions.create(body);
-        message = res.choices[0]?.message;
-        if (message) await deps.store.putPointer(key, message);
-      }
+      else message = await call(key, body);
       const parsed = message ? parse(message) : undefined;
       if (parsed !== undefined) return parsed;
       if (attempt < MALFORMED_RETRIES) counters.malformedRetries++;

@@ -33,7 +33,7 @@ export const rejectSignal = wf.defineSignal<[ApprovalInput]>('reject');
 // non-retryable ApplicationFailure (activities/errors.ts), so retry policies here list no error types.
 
 // Timeouts and retries: the stage table's profiles (workflows/stages.ts); a stage's own activity is called
-// through stageActivities, with its entry's queue and profile.
+// through activitiesOf, with its entry's queue and profile.
 const { resolveConfig } = wf.proxyActivities<typeof activities>(PROFILES.config);
 const { listServerTools } = wf.proxyActivities<typeof activities>(PROFILES.listing);
 const cpu = wf.proxyActivities<typeof activities>(PROFILES.control);

@@ -128,7 +128,7 @@ export async function stageChunk(a: ChunkArgs): Promise<StageOutcome> {
 async function draftRequests(store: ArtifactStore, a: GenerateArgs, range?: ChunkRange) {
   const intents = await store.readJsonl<Intent>(a.intents);
   const teacher = makeTeacher(a.dataset.teacher, a.dataset.seed, { store, onProgress: beat });
-  const rows = await teacher.generate(intents, range);
+  const rows = await teacher.generate(intents, range).finally(() => teacher.close?.());
   return { rows, stats: { requests: rows.length, teacher: teacher.name, ...teacher.stats?.() } as Record<string, unknown> };
 }
 
@@ -138,7 +138,7 @@ async function solveRequests(store: ArtifactStore, a: SolveArgs, range?: ChunkRa
   const drafts = await store.readJsonl<RequestDraft>(a.requests);
   const toolsByDomain = new Map(catalog.servers.map((s) => [s.name, catalog.tools.filter((t) => t.server === s.name)]));
   const teacher = makeTeacher(a.dataset.teacher, a.dataset.seed, { store, onProgress: beat }, toolsByDomain);
-  const rows = await teacher.solve(intents, range ? drafts.slice(range.from, range.to) : drafts);
+  const rows = await teacher.solve(intents, range ? drafts.slice(range.from, range.to) : drafts).finally(() => teacher.close?.());
   return { rows, stats: { candidates: rows.length, teacher: teacher.name, ...teacher.stats?.() } as Record<string, unknown> };
 }
 

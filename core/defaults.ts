@@ -6,6 +6,8 @@
 export const DEFAULT_STORE_URI = 'file:.flywheel/artifacts';
 /** The alias table deploy writes and the gateway reads. */
 export const DEFAULT_REGISTRY = '.flywheel/registry.sqlite';
+/** The teacher's shared rate-limit buckets when `dataset.teacher.rateLimit.store` names no other store. */
+export const DEFAULT_RATE_LIMIT_DB = '.flywheel/rate-limits.sqlite';
 /** Where the local serving backend reads deployed adapters from. */
 export const DEFAULT_ADAPTER_DIR = '.flywheel/served';
 /** The gateway's decision log, one JSONL file per UTC day. */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DEFAULT_ADAPTER_DIR, DEFAULT_REGISTRY, DEFAULT_SERVE_ENDPOINT, DEFAULT_STORE_URI, DEFAULT_TRACES_DIR } from '../defaults.js';
+import { DEFAULT_ADAPTER_DIR, DEFAULT_RATE_LIMIT_DB, DEFAULT_REGISTRY, DEFAULT_SERVE_ENDPOINT, DEFAULT_STORE_URI, DEFAULT_TRACES_DIR } from '../defaults.js';
 import { trainSectionProblems } from '../train/job.js';
 
 /**
@@ -66,6 +66,20 @@ const personaSchema = z.strictObject({
   scopes: z.array(z.string().min(1)),
 });
 
+const envName = z.string().regex(/^[A-Z_][A-Z0-9_]*$/, 'an environment variable name');
+
+/** One budget per teacher endpoint, held across every worker through a shared store (core/ratelimit/). */
+const rateLimitSchema = z
+  .strictObject({
+    requestsPerSecond: z.number().positive().max(100_000).optional(),
+    tokensPerSecond: z.number().positive().optional(),
+    /** A SQLite file every worker reaches (one host or one volume), or PostgreSQL with its URL in an environment variable. */
+    store: z
+      .union([z.strictObject({ sqlite: z.string().min(1) }), z.strictObject({ postgresUrlEnv: envName })])
+      .default({ sqlite: DEFAULT_RATE_LIMIT_DB }),
+  })
+  .refine((r) => r.requestsPerSecond !== undefined || r.tokensPerSecond !== undefined, 'set requestsPerSecond, tokensPerSecond or both');
+
 const teacherSchema = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('template') }),
   z.strictObject({
@@ -78,8 +92,9 @@ const teacherSchema = z.discriminatedUnion('kind', [
     /** Requests in flight at once. */
     concurrency: z.number().int().min(1).max(256).default(8),
     timeoutMs: z.number().int().min(1000).max(600_000).default(60_000),
-    /** Retries of 429 / 5xx / timeouts per request (429 honours Retry-After). */
+    /** Retries of 5xx / timeouts / dropped connections per request; 429s always back off (Retry-After honoured) and never count. */
     maxRetries: z.number().int().min(0).max(20).default(5),
+    rateLimit: rateLimitSchema.optional(),
     /** Ask for JSON output (response_format json_object); turn off for endpoints that reject it. */
     jsonMode: z.boolean().default(true),
     temperature: z.number().min(0).max(2).default(0.7),
@@ -175,7 +190,6 @@ const costSchema = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('gpu-hour'), dollarsPerHour: z.number().min(0) }),
 ]);
 
-const envName = z.string().regex(/^[A-Z_][A-Z0-9_]*$/, 'an environment variable name');
 
 /** Score the candidate, the deployed production version and the teacher on the frozen test set. */
 export const evaluateSchema = z.strictObject({

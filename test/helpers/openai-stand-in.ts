@@ -15,6 +15,8 @@ export type Fault = '429' | '500' | 'hang' | 'garbage' | 'always-garbage';
 export interface StandIn {
   url: string;
   requests: number;
+  /** When each chat completion request arrived (ms since the epoch), in order. */
+  arrivals: number[];
   faultsServed: Record<string, number>;
   /** Answers delivered (200s with a teacher's answer), all requests together. */
   answered: number;
@@ -51,12 +53,13 @@ function answer(body: ChatBody): { content: string | null; tool_calls?: unknown[
 export async function startStandIn(faultFor: (key: string) => Fault | undefined = () => undefined, hangMs = 2500, latencyMs = 0): Promise<StandIn> {
   const attempts = new Map<string, number>();
   const answers = new Map<string, number>();
-  const state = { requests: 0, answered: 0, faultsServed: {} as Record<string, number>, holding: false, parked: [] as Array<() => void> };
+  const state = { requests: 0, arrivals: [] as number[], answered: 0, faultsServed: {} as Record<string, number>, holding: false, parked: [] as Array<() => void> };
   const server: Server = createServer((req, res) => {
     let raw = '';
     req.on('data', (d) => (raw += d));
     req.on('end', () => {
       state.requests++;
+      state.arrivals.push(Date.now());
       if (req.url !== '/v1/chat/completions' || req.method !== 'POST') return void res.writeHead(404).end('{}');
       if (req.headers.authorization !== 'Bearer test-key') return void res.writeHead(401, { 'content-type': 'application/json' }).end('{"error":{"message":"bad key"}}');
       const body = JSON.parse(raw) as ChatBody;
@@ -91,6 +94,9 @@ export async function startStandIn(faultFor: (key: string) => Fault | undefined 
     url: `http://127.0.0.1:${port}/v1`,
     get requests() {
       return state.requests;
+    },
+    get arrivals() {
+      return state.arrivals;
     },
     get answered() {
       return state.answered;

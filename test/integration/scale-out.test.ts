@@ -23,16 +23,36 @@ let local: Awaited<ReturnType<typeof startWorker>>;
 let standIn: StandIn;
 let other: ChildProcess | undefined;
 
-async function config(chunkSize: number) {
+async function config(chunkSize: number, extra: { perGoal?: number; rateLimit?: Record<string, unknown> } = {}) {
   // Dataset stages only, on the two sandboxes, with the teacher at the stand-in.
   const { train: _t, evaluate: _e, gate: _g, deploy: _d, gateway: _w, ...example } = await loadConfigFile(join(REPO, 'examples', 'salesforce-oracle.yaml'));
   return parseConfig({
     ...example,
     name: 'scale-out',
     artifacts: { store: `file://${tempDir()}` },
-    dataset: { ...example.dataset!, perGoal: 4, chunkSize, teacher: { kind: 'openai', baseUrl: standIn.url, model: 'teacher-model', apiKeyEnv: KEY_ENV, concurrency: 4, timeoutMs: 10_000 } },
+    dataset: { ...example.dataset!, perGoal: extra.perGoal ?? 4, chunkSize, teacher: { kind: 'openai', baseUrl: standIn.url, model: 'teacher-model', apiKeyEnv: KEY_ENV, concurrency: 4, timeoutMs: 10_000, ...(extra.rateLimit ? { rateLimit: extra.rateLimit } : {}) } },
   });
 }
+
+/** A second worker process, as on another machine; resolves once it polls for activities. */
+async function startOtherWorker(): Promise<string> {
+  other = spawn(process.execPath, [join(REPO, 'bin', 'flywheel.js'), 'worker'], { env: { ...process.env, TEMPORAL_ADDRESS: env.address, [KEY_ENV]: 'test-key' }, stdio: 'ignore', detached: true });
+  const otherId = `${other.pid}@`;
+  await until('the second worker polls for activities', async () => {
+    const q = await env.client.workflowService.describeTaskQueue({ namespace: 'default', taskQueue: { name: 'flywheel' }, taskQueueType: 2 /* TASK_QUEUE_TYPE_ACTIVITY */ });
+    return (q.pollers ?? []).some((p) => p.identity?.startsWith(otherId));
+  }, { timeoutMs: 60_000 });
+  return otherId;
+}
+
+/** The identities of the workers that ran `stageChunk` activities, and the attempts they were on. */
+function chunkStartsOf(all: Awaited<ReturnType<typeof fetchEvents>>) {
+  return all
+    .filter((e) => e.activityTaskStartedEventAttributes && all.find((s) => Number(s.eventId) === Number(e.activityTaskStartedEventAttributes!.scheduledEventId))?.activityTaskScheduledEventAttributes?.activityType?.name === 'stageChunk')
+    .map((e) => ({ identity: e.activityTaskStartedEventAttributes!.identity ?? '', attempt: e.activityTaskStartedEventAttributes!.attempt ?? 1 }));
+}
+type Handle = Awaited<ReturnType<typeof startRun>>['handle'];
+const fetchEvents = async (handle: Handle) => (await handle.fetchHistory()).events ?? [];
 
 describe('scale-out', () => {
   before(async () => {
@@ -50,17 +70,12 @@ describe('scale-out', () => {
   });
 
   it('a worker killed mid-chunk: its chunk is retried on the other worker, no teacher answer is paid twice, and the dataset is the unchunked one', async () => {
-    // A second worker process, as on another machine; the first is this process's.
-    other = spawn(process.execPath, [join(REPO, 'bin', 'flywheel.js'), 'worker'], { env: { ...process.env, TEMPORAL_ADDRESS: env.address, [KEY_ENV]: 'test-key' }, stdio: 'ignore', detached: true });
-    const otherId = `${other.pid}@`;
-    await until('the second worker polls for activities', async () => {
-      const q = await env.client.workflowService.describeTaskQueue({ namespace: 'default', taskQueue: { name: 'flywheel' }, taskQueueType: 2 /* TASK_QUEUE_TYPE_ACTIVITY */ });
-      return (q.pollers ?? []).some((p) => p.identity?.startsWith(otherId));
-    }, { timeoutMs: 60_000 });
+    // The first worker is this process's.
+    const otherId = await startOtherWorker();
 
     const cfg = await config(16);
     const { handle } = await startRun(env.client, cfg, { config: cfg, trigger: 'test' });
-    const events = async () => (await handle.fetchHistory()).events ?? [];
+    const events = () => fetchEvents(handle);
     /** Chunks the second worker is running now (a running activity is in the execution's pending list, not yet in its history). */
     const runningThere = async () => {
       const { raw } = await handle.describe();
@@ -81,7 +96,7 @@ describe('scale-out', () => {
       standIn.release();
       assert.ok(tries < 5, 'never caught the second worker mid-chunk');
     }
-    process.kill(-other.pid!, 'SIGKILL');
+    process.kill(-other!.pid!, 'SIGKILL');
     await new Promise((r) => other!.once('exit', r));
     await new Promise((r) => setTimeout(r, 500));
     standIn.release();
@@ -91,10 +106,9 @@ describe('scale-out', () => {
     assert.equal(status.state, 'completed');
     // Identical requests in flight together share one call (the teacher's single-flight), so every count is 1.
     assert.deepEqual([...standIn.answersByRequest().values()].filter((n) => n > 1), [], 'teacher answers paid twice');
-    const all = await events();
-    const chunkStarts = all.filter((e) => e.activityTaskStartedEventAttributes && all.find((s) => Number(s.eventId) === Number(e.activityTaskStartedEventAttributes!.scheduledEventId))?.activityTaskScheduledEventAttributes?.activityType?.name === 'stageChunk');
-    assert.ok(chunkStarts.some((e) => !e.activityTaskStartedEventAttributes!.identity?.startsWith(otherId)), 'this worker ran chunks');
-    assert.ok(chunkStarts.some((e) => (e.activityTaskStartedEventAttributes!.attempt ?? 1) > 1), 'the killed chunk was retried');
+    const chunkStarts = chunkStartsOf(await events());
+    assert.ok(chunkStarts.some((c) => !c.identity.startsWith(otherId)), 'this worker ran chunks');
+    assert.ok(chunkStarts.some((c) => c.attempt > 1), 'the killed chunk was retried');
 
     // The same dataset from one worker and no chunks (a fresh store: nothing cached, nothing memoised).
     const single = await config(1_000_000);
@@ -103,5 +117,25 @@ describe('scale-out', () => {
     const refStatus = await runStatus(ref.handle);
     const shas = (s: typeof status) => Object.fromEntries(s.stages.filter((x) => ['generate', 'solve', 'validate', 'split'].includes(x.name)).flatMap((x) => Object.entries(x.outputs).map(([k, v]) => [`${x.name}.${k}`, v.sha256])));
     assert.deepEqual(shas(status), shas(refStatus));
+  });
+  it('one teacher budget across two workers: the endpoint never sees more than its requests/s in any 5-second window', async () => {
+    const otherId = await startOtherWorker();
+    const perSecond = 15;
+    const from = standIn.arrivals.length;
+    const cfg = await config(8, { perGoal: 2, rateLimit: { requestsPerSecond: perSecond, store: { sqlite: join(tempDir(), 'rate-limits.sqlite') } } });
+    const { handle } = await startRun(env.client, cfg, { config: cfg, trigger: 'test' });
+    await handle.result();
+    assert.equal((await runStatus(handle)).state, 'completed');
+    const arrivals = standIn.arrivals.slice(from);
+    let busiest = 0;
+    for (let i = 0, j = 0; i < arrivals.length; i++) {
+      while (arrivals[i]! - arrivals[j]! >= 5000) j++;
+      busiest = Math.max(busiest, i - j + 1);
+    }
+    assert.ok(arrivals.length > 10 * perSecond, `enough calls to fill several windows (${arrivals.length})`);
+    assert.ok(busiest <= perSecond * 5 * 1.1, `${busiest} requests in one 5-second window, budget ${perSecond}/s`);
+    const chunkStarts = chunkStartsOf(await fetchEvents(handle));
+    assert.ok(chunkStarts.some((c) => c.identity.startsWith(otherId)) && chunkStarts.some((c) => !c.identity.startsWith(otherId)), 'chunks ran on both workers');
+    assert.ok(chunkStarts.every((c) => c.attempt === 1), 'waiting for the budget failed no chunk');
   });
 });

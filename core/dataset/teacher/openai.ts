@@ -6,6 +6,8 @@ import { pool } from '../../pool.js';
 import type { Intent } from '../types.js';
 import type { Candidate, RequestDraft, Teacher } from './types.js';
 import { InputError } from '../../errors.js';
+import { openLimiter, type Limiter } from '../../ratelimit/limiter.js';
+import { send } from './send.js';
 
 type OpenAiConfig = Extract<TeacherConfig, { kind: 'openai' }>;
 
@@ -23,17 +25,30 @@ export interface ToolDef {
 }
 
 /**
- * A teacher on any OpenAI-compatible endpoint. Transport faults (429 with Retry-After, 5xx, timeouts) are
- * retried by the openai SDK; a malformed answer is asked again up to MALFORMED_RETRIES times and then becomes
+ * A teacher on any OpenAI-compatible endpoint. Every HTTP attempt waits for the endpoint's shared budget
+ * (`rateLimit`, when set); 429s back off (Retry-After honoured) without failing, 5xx and timeouts are retried
+ * up to maxRetries (send.ts); a malformed answer is asked again up to MALFORMED_RETRIES times and then becomes
  * a counted rejection. Every good response is cached in the artifact store under the hash of its request, so
  * an activity retry or a resumed run never pays for it twice.
  */
 export function openaiTeacher(config: OpenAiConfig, deps: { store: ArtifactStore; onProgress?: (d: unknown) => void }, toolsByDomain?: Map<string, ToolDef[]>): Teacher {
   const apiKey = process.env[config.apiKeyEnv];
   if (!apiKey) throw new TeacherConfigError(`teacher: environment variable ${config.apiKeyEnv} (API key for ${config.baseUrl}) is not set on this worker`);
-  const client = new OpenAI({ baseURL: config.baseUrl, apiKey, maxRetries: config.maxRetries, timeout: config.timeoutMs });
-  const counters = { requests: 0, cacheHits: 0, malformedRetries: 0, malformed: 0 };
+  // Retries are send()'s, so that each attempt passes the shared budget.
+  const client = new OpenAI({ baseURL: config.baseUrl, apiKey, maxRetries: 0, timeout: config.timeoutMs });
+  const counters = { requests: 0, cacheHits: 0, malformedRetries: 0, malformed: 0, rateLimited: 0 };
   let done = 0;
+  const beat = () => deps.onProgress?.({ done, ...counters });
+  let limiter: Promise<Limiter> | undefined;
+  const limiterOf = () => (limiter ??= openLimiter(`teacher:${config.baseUrl}`, config.rateLimit!, beat));
+  const policy = async () => ({
+    maxRetries: config.maxRetries,
+    limiter: config.rateLimit ? await limiterOf() : undefined,
+    onWait: () => {
+      counters.rateLimited++;
+      beat();
+    },
+  });
 
   // Identical requests in flight at once (two intents that read the same) share one call.
   const inFlight = new Map<string, Promise<OpenAI.Chat.ChatCompletionMessage | undefined>>();
@@ -45,7 +60,7 @@ export function openaiTeacher(config: OpenAiConfig, deps: { store: ArtifactStore
     }
     counters.requests++;
     pending = (async () => {
-      const message = (await client.chat.completions.create(body)).choices[0]?.message;
+      const message = (await send(client, body, await policy())).choices[0]?.message;
       if (message) await deps.store.putPointer(key, message);
       return message;
     })().finally(() => inFlight.delete(key));
@@ -70,12 +85,16 @@ export function openaiTeacher(config: OpenAiConfig, deps: { store: ArtifactStore
 
   const progress = () => {
     // Every answer heartbeats: a slow endpoint must not look like a dead worker.
-    deps.onProgress?.({ done: ++done, ...counters });
+    done++;
+    beat();
   };
 
   const teacher = {
     name: `openai:${config.model}`,
     stats: () => ({ ...counters }),
+    async close() {
+      if (limiter) await (await limiter).close();
+    },
     async generate(intents: Intent[], range?: { from: number; to: number }): Promise<RequestDraft[]> {
       return pool(range ? intents.slice(range.from, range.to) : intents, config.concurrency, async (intent) => {
         const task = intent.tool

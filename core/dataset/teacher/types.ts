@@ -35,4 +35,6 @@ export interface Teacher {
   solve(intents: Intent[], drafts: RequestDraft[]): Promise<Candidate[]>;
   /** Counters for the manifest (requests sent, cache hits, retries, malformed outputs). */
   stats?(): Record<string, number>;
+  /** Releases what the teacher holds open (the rate-limit store's connection). */
+  close?(): Promise<void>;
 }

@@ -1,0 +1,70 @@
+import { InputError } from '../errors.js';
+import { bucketShape } from './gcra.js';
+import { postgresLimitStore } from './postgres-store.js';
+import { sqliteLimitStore } from './sqlite-store.js';
+import type { LimitStore, LimitStoreSpec } from './store.js';
+
+export interface RateLimitConfig {
+  requestsPerSecond?: number;
+  tokensPerSecond?: number;
+  store: LimitStoreSpec;
+}
+
+/** Hands out turns for one endpoint's budget, shared through the store with every other worker. */
+export interface Limiter {
+  /**
+   * Wait for a request's turn. `estimatedTokens` is charged to the token bucket now; the returned function
+   * settles the difference once the response says what the request really used.
+   */
+  acquire(estimatedTokens: number): Promise<(usedTokens: number) => Promise<void>>;
+  /** The endpoint said 429: hold every worker's requests for `ms`. */
+  holdFor(ms: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+export class RateLimitStoreError extends InputError {
+  override name = 'RateLimitStoreError';
+}
+
+/** How long one wait may sleep before the caller is told (so a long queue still heartbeats). */
+const WAIT_SLICE_MS = 5000;
+
+/**
+ * A limiter for `key` (the endpoint). Requests pace at one per 1/requestsPerSecond s with no burst, so no
+ * window of any length sees more than its share plus one; tokens may burst up to one second's worth.
+ * `onWait` is called before each slice of waiting.
+ */
+export async function openLimiter(key: string, config: RateLimitConfig, onWait?: (ms: number) => void, env: NodeJS.ProcessEnv = process.env): Promise<Limiter> {
+  const store = await openStore(config.store, env);
+  const requests = config.requestsPerSecond ? bucketShape(config.requestsPerSecond, 1) : undefined;
+  const tokens = config.tokensPerSecond ? bucketShape(config.tokensPerSecond, config.tokensPerSecond) : undefined;
+  const wait = async (ms: number) => {
+    for (let left = ms; left > 0; left -= WAIT_SLICE_MS) {
+      onWait?.(left);
+      await new Promise((r) => setTimeout(r, Math.min(left, WAIT_SLICE_MS)));
+    }
+  };
+  return {
+    async acquire(estimatedTokens) {
+      const waits = await Promise.all([
+        requests ? store.reserve(`${key}#requests`, requests.msPerUnit, requests.burstMs) : 0,
+        tokens ? store.reserve(`${key}#tokens`, estimatedTokens * tokens.msPerUnit, tokens.burstMs) : 0,
+      ]);
+      await wait(Math.max(...waits));
+      return async (usedTokens) => {
+        if (tokens && usedTokens !== estimatedTokens) await store.adjust(`${key}#tokens`, (usedTokens - estimatedTokens) * tokens.msPerUnit);
+      };
+    },
+    async holdFor(ms) {
+      await Promise.all([requests ? store.holdFor(`${key}#requests`, ms) : undefined, tokens ? store.holdFor(`${key}#tokens`, ms) : undefined]);
+    },
+    close: () => store.close(),
+  };
+}
+
+async function openStore(spec: LimitStoreSpec, env: NodeJS.ProcessEnv): Promise<LimitStore> {
+  if ('sqlite' in spec) return sqliteLimitStore(spec.sqlite);
+  const url = env[spec.postgresUrlEnv];
+  if (!url) throw new RateLimitStoreError(`rateLimit.store.postgresUrlEnv: environment variable ${spec.postgresUrlEnv} (the PostgreSQL URL of the shared rate-limit store) is not set on this worker`);
+  return postgresLimitStore(url);
+}

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { DEFAULT_ADAPTER_DIR, DEFAULT_RATE_LIMIT_DB, DEFAULT_REGISTRY, DEFAULT_SERVE_ENDPOINT, DEFAULT_STORE_URI, DEFAULT_TRACES_DIR } from '../defaults.js';
 import { trainSectionProblems } from '../train/job.js';
+import { dbLocationProblem } from '../db-location.js';
 
 /**
  * The flywheel config: one YAML/JSON document. Every object is strict, so a typo'd key is an error that
@@ -68,15 +69,19 @@ const personaSchema = z.strictObject({
 
 const envName = z.string().regex(/^[A-Z_][A-Z0-9_]*$/, 'an environment variable name');
 
+/** A SQLite path or a PostgreSQL URL without a password (core/db-location.ts). */
+const dbLocation = z.string().min(1).superRefine((value, ctx) => {
+  const problem = dbLocationProblem(value);
+  if (problem) ctx.addIssue({ code: 'custom', message: problem });
+});
+
 /** One budget per teacher endpoint, held across every worker through a shared store (core/ratelimit/). */
 const rateLimitSchema = z
   .strictObject({
     requestsPerSecond: z.number().positive().max(100_000).optional(),
     tokensPerSecond: z.number().positive().optional(),
-    /** A SQLite file every worker reaches (one host or one volume), or PostgreSQL with its URL in an environment variable. */
-    store: z
-      .union([z.strictObject({ sqlite: z.string().min(1) }), z.strictObject({ postgresUrlEnv: envName })])
-      .default({ sqlite: DEFAULT_RATE_LIMIT_DB }),
+    /** A SQLite file every worker reaches (one host or one volume), or a password-free PostgreSQL URL. */
+    store: dbLocation.default(DEFAULT_RATE_LIMIT_DB),
   })
   .refine((r) => r.requestsPerSecond !== undefined || r.tokensPerSecond !== undefined, 'set requestsPerSecond, tokensPerSecond or both');
 

@@ -1,13 +1,14 @@
-import { InputError } from '../errors.js';
+import { parseDbLocation } from '../db-location.js';
 import { bucketShape } from './gcra.js';
 import { postgresLimitStore } from './postgres-store.js';
 import { sqliteLimitStore } from './sqlite-store.js';
-import type { LimitStore, LimitStoreSpec } from './store.js';
+import type { LimitStore } from './store.js';
 
 export interface RateLimitConfig {
   requestsPerSecond?: number;
   tokensPerSecond?: number;
-  store: LimitStoreSpec;
+  /** A SQLite path or a password-free PostgreSQL URL (core/db-location.ts). */
+  store: string;
 }
 
 /** Hands out turns for one endpoint's budget, shared through the store with every other worker. */
@@ -22,10 +23,6 @@ export interface Limiter {
   close(): Promise<void>;
 }
 
-export class RateLimitStoreError extends InputError {
-  override name = 'RateLimitStoreError';
-}
-
 /** How long one wait may sleep before the caller is told (so a long queue still heartbeats). */
 const WAIT_SLICE_MS = 5000;
 
@@ -34,8 +31,9 @@ const WAIT_SLICE_MS = 5000;
  * window of any length sees more than its share plus one; tokens may burst up to one second's worth.
  * `onWait` is called before each slice of waiting.
  */
-export async function openLimiter(key: string, config: RateLimitConfig, onWait?: (ms: number) => void, env: NodeJS.ProcessEnv = process.env): Promise<Limiter> {
-  const store = await openStore(config.store, env);
+export async function openLimiter(key: string, config: RateLimitConfig, onWait?: (ms: number) => void): Promise<Limiter> {
+  const where = parseDbLocation(config.store, 'dataset.teacher.rateLimit.store');
+  const store = where.kind === 'sqlite' ? sqliteLimitStore(where.path) : await postgresLimitStore(where.url);
   const requests = config.requestsPerSecond ? bucketShape(config.requestsPerSecond, 1) : undefined;
   const tokens = config.tokensPerSecond ? bucketShape(config.tokensPerSecond, config.tokensPerSecond) : undefined;
   const wait = async (ms: number) => {
@@ -60,11 +58,4 @@ export async function openLimiter(key: string, config: RateLimitConfig, onWait?:
     },
     close: () => store.close(),
   };
-}
-
-async function openStore(spec: LimitStoreSpec, env: NodeJS.ProcessEnv): Promise<LimitStore> {
-  if ('sqlite' in spec) return sqliteLimitStore(spec.sqlite);
-  const url = env[spec.postgresUrlEnv];
-  if (!url) throw new RateLimitStoreError(`rateLimit.store.postgresUrlEnv: environment variable ${spec.postgresUrlEnv} (the PostgreSQL URL of the shared rate-limit store) is not set on this worker`);
-  return postgresLimitStore(url);
 }

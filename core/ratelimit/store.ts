@@ -12,6 +12,3 @@ export interface LimitStore {
   holdFor(key: string, ms: number): Promise<void>;
   close(): Promise<void>;
 }
-
-/** `rateLimit.store` in the config: the two kinds of store. */
-export type LimitStoreSpec = { sqlite: string } | { postgresUrlEnv: string };

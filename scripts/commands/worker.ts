@@ -6,6 +6,7 @@ import { closeAllConnections } from '../../activities/connections.js';
 import { connectWorker } from '../../workers/connection.js';
 import { CPU_TASK_QUEUE, createCpuWorker } from '../../workers/cpu.js';
 import { createGpuWorker, GPU_TASK_QUEUE } from '../../workers/gpu.js';
+import { visibleGpus } from '../../core/train/gpus.js';
 import { missingSearchAttributes, searchAttributeFix } from '../../workers/preflight.js';
 import { intOption, parse, UsageError, type Command } from '../lib/args.js';
 
@@ -18,7 +19,9 @@ Polls a task queue until SIGINT/SIGTERM, then finishes in-flight activities and 
 flywheel; 30 s on flywheel-gpu, where a training is cancelled and its retry resumes from the last checkpoint).
   flywheel      workflows and CPU activities (default)
   flywheel-gpu  the train activity (spawns the Python trainer from .venv or $FLYWHEEL_PYTHON); runs one
-                training at a time; scratch space in $FLYWHEEL_GPU_WORKDIR (default ${DEFAULT_GPU_WORKDIR})
+                training at a time; scratch space in $FLYWHEEL_GPU_WORKDIR (default ${DEFAULT_GPU_WORKDIR});
+                says how many GPUs it has ($FLYWHEEL_GPUS, else CUDA_VISIBLE_DEVICES, else nvidia-smi) in its
+                identity and start line; a job with resources.gpus > 1 trains data-parallel on them
   --max-activities N  (flywheel) activities this worker runs at once, e.g. chunks of a row-parallel stage; each
                 chunk makes up to dataset.teacher.concurrency teacher calls at a time (default: the SDK's)
 More workers on more machines share the same queue: see docs/operating.md, Many workers.
@@ -37,8 +40,9 @@ Connection: TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_API_KEY, TEMPORAL_TLS
       return 2;
     }
     const { connection, namespace } = await connectWorker();
-    const worker = values.queue === GPU_TASK_QUEUE ? await createGpuWorker({ connection, namespace }) : await createCpuWorker({ connection, namespace, ...(maxActivities ? { maxActivities } : {}) });
-    console.error(`worker polling task queue "${values.queue}" on ${env.address} (namespace ${namespace}), pid ${process.pid}`);
+    const gpus = values.queue === GPU_TASK_QUEUE ? visibleGpus() : undefined;
+    const worker = gpus !== undefined ? await createGpuWorker({ connection, namespace, gpus }) : await createCpuWorker({ connection, namespace, ...(maxActivities ? { maxActivities } : {}) });
+    console.error(`worker polling task queue "${values.queue}" on ${env.address} (namespace ${namespace}), pid ${process.pid}${gpus !== undefined ? `, ${gpus} GPU(s)` : ''}`);
     try {
       await worker.run();
     } finally {

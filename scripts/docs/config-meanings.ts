@@ -95,7 +95,7 @@ export const CONFIG_ROWS: ConfigRow[] = [
   { keys: ["dataset.teacher.rateLimit.tokensPerSecond"],
     meaning: "prompt and completion tokens per second; a request is charged an estimate (its text at ~4 characters a token plus its answer cap) before it goes and settled from the response's `usage`; bursts up to one second's worth" },
   { keys: ["dataset.teacher.rateLimit.store"],
-    meaning: "where the shared bucket lives: `{sqlite: PATH}`, a file every worker reaches (workers on one host, or on a volume with working file locks, not NFS), or `{postgresUrlEnv: VAR}`, a PostgreSQL server whose URL is in that worker environment variable (workers on many hosts; the server's clock decides)" },
+    meaning: "where the shared bucket lives: a SQLite file path every worker reaches (workers on one host, or on a volume with working file locks, not NFS), or a PostgreSQL URL without a password, `postgresql://user@host:5432/db` (workers on many hosts; the server's clock decides; the password comes from the worker's `PGPASSWORD` or `~/.pgpass`, never the config)" },
   { keys: ["dataset.teacher.jsonMode"],
     meaning: "(openai) ask for `response_format: json_object` when drafting requests" },
   { keys: ["dataset.teacher.temperature"],

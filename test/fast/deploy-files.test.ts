@@ -40,6 +40,14 @@ describe('deploy files', () => {
     }
   });
 
+  it('a GPU pod says it has the GPUs it is given', () => {
+    const gpu = byKind('Deployment').find((d) => d.metadata!.name === 'flywheel-gpu-worker')!;
+    const container = (gpu.spec as { template: { spec: { containers: Array<{ resources: { limits: Record<string, unknown> } }> } } }).template.spec.containers[0]!;
+    const configMap = byKind('ConfigMap').find((c) => c.metadata!.name === 'flywheel-gpu-worker')!;
+    assert.equal(Number(configMap.data!.FLYWHEEL_GPUS), Number(container.resources.limits['nvidia.com/gpu']));
+    assert.equal(configMap.data!.FLYWHEEL_QUEUE, GPU_TASK_QUEUE);
+  });
+
   it('the autoscaler scales the CPU workers on their queue', () => {
     const [scaled] = byKind('ScaledObject');
     const spec = scaled!.spec as { scaleTargetRef: { name: string }; triggers: Array<{ type: string; metadata: Record<string, string>; authenticationRef?: { name: string } }> };

@@ -11,7 +11,7 @@ import { bucketShape, reserve } from '../../core/ratelimit/gcra.js';
 import { openLimiter } from '../../core/ratelimit/limiter.js';
 import { sqliteLimitStore } from '../../core/ratelimit/sqlite-store.js';
 import { estimateTokens, retryAfterMs, send, TeacherQuotaError } from '../../core/dataset/teacher/send.js';
-import { InputError } from '../../core/errors.js';
+import { parseConfig } from '../../core/config/load.js';
 import { tempDir } from '../helpers/fixtures.js';
 
 describe('GCRA', () => {
@@ -49,8 +49,11 @@ describe('SQLite bucket store', () => {
     await b.close();
   });
 
-  it('a limiter needs its PostgreSQL URL variable to be set, and says which', async () => {
-    await assert.rejects(openLimiter('x', { requestsPerSecond: 1, store: { postgresUrlEnv: 'FLYWHEEL_TEST_PG_URL_UNSET' } }, undefined, {}), (e: Error) => e instanceof InputError && /FLYWHEEL_TEST_PG_URL_UNSET/.test(e.message));
+  it('a PostgreSQL URL with a password is refused at config check, naming the key (the password belongs in PGPASSWORD); a budget needs a rate', () => {
+    const config = (rateLimit: Record<string, unknown>) => parseConfig({ version: 1, name: 'x', servers: [{ name: 's', stdio: { command: 'node' } }], dataset: { teacher: { kind: 'openai', baseUrl: 'http://127.0.0.1:1/v1', model: 'm', rateLimit } } });
+    assert.throws(() => config({ requestsPerSecond: 1, store: 'postgresql://flywheel:hunter2@db.internal/flywheel' }), (e: Error) => /dataset\.teacher\.rateLimit\.store/.test(e.message) && /PGPASSWORD/.test(e.message) && !e.message.includes('hunter2'));
+    assert.doesNotThrow(() => config({ requestsPerSecond: 1, store: 'postgresql://flywheel@db.internal/flywheel' }));
+    assert.throws(() => config({ store: 'a.sqlite' }), /requestsPerSecond, tokensPerSecond or both/);
   });
 });
 
@@ -113,7 +116,7 @@ describe('send', () => {
 
   it('every attempt, retries included, waits for the shared budget; a 429 holds the bucket for everyone', async () => {
     const end = await scripted([{ status: 429, body: { error: { message: 'slow down' } }, headers: { 'retry-after-ms': '400' } }]);
-    const limiter = await openLimiter('teacher:test', { requestsPerSecond: 20, store: { sqlite: join(tempDir(), 'limits.sqlite') } });
+    const limiter = await openLimiter('teacher:test', { requestsPerSecond: 20, store: join(tempDir(), 'limits.sqlite') });
     const t0 = Date.now();
     await Promise.all([0, 1, 2, 3].map(() => send(end.client, body, { maxRetries: 0, limiter })));
     // Four answers and one 429 retry: at 20/s they are at least 50 ms apart (less a timer's slack), and the retry

@@ -122,7 +122,7 @@ describe('scale-out', () => {
     const otherId = await startOtherWorker();
     const perSecond = 15;
     const from = standIn.arrivals.length;
-    const cfg = await config(8, { perGoal: 2, rateLimit: { requestsPerSecond: perSecond, store: { sqlite: join(tempDir(), 'rate-limits.sqlite') } } });
+    const cfg = await config(8, { perGoal: 2, rateLimit: { requestsPerSecond: perSecond, store: join(tempDir(), 'rate-limits.sqlite') } });
     const { handle } = await startRun(env.client, cfg, { config: cfg, trigger: 'test' });
     await handle.result();
     assert.equal((await runStatus(handle)).state, 'completed');

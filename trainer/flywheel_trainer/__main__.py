@@ -1,7 +1,8 @@
 """python -m flywheel_trainer <command>
 
   validate --job FILE [--normalize]   check a job against trainer/job.schema.json
-  train --job FILE [--resume DIR]     SFT; progress as JSON lines on stdout
+  train --job FILE [--resume DIR]     SFT; progress as JSON lines on stdout (resources.gpus > 1: under
+                                      torchrun, one process per GPU)
   convert-base --name NAME [--out DIR] convert a packaged base (e.g. smollm2-135m-instruct) to safetensors;
                                       prints {"dir", "name", "ggufSha256"}
   serve [--base M] [--adapter NAME=DIR ...] [--port N]
@@ -19,6 +20,7 @@ import traceback
 
 from .errors import EXIT_BAD_JOB, BadJob
 from .job import load_job
+from .launch import is_main_process
 
 
 def _validate(args) -> int:
@@ -55,17 +57,23 @@ def _train(args) -> int:
         job = load_job(args.job)
         if args.resume:
             job["resumeFrom"] = args.resume
+        from .launch import launch, needs_launch
+
+        if needs_launch(job):
+            return launch(args.job, job, args.resume)
         from .train import run_training
 
         run_training(job)
         return 0
     except BadJob as err:
-        Progress(None).emit("error", kind="bad_job", message=str(err))
+        if is_main_process():  # under torchrun, one error line for the job, not one per rank
+            Progress(None).emit("error", kind="bad_job", message=str(err))
         print(f"error: {err}", file=sys.stderr)
         return EXIT_BAD_JOB
     except Exception as err:  # noqa: BLE001 - reported, then exit 1 (retryable)
         traceback.print_exc(file=sys.stderr)
-        Progress(None).emit("error", kind="failed", message=f"{type(err).__name__}: {err}")
+        if is_main_process():
+            Progress(None).emit("error", kind="failed", message=f"{type(err).__name__}: {err}")
         return 1
 
 

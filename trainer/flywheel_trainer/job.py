@@ -69,3 +69,10 @@ def load_job(path: str | Path) -> dict[str, Any]:
     except json.JSONDecodeError as err:
         raise JobError(str(path), [f"invalid JSON at line {err.lineno}, column {err.colno}: {err.msg}"]) from None
     return validate_job(raw, str(path))
+
+
+def check_resume(job: dict[str, Any]) -> None:
+    """resumeFrom names a checkpoint directory (what the Trainer saved), or is null."""
+    resume = job["resumeFrom"]
+    if resume is not None and not (Path(resume) / "trainer_state.json").is_file():
+        raise BadJob(f"resumeFrom: {resume} is not a checkpoint directory (no trainer_state.json)")

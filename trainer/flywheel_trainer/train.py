@@ -19,6 +19,8 @@ from typing import Any
 
 from .data import corpus_texts, encode_rows, load_rows
 from .errors import BadJob
+from .job import check_resume
+from .launch import is_main_process, world_size
 from .model import Hardware, check_method, detect_hardware, load_base
 from .progress import Progress, ProgressCallback
 
@@ -27,7 +29,8 @@ def sft_config(job: dict[str, Any], hw: Hardware, out: Path, resuming: bool):
     from trl import SFTConfig
 
     o = job["optim"]
-    grad_accum = max(1, math.ceil(o["effectiveBatchSize"] / o["microBatchSize"]))
+    # Data-parallel processes each take microBatchSize rows a pass, so the accumulation is shared among them.
+    grad_accum = max(1, math.ceil(o["effectiveBatchSize"] / (o["microBatchSize"] * world_size())))
     packed = bool(job["packing"] and hw.flash_attention)
     dtype = job["precision"]
     if dtype == "auto":
@@ -68,6 +71,8 @@ def sft_config(job: dict[str, Any], hw: Hardware, out: Path, resuming: bool):
         report_to="none",
         disable_tqdm=True,
         dataloader_num_workers=0,
+        ddp_backend=("nccl" if hw.cuda else "gloo") if world_size() > 1 else None,
+        ddp_find_unused_parameters=False,  # frozen base weights are not parameters DDP tracks; nothing goes unused
     )
 
 
@@ -102,7 +107,8 @@ def weighted_sft_trainer():
 
     Without the column it is TRL's trainer unchanged. With it, the training loss is sum(weight x NLL) over the
     answer tokens divided by their count, through the same fused LM head; eval loss stays the plain mean NLL,
-    so runs with different weights compare. One process only (the loss is not rescaled across devices)."""
+    so runs with different weights compare. Under data parallelism the count spans every process, as in
+    Trainer.compute_loss."""
     import torch
     from trl import SFTTrainer
 
@@ -129,6 +135,8 @@ def weighted_sft_trainer():
             weighted = -(outputs.log_probs * weights[:, 1:].to(outputs.log_probs.dtype)).sum()
             count = outputs.label_mask.sum() if num_items_in_batch is None else num_items_in_batch
             loss = weighted / torch.as_tensor(count).clamp(min=1)
+            if self.args.average_tokens_across_devices and num_items_in_batch is not None:
+                loss = loss * self.accelerator.num_processes  # as Trainer.compute_loss: the count spans every process
             return (loss, outputs) if return_outputs else loss
 
     return WeightedSFTTrainer
@@ -183,7 +191,13 @@ def build_trainer(job: dict[str, Any], progress: Progress | None = None, hw: Har
     val_rows = load_rows(job["data"]["val"])
     if job["optim"].get("maxEvalRows") and len(val_rows) > job["optim"]["maxEvalRows"]:
         val_rows = random.Random(job["optim"]["seed"]).sample(val_rows, job["optim"]["maxEvalRows"])
-    model, tokenizer = load_base(job, out / "base", corpus_texts(train_rows), hw)
+    if world_size() > 1:
+        from accelerate import PartialState
+
+        with PartialState().main_process_first():  # rank 0 builds a tiny base (or converts) before the others read it
+            model, tokenizer = load_base(job, out / "base", corpus_texts(train_rows), hw)
+    else:
+        model, tokenizer = load_base(job, out / "base", corpus_texts(train_rows), hw)
     max_length = job["optim"]["maxLength"]
     train = encode_rows(tokenizer, train_rows, max_length, job["data"]["train"], job["optim"].get("decisionWeight", 1.0))
     val = encode_rows(tokenizer, val_rows, max_length, job["data"]["val"])
@@ -297,10 +311,11 @@ def run_training(job: dict[str, Any]) -> Path:
     quiet_libraries()
     out = Path(job["outputDir"])
     out.mkdir(parents=True, exist_ok=True)
+    check_resume(job)
     resume = job["resumeFrom"]
-    if resume is not None and not (Path(resume) / "trainer_state.json").is_file():
-        raise BadJob(f"resumeFrom: {resume} is not a checkpoint directory (no trainer_state.json)")
-    progress = Progress(out / "metrics.jsonl")
+    # Under torchrun every rank runs this; rank 0 alone reports progress and writes the outputs.
+    main = is_main_process()
+    progress = Progress(out / "metrics.jsonl") if main else Progress(None, out=open(os.devnull, "w"))
     try:
         trainer, tokenizer = build_trainer(job, progress)
         if resume is not None and _finished(resume):
@@ -309,10 +324,13 @@ def run_training(job: dict[str, Any]) -> Path:
             progress.emit("start", step=trainer.state.global_step, total=trainer.state.max_steps)
         else:
             training_loss = trainer.train(resume_from_checkpoint=resume).training_loss
-        adapter = _write_outputs(job, trainer, tokenizer, out)
+        eval_loss = _final_eval_loss(trainer)  # may evaluate: every rank takes part
+        adapter = out / "adapter"
+        if main:
+            adapter = _write_outputs(job, trainer, tokenizer, out)
         progress.emit(
             "done", step=trainer.state.global_step, total=trainer.state.max_steps,
-            loss=round(training_loss, 6), eval_loss=round(_final_eval_loss(trainer), 6), adapter=str(adapter),
+            loss=round(training_loss, 6), eval_loss=round(eval_loss, 6), adapter=str(adapter),
         )
         return adapter
     finally:

@@ -1,0 +1,69 @@
+"""Data-parallel training: `train` on a job with resources.gpus > 1 starts torchrun, one process per GPU.
+
+The launching process stays the trainer the GPU worker sees: it checks the job first (so a bad job still exits 2
+before any process starts), keeps watching its parent, relays rank 0's progress lines, and exits as a single
+process would: 2 when a rank found the job bad, 1 for any other failure. Rank 0 alone writes progress, metrics
+and the adapter (train.py asks `is_main_process`)."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from typing import Any
+
+from .errors import EXIT_BAD_JOB, BadJob
+from .job import check_resume
+
+
+def world_size() -> int:
+    return int(os.environ.get("WORLD_SIZE", "1"))
+
+
+def is_main_process() -> bool:
+    return int(os.environ.get("RANK", "0")) == 0
+
+
+def requested_processes(job: dict[str, Any]) -> int:
+    return int((job.get("resources") or {}).get("gpus", 1))
+
+
+def needs_launch(job: dict[str, Any]) -> bool:
+    """A multi-GPU job not yet running under torchrun."""
+    return requested_processes(job) > 1 and "LOCAL_RANK" not in os.environ
+
+
+def check_devices(job: dict[str, Any]) -> None:
+    import torch
+
+    wanted = requested_processes(job)
+    if torch.cuda.is_available() and torch.cuda.device_count() < wanted:
+        raise BadJob(f"resources.gpus: the job asks for {wanted} GPUs; this worker has {torch.cuda.device_count()}")
+
+
+def launch(job_path: str, job: dict[str, Any], resume: str | None) -> int:
+    """Run this job's `train` under torchrun on this host; returns the exit code a single process would."""
+    check_resume(job)
+    check_devices(job)
+    n = requested_processes(job)
+    args = [sys.executable, "-m", "torch.distributed.run", "--standalone", f"--nproc_per_node={n}",
+            "-m", "flywheel_trainer", "train", "--job", job_path, *(["--resume", resume] if resume else [])]
+    # The ranks' parent is torchrun; the parent watch in this process covers the worker dying.
+    env = {k: v for k, v in os.environ.items() if k != "FLYWHEEL_DIE_WITH_PARENT"}
+    bad_job = False
+    with subprocess.Popen(args, env=env, stdout=subprocess.PIPE, text=True) as proc:
+        for line in proc.stdout:
+            sys.stdout.write(line)
+            sys.stdout.flush()
+            bad_job = bad_job or _is_bad_job(line)
+    if proc.returncode == 0:
+        return 0
+    return EXIT_BAD_JOB if bad_job else 1
+
+
+def _is_bad_job(line: str) -> bool:
+    try:
+        event = json.loads(line)
+    except ValueError:
+        return False
+    return isinstance(event, dict) and event.get("event") == "error" and event.get("kind") == "bad_job"

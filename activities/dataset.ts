@@ -13,6 +13,7 @@ import { augmentRows, buildIntents, distinctCallsByTool, type Rejection, rowStat
 import { renderRows } from '../core/dataset/render.js';
 import { balanceTrain, entityOverlap, splitByEntity } from '../core/dataset/split.js';
 import { makeTeacher } from '../core/dataset/teacher/index.js';
+import { readShared } from './shared-inputs.js';
 import type { Candidate, RequestDraft } from '../core/dataset/teacher/types.js';
 import type { Intent, RouterRow } from '../core/dataset/types.js';
 import { CallValidator } from '../core/dataset/validate.js';
@@ -126,16 +127,16 @@ export async function stageChunk(a: ChunkArgs): Promise<StageOutcome> {
 }
 
 async function draftRequests(store: ArtifactStore, a: GenerateArgs, range?: ChunkRange) {
-  const intents = await store.readJsonl<Intent>(a.intents);
+  const intents = await readShared(a.intents, (r) => store.readJsonl<Intent>(r));
   const teacher = makeTeacher(a.dataset.teacher, a.dataset.seed, { store, onProgress: beat });
   const rows = await teacher.generate(intents, range).finally(() => teacher.close?.());
   return { rows, stats: { requests: rows.length, teacher: teacher.name, ...teacher.stats?.() } as Record<string, unknown> };
 }
 
 async function solveRequests(store: ArtifactStore, a: SolveArgs, range?: ChunkRange) {
-  const catalog = await store.readJson<Catalog>(a.catalog);
-  const intents = await store.readJsonl<Intent>(a.intents);
-  const drafts = await store.readJsonl<RequestDraft>(a.requests);
+  const catalog = await readShared(a.catalog, (r) => store.readJson<Catalog>(r));
+  const intents = await readShared(a.intents, (r) => store.readJsonl<Intent>(r));
+  const drafts = await readShared(a.requests, (r) => store.readJsonl<RequestDraft>(r));
   const toolsByDomain = new Map(catalog.servers.map((s) => [s.name, catalog.tools.filter((t) => t.server === s.name)]));
   const teacher = makeTeacher(a.dataset.teacher, a.dataset.seed, { store, onProgress: beat }, toolsByDomain);
   const rows = await teacher.solve(intents, range ? drafts.slice(range.from, range.to) : drafts).finally(() => teacher.close?.());
@@ -143,9 +144,9 @@ async function solveRequests(store: ArtifactStore, a: SolveArgs, range?: ChunkRa
 }
 
 async function validateRows(store: ArtifactStore, a: ValidateArgs, range?: ChunkRange) {
-  const catalog = await store.readJson<Catalog>(a.catalog);
-  const intents = await store.readJsonl<Intent>(a.intents);
-  const candidates = await store.readJsonl<Candidate>(a.candidates);
+  const catalog = await readShared(a.catalog, (r) => store.readJson<Catalog>(r));
+  const intents = await readShared(a.intents, (r) => store.readJsonl<Intent>(r));
+  const candidates = await readShared(a.candidates, (r) => store.readJsonl<Candidate>(r));
   return withConnections(a.servers, async (conns) => {
     const runner = mcpDryRunner(conns, a.servers);
     const { rows, rejections, stats } = await validateCandidates(intents, range ? candidates.slice(range.from, range.to) : candidates, catalog, new CallValidator(catalog, runner), a.dataset, (done) => beat({ done }));

@@ -7,7 +7,7 @@ import type { RenderedRow } from '../core/dataset/render.js';
 import { Backend } from '../core/deploy/backend.js';
 import { deployVersion, ensureLoaded, rollbackAlias, SmokeTestFailed } from '../core/deploy/deploy.js';
 import { versionName } from '../core/deploy/names.js';
-import { Registry } from '../core/deploy/registry.js';
+import { withRegistry } from '../core/deploy/registry.js';
 import type { SmokeProbe } from '../core/deploy/smoke.js';
 import type { DeployedVersion } from '../core/deploy/types.js';
 import { casesFrom, EvalInputError, firstCases } from '../core/eval/cases.js';
@@ -30,8 +30,8 @@ import { DEFAULT_ADAPTER_DIR, DEFAULT_REGISTRY, DEFAULT_STORE_URI } from '../cor
  */
 export async function currentVersion(a: { store: StoreSpec; deploy: DeployConfig }): Promise<ServedVersion | null> {
   return failFast(() =>
-    whileBeating(() => Registry.using(a.deploy.registry, async (r) => {
-      const v = r.current(a.deploy.alias);
+    whileBeating(() => withRegistry(a.deploy.registry, async (r) => {
+      const v = await r.current(a.deploy.alias);
       if (!v) return null;
       const apiKey = a.deploy.apiKeyEnv ? process.env[a.deploy.apiKeyEnv] : undefined;
       const route = await ensureLoaded(new Backend(v.target, v.endpoint, apiKey, a.deploy.timeoutMs), v, adapterPathIn(a.deploy.adapterDir, storeFor(a.store)));
@@ -104,7 +104,7 @@ export async function deployStage(a: DeployArgs): Promise<DeployOutcome> {
     const probesRef = await store.putJson('smoke-probes', probes, { parents: [a.renderedTest] });
     const apiKey = a.deploy.apiKeyEnv ? process.env[a.deploy.apiKeyEnv] : undefined;
     const backend = new Backend(a.deploy.target, a.deploy.endpoint, apiKey, a.deploy.timeoutMs);
-    const result = await Registry.using(a.deploy.registry, (registry) =>
+    const result = await withRegistry(a.deploy.registry, (registry) =>
       deployVersion(registry, backend, {
         alias: a.deploy.alias,
         name,
@@ -148,7 +148,7 @@ export async function rollbackStage(a: RollbackArgs): Promise<{ version: string;
   return failFast(() => whileBeating(async () => {
     const store = storeFor(a.store ?? { store: DEFAULT_STORE_URI, s3: {} });
     const apiKey = a.apiKeyEnv ? process.env[a.apiKeyEnv] : undefined;
-    const result = await Registry.using(a.registry ?? DEFAULT_REGISTRY, (registry) =>
+    const result = await withRegistry(a.registry ?? DEFAULT_REGISTRY, (registry) =>
       rollbackAlias(
         registry,
         (v) => new Backend(v.target, v.endpoint, apiKey, a.timeoutMs),

@@ -5,7 +5,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { DATASET_DEFAULTS, type GatewayConfig } from '../core/config/schema.js';
-import { Registry } from '../core/deploy/registry.js';
+import { openRegistry } from '../core/deploy/registry.js';
 import type { DeployedVersion } from '../core/deploy/types.js';
 import type { TraceMessage } from '../core/traces/types.js';
 import { decisionOf, toolConfidence, type Decision } from './confidence.js';
@@ -24,7 +24,7 @@ export interface GatewayHandle {
   /** The OpenAI base URL (…/v1); /health is at the server root. */
   url: string;
   /** The aliases served now, with their current versions. */
-  aliases(): Array<{ alias: string; version: string }>;
+  aliases(): Promise<Array<{ alias: string; version: string }>>;
   close(): Promise<void>;
 }
 
@@ -87,17 +87,17 @@ export async function startGateway(cfg: GatewayConfig, opts: GatewayOptions = {}
   const escalator: Escalator | undefined = cfg.escalation ? createEscalator(cfg.escalation, cfg.timeoutMs, opts.env ?? process.env) : undefined;
   const backendKey = cfg.backendApiKeyEnv ? (opts.env ?? process.env)[cfg.backendApiKeyEnv] : undefined;
   if (cfg.backendApiKeyEnv && !backendKey) throw new Error(`gateway: environment variable ${cfg.backendApiKeyEnv} (gateway.backendApiKeyEnv) is not set`);
-  const registry = Registry.open(cfg.registry);
+  const registry = await openRegistry(cfg.registry);
 
-  function resolve(model: string): DeployedVersion {
+  async function resolve(model: string): Promise<DeployedVersion> {
     if (model.includes('@')) {
-      const pinned = registry.version(model);
+      const pinned = await registry.version(model);
       if (!pinned) throw new HttpError(404, `The model \`${model}\` does not exist: no such version is registered.`, 'invalid_request_error', 'model', 'model_not_found');
       return pinned;
     }
-    const current = registry.current(model);
+    const current = await registry.current(model);
     if (!current) {
-      const known = registry.aliases().map((a) => a.alias);
+      const known = (await registry.aliases()).map((a) => a.alias);
       throw new HttpError(404, `The model \`${model}\` does not exist: it is not an alias this gateway serves (serving: ${known.join(', ') || 'none yet'}).`, 'invalid_request_error', 'model', 'model_not_found');
     }
     return current;
@@ -110,7 +110,7 @@ export async function startGateway(cfg: GatewayConfig, opts: GatewayOptions = {}
     if (typeof body.model !== 'string' || !body.model) throw new HttpError(400, 'model: an alias (or a version alias@…) is required', 'invalid_request_error', 'model');
     if (!Array.isArray(body.messages) || body.messages.length === 0) throw new HttpError(400, 'messages: a non-empty array is required', 'invalid_request_error', 'messages');
     if (body.stream) throw new HttpError(400, 'stream: streaming is not supported by the gateway (it reads the whole decision before answering)', 'invalid_request_error', 'stream');
-    const version = resolve(body.model);
+    const version = await resolve(body.model);
 
     // `metadata` is the gateway's own (trace domain); it is not forwarded.
     const { metadata, model: _model, ...forward } = body;
@@ -202,11 +202,11 @@ export async function startGateway(cfg: GatewayConfig, opts: GatewayOptions = {}
     log(`${body.model} -> ${version.name}: ${describe(decision)} conf ${conf}${reason ? `; ${escalated ? 'escalated' : 'escalation failed'} (${reason})` : ''} ${Date.now() - started} ms`);
   }
 
-  function models(res: ServerResponse): void {
-    const data = registry.aliases().map(({ alias, version }) => {
-      const v = registry.version(version);
+  async function models(res: ServerResponse): Promise<void> {
+    const data = await Promise.all((await registry.aliases()).map(async ({ alias, version }) => {
+      const v = await registry.version(version);
       return { id: alias, object: 'model', created: v ? Math.floor(Date.parse(v.createdAt) / 1000) : 0, owned_by: 'mcp-flywheel', version };
-    });
+    }));
     send(res, 200, { object: 'list', data });
   }
 
@@ -215,7 +215,7 @@ export async function startGateway(cfg: GatewayConfig, opts: GatewayOptions = {}
     const route = `${req.method} ${path}`;
     const work = (async () => {
       if (route === 'GET /v1/models') return models(res);
-      if (route === 'GET /health') return send(res, 200, { status: 'ok', aliases: registry.aliases().length });
+      if (route === 'GET /health') return send(res, 200, { status: 'ok', aliases: (await registry.aliases()).length });
       if (route === 'POST /v1/chat/completions') return chat(req, res);
       throw new HttpError(404, `no route ${req.method} ${path}`, 'invalid_request_error', null, 'not_found');
     })();
@@ -236,7 +236,7 @@ export async function startGateway(cfg: GatewayConfig, opts: GatewayOptions = {}
       });
     });
   } catch (err) {
-    registry.close();
+    await registry.close();
     throw new Error(`gateway: cannot listen on ${cfg.host}:${cfg.port}: ${(err as Error).message}`);
   }
   const port = (server.address() as { port: number }).port;
@@ -251,8 +251,7 @@ export async function startGateway(cfg: GatewayConfig, opts: GatewayOptions = {}
         const force = setTimeout(() => server.closeAllConnections(), 5000);
         server.close(() => {
           clearTimeout(force);
-          registry.close();
-          done();
+          void registry.close().then(done);
         });
         server.closeIdleConnections();
       }),

@@ -27,6 +27,8 @@
  */
 import Database from 'better-sqlite3';
 import { sha256Hex } from '../hash.js';
+import { parseDbLocation } from '../db-location.js';
+import { withRegistry } from '../deploy/registry.js';
 import { pool } from '../pool.js';
 import type { StoredObject } from './backend.js';
 import type { ArtifactStore } from './store.js';
@@ -221,15 +223,20 @@ export async function loadGcInputs(store: ArtifactStore, registryPath?: string, 
     }
   });
   const treeEntries = new Map(trees.map((m, i) => [m.sha256, files[i]!]));
-  return { manifests, memos, pointers, registryRefs: registryPath ? readRegistryRefs(registryPath) : [], objects, treeEntries, ...(temporalRuns ? { temporalRuns } : {}) };
+  return { manifests, memos, pointers, registryRefs: registryPath ? await readRegistryRefs(registryPath) : [], objects, treeEntries, ...(temporalRuns ? { temporalRuns } : {}) };
 }
 
 /**
  * Every sha in every registered version row (adapter, eval report, probes, and any column added later),
  * read straight from the versions table so versions of aliases never pointed anywhere count too.
  */
-export function readRegistryRefs(path: string): Array<{ version: string; sha256: string }> {
-  const db = new Database(path, { readonly: true, fileMustExist: true });
+export async function readRegistryRefs(location: string): Promise<Array<{ version: string; sha256: string }>> {
+  if (parseDbLocation(location, 'registry').kind === 'postgres') {
+    const versions = await withRegistry(location, (r) => r.allVersions());
+    return versions.flatMap((v) => shasIn(JSON.stringify(v)).map((sha256) => ({ version: v.name, sha256 })));
+  }
+  // A SQLite file is read as it is (read-only, never created or upgraded by gc).
+  const db = new Database(location, { readonly: true, fileMustExist: true });
   try {
     const rows = db.prepare('SELECT * FROM versions').all() as Array<Record<string, unknown> & { name: string }>;
     return rows.flatMap((row) => shasIn(JSON.stringify(row)).map((sha256) => ({ version: row.name, sha256 })));

@@ -246,7 +246,7 @@ export const deploySchema = z.strictObject({
   /** Directory the adapters are materialised in; the backend must see it at the same path (shared volume). */
   adapterDir: z.string().min(1).default(DEFAULT_ADAPTER_DIR),
   /** The alias table (SQLite) the gateway reads: versions, alias history. */
-  registry: z.string().min(1).default(DEFAULT_REGISTRY),
+  registry: dbLocation.default(DEFAULT_REGISTRY),
   /** Test cases sent to a freshly loaded version before the alias moves. */
   smokeProbes: z.number().int().min(1).max(50).default(3),
   timeoutMs: z.number().int().min(1000).max(600_000).default(120_000),
@@ -257,7 +257,7 @@ export const gatewaySchema = z.strictObject({
   host: z.string().min(1).default('127.0.0.1'),
   port: z.number().int().min(0).max(65535).default(8300),
   /** The alias table; the same file deploy writes. */
-  registry: z.string().min(1).default(DEFAULT_REGISTRY),
+  registry: dbLocation.default(DEFAULT_REGISTRY),
   /** Every decision is appended here as an OpenAI-format trace (one JSONL file per UTC day); `traces:` can name this directory. */
   tracesDir: z.string().min(1).default(DEFAULT_TRACES_DIR),
   /** Per request to a backend. */

@@ -1,7 +1,7 @@
 import type { ArtifactRef } from '../artifacts/types.js';
 import { chatClient } from '../eval/client.js';
 import type { Backend, Route } from './backend.js';
-import { RegistryConflict, type Registry } from './registry.js';
+import { RegistryConflict, type AliasRegistry } from './registry.js';
 import { smokeTest, type SmokeProbe, type SmokeResult } from './smoke.js';
 import type { AliasAction, AliasEvent, DeployedVersion } from './types.js';
 import { InputError } from '../errors.js';
@@ -50,14 +50,14 @@ export interface DeployHooks {
  * job without a second alias move; a smoke failure unloads the new version (unless the alias already serves
  * it) and leaves the alias untouched.
  */
-export async function deployVersion(registry: Registry, backend: Backend, plan: DeployPlan, opts: { timeoutMs: number; apiKey?: string }, hooks: DeployHooks = {}): Promise<DeployResult> {
-  const done = registry.event(plan.requestId);
-  if (done) return { version: registry.version(done.version)!, event: done, moved: true, smoke: { passed: true, summary: `already moved by ${plan.requestId}`, probes: [] } };
-  const serving = registry.current(plan.alias);
+export async function deployVersion(registry: AliasRegistry, backend: Backend, plan: DeployPlan, opts: { timeoutMs: number; apiKey?: string }, hooks: DeployHooks = {}): Promise<DeployResult> {
+  const done = await registry.event(plan.requestId);
+  if (done) return { version: (await registry.version(done.version))!, event: done, moved: true, smoke: { passed: true, summary: `already moved by ${plan.requestId}`, probes: [] } };
+  const serving = await registry.current(plan.alias);
   if (serving?.name === plan.name) {
     // The candidate is what the alias serves (an unchanged dataset and job): nothing to move.
     if (serving.adapter.sha256 !== plan.adapter.sha256) throw new RegistryConflict(`${plan.name} is served with adapter ${serving.adapter.sha256.slice(0, 12)}, not ${plan.adapter.sha256.slice(0, 12)}: a version name never changes weights`);
-    return { version: serving, event: registry.history(plan.alias)[0]!, moved: false, smoke: { passed: true, summary: `alias ${plan.alias} already serves ${plan.name}`, probes: [] } };
+    return { version: serving, event: (await registry.history(plan.alias))[0]!, moved: false, smoke: { passed: true, summary: `alias ${plan.alias} already serves ${plan.name}`, probes: [] } };
   }
   // Gated against one production version, the candidate must not replace another that arrived meanwhile.
   if ((serving?.name ?? null) !== plan.expectedCurrent) {
@@ -70,7 +70,7 @@ export async function deployVersion(registry: Registry, backend: Backend, plan: 
     await backend.unload(plan.name);
     throw new SmokeTestFailed(`${plan.name}: smoke test failed: ${smoke.summary}; alias ${plan.alias} unchanged`);
   }
-  const version = registry.registerVersion({
+  const version = await registry.registerVersion({
     name: plan.name,
     alias: plan.alias,
     adapterVersion: plan.adapterVersion,
@@ -82,7 +82,7 @@ export async function deployVersion(registry: Registry, backend: Backend, plan: 
     evalReport: plan.evalReport,
     probes: plan.probesRef,
   });
-  const event = registry.repoint(plan.alias, plan.name, { action: 'deploy', actor: plan.actor, reason: plan.reason, requestId: plan.requestId, expectedCurrent: plan.expectedCurrent });
+  const event = await registry.repoint(plan.alias, plan.name, { action: 'deploy', actor: plan.actor, reason: plan.reason, requestId: plan.requestId, expectedCurrent: plan.expectedCurrent });
   return { version, event, moved: true, smoke };
 }
 
@@ -92,27 +92,27 @@ export async function deployVersion(registry: Registry, backend: Backend, plan: 
  * the current one.
  */
 export async function rollbackAlias(
-  registry: Registry,
+  registry: AliasRegistry,
   backendFor: (v: DeployedVersion) => Backend,
   args: { alias: string; to?: string; actor: string; reason: string; requestId: string; adapterPathOf: (v: DeployedVersion) => Promise<string>; probesOf: (v: DeployedVersion) => Promise<SmokeProbe[]>; action?: AliasAction },
   opts: { timeoutMs: number; apiKey?: string },
 ): Promise<DeployResult> {
-  const done = registry.event(args.requestId);
-  if (done) return { version: registry.version(done.version)!, event: done, moved: true, smoke: { passed: true, summary: `already moved by ${args.requestId}`, probes: [] } };
-  const current = registry.current(args.alias);
-  const targetName = args.to ?? previousVersion(registry, args.alias);
+  const done = await registry.event(args.requestId);
+  if (done) return { version: (await registry.version(done.version))!, event: done, moved: true, smoke: { passed: true, summary: `already moved by ${args.requestId}`, probes: [] } };
+  const current = await registry.current(args.alias);
+  const targetName = args.to ?? (await previousVersion(registry, args.alias));
   if (!targetName) throw new SmokeTestFailed(`alias ${args.alias} has no earlier version to roll back to`);
-  const version = registry.version(targetName);
+  const version = await registry.version(targetName);
   if (!version || version.alias !== args.alias) throw new SmokeTestFailed(`version ${targetName} is not a version of alias ${args.alias} (see flywheel versions --alias ${args.alias})`);
   if (current?.name === targetName) {
-    const event = registry.history(args.alias)[0]!;
+    const event = (await registry.history(args.alias))[0]!;
     return { version, event, moved: false, smoke: { passed: true, summary: `alias ${args.alias} already serves ${targetName}`, probes: [] } };
   }
   const backend = backendFor(version);
   const route = await ensureLoaded(backend, version, args.adapterPathOf);
   const smoke = await smokeRoute(backend, route, await args.probesOf(version), opts);
   if (!smoke.passed) throw new SmokeTestFailed(`${version.name}: smoke test failed: ${smoke.summary}; alias ${args.alias} unchanged`);
-  const event = registry.repoint(args.alias, version.name, { action: args.action ?? 'rollback', actor: args.actor, reason: args.reason, requestId: args.requestId });
+  const event = await registry.repoint(args.alias, version.name, { action: args.action ?? 'rollback', actor: args.actor, reason: args.reason, requestId: args.requestId });
   return { version, event, moved: true, smoke };
 }
 
@@ -126,9 +126,9 @@ export async function ensureLoaded(backend: Backend, version: DeployedVersion, a
  * The version the alias served before its current one was deployed. Rolling back twice goes further back
  * (never forward to the version just rolled away from); undefined when the current one was the first.
  */
-function previousVersion(registry: Registry, alias: string): string | undefined {
-  const current = registry.current(alias)?.name;
-  return registry.history(alias).find((e) => e.action === 'deploy' && e.version === current)?.previous ?? undefined;
+async function previousVersion(registry: AliasRegistry, alias: string): Promise<string | undefined> {
+  const current = (await registry.current(alias))?.name;
+  return (await registry.history(alias)).find((e) => e.action === 'deploy' && e.version === current)?.previous ?? undefined;
 }
 
 function smokeRoute(backend: Backend, route: Route, probes: SmokeProbe[], opts: { timeoutMs: number; apiKey?: string }): Promise<SmokeResult> {

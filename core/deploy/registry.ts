@@ -1,51 +1,82 @@
 /**
- * The alias table: every deployed version and every move of every alias, in one SQLite file.
- * Deploy activities write it; the gateway reads it on every request (WAL, so readers never wait on a writer).
+ * The alias table: every deployed version and every move of every alias. Deploy activities write it; the gateway
+ * reads it on every request. Two backends with one schema and one set of rules (this file): a SQLite file (one
+ * host, or a shared disk) and PostgreSQL (workers and gateways on many hosts). Which one is the location string:
+ * a path, or a password-free `postgresql://` URL (core/db-location.ts).
  */
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
-import Database from 'better-sqlite3';
+import { existsSync } from 'node:fs';
 import type { ArtifactRef } from '../artifacts/types.js';
-import type { AliasAction, AliasEvent, DeployedVersion, DeployTarget } from './types.js';
+import { parseDbLocation } from '../db-location.js';
 import { InputError } from '../errors.js';
+import { PostgresRegistry } from './registry-postgres.js';
+import { SqliteRegistry } from './registry-sqlite.js';
+import type { AliasAction, AliasEvent, DeployedVersion, DeployTarget } from './types.js';
 
-/** 2: versions.probes (the smoke-probes artifact), added to version-1 files on open. */
-const SCHEMA_VERSION = 2;
+export interface RepointOptions {
+  action: AliasAction;
+  actor: string;
+  reason: string;
+  /** Idempotency key: a second repoint with the same key returns the first event and changes nothing. */
+  requestId: string;
+  /** Compare-and-swap: move only if the alias serves exactly this version now (null: no version yet). */
+  expectedCurrent?: string | null;
+}
 
-const DDL = `
-CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL);
-CREATE TABLE IF NOT EXISTS versions (
-  name TEXT PRIMARY KEY,
-  alias TEXT NOT NULL,
-  adapter_version TEXT NOT NULL,
-  adapter TEXT NOT NULL,
-  adapter_sha TEXT NOT NULL,
-  target TEXT NOT NULL CHECK (target IN ('local', 'vllm', 'lorax')),
-  endpoint TEXT NOT NULL,
-  served_model TEXT NOT NULL,
-  adapter_id TEXT,
-  base_model TEXT NOT NULL,
-  run_id TEXT,
-  eval_report TEXT,
-  probes TEXT,
-  created_at TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS versions_by_alias ON versions (alias, created_at);
-CREATE TABLE IF NOT EXISTS alias_events (
-  id INTEGER PRIMARY KEY AUTOINCREMENT,
-  alias TEXT NOT NULL,
-  version TEXT NOT NULL REFERENCES versions (name),
-  previous TEXT,
-  action TEXT NOT NULL CHECK (action IN ('deploy', 'rollback')),
-  actor TEXT NOT NULL,
-  reason TEXT NOT NULL,
-  request_id TEXT NOT NULL UNIQUE,
-  at TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS alias_events_by_alias ON alias_events (alias, id);
-`;
+/** A move or registration that contradicts the registry (a reused name, a moved alias): retrying cannot help. */
+export class RegistryConflict extends InputError {
+  override name = 'RegistryConflict';
+}
 
-interface VersionRow {
+export type NewVersion = Omit<DeployedVersion, 'createdAt'> & { createdAt?: string };
+
+export interface AliasRegistry {
+  /** Where it is: the path or URL it was opened with. */
+  readonly location: string;
+  /** Record a version. Registering the same name with the same adapter again is a no-op; names are never reused. */
+  registerVersion(v: NewVersion): Promise<DeployedVersion>;
+  version(name: string): Promise<DeployedVersion | undefined>;
+  /** Every version of an alias, newest first. */
+  versions(alias: string): Promise<DeployedVersion[]>;
+  /** Every version of every alias (what gc keeps). */
+  allVersions(): Promise<DeployedVersion[]>;
+  /** The version the alias points at now (its latest event), or undefined if it was never pointed. */
+  current(alias: string): Promise<DeployedVersion | undefined>;
+  /** Point the alias at a version of its own, appending an event. Retried with the same requestId: returns the first event. */
+  repoint(alias: string, versionName: string, opts: RepointOptions): Promise<AliasEvent>;
+  /** The move made under an idempotency key, if any. */
+  event(requestId: string): Promise<AliasEvent | undefined>;
+  /** Every move of the alias, newest first. */
+  history(alias: string): Promise<AliasEvent[]>;
+  /** Every alias that points somewhere, with its current version. */
+  aliases(): Promise<Array<{ alias: string; version: string }>>;
+  close(): Promise<void>;
+}
+
+/** Open the registry at `location` (creating the SQLite file or the PostgreSQL tables, and upgrading either). */
+export async function openRegistry(location: string): Promise<AliasRegistry> {
+  const where = parseDbLocation(location, 'registry');
+  return where.kind === 'sqlite' ? SqliteRegistry.open(where.path) : PostgresRegistry.open(where.url);
+}
+
+/** Open, run fn, close: for callers that need the table for one operation. */
+export async function withRegistry<T>(location: string, fn: (r: AliasRegistry) => Promise<T> | T): Promise<T> {
+  const registry = await openRegistry(location);
+  try {
+    return await fn(registry);
+  } finally {
+    await registry.close();
+  }
+}
+
+/** Whether there is a registry to read: a SQLite file that exists, or any PostgreSQL URL (the server says the rest). */
+export function registryExists(location: string): boolean {
+  return parseDbLocation(location, 'registry').kind === 'postgres' || existsSync(location);
+}
+
+// ---- The rules both backends apply, on rows they read inside their own transaction. ----
+
+/** The columns both backends store, JSON-encoded refs as text. */
+export interface VersionRow {
   name: string;
   alias: string;
   adapter_version: string;
@@ -62,8 +93,8 @@ interface VersionRow {
   created_at: string;
 }
 
-interface EventRow {
-  id: number;
+export interface EventRow {
+  id: number | string;
   alias: string;
   version: string;
   previous: string | null;
@@ -74,7 +105,7 @@ interface EventRow {
   at: string;
 }
 
-function toVersion(r: VersionRow): DeployedVersion {
+export function toVersion(r: VersionRow): DeployedVersion {
   return {
     name: r.name,
     alias: r.alias,
@@ -92,173 +123,61 @@ function toVersion(r: VersionRow): DeployedVersion {
   };
 }
 
-function toEvent(r: EventRow): AliasEvent {
-  return { id: r.id, alias: r.alias, version: r.version, previous: r.previous, action: r.action, actor: r.actor, reason: r.reason, requestId: r.request_id, at: r.at };
+export function toEvent(r: EventRow): AliasEvent {
+  return { id: Number(r.id), alias: r.alias, version: r.version, previous: r.previous, action: r.action, actor: r.actor, reason: r.reason, requestId: r.request_id, at: r.at };
 }
 
-export interface RepointOptions {
-  action: AliasAction;
-  actor: string;
-  reason: string;
-  /** Idempotency key: a second repoint with the same key returns the first event and changes nothing. */
-  requestId: string;
-  /** Compare-and-swap: move only if the alias serves exactly this version now (null: no version yet). */
-  expectedCurrent?: string | null;
+/** The row a new version is stored as; throws on a name that is not `<alias>@<suffix>`. */
+export function versionRow(v: NewVersion): VersionRow {
+  if (!v.name.startsWith(`${v.alias}@`) || v.name.length === v.alias.length + 1) {
+    throw new RegistryConflict(`version name ${v.name} must be "${v.alias}@<suffix>" (the gateway resolves pinned names by that prefix)`);
+  }
+  return {
+    name: v.name,
+    alias: v.alias,
+    adapter_version: v.adapterVersion,
+    adapter: JSON.stringify(v.adapter),
+    adapter_sha: v.adapter.sha256,
+    target: v.target,
+    endpoint: v.endpoint,
+    served_model: v.servedModel,
+    adapter_id: v.adapterId,
+    base_model: v.baseModel,
+    run_id: v.runId,
+    eval_report: v.evalReport === null ? null : JSON.stringify(v.evalReport),
+    probes: v.probes === null ? null : JSON.stringify(v.probes),
+    created_at: v.createdAt ?? new Date().toISOString(),
+  };
 }
 
-/** A move or registration that contradicts the registry (a reused name, a moved alias): retrying cannot help. */
-export class RegistryConflict extends InputError {
-  override name = 'RegistryConflict';
+/** Registering over an existing row: the same alias and adapter is a no-op, anything else reuses a name. */
+export function checkReregistration(existing: VersionRow, v: NewVersion): void {
+  if (existing.adapter_sha !== v.adapter.sha256 || existing.alias !== v.alias) {
+    throw new RegistryConflict(`version ${v.name} is already registered for alias ${existing.alias} with adapter ${existing.adapter_sha.slice(0, 12)}; names are never reused (got alias ${v.alias}, adapter ${v.adapter.sha256.slice(0, 12)})`);
+  }
 }
 
-export class Registry {
-  private constructor(
-    private readonly db: Database.Database,
-    readonly path: string,
-  ) {}
-
-  /** Open (creating the file, its directory and the schema if needed). */
-  static open(path: string): Registry {
-    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-    const db = new Database(path);
-    try {
-      // The gateway reads while a deploy worker writes: WAL lets them, busy_timeout rides out the brief write locks.
-      db.pragma('busy_timeout = 5000');
-      db.pragma('journal_mode = WAL');
-      db.pragma('foreign_keys = ON');
-      db.transaction(() => {
-        db.exec(DDL);
-        const row = db.prepare('SELECT version FROM schema_version').get() as { version: number } | undefined;
-        if (!row) db.prepare('INSERT INTO schema_version (version) VALUES (?)').run(SCHEMA_VERSION);
-        else if (row.version > SCHEMA_VERSION) throw new Error(`registry ${path} has schema version ${row.version}; this flywheel knows version ${SCHEMA_VERSION} (upgrade it)`);
-        else if (row.version < 2) {
-          db.exec('ALTER TABLE versions ADD COLUMN probes TEXT');
-          db.prepare('UPDATE schema_version SET version = ?').run(SCHEMA_VERSION);
-        }
-      }).immediate();
-    } catch (err) {
-      db.close();
-      throw err;
+/**
+ * Whether a repoint may go ahead, given what the transaction read: the event already made under its requestId
+ * (then that event is the answer), the target version's row, and the alias's current version.
+ */
+export function checkRepoint(alias: string, versionName: string, opts: RepointOptions, read: { done?: EventRow; target?: VersionRow; previous: string | null }): EventRow | undefined {
+  const { done, target, previous } = read;
+  if (done) {
+    if (done.alias !== alias || done.version !== versionName) {
+      throw new RegistryConflict(`requestId ${opts.requestId} already moved ${done.alias} to ${done.version}; it cannot also move ${alias} to ${versionName}`);
     }
-    return new Registry(db, path);
+    return done;
   }
+  if (!target) throw new RegistryConflict(`cannot point ${alias} at ${versionName}: no such version is registered`);
+  if (target.alias !== alias) throw new RegistryConflict(`cannot point ${alias} at ${versionName}: that version belongs to alias ${target.alias}`);
+  if (opts.expectedCurrent !== undefined && opts.expectedCurrent !== previous) {
+    throw new RegistryConflict(`alias ${alias} now serves ${previous ?? 'nothing'}, not ${opts.expectedCurrent ?? 'nothing'} as expected: it moved meanwhile; nothing changed`);
+  }
+  return undefined;
+}
 
-  /** Open, run fn, close: for callers that need the table for one operation. */
-  static async using<T>(path: string, fn: (r: Registry) => Promise<T> | T): Promise<T> {
-    const registry = Registry.open(path);
-    try {
-      return await fn(registry);
-    } finally {
-      registry.close();
-    }
-  }
-
-  /** Record a version. Registering the same name with the same adapter again is a no-op; names are never reused. */
-  registerVersion(v: Omit<DeployedVersion, 'createdAt'> & { createdAt?: string }): DeployedVersion {
-    if (!v.name.startsWith(`${v.alias}@`) || v.name.length === v.alias.length + 1) {
-      throw new RegistryConflict(`version name ${v.name} must be "${v.alias}@<suffix>" (the gateway resolves pinned names by that prefix)`);
-    }
-    return this.db.transaction((): DeployedVersion => {
-      const existing = this.row(v.name);
-      if (existing) {
-        if (existing.adapter_sha !== v.adapter.sha256 || existing.alias !== v.alias) {
-          throw new RegistryConflict(`version ${v.name} is already registered for alias ${existing.alias} with adapter ${existing.adapter_sha.slice(0, 12)}; names are never reused (got alias ${v.alias}, adapter ${v.adapter.sha256.slice(0, 12)})`);
-        }
-        return toVersion(existing);
-      }
-      this.db
-        .prepare(
-          `INSERT INTO versions (name, alias, adapter_version, adapter, adapter_sha, target, endpoint, served_model, adapter_id, base_model, run_id, eval_report, probes, created_at)
-           VALUES (@name, @alias, @adapterVersion, @adapter, @adapterSha, @target, @endpoint, @servedModel, @adapterId, @baseModel, @runId, @evalReport, @probes, @createdAt)`,
-        )
-        .run({
-          name: v.name,
-          alias: v.alias,
-          adapterVersion: v.adapterVersion,
-          adapter: JSON.stringify(v.adapter),
-          adapterSha: v.adapter.sha256,
-          target: v.target,
-          endpoint: v.endpoint,
-          servedModel: v.servedModel,
-          adapterId: v.adapterId,
-          baseModel: v.baseModel,
-          runId: v.runId,
-          evalReport: v.evalReport === null ? null : JSON.stringify(v.evalReport),
-          probes: v.probes === null ? null : JSON.stringify(v.probes),
-          createdAt: v.createdAt ?? new Date().toISOString(),
-        });
-      return toVersion(this.row(v.name)!);
-    }).immediate();
-  }
-
-  version(name: string): DeployedVersion | undefined {
-    const r = this.row(name);
-    return r && toVersion(r);
-  }
-
-  /** Every version of an alias, newest first. */
-  versions(alias: string): DeployedVersion[] {
-    return (this.db.prepare('SELECT * FROM versions WHERE alias = ? ORDER BY created_at DESC, rowid DESC').all(alias) as VersionRow[]).map(toVersion);
-  }
-
-  /** The version the alias points at now (its latest event), or undefined if it was never pointed. */
-  current(alias: string): DeployedVersion | undefined {
-    const r = this.db
-      .prepare('SELECT v.* FROM alias_events e JOIN versions v ON v.name = e.version WHERE e.alias = ? ORDER BY e.id DESC LIMIT 1')
-      .get(alias) as VersionRow | undefined;
-    return r && toVersion(r);
-  }
-
-  /** Point the alias at a version of its own, appending an event. Retried with the same requestId: returns the first event. */
-  repoint(alias: string, versionName: string, opts: RepointOptions): AliasEvent {
-    return this.db.transaction((): AliasEvent => {
-      const done = this.db.prepare('SELECT * FROM alias_events WHERE request_id = ?').get(opts.requestId) as EventRow | undefined;
-      if (done) {
-        if (done.alias !== alias || done.version !== versionName) {
-          throw new RegistryConflict(`requestId ${opts.requestId} already moved ${done.alias} to ${done.version}; it cannot also move ${alias} to ${versionName}`);
-        }
-        return toEvent(done);
-      }
-      const v = this.row(versionName);
-      if (!v) throw new RegistryConflict(`cannot point ${alias} at ${versionName}: no such version is registered`);
-      if (v.alias !== alias) throw new RegistryConflict(`cannot point ${alias} at ${versionName}: that version belongs to alias ${v.alias}`);
-      const previous = this.current(alias)?.name ?? null;
-      if (opts.expectedCurrent !== undefined && opts.expectedCurrent !== previous) {
-        throw new RegistryConflict(`alias ${alias} now serves ${previous ?? 'nothing'}, not ${opts.expectedCurrent ?? 'nothing'} as expected: it moved meanwhile; nothing changed`);
-      }
-      const info = this.db
-        .prepare('INSERT INTO alias_events (alias, version, previous, action, actor, reason, request_id, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
-        .run(alias, versionName, previous, opts.action, opts.actor, opts.reason, opts.requestId, new Date().toISOString());
-      return toEvent(this.db.prepare('SELECT * FROM alias_events WHERE id = ?').get(info.lastInsertRowid) as EventRow);
-    }).immediate();
-  }
-
-  /** The move made under an idempotency key, if any. */
-  event(requestId: string): AliasEvent | undefined {
-    const r = this.db.prepare('SELECT * FROM alias_events WHERE request_id = ?').get(requestId) as EventRow | undefined;
-    return r && toEvent(r);
-  }
-
-  /** Every move of the alias, newest first. */
-  history(alias: string): AliasEvent[] {
-    return (this.db.prepare('SELECT * FROM alias_events WHERE alias = ? ORDER BY id DESC').all(alias) as EventRow[]).map(toEvent);
-  }
-
-  /** Every alias that points somewhere, with its current version. */
-  aliases(): Array<{ alias: string; version: string }> {
-    return this.db
-      .prepare(
-        `SELECT e.alias AS alias, e.version AS version FROM alias_events e
-         WHERE e.id = (SELECT MAX(id) FROM alias_events WHERE alias = e.alias) ORDER BY e.alias`,
-      )
-      .all() as Array<{ alias: string; version: string }>;
-  }
-
-  close(): void {
-    if (this.db.open) this.db.close();
-  }
-
-  private row(name: string): VersionRow | undefined {
-    return this.db.prepare('SELECT * FROM versions WHERE name = ?').get(name) as VersionRow | undefined;
-  }
+/** A registry written by a newer flywheel: refuse rather than misread it. */
+export function checkSchemaVersion(found: number, known: number, location: string): void {
+  if (found > known) throw new Error(`registry ${location} has schema version ${found}; this flywheel knows version ${known} (upgrade it)`);
 }

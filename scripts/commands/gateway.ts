@@ -16,7 +16,7 @@ const GATEWAY_DEFAULTS = gatewaySchema.parse({});
 export const gatewayCommand: Command = {
   name: 'gateway',
   summary: 'serve the deployed router aliases (OpenAI-compatible), escalate unsure decisions, log traces',
-  usage: `flywheel gateway [--config FILE] [--host H] [--port N] [--registry PATH] [--traces-dir DIR]
+  usage: `flywheel gateway [--config FILE] [--host H] [--port N] [--registry PATH|URL] [--traces-dir DIR]
 
 An OpenAI-compatible server in front of the deployed router versions:
   POST /v1/chat/completions   model = an alias (its current version, looked up on every request) or a
@@ -30,7 +30,8 @@ trace; a traces: source naming DIR feeds them back into the flywheel.
 --config FILE      take options from the file's gateway: section (without one: defaults, and deploy.registry)
 --host H           listen address (default ${GATEWAY_DEFAULTS.host})
 --port N           listen port; 0 picks a free one (default ${GATEWAY_DEFAULTS.port})
---registry PATH    the alias table deploy writes (default ${DEFAULT_REGISTRY})
+--registry PATH|URL the alias table deploy writes: a SQLite file (default ${DEFAULT_REGISTRY}) or a
+                   postgresql://user@host/db URL without a password (PGPASSWORD holds it)
 --traces-dir DIR   where decisions are logged (default ${DEFAULT_TRACES_DIR})
 Flags override the config file. Ctrl-C (SIGINT) or SIGTERM stops it cleanly.`,
   async run(argv) {
@@ -55,7 +56,7 @@ Flags override the config file. Ctrl-C (SIGINT) or SIGTERM stops it cleanly.`,
       ...(values['traces-dir'] ? { tracesDir: values['traces-dir'] } : {}),
     };
     const gateway = await startGateway(cfg, { log: (line) => console.error(line) });
-    const aliases = gateway.aliases();
+    const aliases = await gateway.aliases();
     const serving = aliases.length ? aliases.map((a) => `${a.alias} (${a.version})`).join(', ') : 'no aliases yet';
     console.log(`flywheel gateway listening on ${gateway.url}, serving ${serving}${cfg.escalation ? `; escalating to ${cfg.escalation.model}` : ''}`);
     await new Promise<void>((resolve) => {

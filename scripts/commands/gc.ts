@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { DEFAULT_REGISTRY, DEFAULT_STORE_URI } from '../../core/defaults.js';
+import { registryExists } from '../../core/deploy/registry.js';
 import { executeGc, loadGcInputs, planGc, type GcPlan, type GcResult, type RunRefs } from '../../core/artifacts/gc.js';
 import { openStore } from '../../core/artifacts/index.js';
 import { loadConfigFile } from '../../core/config/load.js';
@@ -14,7 +15,7 @@ const DEFAULT_MIN_AGE = '1h';
 export const gcCommand: Command = {
   name: 'gc',
   summary: 'delete artifacts no deployed version, pinned pointer or recent run needs',
-  usage: `flywheel gc --keep-last N [--config FILE | --store URI --registry PATH] [--no-registry] [--no-temporal]
+  usage: `flywheel gc --keep-last N [--config FILE | --store URI --registry PATH|URL] [--no-registry] [--no-temporal]
             [--min-age DUR] [--dry-run] [--json]
 
 Deletes what nothing needs any more: memo entries, artifacts (manifest + object) and directory-artifact files.
@@ -35,7 +36,7 @@ Older runs' memo entries go when one of their outputs goes: that stage reruns ne
   --keep-last N    runs whose outputs are kept; at least 1
   --config FILE    take the store (artifacts.store) and registry (deploy.registry) from the config
   --store URI      default: the config's, else $FLYWHEEL_ARTIFACTS, else ${DEFAULT_STORE_URI}
-  --registry PATH  the deploy registry (SQLite); must exist
+  --registry PATH|URL  the deploy registry (a SQLite file, which must exist, or a postgresql:// URL)
   --no-registry    nothing was ever deployed from this store (needed when no registry is found)
   --no-temporal    do not ask Temporal for open and recent runs (only when none is running: their
                    outputs are then kept only through memo entries and --min-age)
@@ -100,14 +101,14 @@ function registryPath(values: { registry?: string; 'no-registry': boolean }, con
     if (values.registry) throw new UsageError('--registry and --no-registry contradict each other');
     return undefined;
   }
-  const hint = 'run gc where the deploy worker runs, pass --registry PATH, or --no-registry if nothing was ever deployed from this store';
+  const hint = 'run gc where the deploy worker runs, pass --registry PATH|URL, or --no-registry if nothing was ever deployed from this store';
   if (values.registry) {
-    if (!existsSync(values.registry)) throw new UsageError(`registry ${values.registry} does not exist; ${hint}`);
+    if (!registryExists(values.registry)) throw new UsageError(`registry ${values.registry} does not exist; ${hint}`);
     return values.registry;
   }
   const configured = config?.deploy?.registry ?? config?.gateway?.registry;
   if (configured) {
-    if (!existsSync(configured)) throw new UsageError(`registry ${configured} (from ${config?.deploy ? 'deploy' : 'gateway'}.registry) does not exist; ${hint}`);
+    if (!registryExists(configured)) throw new UsageError(`registry ${configured} (from ${config?.deploy ? 'deploy' : 'gateway'}.registry) does not exist; ${hint}`);
     return configured;
   }
   if (existsSync(DEFAULT_REGISTRY)) return DEFAULT_REGISTRY;

@@ -1,8 +1,7 @@
-import { existsSync } from 'node:fs';
 import { storeUriFrom } from '../lib/paths.js';
 import { DEFAULT_REGISTRY } from '../../core/deploy/types.js';
 import { openStore } from '../../core/artifacts/index.js';
-import { Registry } from '../../core/deploy/registry.js';
+import { registryExists, withRegistry, type AliasRegistry } from '../../core/deploy/registry.js';
 import { LineageGraph, renderTree } from '../../core/lineage.js';
 import { parse, UsageError, type Command } from '../lib/args.js';
 import { printJson } from '../lib/output.js';
@@ -11,7 +10,7 @@ import { DEFAULT_STORE_URI } from '../../core/defaults.js';
 export const lineageCommand: Command = {
   name: 'lineage',
   summary: 'where an adapter or dataset came from and what became of it (from artifact manifests)',
-  usage: `flywheel lineage ADAPTER_VERSION|SHA [--store URI] [--registry PATH] [--json]
+  usage: `flywheel lineage ADAPTER_VERSION|SHA [--store URI] [--registry PATH|URL] [--json]
 
 ADAPTER_VERSION (adp-…) or any artifact sha (prefix of 8+ hex digits), e.g. a dataset's train split.
 Prints two trees read from the artifact manifests (each names its parents):
@@ -19,7 +18,7 @@ Prints two trees read from the artifact manifests (each names its parents):
   made into   what was derived from it: adapters, eval results and reports, smoke probes, deployments
 and, for an adapter, the registry's versions serving it and every alias move to them.
   --store URI      default $FLYWHEEL_ARTIFACTS or ${DEFAULT_STORE_URI}
-  --registry PATH  the alias table (default ${DEFAULT_REGISTRY}; skipped when absent)`,
+  --registry PATH|URL  the alias table (default ${DEFAULT_REGISTRY}; skipped when absent)`,
   async run(argv) {
     const { values, positionals } = parse(argv, { store: { type: 'string' }, registry: { type: 'string', default: DEFAULT_REGISTRY }, json: { type: 'boolean', default: false } }, true);
     if (positionals.length !== 1) throw new UsageError('expected: flywheel lineage ADAPTER_VERSION|SHA');
@@ -28,7 +27,7 @@ and, for an adapter, the registry's versions serving it and every alias move to 
     const graph = new LineageGraph(await store.list());
     const roots = id.startsWith('adp-') ? graph.adaptersOf(id).map((m) => m.sha256) : [(await store.resolve(id)).sha256];
     if (roots.length === 0) throw new UsageError(`no adapter artifact with version ${id} in ${values.store ?? 'the store'}`);
-    const deployments = existsSync(values.registry) ? await Registry.using(values.registry, (r) => deployedFrom(r, roots)) : [];
+    const deployments = registryExists(values.registry) ? await withRegistry(values.registry, (r) => deployedFrom(r, roots)) : [];
     const result = roots.map((sha) => ({ sha256: sha, madeFrom: graph.upstream(sha), madeInto: graph.downstream(sha) }));
     if (values.json) {
       printJson({ artifacts: result, deployments });
@@ -47,10 +46,7 @@ and, for an adapter, the registry's versions serving it and every alias move to 
 };
 
 /** Registry versions whose adapter is one of these artifacts, with every alias move to them. */
-function deployedFrom(registry: Registry, adapterShas: string[]) {
-  return registry
-    .aliases()
-    .flatMap(({ alias }) => registry.versions(alias))
-    .filter((v) => adapterShas.includes(v.adapter.sha256))
-    .map((v) => ({ version: v.name, alias: v.alias, target: v.target, endpoint: v.endpoint, moves: registry.history(v.alias).filter((e) => e.version === v.name) }));
+async function deployedFrom(registry: AliasRegistry, adapterShas: string[]) {
+  const versions = (await Promise.all((await registry.aliases()).map(({ alias }) => registry.versions(alias)))).flat().filter((v) => adapterShas.includes(v.adapter.sha256));
+  return Promise.all(versions.map(async (v) => ({ version: v.name, alias: v.alias, target: v.target, endpoint: v.endpoint, moves: (await registry.history(v.alias)).filter((e) => e.version === v.name) })));
 }

@@ -1,6 +1,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { storeUriFrom } from '../lib/paths.js';
 import { DEFAULT_REGISTRY } from '../../core/deploy/types.js';
+import { registryExists } from '../../core/deploy/registry.js';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { stageVersion } from '../../workflows/stages.js';
@@ -40,7 +41,7 @@ adapter  the adapter artifact's files (adapter/, base/ for a tiny base, metrics.
                    An existing repo keeps its visibility.
   --license ID     the card's license (default ${DEFAULT_LICENSE})
   --dataset-repo ORG/NAME  adapter: the Hub dataset its training data went to (card datasets + model-index)
-  --registry PATH  the deploy registry (default ${DEFAULT_REGISTRY} when it exists): when a deployed version of
+  --registry PATH|URL  the deploy registry (default ${DEFAULT_REGISTRY} when it exists): when a deployed version of
                    the adapter names an eval report in the store, that evaluation (the one its deploy was gated
                    on) is used instead of the newest, and the card names the version
   --dry-run        publish nothing: list the files and print the card (--to is optional)
@@ -76,7 +77,7 @@ adapter  the adapter artifact's files (adapter/, base/ for a tiny base, metrics.
     if (values.out && !values['dry-run']) throw new UsageError('--out goes with --dry-run');
     if (!values.to && !values['dry-run']) throw new UsageError('--to is required (s3://bucket/prefix, hf://datasets/ORG/NAME or hf://ORG/NAME)');
     if (values['dataset-repo'] && !/^[\w.-]+\/[\w.-]+$/.test(values['dataset-repo'])) throw new UsageError(`--dataset-repo ${values['dataset-repo']}: expected ORG/NAME`);
-    if (values.registry && !existsSync(values.registry)) throw new UsageError(`--registry ${values.registry}: no such file`);
+    if (values.registry && !registryExists(values.registry)) throw new UsageError(`--registry ${values.registry}: no such file`);
     const registry = values.registry ?? (existsSync(DEFAULT_REGISTRY) ? DEFAULT_REGISTRY : undefined);
     const target = values.to ? await inputError(() => parseTarget(values.to!, what)) : undefined;
     if ((values.private || values.public) && target?.kind === 's3') throw new UsageError('--private/--public apply to hf:// targets; S3 access is the bucket policy\'s');

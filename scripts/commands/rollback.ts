@@ -1,6 +1,6 @@
 import { userInfo } from 'node:os';
 import { DEFAULT_REGISTRY } from '../../core/deploy/types.js';
-import { Registry } from '../../core/deploy/registry.js';
+import { withRegistry } from '../../core/deploy/registry.js';
 import { CPU_TASK_QUEUE } from '../../workflows/queues.js';
 import type { rollback, RollbackInput } from '../../workflows/rollback.js';
 import { intOption, parse, UsageError, type Command } from '../lib/args.js';
@@ -16,7 +16,7 @@ const TIMEOUT_MS = deploySchema.shape.timeoutMs.parse(undefined);
 export const rollbackCommand: Command = {
   name: 'rollback',
   summary: 'point an alias back at an earlier version (smoke-tested, recorded)',
-  usage: `flywheel rollback --alias A --reason TEXT [--to VERSION] [--by NAME] [--registry PATH] [--adapter-dir DIR] [--api-key-env VAR] [--timeout-ms N] [--store URI]
+  usage: `flywheel rollback --alias A --reason TEXT [--to VERSION] [--by NAME] [--registry PATH|URL] [--adapter-dir DIR] [--api-key-env VAR] [--timeout-ms N] [--store URI]
 
 Runs the "rollback" workflow (id rollback-<alias>; one at a time per alias): reloads the version on its
 backend if the backend forgot it, smoke-tests it, repoints the alias and records who and why. The gateway
@@ -25,7 +25,7 @@ serves the new version from the next request on.
   --to VERSION      a version of the alias (flywheel versions --alias A); default: the one before the current
   --reason TEXT     required; recorded in the alias history
   --by NAME         who (default: your user name)
-  --registry PATH   the alias table (default ${DEFAULT_REGISTRY}, as seen by the worker)
+  --registry PATH|URL the alias table (default ${DEFAULT_REGISTRY}, as seen by the worker)
   --adapter-dir DIR where adapters are materialised for the backend (default ${DEFAULT_ADAPTER_DIR})
   --api-key-env VAR worker environment variable with the backend's API key (deploy.apiKeyEnv)
   --timeout-ms N    per backend call (default ${TIMEOUT_MS}, as deploy.timeoutMs)
@@ -66,20 +66,20 @@ serves the new version from the next request on.
 export const versionsCommand: Command = {
   name: 'versions',
   summary: 'the versions of an alias and its history (who moved it, when, why)',
-  usage: `flywheel versions --alias A [--registry PATH] [--json]
+  usage: `flywheel versions --alias A [--registry PATH|URL] [--json]
 
 Lists every version registered for the alias (newest first; * marks the one it serves) and every move of
 the alias: deploys and rollbacks, with who, why and the previous version. Reads the registry directly.
-  --registry PATH   default ${DEFAULT_REGISTRY}
+  --registry PATH|URL default ${DEFAULT_REGISTRY}
   --json            {current, versions, history}`,
   async run(argv) {
     const { values } = parse(argv, { alias: { type: 'string' }, registry: { type: 'string' }, json: { type: 'boolean', default: false } });
     const alias = values.alias;
     if (!alias) throw new UsageError('--alias is required');
-    return Registry.using(values.registry ?? DEFAULT_REGISTRY, (registry) => {
-      const current = registry.current(alias)?.name ?? null;
-      const versions = registry.versions(alias);
-      const history = registry.history(alias);
+    return withRegistry(values.registry ?? DEFAULT_REGISTRY, async (registry) => {
+      const current = (await registry.current(alias))?.name ?? null;
+      const versions = await registry.versions(alias);
+      const history = await registry.history(alias);
       if (values.json) {
         printJson({ current, versions, history });
         return 0;

@@ -41,7 +41,7 @@ export async function gatewayTour(store: ArtifactStore, status: RunStatus, confi
   const gateway = await startGateway({ ...(config.gateway ?? { host: '127.0.0.1', tracesDir: DEFAULT_TRACES_DIR, timeoutMs: 60_000 }), port: 0, registry: config.deploy.registry });
   try {
     const client = new OpenAI({ baseURL: gateway.url, apiKey: 'not-needed' });
-    const lines = [`gateway ${gateway.url} (model "${config.deploy.alias}" → ${gateway.aliases().find((a) => a.alias === config.deploy!.alias)?.version ?? '?'})`];
+    const lines = [`gateway ${gateway.url} (model "${config.deploy.alias}" → ${(await gateway.aliases()).find((a) => a.alias === config.deploy!.alias)?.version ?? '?'})`];
     for (const c of cases) {
       const { data, response } = await client.chat.completions
         .create({ model: config.deploy.alias, messages: c.messages as OpenAI.Chat.ChatCompletionMessageParam[], tools: c.tools, temperature: 0, metadata: { domain: c.domain ?? '' } } as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming)

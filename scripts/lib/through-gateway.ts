@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { Catalog } from '../../core/catalog/types.js';
 import { type ChatMessage, offeredTool } from '../../core/dataset/render.js';
 import type { RouterRow } from '../../core/dataset/types.js';
-import { Registry } from '../../core/deploy/registry.js';
+import { openRegistry } from '../../core/deploy/registry.js';
 import { type EvaluateOptions, evaluateEndpoint } from '../../core/eval/evaluate.js';
 import { aggregate } from '../../core/eval/metrics.js';
 import type { CaseResult, EndpointResult, EvalCase } from '../../core/eval/types.js';
@@ -33,11 +33,11 @@ export async function scoreThroughGateway(
 ): Promise<ThroughGateway> {
   const tools = catalog.tools.map(offeredTool);
   const registryFile = join(dir, 'gateway-registry.sqlite');
-  const writer = Registry.open(registryFile);
+  const writer = await openRegistry(registryFile);
   const sha = '0'.repeat(64);
-  writer.registerVersion({ name: 'router@bench', alias: 'router', adapterVersion: 'adp-bench', adapter: { uri: `file:${backend.model}`, sha256: sha, kind: 'adapter', count: 1, bytes: 0 }, target: 'local', endpoint: backend.url, servedModel: backend.model, adapterId: null, baseModel: 'bench', runId: null, evalReport: null, probes: null });
-  writer.repoint('router', 'router@bench', { action: 'deploy', actor: 'bench', reason: 'quality benchmark', requestId: 'bench' });
-  writer.close();
+  await writer.registerVersion({ name: 'router@bench', alias: 'router', adapterVersion: 'adp-bench', adapter: { uri: `file:${backend.model}`, sha256: sha, kind: 'adapter', count: 1, bytes: 0 }, target: 'local', endpoint: backend.url, servedModel: backend.model, adapterId: null, baseModel: 'bench', runId: null, evalReport: null, probes: null });
+  await writer.repoint('router', 'router@bench', { action: 'deploy', actor: 'bench', reason: 'quality benchmark', requestId: 'bench' });
+  await writer.close();
 
   // One gateway per caller: scopes come from the gateway's config, never from the request.
   const byCaller = new Map<string, RouterRow[]>();

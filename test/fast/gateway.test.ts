@@ -10,7 +10,7 @@ import type { Catalog } from '../../core/catalog/types.js';
 import { gatewaySchema, type GatewayConfig } from '../../core/config/schema.js';
 import { CallValidator } from '../../core/dataset/validate.js';
 import { SYSTEM_PROMPT } from '../../core/dataset/render.js';
-import { Registry } from '../../core/deploy/registry.js';
+import { openRegistry, type AliasRegistry } from '../../core/deploy/registry.js';
 import type { DeployedVersion } from '../../core/deploy/types.js';
 import { traceFilesAt } from '../../core/traces/files.js';
 import { ingestTraces, parseTraceFile } from '../../core/traces/ingest.js';
@@ -58,7 +58,7 @@ describe('router gateway', () => {
   const tracesDir = join(dir, 'traces');
   let backend: BackendStandIn;
   let frontier: FrontierStandIn;
-  let writer: Registry;
+  let writer: AliasRegistry;
   let gw: Awaited<ReturnType<typeof startGateway>>;
   const logs: string[] = [];
   let chats = 0;
@@ -75,20 +75,20 @@ describe('router gateway', () => {
   before(async () => {
     backend = await startBackendStandIn((body: ChatRequest) => SCRIPT[body.messages.at(-1)!.content!] ?? { status: 400, message: 'unscripted request' });
     frontier = await startFrontierStandIn('sk-frontier-test', () => ({ tool_calls: [{ id: 'call_frontier', type: 'function', function: { name: 'get_record', arguments: '{"recordId":"FRONTIER"}' } }] }));
-    writer = Registry.open(registryFile); // the deploy worker's connection
-    writer.registerVersion(ver('router@v1', backend.url));
-    writer.registerVersion(ver('router@v2', backend.url));
-    writer.registerVersion(ver('lorax@v1', backend.url, { target: 'lorax', servedModel: 'tiny-base', adapterId: 'adapters/lorax-v1' }));
-    writer.registerVersion(ver('dead@v1', 'http://127.0.0.1:9/v1'));
-    writer.repoint('router', 'router@v1', { action: 'deploy', actor: 'test', reason: 'first', requestId: 'r1' });
-    writer.repoint('lorax', 'lorax@v1', { action: 'deploy', actor: 'test', reason: 'first', requestId: 'l1' });
-    writer.repoint('dead', 'dead@v1', { action: 'deploy', actor: 'test', reason: 'first', requestId: 'd1' });
+    writer = await openRegistry(registryFile); // the deploy worker's connection
+    await writer.registerVersion(ver('router@v1', backend.url));
+    await writer.registerVersion(ver('router@v2', backend.url));
+    await writer.registerVersion(ver('lorax@v1', backend.url, { target: 'lorax', servedModel: 'tiny-base', adapterId: 'adapters/lorax-v1' }));
+    await writer.registerVersion(ver('dead@v1', 'http://127.0.0.1:9/v1'));
+    await writer.repoint('router', 'router@v1', { action: 'deploy', actor: 'test', reason: 'first', requestId: 'r1' });
+    await writer.repoint('lorax', 'lorax@v1', { action: 'deploy', actor: 'test', reason: 'first', requestId: 'l1' });
+    await writer.repoint('dead', 'dead@v1', { action: 'deploy', actor: 'test', reason: 'first', requestId: 'd1' });
     const cfg: GatewayConfig = gatewaySchema.parse({ port: 0, registry: registryFile, tracesDir, timeoutMs: 5000, escalation: { baseUrl: frontier.url, model: 'frontier-large', apiKeyEnv: KEY_ENV, minConfidence: 0.5, on: ['invalid'] } });
     gw = await startGateway(cfg, { log: (l) => logs.push(l), env: { [KEY_ENV]: 'sk-frontier-test' } });
   });
   after(async () => {
     await gw?.close();
-    writer?.close();
+    await writer?.close();
     await backend?.close();
     await frontier?.close();
   });
@@ -117,7 +117,7 @@ describe('router gateway', () => {
   });
 
   it('a repoint switches the very next request, without a restart; a pinned version stays pinned', async () => {
-    writer.repoint('router', 'router@v2', { action: 'deploy', actor: 'test', reason: 'second', requestId: 'r2' });
+    await writer.repoint('router', 'router@v2', { action: 'deploy', actor: 'test', reason: 'second', requestId: 'r2' });
     const next = await ask('show record 001');
     assert.equal(next.json.model, 'router@v2');
     assert.equal(backend.requests.at(-1)!.model, 'router@v2');
@@ -125,7 +125,7 @@ describe('router gateway', () => {
     assert.equal(pinned.status, 200);
     assert.equal(pinned.version, 'router@v1');
     assert.equal(backend.requests.at(-1)!.model, 'router@v1');
-    writer.repoint('router', 'router@v1', { action: 'rollback', actor: 'test', reason: 'back', requestId: 'r3' });
+    await writer.repoint('router', 'router@v1', { action: 'rollback', actor: 'test', reason: 'back', requestId: 'r3' });
     assert.equal((await ask('show record 001')).version, 'router@v1');
   });
 

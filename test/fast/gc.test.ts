@@ -9,7 +9,7 @@ import { planGc, shasIn } from '../../core/artifacts/gc.js';
 import { openStore, type ArtifactRef, type ArtifactStore } from '../../core/artifacts/index.js';
 import { recordCatalogVersion } from '../../core/catalog/history.js';
 import { frozenTestSet, pinTestSet } from '../../core/dataset/testset.js';
-import { Registry } from '../../core/deploy/registry.js';
+import { withRegistry } from '../../core/deploy/registry.js';
 import { sha256Hex } from '../../core/hash.js';
 import { memoized, type StageKeyParts } from '../../core/pipeline/memo.js';
 import { gcCommand } from '../../scripts/commands/gc.js';
@@ -66,9 +66,9 @@ async function buildWorld() {
   const newest = await buildRun(store, 'run-c', catalog, testSet, { 'adapter_config.json': shared, 'weights.bin': 'weights of c' });
   const probes = await store.putJson('smoke-probes', [{ id: 'p1' }], { parents: [testSet] });
   const registry = join(dir, 'registry.sqlite');
-  await Registry.using(registry, (r) => {
-    r.registerVersion({ name: 'router@a', alias: 'router', adapterVersion: 'adp-run-a', adapter: oldest.adapter, target: 'local', endpoint: 'http://127.0.0.1:8100/v1', servedModel: 'router@a', adapterId: null, baseModel: 'tiny', runId: 'run-a', evalReport: oldest.report, probes });
-    r.repoint('router', 'router@a', { action: 'deploy', actor: 'test', reason: 'first', requestId: 'deploy-a' });
+  await withRegistry(registry, async (r) => {
+    await r.registerVersion({ name: 'router@a', alias: 'router', adapterVersion: 'adp-run-a', adapter: oldest.adapter, target: 'local', endpoint: 'http://127.0.0.1:8100/v1', servedModel: 'router@a', adapterId: null, baseModel: 'tiny', runId: 'run-a', evalReport: oldest.report, probes });
+    await r.repoint('router', 'router@a', { action: 'deploy', actor: 'test', reason: 'first', requestId: 'deploy-a' });
   });
   // A stray blob with no manifest (a crashed putDir), and an entry without runId for a scratch artifact.
   const orphan = await stageObject(store, Buffer.from('left behind'));

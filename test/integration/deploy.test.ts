@@ -10,7 +10,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Worker } from '@temporalio/worker';
 import { Backend } from '../../core/deploy/backend.js';
 import { deployVersion, rollbackAlias, SmokeTestFailed, type DeployPlan } from '../../core/deploy/deploy.js';
-import { Registry, RegistryConflict } from '../../core/deploy/registry.js';
+import { openRegistry, type AliasRegistry, RegistryConflict } from '../../core/deploy/registry.js';
 import type { DeployedVersion } from '../../core/deploy/types.js';
 import { openStore, type ArtifactStore } from '../../core/artifacts/index.js';
 import type { ArtifactRef } from '../../core/artifacts/types.js';
@@ -27,7 +27,7 @@ describe('deploy, smoke test, alias flip and rollback on the local backend', () 
   let dir: string;
   let serve: ServeProcess;
   let backend: Backend;
-  let registry: Registry;
+  let registry: AliasRegistry;
   let a: TinyAdapter;
   let b: TinyAdapter;
   let store: ArtifactStore;
@@ -56,7 +56,7 @@ describe('deploy, smoke test, alias flip and rollback on the local backend', () 
     [a, b] = [await trainTinyAdapter(join(dir, 'a'), 0), await trainTinyAdapter(join(dir, 'b'), 1)];
     serve = await startServe([], join(dir, 'serve.log'));
     backend = new Backend('local', serve.url);
-    registry = Registry.open(join(dir, 'registry.sqlite'));
+    registry = await openRegistry(join(dir, 'registry.sqlite'));
     store = openStore(`file://${join(dir, 'artifacts')}`);
     probesRef = await store.putJson('smoke-probes', casesFrom(a.val).slice(0, 3));
   });
@@ -69,7 +69,7 @@ describe('deploy, smoke test, alias flip and rollback on the local backend', () 
   it('deploys a first version: loaded, smoke-tested against its own base, alias set', async () => {
     const result = await deployVersion(registry, backend, plan('router@aaaa0000-00000001', a.adapter, 'run-1/deploy', 'a1', null), opts);
     assert.equal(result.smoke.passed, true, result.smoke.summary);
-    assert.equal(registry.current('router')?.name, 'router@aaaa0000-00000001');
+    assert.equal((await registry.current('router'))?.name, 'router@aaaa0000-00000001');
     assert.equal(result.event.previous, null);
     assert.match(result.version.baseModel, /^base-[0-9a-f]{12}$/, 'the smoke test compared with the base the adapter sits on');
     assert.ok((await loaded()).includes('router@aaaa0000-00000001'));
@@ -82,31 +82,31 @@ describe('deploy, smoke test, alias flip and rollback on the local backend', () 
       assert.match(err.message, /changes nothing/);
       return true;
     });
-    assert.equal(registry.current('router')?.name, 'router@aaaa0000-00000001');
-    assert.equal(registry.version('router@aaaa0000-0000dead'), undefined);
+    assert.equal((await registry.current('router'))?.name, 'router@aaaa0000-00000001');
+    assert.equal(await registry.version('router@aaaa0000-0000dead'), undefined);
     assert.ok(!(await loaded()).includes('router@aaaa0000-0000dead'));
   });
 
   it('a crash between load and alias flip: the retry finishes with one alias move', async () => {
     const p = plan('router@bbbb0000-00000001', b.adapter, 'run-3/deploy', 'b1', 'router@aaaa0000-00000001');
     await assert.rejects(deployVersion(registry, backend, p, opts, { afterLoad: () => Promise.reject(new Error('worker died')) }), /worker died/);
-    assert.equal(registry.current('router')?.name, 'router@aaaa0000-00000001', 'the alias has not moved');
+    assert.equal((await registry.current('router'))?.name, 'router@aaaa0000-00000001', 'the alias has not moved');
     const retried = await deployVersion(registry, backend, p, opts);
     assert.equal(retried.event.previous, 'router@aaaa0000-00000001');
-    assert.equal(registry.current('router')?.name, 'router@bbbb0000-00000001');
+    assert.equal((await registry.current('router'))?.name, 'router@bbbb0000-00000001');
     assert.equal((await deployVersion(registry, backend, p, opts)).moved, true); // the same request again: its move, not a second one
     // A later run with the same dataset and job: the alias already serves that version.
     assert.equal((await deployVersion(registry, backend, { ...p, requestId: 'run-5/deploy', expectedCurrent: 'router@bbbb0000-00000001' }, opts)).moved, false);
     // A candidate gated against an older production must not replace the newer one.
     await assert.rejects(deployVersion(registry, backend, plan('router@cccc0000-00000001', b.adapter, 'run-4/deploy', 'c1', 'router@aaaa0000-00000001'), opts), (err: Error) => err instanceof RegistryConflict && /moved to router@bbbb0000-00000001 after this candidate was evaluated against router@aaaa0000-00000001/.test(err.message));
-    assert.deepEqual(registry.history('router').map((e) => [e.action, e.version]), [['deploy', 'router@bbbb0000-00000001'], ['deploy', 'router@aaaa0000-00000001']]);
+    assert.deepEqual((await registry.history('router')).map((e) => [e.action, e.version]), [['deploy', 'router@bbbb0000-00000001'], ['deploy', 'router@aaaa0000-00000001']]);
     const models = await loaded();
     assert.equal(models.filter((m) => m === 'router@bbbb0000-00000001').length, 1);
     assert.equal(new Set((await (await fetch(`${serve.url}/models`)).json() as { data: Array<{ id: string; parent?: string | null }> }).data.filter((m) => m.parent).map((m) => m.parent)).size, 2, 'two tiny bases hosted side by side');
   });
 
   it('rolls back through the rollback workflow, recording who and why', async () => {
-    registry.close(); // the workflow's activity opens the same file
+    await registry.close(); // the workflow's activity opens the same file
     let env: TestWorkflowEnvironment | undefined;
     let worker: { worker: Worker; running: Promise<void> } | undefined;
     try {
@@ -123,9 +123,9 @@ describe('deploy, smoke test, alias flip and rollback on the local backend', () 
       worker?.worker.shutdown();
       await worker?.running;
       await env?.teardown();
-      registry = Registry.open(join(dir, 'registry.sqlite'));
+      registry = await openRegistry(join(dir, 'registry.sqlite'));
     }
-    const last = registry.history('router')[0]!;
+    const last = (await registry.history('router'))[0]!;
     assert.deepEqual([last.action, last.version, last.actor, last.reason], ['rollback', 'router@aaaa0000-00000001', 'alice', 'candidate misroutes invoices']);
   });
 
@@ -143,12 +143,12 @@ describe('deploy, smoke test, alias flip and rollback on the local backend', () 
     const backendFor = (v: { target: DeployedVersion['target']; endpoint: string }) => new Backend(v.target, v.endpoint);
     const result = await rollbackAlias(registry, backendFor, args, opts);
     assert.equal(result.smoke.passed, true);
-    assert.equal(registry.current('router')?.name, 'router@bbbb0000-00000001');
+    assert.equal((await registry.current('router'))?.name, 'router@bbbb0000-00000001');
     assert.ok((await loaded()).includes('router@bbbb0000-00000001'));
     // The same request again (an activity retried after the move): the same event, nothing moves.
     const again = await rollbackAlias(registry, backendFor, { ...args, to: undefined }, opts);
     assert.equal(again.event.id, result.event.id);
-    assert.equal(registry.current('router')?.name, 'router@bbbb0000-00000001');
+    assert.equal((await registry.current('router'))?.name, 'router@bbbb0000-00000001');
     // Without --to: the version served before the current one was *deployed* (never the one rolled away from).
     const back = await rollbackAlias(registry, backendFor, { ...args, to: undefined, requestId: 'manual-2', adapterPathOf: async () => a.adapter, probesOf: async () => casesFrom(a.val).slice(0, 3) }, opts);
     assert.equal(back.version.name, 'router@aaaa0000-00000001');

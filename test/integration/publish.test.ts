@@ -20,7 +20,7 @@ import { DeleteObjectCommand, GetObjectCommand, ListObjectsV2Command, type S3Cli
 import { parse as parseYaml } from 'yaml';
 import { stageVersion } from '../../workflows/stages.js';
 import { openStore, type ArtifactRef, type ArtifactStore } from '../../core/artifacts/index.js';
-import { Registry } from '../../core/deploy/registry.js';
+import { withRegistry } from '../../core/deploy/registry.js';
 import { putReport } from '../../core/eval/report-store.js';
 import { canonicalJson, sha256Hex } from '../../core/hash.js';
 import { collectAdapter, collectDataset } from '../../core/publish/collect.js';
@@ -288,9 +288,9 @@ describe('publish: what gets published and the cards', () => {
 
     const dir = tempDir('flywheel-publish-registry-');
     const registry = join(dir, '.flywheel', 'registry.sqlite');
-    await Registry.using(registry, (r) => {
-      r.registerVersion({ name: 'router@v1', alias: 'router', adapterVersion: f.version, adapter: f.adapter, target: 'local', endpoint: 'http://127.0.0.1:1/v1', servedModel: 'router@v1', adapterId: null, baseModel: BASE, runId: null, evalReport: f.evalReport, probes: null });
-      r.repoint('router', 'router@v1', { action: 'deploy', actor: 'test', reason: 'gate promoted', requestId: 'deploy-1' });
+    await withRegistry(registry, async (r) => {
+      await r.registerVersion({ name: 'router@v1', alias: 'router', adapterVersion: f.version, adapter: f.adapter, target: 'local', endpoint: 'http://127.0.0.1:1/v1', servedModel: 'router@v1', adapterId: null, baseModel: BASE, runId: null, evalReport: f.evalReport, probes: null });
+      await r.repoint('router', 'router@v1', { action: 'deploy', actor: 'test', reason: 'gate promoted', requestId: 'deploy-1' });
     });
     const pub = await collectAdapter(f.store, f.version, { ...opts, registry });
     assert.equal(artifacts(pub)['eval-report'], f.evalReport.sha256);

@@ -15,7 +15,7 @@ import OpenAI from 'openai';
 import { openStore } from '../../core/artifacts/index.js';
 import { loadConfigFile, parseConfig } from '../../core/config/load.js';
 import type { FlywheelConfig } from '../../core/config/schema.js';
-import { Registry } from '../../core/deploy/registry.js';
+import { openRegistry } from '../../core/deploy/registry.js';
 import type { RenderedRow } from '../../core/dataset/render.js';
 import type { RouterRow } from '../../core/dataset/types.js';
 import { casesFrom } from '../../core/eval/cases.js';
@@ -127,10 +127,10 @@ describe('flywheelRun release stages: evaluate, gate, approval, deploy, gateway,
     assert.ok(first.retriever!.recallAt['8']! >= first.retriever!.recallAt['1']!, 'recall grows with k');
     assert.match((await store.readTreeFile(report.find((f) => f.path === 'report.md')!)).toString('utf8'), /Tool retriever \(BM25.*on the test set's \d+ calls: recall @1 [\d.]+, @6 [\d.]+, @8 [\d.]+/);
     await recordHistories(env.address, { 'flywheel-run-release-stage-args': handle });
-    const registry = Registry.open(cfg.deploy!.registry);
-    const deployed = registry.current('router')!;
-    const [event] = registry.history('router');
-    registry.close();
+    const registry = await openRegistry(cfg.deploy!.registry);
+    const deployed = (await registry.current('router'))!;
+    const [event] = await registry.history('router');
+    await registry.close();
     assert.match(deployed.name, /^router@[0-9a-f]{8}-[0-9a-f]{8}$/);
     assert.equal(event!.actor, 'alice');
     // What operators filter on in the UI (README "Temporal UI as console").
@@ -189,8 +189,8 @@ describe('flywheelRun release stages: evaluate, gate, approval, deploy, gateway,
     assert.equal(stored.gate?.promote, false);
     assert.equal(stored.gate?.reasons.at(-1), 'rejected by carol: wait for the audited test set');
     assert.deepEqual(stored.results.map((r) => r.label), ['candidate', 'production']);
-    const registry2 = Registry.open(cfg.deploy!.registry);
-    assert.equal(registry2.current('router')?.name, deployed.name, 'a rejected candidate leaves the alias where it was');
-    registry2.close();
+    const registry2 = await openRegistry(cfg.deploy!.registry);
+    assert.equal((await registry2.current('router'))?.name, deployed.name, 'a rejected candidate leaves the alias where it was');
+    await registry2.close();
   });
 });

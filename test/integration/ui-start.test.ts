@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import { loadConfigFile } from '../../core/config/load.js';
-import { Registry } from '../../core/deploy/registry.js';
+import { withRegistry } from '../../core/deploy/registry.js';
 import { startServe, type ServeProcess } from '../../core/train/serve-process.js';
 import { REPO, TEMPORAL_BIN, TINY_OPTIM, tempDir } from '../helpers/fixtures.js';
 import { runResult, startFlywheel, type Flywheel } from '../helpers/temporal.js';
@@ -65,7 +65,7 @@ describe('starting flywheelRun the way the Temporal UI does', () => {
     assert.deepEqual(Object.keys(stages), ['ingest', 'intents', 'generate', 'solve', 'validate', 'corrupt', 'split', 'render', 'train', 'evaluate', 'gate', 'deploy']);
     for (const [name, state] of Object.entries(stages)) assert.equal(state, 'completed', `${name}: ${result.stages.find((s) => s.name === name)!.detail}`);
     // The alias moved in the registry the demo config names, under the scratch directory.
-    const current = await Registry.using(join(work, '.flywheel', 'registry.sqlite'), async (r) => r.current('router'));
+    const current = await withRegistry(join(work, '.flywheel', 'registry.sqlite'), async (r) => await r.current('router'));
     assert.match(current?.name ?? '', /^router@[0-9a-f]{8}-[0-9a-f]{8}$/);
     assert.equal(current?.runId, 'ui-demo');
   });

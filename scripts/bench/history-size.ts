@@ -8,17 +8,16 @@
  *
  * Last line: `history-size: rows=<n> events=<n> bytes=<n> warn=<yes|no> seconds=<s>`. Temporal warns at
  * 10,240 events or 10 MiB of history (limit.historyCount.warn / limit.historySize.warn) and stops a workflow at
- * 51,200 events or 50 MiB; `warn=no` means the run stayed under both warnings.
+ * 51,200 events or 50 MiB; `warn=no` means the run stayed under both warnings. It also reports the largest
+ * progress-memo upsert, which Temporal checks against limit.memoSize.warn.
  */
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { DefaultLogger, Runtime } from '@temporalio/worker';
 import proto from '@temporalio/proto';
 import { loadConfigFile, parseConfig } from '../../core/config/load.js';
-import { SEARCH_ATTRIBUTES } from '../../workflows/search-attributes.js';
-import { REPO, tempDir, TEMPORAL_BIN } from '../../test/helpers/fixtures.js';
+import { REPO, tempDir } from '../../test/helpers/fixtures.js';
+import { startTemporal } from '../../test/helpers/temporal.js';
 import { DEFAULT_CONFIG } from '../lib/paths.js';
 import { runStatus, startRun } from '../lib/runs.js';
 
@@ -29,8 +28,8 @@ const WARN_BYTES = 10 * 1024 * 1024;
 const { values } = parseArgs({ options: { rows: { type: 'string', default: '100000' }, 'chunk-size': { type: 'string', default: '1000' } } });
 const rows = Number(values.rows);
 
-Runtime.install({ logger: new DefaultLogger('ERROR') });
-const env = await TestWorkflowEnvironment.createLocal({ server: { executable: { type: 'existing-path', path: TEMPORAL_BIN }, searchAttributes: SEARCH_ATTRIBUTES } });
+// The dev server as `flywheel dev-server` runs it (temporal-config/dev-server.json's dynamic config).
+const env = await startTemporal();
 const { train: _t, evaluate: _e, gate: _g, deploy: _d, gateway: _w, ...example } = await loadConfigFile(join(REPO, DEFAULT_CONFIG));
 // The demo config draws ~1,044 intents at perGoal 24 (~43.5 per unit of perGoal): scale perGoal to the rows asked for.
 const perGoal = Math.max(1, Math.round((rows * 24) / 1044));
@@ -60,8 +59,11 @@ try {
   const intents = (await runStatus(handle)).stages.find((s) => s.name === 'intents');
   const intentCount = intents?.outputs.intents?.count;
   const largest = Math.max(...(history.events ?? []).map((e) => temporal.api.history.v1.HistoryEvent.encode(e).finish().length));
+  // The run's progress memo, upserted at every stage change: Temporal warns above limit.memoSize.warn.
+  const memo = Math.max(0, ...(history.events ?? []).map((e) => e.workflowPropertiesModifiedEventAttributes?.upsertedMemo).filter(Boolean).map((m) => temporal.api.common.v1.Memo.encode(m!).finish().length));
   console.log(`intents: ${intentCount ?? '?'}; chunk size ${values['chunk-size']}; ${seconds.toFixed(0)} s`);
   console.log(`history: ${events} events (warn ${WARN_EVENTS}, limit 51,200), ${bytes} bytes (warn ${WARN_BYTES}, limit 50 MiB), largest event ${largest} bytes`);
+  console.log(`progress memo: largest upsert ${memo} bytes (Temporal's default warning 2,048; temporal-config/dev-server.json raises it to 8,192)`);
   const warn = events >= WARN_EVENTS || bytes >= WARN_BYTES;
   console.log(`history-size: rows=${intentCount ?? rows} events=${events} bytes=${bytes} warn=${warn ? 'yes' : 'no'} seconds=${seconds.toFixed(0)}`);
   if (warn) process.exitCode = 1;

@@ -30,12 +30,16 @@ describe('benchmarks, smoke-sized', { timeout: 20 * 60_000 }, () => {
 
   it('every script under scripts/bench/ is covered here', () => {
     const scripts = readdirSync(join(REPO, 'scripts', 'bench')).filter((f) => f.endsWith('.ts') && !f.startsWith('bench-'));
-    assert.deepEqual(scripts.sort(), ['dataset-build.ts', 'generic-intents.ts', 'quality.ts', 'retriever-recall.ts', 'sandbox-dryrun.ts', 'scale-out.ts', 'stage-overhead.ts']);
+    assert.deepEqual(scripts.sort(), ['dataset-build.ts', 'generic-intents.ts', 'history-size.ts', 'quality.ts', 'retriever-recall.ts', 'sandbox-dryrun.ts', 'scale-out.ts', 'stage-overhead.ts']);
     assert.deepEqual(readdirSync(join(TRAINER_ROOT, 'bench')).filter((f) => f.endsWith('.py')).sort(), ['lora_throughput.py', 'prompt_tokens.py', 'serve_latency.py']);
   });
 
   it('scale-out: chunked generate and solve on one and two worker processes', async () => {
     assert.match(await bench('scale-out.ts', ['--rows', '100', '--latency-ms', '20', '--workers', '1,2', '--chunks', '2']), /^scale-out: 1w=[\d.]+ 2w=[\d.]+ efficiency2=[\d.]+$/);
+  });
+
+  it('history-size: the dataset stages in chunks through Temporal, and what the history weighs', async () => {
+    assert.match(await bench('history-size.ts', ['--rows', '600', '--chunk-size', '200']), /^history-size: rows=\d+ events=\d+ bytes=\d+ warn=no seconds=\d+$/);
   });
 
   it('dataset-build: the dataset stages three ways, through Temporal to the end', async () => {

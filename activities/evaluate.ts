@@ -18,7 +18,9 @@ import type { StageOutcome } from '../core/pipeline/types.js';
 import { startServe } from '../core/train/serve-process.js';
 import { whileBeating } from './heartbeat.js';
 import { workRoot } from './train.js';
-import { runStage, type StageArgs } from './stage.js';
+import { runChunk, runStage, type StageArgs } from './stage.js';
+import type { ChunkRange } from '../core/pipeline/chunks.js';
+import { mergeEndpointResults } from '../core/eval/merge.js';
 
 
 /** The version an alias serves now, as the workflow looked it up (null before the first deploy). */
@@ -41,6 +43,8 @@ export interface EvaluateArgs extends StageArgs {
   production: ServedVersion | null;
   /** The run's catalog: the report then gives the gateway retriever's recall on the test set's calls. */
   catalog?: ArtifactRef;
+  /** Set when the cases were scored in chunks (`evaluate.chunkSize`): their `evalPart` outputs, in case order. */
+  parts?: Array<Record<string, ArtifactRef>>;
 }
 
 /**
@@ -51,12 +55,8 @@ export interface EvaluateArgs extends StageArgs {
 export async function evaluateStage(a: EvaluateArgs): Promise<StageOutcome> {
   const teacher = teacherSpec(a.teacher, a.evaluate);
   return runStage(a, 'evaluate', (store) => whileBeating(async () => {
-    const testRows = await store.readJsonl<RouterRow>(a.test);
-    const all = casesFrom(await store.readJsonl<RenderedRow>(a.renderedTest), testRows, `test set ${a.renderedTest.sha256.slice(0, 12)}`);
-    const cases = sampleCases(all, a.evaluate.limit, a.evaluate.sampleSeed);
-    const results = await evaluateCandidate(store, a, cases);
-    if (a.production) results.push(await score(cases, { label: 'production', baseUrl: a.production.endpoint, model: a.production.servedModel, ...(a.production.adapterId ? { adapterId: a.production.adapterId } : {}), cost: a.evaluate.cost }, a.evaluate));
-    if (teacher) results.push(await score(cases, teacher, a.evaluate));
+    const { testRows, all, cases } = await evalCases(store, a);
+    const results = a.parts ? await mergeParts(store, a.parts, a.evaluate, teacher) : await scoreAll(store, a, cases, teacher);
     const report: EvalReport = {
       createdAt: new Date().toISOString(),
       testSet: { sha256: a.renderedTest.sha256, cases: cases.length, source: cases.length < all.length ? `a stratified sample (seed ${a.evaluate.sampleSeed}) of ${cases.length} of the frozen test set's ${all.length} cases` : 'frozen test set' },
@@ -68,7 +68,51 @@ export async function evaluateStage(a: EvaluateArgs): Promise<StageOutcome> {
     const ref = await store.putJson('eval-results', report, { parents: [a.renderedTest, a.adapter], stats: { cases: cases.length, endpoints: results.map((r) => r.label) } });
     const skipped = a.evaluate.teacher && !teacher ? '; teacher not scored (built-in template teacher)' : '';
     return { outputs: { evalResults: ref }, summary: `${cases.length} cases: ${results.map((r) => `${r.label} ${fmt(r.metrics.exactMatch.value)}`).join(', ')} exact${skipped}` };
-  }), { key: { teacher: teacher ? { baseUrl: teacher.baseUrl, model: teacher.model } : null } });
+  }), teacherKey(teacher));
+}
+
+/**
+ * The cases `[from, to)` of an evaluation in chunks, on any GPU worker: every endpoint scored on them as the whole
+ * stage would (the candidate from this worker's own `serve`), written as an `eval-results-part` the stage merges.
+ */
+export async function evaluateChunk(a: EvaluateArgs & ChunkRange): Promise<StageOutcome> {
+  const teacher = teacherSpec(a.teacher, a.evaluate);
+  return runChunk(a, 'evaluate', { from: a.from, to: a.to }, (store) => whileBeating(async () => {
+    const cases = (await evalCases(store, a)).cases.slice(a.from, a.to);
+    const results = await scoreAll(store, a, cases, teacher);
+    const part = await store.putJson('eval-results-part', results, { parents: [a.renderedTest, a.adapter], stats: { cases: cases.length, from: a.from, to: a.to } });
+    return { outputs: { evalPart: part }, summary: `cases ${a.from}-${a.to}: ${results.map((r) => `${r.label} ${fmt(r.metrics.exactMatch.value)}`).join(', ')} exact` };
+  }), teacherKey(teacher));
+}
+
+/** The teacher's endpoint keys the memo too: its answers change with it, and it is not in the table's config key. */
+function teacherKey(teacher: EndpointSpec | undefined) {
+  return { key: { teacher: teacher ? { baseUrl: teacher.baseUrl, model: teacher.model } : null } };
+}
+
+/** The frozen test set's cases, and the seeded sample of them this evaluation scores. */
+async function evalCases(store: ArtifactStore, a: EvaluateArgs) {
+  const testRows = await store.readJsonl<RouterRow>(a.test);
+  const all = casesFrom(await store.readJsonl<RenderedRow>(a.renderedTest), testRows, `test set ${a.renderedTest.sha256.slice(0, 12)}`);
+  return { testRows, all, cases: sampleCases(all, a.evaluate.limit, a.evaluate.sampleSeed) };
+}
+
+/** Every endpoint on these cases: the candidate (and the base before a first deploy), production, the teacher. */
+async function scoreAll(store: ArtifactStore, a: EvaluateArgs, cases: EvalCase[], teacher: EndpointSpec | undefined): Promise<EndpointResult[]> {
+  const results = await evaluateCandidate(store, a, cases);
+  if (a.production) results.push(await score(cases, { label: 'production', baseUrl: a.production.endpoint, model: a.production.servedModel, ...(a.production.adapterId ? { adapterId: a.production.adapterId } : {}), cost: a.evaluate.cost }, a.evaluate));
+  if (teacher) results.push(await score(cases, teacher, a.evaluate));
+  return results;
+}
+
+/** The chunks' results, endpoint by endpoint, as one evaluation of all their cases (core/eval/merge.ts). */
+async function mergeParts(store: ArtifactStore, parts: Array<Record<string, ArtifactRef>>, cfg: EvaluateConfig, teacher: EndpointSpec | undefined): Promise<EndpointResult[]> {
+  const chunks: EndpointResult[][] = [];
+  for (const part of parts) {
+    if (!part.evalPart) throw new Error('a chunk of this evaluation has no evalPart output');
+    chunks.push(await store.readJson<EndpointResult[]>(part.evalPart));
+  }
+  return mergeEndpointResults(chunks, { bootstrap: cfg.bootstrap, costOf: (label) => (label === 'teacher' ? teacher?.cost ?? cfg.teacherCost : cfg.cost) });
 }
 
 /** Recall at 1, at the test rows' slice size (what a rendering gateway offers by default) and at 8. */

@@ -1,3 +1,3 @@
 /** Every activity the `flywheel-gpu` task queue runs. */
 export { trainStage } from './train.js';
-export { evaluateStage } from './evaluate.js';
+export { evaluateChunk, evaluateStage } from './evaluate.js';

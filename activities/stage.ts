@@ -49,11 +49,12 @@ export async function runChunk<O extends Record<string, ArtifactRef>>(
   stage: StageName,
   range: ChunkRange,
   produce: (store: ArtifactStore) => Promise<{ outputs: O; summary: string }>,
+  extras: MemoExtras = {},
 ): Promise<StageOutcome> {
   return failFast(async () => {
     const store = storeFor(args.store);
     const parts = memoParts(stage, args as unknown as Record<string, unknown>);
-    const key = { stage: `${stage}#chunk`, version: stageVersion(stage), inputs: parts.inputs, config: { ...parts.config, chunk: range } };
+    const key = { stage: `${stage}#chunk`, version: stageVersion(stage), inputs: [...parts.inputs, ...(extras.inputs ?? [])], config: { ...parts.config, ...extras.key, chunk: range } };
     const memo = await memoized(store, key, () => produce(store), args.runId);
     return { outputs: memo.outputs, reused: memo.reused, summary: memo.summary };
   });

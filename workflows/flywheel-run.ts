@@ -260,6 +260,28 @@ async function tableStage(run: RunContext, name: StageName): Promise<StageOutcom
 }
 
 /**
+ * With `evaluate.chunkSize` below the number of cases: the cases in chunks, in parallel on the GPU queue (each
+ * chunk scores every endpoint on its slice, with its own serve of the candidate), for the stage to merge. A chunk
+ * is memoised on its own, so a re-run with the same candidate and production scores nothing twice.
+ */
+async function evaluateChunks(run: RunContext, extra: Record<string, unknown>): Promise<Array<Record<string, ArtifactRef>> | undefined> {
+  const size = run.config.evaluate?.chunkSize;
+  const args = argsOf(run, 'evaluate');
+  const test = args.renderedTest as ArtifactRef;
+  const cases = Math.min(test.count, run.config.evaluate?.limit ?? test.count);
+  if (!size || cases <= size || !wf.patched('chunked-evaluate')) return undefined;
+  const stage = stageOf(run, 'evaluate');
+  const ranges = chunkRanges(cases, size);
+  let done = 0;
+  return Promise.all(ranges.map(async (range) => {
+    const outcome = await activitiesOf<StageOutcome>(run, specOf('evaluate')).evaluateChunk!({ ...args, ...extra, ...range });
+    stage.detail = `${++done}/${ranges.length} chunks of ${cases} cases scored`;
+    run.publish('evaluate');
+    return outcome.outputs;
+  }));
+}
+
+/**
  * The stages that do more than call their activity. Each returns a reason only to end the run early (the retrain
  * policy's skip). A stage is reached only when the table lists it for this config (stages.ts `appliesTo`).
  */
@@ -315,7 +337,9 @@ const STEPS: Partial<Record<StageName, (run: RunContext) => Promise<string | voi
       const trainMetrics = optionalOutput(run.progress, 'train', 'metrics');
       // Runs started before the report gained the retriever's recall replay without the catalog.
       const withCatalog = wf.patched('evaluate-retriever-recall');
-      return callStage(run, 'evaluate', { adapterVersion: run.adapterVersion, ...(trainMetrics ? { trainMetrics } : {}), production, ...(withCatalog ? {} : { catalog: undefined }) });
+      const extra = { adapterVersion: run.adapterVersion, ...(trainMetrics ? { trainMetrics } : {}), production, ...(withCatalog ? {} : { catalog: undefined }) };
+      const parts = await evaluateChunks(run, extra);
+      return callStage(run, 'evaluate', { ...extra, ...(parts ? { parts } : {}) });
     });
   },
   /** The gate's rules, then an operator's approval when it asks for one; a held candidate ends the run completed. */

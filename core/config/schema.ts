@@ -202,6 +202,8 @@ export const evaluateSchema = z.strictObject({
   limit: z.number().int().min(1).optional(),
   /** Seed of that sample: same test set, limit and seed, same cases. */
   sampleSeed: z.number().int().default(7),
+  /** Cases per chunk: more cases run as parallel chunk activities on the GPU queue. Unset: one activity. */
+  chunkSize: z.number().int().min(1).optional(),
   /** Before the alias serves anything, score the base model in production's place (memoised per base and test set). */
   scoreBase: z.boolean().default(true),
   /** Requests in flight at once per endpoint. */

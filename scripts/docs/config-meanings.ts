@@ -122,6 +122,8 @@ export const CONFIG_ROWS: ConfigRow[] = [
     meaning: "score a seeded, stratified sample of N cases of the frozen test set (strata: domain × expected tool or verdict; every stratum keeps at least one case while N allows; the demo uses 30)" },
   { keys: ["evaluate.sampleSeed"],
     meaning: "seed of that sample: same test set, limit and seed, same cases" },
+  { keys: ["evaluate.chunkSize"], unset: "one activity scores every case",
+    meaning: "cases per chunk: more cases run as parallel `evaluateChunk` activities on the GPU queue (any GPU worker; each serves the candidate itself and scores every endpoint on its slice, memoised on its own), merged in case order into the report one activity would write; throughput and cost then count the chunks' device time added up" },
   { keys: ["evaluate.scoreBase"],
     meaning: "before the alias serves anything, score the candidate's base model (on the candidate's own server) as production, so the first gate compares the fine-tune with what it started from; memoised in the store by (base identity, test set, case ids)" },
   { keys: ["evaluate.maxTokens"],

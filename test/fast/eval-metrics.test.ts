@@ -4,6 +4,7 @@ import { completionText } from '../../core/dataset/render.js';
 import type { Target } from '../../core/dataset/types.js';
 import { bootstrapInterval, estimate } from '../../core/eval/bootstrap.js';
 import { aggregate } from '../../core/eval/metrics.js';
+import { mergeEndpointResults } from '../../core/eval/merge.js';
 import { parsePrediction, targetFromCompletion } from '../../core/eval/parse.js';
 import { scoreCase } from '../../core/eval/score.js';
 import { ABSTAIN, ERROR_TYPES, INVALID, type CaseResult, type CostModel, type EvalCase, type Prediction } from '../../core/eval/types.js';
@@ -310,5 +311,22 @@ describe('bootstrap', () => {
     assert.deepEqual(bootstrapInterval(5, () => null, BOOT), { low: null, high: null });
     // Defined only when case 0 is drawn: still an interval from the resamples that drew it.
     assert.deepEqual(bootstrapInterval(5, (idx) => (idx.includes(0) ? 1 : null), BOOT), { low: 1, high: 1 });
+  });
+});
+
+describe('mergeEndpointResults (an evaluation scored in chunks)', () => {
+  it('is the unchunked evaluation of the same answers: rates, intervals, confusion; device time adds up', () => {
+    const cases = [...rep(5, { t: 'a', p: 'a' }), ...rep(3, { t: 'b', p: 'a' }), ...rep(4, { t: ABSTAIN, p: ABSTAIN }), ...rep(2, { t: ABSTAIN, p: 'b' }), res({ t: 'a', p: INVALID })];
+    const cost: CostModel = { kind: 'gpu-hour', dollarsPerHour: 2.5 };
+    const whole = aggregate(cases, { bootstrap: BOOT, cost, wallSeconds: 30 });
+    const chunk = (from: number, to: number, seconds: number) => [
+      { label: 'candidate', endpoint: 'http://c', model: 'adp-x', cases: cases.slice(from, to), metrics: aggregate(cases.slice(from, to), { bootstrap: BOOT, cost, wallSeconds: seconds }) },
+      { label: 'production', endpoint: 'http://p', model: 'router@v1', cases: cases.slice(from, to), metrics: aggregate(cases.slice(from, to), { bootstrap: BOOT, cost, wallSeconds: seconds }) },
+    ];
+    const merged = mergeEndpointResults([chunk(0, 6, 12), chunk(6, 12, 12), chunk(12, cases.length, 6)], { bootstrap: BOOT, costOf: () => cost });
+    assert.deepEqual(merged.map((r) => r.label), ['candidate', 'production']);
+    assert.deepEqual(merged[0]!.cases.map((c) => c.id), cases.map((c) => c.id));
+    assert.deepEqual(merged[0]!.metrics, whole);
+    assert.throws(() => mergeEndpointResults([chunk(0, 6, 1), chunk(6, 12, 1).slice(0, 1)], { bootstrap: BOOT, costOf: () => cost }), /chunk 1 of the evaluation has no production results/);
   });
 });

@@ -170,7 +170,8 @@ describe('flywheelRun release stages: evaluate, gate, approval, deploy, gateway,
 
     // The next run reads the gateway's trace directory; a reject signal (as sent from the Temporal UI) holds it.
     // (A short training: this candidate is only evaluated and held, never smoke-tested.)
-    const next = await config({ traces: [tracesDir], gate: { requireApproval: true, margin: 1, abstentionF1Tolerance: 1 }, train: { job: { ...cfg.train!.job, optim: { epochs: 1, maxSteps: 6, effectiveBatchSize: 4, microBatchSize: 4, learningRate: 0.005 } } } });
+    // Its 6 cases are scored in two chunks (evaluate.chunkSize 4), each on the GPU queue with its own serve.
+    const next = await config({ traces: [tracesDir], gate: { requireApproval: true, margin: 1, abstentionF1Tolerance: 1 }, train: { job: { ...cfg.train!.job, optim: { epochs: 1, maxSteps: 6, effectiveBatchSize: 4, microBatchSize: 4, learningRate: 0.005 } } }, evaluate: { ...cfg.evaluate!, chunkSize: 4 } });
     const second = (await startRun(env.client, next, { config: next, trigger: 'test' })).handle;
     await awaitApproval(second);
     await until('the waiting-for-approval view to list the run', async () => (await listed(`WorkflowType = 'flywheelRun' AND FlywheelStage = 'awaiting-approval'`)).includes(second.workflowId));
@@ -189,6 +190,11 @@ describe('flywheelRun release stages: evaluate, gate, approval, deploy, gateway,
     assert.equal(stored.gate?.promote, false);
     assert.equal(stored.gate?.reasons.at(-1), 'rejected by carol: wait for the audited test set');
     assert.deepEqual(stored.results.map((r) => r.label), ['candidate', 'production']);
+    assert.deepEqual(stored.results.map((r) => r.cases.length), [6, 6], 'both chunks merged');
+    const events = (await second.fetchHistory()).events ?? [];
+    const chunkRuns = events.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'evaluateChunk');
+    assert.equal(chunkRuns.length, 2, 'the 6 cases ran as two chunks');
+    await recordHistories(env.address, { 'flywheel-run-release-chunked-evaluate': second });
     const registry2 = await openRegistry(cfg.deploy!.registry);
     assert.equal((await registry2.current('router'))?.name, deployed.name, 'a rejected candidate leaves the alias where it was');
     await registry2.close();

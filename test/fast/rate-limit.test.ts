@@ -130,6 +130,21 @@ describe('send', () => {
     await end.close();
   });
 
+  it('tokens: an estimate is charged before a request goes, and settling with the real usage gives the rest back', async () => {
+    const limiter = await openLimiter('teacher:tokens', { tokensPerSecond: 10_000, store: join(tempDir(), 'limits.sqlite') });
+    const t0 = Date.now();
+    const settleFirst = await limiter.acquire(8000); // within the one-second burst: goes at once
+    assert.ok(Date.now() - t0 < 100);
+    await limiter.acquire(8000); // 16,000 tokens in flight against 10,000 a second: waits ~0.6 s
+    const second = Date.now() - t0;
+    assert.ok(second >= 550 && second < 900, `second request went after ${second} ms`);
+    await settleFirst(2000); // the first used 2,000, not 8,000: 0.6 s of the bucket comes back
+    const t1 = Date.now();
+    await limiter.acquire(8000); // without the give-back it would wait ~0.8 s
+    assert.ok(Date.now() - t1 < 450, `third request waited ${Date.now() - t1} ms`);
+    await limiter.close();
+  });
+
   it('reads Retry-After in all three spellings and estimates a request before its usage is known', () => {
     assert.equal(retryAfterMs(new Headers({ 'retry-after-ms': '250' })), 250);
     assert.equal(retryAfterMs(new Headers({ 'retry-after': '2' })), 2000);

@@ -68,23 +68,22 @@ def test_two_processes_one_progress_stream_and_resume(tmp_path, dataset):
     assert resumed[-1]["event"] == "done" and resumed[-1]["step"] == 12
 
 
-def test_a_multi_process_job_is_checked_before_any_process_starts(tmp_path, dataset):
-    job = make_job(tmp_path / "c", dataset, resources={"gpus": 2}, resumeFrom=str(tmp_path / "missing"))
-    path = tmp_path / "c.json"
+def _run_bad(job: dict, path: Path) -> subprocess.CompletedProcess:
+    """Run a job expected to be refused as bad: exit 2, as from one process."""
     path.write_text(json.dumps(job))
     proc = subprocess.run([sys.executable, "-m", "flywheel_trainer", "train", "--job", str(path)], capture_output=True, text=True,
                           env={**os.environ, "PYTHONPATH": str(TRAINER_ROOT)})
     assert proc.returncode == 2, proc.stderr[-2000:]
+    return proc
+
+
+def test_a_multi_process_job_is_checked_before_any_process_starts(tmp_path, dataset):
+    proc = _run_bad(make_job(tmp_path / "c", dataset, resources={"gpus": 2}, resumeFrom=str(tmp_path / "missing")), tmp_path / "c.json")
     assert "resumeFrom" in proc.stderr and "torch.distributed" not in proc.stderr
 
 
 def test_a_rank_that_finds_the_job_bad_exits_2_like_one_process(tmp_path, dataset):
     # Found only once a rank loads the base: still exit 2 (retrying cannot help) with the rank's error line relayed.
-    job = make_job(tmp_path / "d", dataset, resources={"gpus": 2}, baseModel=str(tmp_path / "no-such-base"))
-    path = tmp_path / "d.json"
-    path.write_text(json.dumps(job))
-    proc = subprocess.run([sys.executable, "-m", "flywheel_trainer", "train", "--job", str(path)], capture_output=True, text=True,
-                          env={**os.environ, "PYTHONPATH": str(TRAINER_ROOT)})
-    assert proc.returncode == 2, proc.stderr[-2000:]
+    proc = _run_bad(make_job(tmp_path / "d", dataset, resources={"gpus": 2}, baseModel=str(tmp_path / "no-such-base")), tmp_path / "d.json")
     errors = [json.loads(line) for line in proc.stdout.splitlines() if '"error"' in line]
     assert len(errors) == 1 and errors[0]["kind"] == "bad_job" and "baseModel" in errors[0]["message"], errors

@@ -93,7 +93,8 @@ export function openaiTeacher(config: OpenAiConfig, deps: { store: ArtifactStore
     name: `openai:${config.model}`,
     stats: () => ({ ...counters }),
     async close() {
-      if (limiter) await (await limiter).close();
+      // A store that never opened has nothing to close (its error already failed the calls that needed it).
+      await limiter?.then((l) => l.close(), () => undefined);
     },
     async generate(intents: Intent[], range?: { from: number; to: number }): Promise<RequestDraft[]> {
       return pool(range ? intents.slice(range.from, range.to) : intents, config.concurrency, async (intent) => {

@@ -11,6 +11,7 @@ import type { DatasetConfig, ServerConfig } from '../core/config/schema.js';
 import { mcpDryRunner } from '../core/dataset/mcp-dry-run.js';
 import { augmentRows, buildIntents, distinctCallsByTool, type Rejection, rowStats, validateCandidates, type ToolNote } from '../core/dataset/pipeline.js';
 import { renderRows } from '../core/dataset/render.js';
+import { preferencePairs } from '../core/dataset/pairs.js';
 import { balanceTrain, entityOverlap, splitByEntity } from '../core/dataset/split.js';
 import { makeTeacher } from '../core/dataset/teacher/index.js';
 import { readShared } from './shared-inputs.js';
@@ -230,8 +231,12 @@ export async function renderStage(a: Common & { catalog: ArtifactRef; train: Art
       beat({ rendering: name });
       const rows = await store.readJsonl<RouterRow>(a[name]);
       const rendered = renderRows(rows, catalog, a.dataset.render.format);
-      outputs[`rendered${name[0]!.toUpperCase()}${name.slice(1)}`] = await store.putJsonl(`rendered-${name}`, rendered, { parents: [a[name], a.catalog], stats: { rows: rendered.length, format: a.dataset.render.format } });
-      counts.push(`${name} ${rendered.length}`);
+      const Name = `${name[0]!.toUpperCase()}${name.slice(1)}`;
+      outputs[`rendered${Name}`] = await store.putJsonl(`rendered-${name}`, rendered, { parents: [a[name], a.catalog], stats: { rows: rendered.length, format: a.dataset.render.format } });
+      // Preference pairs from this split's near-miss negatives, for preference tuning after SFT.
+      const { pairs, counts: byOperator } = preferencePairs(rows, catalog, a.dataset.render.format);
+      outputs[`pairs${Name}`] = await store.putJsonl(`pairs-${name}`, pairs, { parents: [a[name], a.catalog], stats: { pairs: pairs.length, byOperator, format: a.dataset.render.format } });
+      counts.push(`${name} ${rendered.length} (${pairs.length} pairs)`);
     }
     return { outputs, summary: `${a.dataset.render.format} rows: ${counts.join(', ')}` };
   });

@@ -11,7 +11,9 @@ import type { ServerConfig } from '../../core/config/schema.js';
 import { drawIntents } from '../../core/dataset/intents.js';
 import { mcpDryRunner } from '../../core/dataset/mcp-dry-run.js';
 import { templateTeacher } from '../../core/dataset/teacher/template.js';
-import type { Intent, NoCallTarget, RouterRow, ToolCallTarget } from '../../core/dataset/types.js';
+import type { Intent, NoCallTarget, RouterRow, Target, ToolCallTarget } from '../../core/dataset/types.js';
+import { preferencePairs } from '../../core/dataset/pairs.js';
+import { splitByEntity } from '../../core/dataset/split.js';
 import { corruptRows, OPERATORS } from '../../core/dataset/corrupt.js';
 import { candidateRow } from '../../core/dataset/rows.js';
 import { Rng } from '../../core/rng.js';
@@ -179,6 +181,51 @@ describe('dataset generation against the sandboxes', () => {
       assert.ok(share > 0.35 && share <= 0.41, `negative share ${share}`);
       assert.ok(Object.keys(stats.kept).length >= 6, JSON.stringify(stats));
       assert.equal(new Set(negatives.map((n) => n.id)).size, negatives.length, 'negative ids are unique');
+    });
+
+    it('preference pairs: every rejected answer differs from the chosen one in the way its operator says, and no pair crosses the split', async () => {
+      const validator = new CallValidator(catalog, mcpDryRunner(connections));
+      const checked: Record<string, number> = {};
+      const entitiesOf = (rows: RouterRow[]) => new Set(rows.flatMap((r) => r.entities));
+      for (const domain of DOMAINS) {
+        const rows = await positives(domain, validator);
+        const ctx = { tools: catalog.tools.filter((t) => t.server === domain), personas: PERSONAS, pools: packPoolsAsHarvested(pools[domain]!), sliceSize: 8, rng: new Rng(`pairs:${domain}`), callable: () => true };
+        const { negatives } = await corruptRows(rows, ctx, async (call, row) => {
+          const v = await validator.check(call, persona(row.persona.name), row.tools);
+          return { ...(v.reason ? { reason: v.reason } : {}), ...(v.detail ? { detail: v.detail } : {}) };
+        }, 0.5);
+        const all = [...rows, ...negatives];
+        const byId = new Map(all.map((r) => [r.id, r]));
+        const { pairs } = preferencePairs(all, catalog, 'router-json');
+        for (const p of pairs) {
+          const negative = byId.get(p.from.negative)!;
+          const op = OPERATORS.find((o) => o.name === p.operator)!;
+          const chosen = JSON.parse(p.chosen[0]!.content!) as Target;
+          const rejected = JSON.parse(p.rejected[0]!.content!) as ToolCallTarget;
+          assert.notEqual(p.chosen[0]!.content, p.rejected[0]!.content);
+          assert.deepEqual(rejected, negative.provenance.negativeCall, 'the rejected answer is the tempting call the operator proved wrong');
+          if (p.kind === 'abstention') {
+            assert.equal(chosen.tool, null);
+            assert.equal((chosen as NoCallTarget).verdict, op.verdict);
+          } else {
+            const right = chosen as ToolCallTarget;
+            const differs = Object.keys({ ...right.arguments, ...rejected.arguments }).filter((k) => JSON.stringify(right.arguments[k]) !== JSON.stringify(rejected.arguments[k]));
+            if (p.operator === 'sibling_swap') assert.ok(rejected.tool !== right.tool && differs.length === 0, JSON.stringify(p));
+            else if (p.operator === 'drop_required') assert.ok(rejected.tool === right.tool && differs.length === 1 && !(differs[0]! in rejected.arguments), JSON.stringify(p));
+            else if (p.operator === 'server_refusal' || p.operator === 'wrong_entity_type') assert.ok(rejected.tool === right.tool && differs.length === 1 && differs[0]! in rejected.arguments, JSON.stringify(p));
+            else assert.fail(`${p.operator} made a near-miss pair`);
+          }
+          checked[`${p.kind}:${p.operator}`] = (checked[`${p.kind}:${p.operator}`] ?? 0) + 1;
+        }
+        // Built per split, pairs follow the split: the rows behind train pairs share no entity with those behind test pairs.
+        const splits = splitByEntity(all, { train: 0.8, val: 0.1, test: 0.1 }, 3);
+        const rowsBehind = (split: RouterRow[]) => preferencePairs(split, catalog, 'router-json').pairs.flatMap((p) => [byId.get(p.from.prompt)!, byId.get(p.from.negative)!]);
+        const trainEntities = entitiesOf(rowsBehind(splits.train));
+        assert.deepEqual([...entitiesOf(rowsBehind(splits.test))].filter((e) => trainEntities.has(e)), []);
+      }
+      for (const name of ['sibling_swap', 'drop_required', 'missing_scope', 'prompt_injection', 'tool_absent']) assert.ok(checked[`abstention:${name}`], `abstention pairs for ${name}: ${JSON.stringify(checked)}`);
+      for (const name of ['sibling_swap', 'drop_required']) assert.ok(checked[`near_miss:${name}`], `near-miss pairs for ${name}: ${JSON.stringify(checked)}`);
+      assert.ok(checked['near_miss:server_refusal'] || checked['near_miss:wrong_entity_type'], `value near misses: ${JSON.stringify(checked)}`);
     });
   });
 });

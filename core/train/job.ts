@@ -69,6 +69,8 @@ export function trainSectionProblems(job: Record<string, unknown>): JobProblem[]
   if (owned.length) return owned;
   const base = typeof job.baseModel === 'string' ? packagedNameProblem(job.baseModel) : undefined;
   if (base) return [{ path: ['baseModel'], message: base }];
+  // The trainer runs DPO jobs (trainer/flywheel_trainer/dpo.py), but no stage of a run feeds it pairs yet.
+  if (job.method === 'dpo' || 'preference' in job) return [{ path: [job.method === 'dpo' ? 'method' : 'preference'], message: 'dpo (preference tuning after SFT) runs in the trainer, but no stage of a run schedules it yet; train.job is SFT: lora, qlora or full' }];
   try {
     normalizeTrainJob(trainJobFor(job, { train: 'train.jsonl', val: 'val.jsonl', format: 'router-json', outputDir: 'out' }));
     return [];

@@ -52,6 +52,7 @@ describe('config', () => {
     ['a LoRA rank the study does not allow', { ...base, dataset: {}, train: { job: { baseModel: 'tiny:nano', lora: { rank: 12 } } } }, /^train\.job\.lora\.rank: must be equal to one of the allowed values$/],
     ['a typo in the train job', { ...base, dataset: {}, train: { job: { baseModel: 'tiny:nano', optim: { epocs: 2 } } } }, /^train\.job\.optim\.epocs: unknown key$/],
     ['a run-owned key in the train job', { ...base, dataset: {}, train: { job: { baseModel: 'tiny:nano', outputDir: '/x' } } }, /^train\.job\.outputDir: is set by the run, not the config$/],
+    ['a DPO train job, which no stage schedules yet', { ...base, dataset: {}, train: { job: { baseModel: 'tiny:nano', method: 'dpo', preference: { startFrom: '/adapters/sft' } } } }, /^train\.job\.method: dpo \(preference tuning after SFT\) runs in the trainer, but no stage of a run schedules it yet/],
   ];
   for (const [what, raw, expected] of cases) {
     it(`rejects ${what}, naming the key path`, () => {

@@ -186,6 +186,10 @@ def build_trainer(job: dict[str, Any], progress: Progress | None = None, hw: Har
 
     hw = hw or detect_hardware()
     check_method(job, hw)
+    if job["method"] == "dpo":
+        from .dpo import build_dpo_trainer
+
+        return build_dpo_trainer(job, progress, hw)
     out = Path(job["outputDir"])
     train_rows = load_rows(job["data"]["train"])
     val_rows = load_rows(job["data"]["val"])
@@ -222,13 +226,15 @@ def _write_outputs(job: dict[str, Any], trainer, tokenizer, out: Path) -> Path:
     final = out / "adapter"
     staging = out / "adapter.tmp"
     shutil.rmtree(staging, ignore_errors=True)
-    trainer.model.save_pretrained(staging)
+    # DPO holds a frozen "ref" copy of its starting adapter beside the trained one: only the trained one ships.
+    trainer.model.save_pretrained(staging, **({"selected_adapters": ["default"]} if job["method"] == "dpo" else {}))
     tokenizer.save_pretrained(staging)
     best = trainer.state.best_metric
     meta = {
         "baseModel": job["baseModel"],
         "base": "../base" if job["baseModel"].startswith("tiny:") else job["baseModel"],
         "method": job["method"],
+        **({"startFrom": job["preference"]["startFrom"]} if job["method"] == "dpo" else {}),
         "format": job["data"]["format"],
         "steps": trainer.state.global_step,
         "bestEvalLoss": best if _best_on_disk(trainer.state) else None,

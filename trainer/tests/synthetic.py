@@ -44,6 +44,27 @@ def _row(rng: random.Random, i: int) -> dict:
     }
 
 
+def _wrong(target: dict) -> dict:
+    """A near miss of a target: another tool with the same arguments, or a call where none should be made."""
+    if target["tool"] is None:
+        return {"tool": "get_invoice", "arguments": {"number": "0000"}}
+    other = {"get_invoice": "create_case", "create_case": "list_accounts", "list_accounts": "get_invoice"}[target["tool"]]
+    return {"tool": other, "arguments": target["arguments"]}
+
+
+def write_pairs(path: Path, n: int, seed: int) -> Path:
+    """Preference pairs in TRL's conversational format: the rows above, chosen = their target, rejected = a near miss."""
+    rng = random.Random(seed)
+    lines = []
+    for i in range(n):
+        row = _row(rng, i)
+        target = json.loads(row["completion"][0]["content"])
+        rejected = [{"role": "assistant", "content": json.dumps(_wrong(target), separators=(",", ":"))}]
+        lines.append(json.dumps({"id": f"pair-{i}", "prompt": row["prompt"], "chosen": row["completion"], "rejected": rejected, "tools": row["tools"]}))
+    path.write_text("".join(line + "\n" for line in lines))
+    return path
+
+
 def write_rows(path: Path, n: int, seed: int) -> Path:
     rng = random.Random(seed)
     path.write_text("".join(json.dumps(_row(rng, i)) + "\n" for i in range(n)))

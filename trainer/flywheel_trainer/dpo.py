@@ -1,0 +1,147 @@
+"""method: dpo — preference tuning of an SFT adapter on preference pairs, with TRL's DPOTrainer.
+
+The SFT adapter (`preference.startFrom`) is loaded onto its own base as the trainable "default" adapter; TRL copies
+it into a frozen "ref" adapter, so the reference policy is the SFT adapter, not the bare base. Only "default" is
+written out: one LoRA on the original base, servable by `serve`, vLLM and LoRAX like any SFT adapter. Checkpoints,
+resume, progress lines and the adapter directory follow the SFT path (train.py)."""
+from __future__ import annotations
+
+import json
+import math
+import shutil
+from pathlib import Path
+from typing import Any
+
+from .errors import BadJob
+from .launch import world_size
+from .model import Hardware, load_base
+
+PAIR_FIELDS = ("prompt", "chosen", "rejected")
+
+
+def load_pairs(path: str | Path) -> list[dict[str, Any]]:
+    """Read a pairs JSONL file ({prompt, chosen, rejected, tools}); a malformed line is a BadJob naming it."""
+    path = Path(path)
+    if not path.is_file():
+        raise BadJob(f"{path}: pairs file not found")
+    pairs = []
+    with path.open(encoding="utf-8") as fh:
+        for lineno, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            try:
+                raw = json.loads(line)
+            except json.JSONDecodeError as err:
+                raise BadJob(f"{path}:{lineno}: invalid JSON: {err.msg}") from None
+            for field in PAIR_FIELDS:
+                value = raw.get(field)
+                if not isinstance(value, list) or not value or not all(isinstance(m, dict) and "role" in m for m in value):
+                    raise BadJob(f"{path}:{lineno}: field '{field}' must be a non-empty list of chat messages (a preference pair)")
+            if raw["chosen"] == raw["rejected"]:
+                raise BadJob(f"{path}:{lineno}: chosen and rejected are the same answer")
+            pairs.append({"prompt": raw["prompt"], "chosen": raw["chosen"], "rejected": raw["rejected"], "tools": raw.get("tools") or []})
+    if not pairs:
+        raise BadJob(f"{path}: no preference pairs")
+    return pairs
+
+
+def start_adapter(job: dict[str, Any]) -> tuple[Path, dict[str, Any]]:
+    """The SFT adapter directory and its flywheel.json; it must be a LoRA on this job's base."""
+    start = Path(job["preference"]["startFrom"])
+    meta_file = start / "flywheel.json"
+    if not (start / "adapter_config.json").is_file() or not meta_file.is_file():
+        raise BadJob(f"preference.startFrom: {start} is not an adapter directory written by a train job (no adapter_config.json / flywheel.json)")
+    meta = json.loads(meta_file.read_text())
+    if meta.get("method") not in ("lora", "qlora", "dpo"):
+        raise BadJob(f"preference.startFrom: {start} holds a {meta.get('method')} model, not a LoRA adapter")
+    if meta.get("baseModel") != job["baseModel"]:
+        raise BadJob(f"preference.startFrom: {start} was trained on {meta.get('baseModel')}, not this job's baseModel {job['baseModel']}")
+    return start, meta
+
+
+def load_policy(job: dict[str, Any], out: Path, hw: Hardware):
+    """The base with the SFT adapter on it, trainable. A tiny base is the one the SFT run built (its tokenizer was
+    trained on that run's rows), copied next to this run's adapter so serve finds it at ../base as usual."""
+    from peft import PeftModel
+    from transformers import AutoTokenizer, LlamaForCausalLM
+
+    start, meta = start_adapter(job)
+    if job["baseModel"].startswith("tiny:"):
+        base_dir = (start / meta.get("base", "../base")).resolve()
+        if not base_dir.is_dir():
+            raise BadJob(f"preference.startFrom: the tiny base its adapter names ({base_dir}) is not there")
+        if (out / "base").resolve() != base_dir:
+            shutil.copytree(base_dir, out / "base", dirs_exist_ok=True)
+        model, tokenizer = LlamaForCausalLM.from_pretrained(out / "base"), AutoTokenizer.from_pretrained(out / "base")
+    else:
+        model, tokenizer = load_base(job, out / "base", [], hw)
+    return PeftModel.from_pretrained(model, str(start), is_trainable=True), tokenizer
+
+
+def dpo_config(job: dict[str, Any], hw: Hardware, out: Path, resuming: bool):
+    from trl import DPOConfig
+
+    o, p = job["optim"], job["preference"]
+    dtype = job["precision"]
+    if dtype == "auto":
+        dtype = "bf16" if hw.bf16 else "fp32"
+    return DPOConfig(
+        output_dir=str(out / "checkpoints"),
+        per_device_train_batch_size=o["microBatchSize"],
+        per_device_eval_batch_size=o["microBatchSize"],
+        gradient_accumulation_steps=max(1, math.ceil(o["effectiveBatchSize"] / (o["microBatchSize"] * world_size()))),
+        learning_rate=o["learningRate"],
+        lr_scheduler_type=o["scheduler"],
+        warmup_steps=o["warmupRatio"],
+        num_train_epochs=o["epochs"],
+        max_steps=o["maxSteps"] or -1,
+        logging_steps=job["logEvery"],
+        eval_strategy="steps",
+        eval_steps=job["checkpointEvery"],
+        eval_on_start=not resuming,
+        save_strategy="steps",
+        save_steps=job["checkpointEvery"],
+        save_total_limit=job["keepCheckpoints"],
+        bf16=dtype == "bf16",
+        fp16=dtype == "fp16",
+        use_cpu=not hw.cuda,
+        seed=o["seed"],
+        data_seed=o["seed"],
+        max_length=o["maxLength"],
+        beta=p["beta"],
+        loss_type=[p["lossType"]] if p["lossType"] != "robust" else ["robust"],
+        label_smoothing=0.1 if p["lossType"] == "robust" else 0.0,
+        report_to="none",
+        disable_tqdm=True,
+        dataloader_num_workers=0,
+        ddp_backend=("nccl" if hw.cuda else "gloo") if world_size() > 1 else None,
+        ddp_find_unused_parameters=False,
+    )
+
+
+def build_dpo_trainer(job: dict[str, Any], progress, hw: Hardware):
+    """Everything up to trainer.train() for a DPO job, as build_trainer is for SFT."""
+    import random
+
+    from datasets import Dataset
+    from transformers import PrinterCallback
+    from trl import DPOTrainer
+
+    from .progress import ProgressCallback
+
+    out = Path(job["outputDir"])
+    train = load_pairs(job["data"]["train"])
+    val = load_pairs(job["data"]["val"])
+    if job["optim"].get("maxEvalRows") and len(val) > job["optim"]["maxEvalRows"]:
+        val = random.Random(job["optim"]["seed"]).sample(val, job["optim"]["maxEvalRows"])
+    model, tokenizer = load_policy(job, out, hw)
+    trainer = DPOTrainer(
+        model=model,
+        args=dpo_config(job, hw, out, job["resumeFrom"] is not None),
+        train_dataset=Dataset.from_list(train),
+        eval_dataset=Dataset.from_list(val),
+        processing_class=tokenizer,
+        callbacks=[ProgressCallback(progress)] if progress else [],
+    )
+    trainer.remove_callback(PrinterCallback)
+    return trainer, tokenizer

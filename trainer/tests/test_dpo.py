@@ -1,0 +1,112 @@
+"""method: dpo on the tiny model: SFT, then DPO from its adapter with that adapter as the reference. The DPO loss
+starts at ln 2 (policy and reference are the same adapter, not the bare base); the output is one LoRA on the base;
+a run killed after a checkpoint resumes and follows the uninterrupted one; bad jobs exit 2 naming the key."""
+from __future__ import annotations
+
+import json
+import math
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import make_job
+from synthetic import write_pairs
+
+TRAINER_ROOT = Path(__file__).resolve().parent.parent
+TOLERANCE = 1e-4
+
+
+def _run(job: dict, path: Path, kill_after_checkpoint: int | None = None, resume: str | None = None) -> tuple[int, list[dict], str]:
+    path.write_text(json.dumps(job))
+    cmd = [sys.executable, "-m", "flywheel_trainer", "train", "--job", str(path)] + (["--resume", resume] if resume else [])
+    env = {**os.environ, "PYTHONPATH": str(TRAINER_ROOT), "OMP_NUM_THREADS": "2"}
+    stderr_file = path.with_suffix(".stderr")
+    with stderr_file.open("w") as err:
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err, text=True, env=env, start_new_session=True)
+    events = []
+    for line in proc.stdout:
+        event = json.loads(line)
+        events.append(event)
+        if kill_after_checkpoint is not None and event["event"] == "checkpoint" and event["step"] == kill_after_checkpoint:
+            os.killpg(proc.pid, signal.SIGKILL)
+            break
+    return proc.wait(), events, stderr_file.read_text()
+
+
+def _losses(events: list[dict]) -> dict[int, float]:
+    return {e["step"]: e["loss"] for e in events if e["event"] == "step"}
+
+
+@pytest.fixture(scope="module")
+def sft(tmp_path_factory):
+    """One SFT adapter on the tiny base, shared by the DPO tests."""
+    from synthetic import write_rows
+
+    d = tmp_path_factory.mktemp("sft")
+    data = {"train": str(write_rows(d / "train.jsonl", 96, 1)), "val": str(write_rows(d / "val.jsonl", 24, 2))}
+    job = make_job(d, data, optim={"maxSteps": 12}, checkpointEvery=12)
+    code, events, stderr = _run(job, d / "job.json")
+    assert code == 0, stderr[-3000:]
+    return Path(job["outputDir"]) / "adapter"
+
+
+def _dpo_job(tmp_path: Path, sft: Path, **over) -> dict:
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    pairs = {"train": str(write_pairs(tmp_path / "pairs-train.jsonl", 48, 3)), "val": str(write_pairs(tmp_path / "pairs-val.jsonl", 12, 4))}
+    settings = {"method": "dpo", "preference": {"startFrom": str(sft)}, "optim": {"maxSteps": 6, "effectiveBatchSize": 4, "microBatchSize": 4, "learningRate": 0.005}, "checkpointEvery": 3}
+    return make_job(tmp_path, pairs, **{**settings, **over})
+
+
+def test_dpo_starts_from_the_sft_adapter_and_writes_one_lora(tmp_path, sft):
+    job = _dpo_job(tmp_path / "a", sft)
+    code, events, stderr = _run(job, tmp_path / "a.json")
+    assert code == 0, stderr[-3000:]
+    losses = _losses(events)
+    assert sorted(losses) == list(range(1, 7))
+    # The reference is the SFT adapter itself: before any update policy and reference agree, so the loss is ln 2.
+    assert abs(losses[1] - math.log(2)) < 1e-3, losses[1]
+    assert losses[6] < losses[1], losses
+    out = Path(job["outputDir"]) / "adapter"
+    assert (out / "adapter_model.safetensors").is_file() and not (out / "ref").exists(), "only the trained adapter ships"
+    meta = json.loads((out / "flywheel.json").read_text())
+    assert meta["method"] == "dpo" and meta["startFrom"] == str(sft) and meta["base"] == "../base"
+
+    from peft import PeftModel
+    from safetensors.torch import load_file
+    from transformers import LlamaForCausalLM
+
+    model = PeftModel.from_pretrained(LlamaForCausalLM.from_pretrained(out / meta["base"]), str(out))
+    assert list(model.peft_config) == ["default"], "one LoRA on the base, as serve, vLLM and LoRAX load any other"
+    before, after = load_file(sft / "adapter_model.safetensors"), load_file(out / "adapter_model.safetensors")
+    assert before.keys() == after.keys() and any((before[k] - after[k]).abs().max() > 0 for k in before), "DPO moved the adapter"
+
+
+def test_dpo_killed_after_a_checkpoint_resumes_on_the_same_trajectory(tmp_path, sft):
+    straight = _run(_dpo_job(tmp_path / "a", sft), tmp_path / "a.json")[1]
+    job = _dpo_job(tmp_path / "b", sft)
+    code, _, _ = _run(job, tmp_path / "b.json", kill_after_checkpoint=3)
+    assert code == -signal.SIGKILL
+    checkpoint = Path(job["outputDir"]) / "checkpoints" / "checkpoint-3"
+    code, resumed, stderr = _run(job, tmp_path / "b.json", resume=str(checkpoint))
+    assert code == 0, stderr[-3000:]
+    assert resumed[0]["event"] == "start" and resumed[0]["step"] == 3
+    a, b = _losses(straight), _losses(resumed)
+    assert sorted(b) == [4, 5, 6]
+    for step in b:
+        assert abs(a[step] - b[step]) <= TOLERANCE * abs(a[step]), (step, a[step], b[step])
+
+
+def test_a_dpo_job_without_a_starting_adapter_is_refused_naming_the_key(tmp_path, sft):
+    from flywheel_trainer.job import JobError, validate_job
+
+    job = _dpo_job(tmp_path, sft)
+    del job["preference"]
+    with pytest.raises(JobError, match="'preference' is a required property"):
+        validate_job(job)
+    code, events, stderr = _run(_dpo_job(tmp_path / "x", sft, preference={"startFrom": str(tmp_path / "not-an-adapter")}), tmp_path / "x.json")
+    assert code == 2, stderr[-2000:]
+    assert events[-1]["kind"] == "bad_job" and "preference.startFrom" in events[-1]["message"]

@@ -22,7 +22,7 @@ import { whileBeating } from './heartbeat.js';
 import { stageVersion } from '../workflows/stages.js';
 import type { StageArgs } from './stage.js';
 import { storeFor, type StoreSpec } from './store.js';
-import { DEFAULT_ADAPTER_DIR, DEFAULT_REGISTRY, DEFAULT_STORE_URI } from '../core/defaults.js';
+import { DEFAULT_ADAPTER_DIR, DEFAULT_REGISTRY, DEFAULT_SERVE_ADMIN_TOKEN_ENV, DEFAULT_STORE_URI } from '../core/defaults.js';
 
 /**
  * The version an alias serves now (null before its first deploy), made sure to be loaded on its backend so
@@ -34,7 +34,7 @@ export async function currentVersion(a: { store: StoreSpec; deploy: DeployConfig
       const v = await r.current(a.deploy.alias);
       if (!v) return null;
       const apiKey = a.deploy.apiKeyEnv ? process.env[a.deploy.apiKeyEnv] : undefined;
-      const route = await ensureLoaded(new Backend(v.target, v.endpoint, apiKey, a.deploy.timeoutMs), v, adapterPathIn(a.deploy.adapterDir, storeFor(a.store)));
+      const route = await ensureLoaded(new Backend(v.target, v.endpoint, apiKey, a.deploy.timeoutMs, adminToken(a.deploy.adminTokenEnv)), v, adapterPathIn(a.deploy.adapterDir, storeFor(a.store)));
       return { name: v.name, endpoint: v.endpoint, servedModel: route.servedModel, adapterId: route.adapterId };
     })),
   );
@@ -103,7 +103,7 @@ export async function deployStage(a: DeployArgs): Promise<DeployOutcome> {
     const probes = firstCases(casesFrom(await store.readJsonl<RenderedRow>(a.renderedTest)), a.deploy.smokeProbes).map(({ id, messages, tools }) => ({ id, messages, tools }));
     const probesRef = await store.putJson('smoke-probes', probes, { parents: [a.renderedTest] });
     const apiKey = a.deploy.apiKeyEnv ? process.env[a.deploy.apiKeyEnv] : undefined;
-    const backend = new Backend(a.deploy.target, a.deploy.endpoint, apiKey, a.deploy.timeoutMs);
+    const backend = new Backend(a.deploy.target, a.deploy.endpoint, apiKey, a.deploy.timeoutMs, adminToken(a.deploy.adminTokenEnv));
     const result = await withRegistry(a.deploy.registry, (registry) =>
       deployVersion(registry, backend, {
         alias: a.deploy.alias,
@@ -143,6 +143,14 @@ export interface RollbackArgs {
   apiKeyEnv?: string;
 }
 
+/**
+ * The serving backend's admin token, from this worker's environment only: never from workflow input or config
+ * values, so no history or artifact ever holds it.
+ */
+function adminToken(envName = DEFAULT_SERVE_ADMIN_TOKEN_ENV): string | undefined {
+  return process.env[envName] || undefined;
+}
+
 /** Repoint an alias to an earlier version after reloading (if needed) and smoke-testing it. */
 export async function rollbackStage(a: RollbackArgs): Promise<{ version: string; previous: string | null; smoke: string }> {
   return failFast(() => whileBeating(async () => {
@@ -151,7 +159,7 @@ export async function rollbackStage(a: RollbackArgs): Promise<{ version: string;
     const result = await withRegistry(a.registry ?? DEFAULT_REGISTRY, (registry) =>
       rollbackAlias(
         registry,
-        (v) => new Backend(v.target, v.endpoint, apiKey, a.timeoutMs),
+        (v) => new Backend(v.target, v.endpoint, apiKey, a.timeoutMs, adminToken()),
         {
           alias: a.alias,
           ...(a.to ? { to: a.to } : {}),

@@ -245,6 +245,8 @@ export const deploySchema = z.strictObject({
   endpoint: z.url({ protocol: /^https?$/ }).default(DEFAULT_SERVE_ENDPOINT),
   /** Worker environment variable holding the backend's API key, if it needs one. */
   apiKeyEnv: envName.optional(),
+  /** Worker environment variable with the backend's admin token for loading adapters (unset: FLYWHEEL_SERVE_ADMIN_TOKEN; vLLM: its --api-key). */
+  adminTokenEnv: envName.optional(),
   /** Directory the adapters are materialised in; the backend must see it at the same path (shared volume). */
   adapterDir: z.string().min(1).default(DEFAULT_ADAPTER_DIR),
   /** The alias table (SQLite) the gateway reads: versions, alias history. */

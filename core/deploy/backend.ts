@@ -29,12 +29,16 @@ export interface Route {
  * adapter on the first request that names it, so load and unload are no-ops there.
  */
 export class Backend {
-  constructor(readonly target: DeployTarget, readonly endpoint: string, private readonly apiKey?: string, private readonly timeoutMs = 120_000) {}
+  /**
+   * `apiKey`: the inference key; `adminToken`: what loading and unloading adapters need (the local serve keeps the
+   * two apart; vLLM has one key for everything, so without an admin token the API key is sent).
+   */
+  constructor(readonly target: DeployTarget, readonly endpoint: string, private readonly apiKey?: string, private readonly timeoutMs = 120_000, private readonly adminToken?: string) {}
 
   /** Make `name` servable from `adapterPath` (a directory the backend can read). Idempotent. */
   async load(name: string, adapterPath: string): Promise<Route> {
     if (this.target === 'lorax') return { servedModel: adapterPath, adapterId: adapterPath, baseModel: '' };
-    const res = await this.call('POST', '/load_lora_adapter', { lora_name: name, lora_path: adapterPath });
+    const res = await this.call('POST', '/load_lora_adapter', { lora_name: name, lora_path: adapterPath }, this.adminToken ?? this.apiKey);
     // A retry after a crash between load and the alias flip finds the version loaded: that is success.
     if (!res.ok && !(res.status === 400 && /already been loaded/i.test(res.text))) {
       throw backendError(`${this.endpoint}: loading ${name} from ${adapterPath} failed (${res.status}): ${res.text.slice(0, 300)}`, res.status >= 500 || res.status === 429);
@@ -45,7 +49,7 @@ export class Backend {
   /** Remove `name` from the backend; a version that is not loaded is fine. */
   async unload(name: string): Promise<void> {
     if (this.target === 'lorax') return;
-    const res = await this.call('POST', '/unload_lora_adapter', { lora_name: name });
+    const res = await this.call('POST', '/unload_lora_adapter', { lora_name: name }, this.adminToken ?? this.apiKey);
     if (!res.ok && res.status !== 404) throw backendError(`${this.endpoint}: unloading ${name} failed (${res.status}): ${res.text.slice(0, 300)}`, res.status >= 500);
   }
 
@@ -68,12 +72,12 @@ export class Backend {
     return (JSON.parse(res.text) as { data: Array<{ id: string; parent?: string | null }> }).data;
   }
 
-  private async call(method: string, path: string, body?: unknown): Promise<{ ok: boolean; status: number; text: string }> {
+  private async call(method: string, path: string, body?: unknown, token = this.apiKey): Promise<{ ok: boolean; status: number; text: string }> {
     const url = `${this.endpoint.replace(/\/+$/, '')}${path}`;
     try {
       const res = await fetch(url, {
         method,
-        headers: { 'content-type': 'application/json', ...(this.apiKey ? { authorization: `Bearer ${this.apiKey}` } : {}) },
+        headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
         signal: AbortSignal.timeout(this.timeoutMs),
       });

@@ -10,10 +10,10 @@ export interface ServeProcess {
  * Start `python -m flywheel_trainer serve <args>` on a free port and wait until it listens. A server that
  * exits first rejects with its stderr tail.
  */
-export async function startServe(args: string[], stderrFile: string): Promise<ServeProcess> {
+export async function startServe(args: string[], stderrFile: string, env?: NodeJS.ProcessEnv): Promise<ServeProcess> {
   let listening: (url: string) => void = () => undefined;
   const ready = new Promise<string>((resolve) => (listening = resolve));
-  const run = startTrainer(['serve', '--port', '0', ...args], { stderrFile, onEvent: (e) => void (e.event === 'listening' && e.url && listening(e.url)) });
+  const run = startTrainer(['serve', '--port', '0', ...args], { stderrFile, onEvent: (e) => void (e.event === 'listening' && e.url && listening(e.url)), ...(env ? { env } : {}) });
   const exited = run.done.then((exit) => {
     throw new Error(`serve exited (code ${exit.code ?? exit.signal}) before listening: ${exit.error?.message ?? exit.stderrTail.slice(-1500)}`);
   });

@@ -1,12 +1,12 @@
 import { spawn } from 'node:child_process';
 import { TRAINER_ROOT, trainerPython } from '../../core/train/trainer-process.js';
 import { parse, type Command } from '../lib/args.js';
-import { DEFAULT_SERVE_ENDPOINT, DEFAULT_SERVE_HOST, DEFAULT_SERVE_PORT } from '../../core/defaults.js';
+import { DEFAULT_ADAPTER_DIR, DEFAULT_SERVE_ADMIN_TOKEN_ENV, DEFAULT_SERVE_ENDPOINT, DEFAULT_SERVE_HOST, DEFAULT_SERVE_PORT } from '../../core/defaults.js';
 
 export const serveCommand: Command = {
   name: 'serve',
   summary: "run the local serving backend (the trainer's OpenAI-compatible multi-adapter server)",
-  usage: `flywheel serve [--host H] [--port N] [--adapter NAME=DIR ...]
+  usage: `flywheel serve [--host H] [--port N] [--adapter NAME=DIR ...] [--adapter-dir DIR] [--admin-token-env VAR] [--api-key-env VAR]
 
 The "local" deploy target: an OpenAI-compatible server (/v1/chat/completions, /v1/models) with vLLM's
 runtime LoRA API (/v1/load_lora_adapter, /v1/unload_lora_adapter). Starts empty; deploys load versions
@@ -14,10 +14,26 @@ into it, each on the base it was trained on. In production, point deploy.endpoin
   --host H      default ${DEFAULT_SERVE_HOST}
   --port N      default ${DEFAULT_SERVE_PORT} (deploy.endpoint's default is ${DEFAULT_SERVE_ENDPOINT})
   --adapter NAME=DIR   load an adapter directory at start (repeatable)
+  --adapter-dir DIR    runtime loads only from inside DIR: '..' and symlinks out are refused
+                       (default ${DEFAULT_ADAPTER_DIR}, where deploy.adapterDir puts them)
+  --admin-token-env VAR  environment variable with the token load/unload need (default
+                       ${DEFAULT_SERVE_ADMIN_TOKEN_ENV}; unset: no token, which only a loopback --host allows)
+  --api-key-env VAR    environment variable with the inference key(s), comma-separated (two at once while rotating)
+A --host beyond loopback needs the admin token and the adapter directory, or the server does not start.
 Runs until interrupted (Ctrl-C).`,
   async run(argv) {
-    const { values } = parse(argv, { host: { type: 'string', default: DEFAULT_SERVE_HOST }, port: { type: 'string', default: String(DEFAULT_SERVE_PORT) }, adapter: { type: 'string', multiple: true } });
-    const args = ['-m', 'flywheel_trainer', 'serve', '--host', values.host, '--port', values.port, ...(values.adapter ?? []).flatMap((a) => ['--adapter', a])];
+    const { values } = parse(argv, {
+      host: { type: 'string', default: DEFAULT_SERVE_HOST },
+      port: { type: 'string', default: String(DEFAULT_SERVE_PORT) },
+      adapter: { type: 'string', multiple: true },
+      'adapter-dir': { type: 'string', default: DEFAULT_ADAPTER_DIR },
+      'admin-token-env': { type: 'string', default: DEFAULT_SERVE_ADMIN_TOKEN_ENV },
+      'api-key-env': { type: 'string' },
+    });
+    const args = [
+      '-m', 'flywheel_trainer', 'serve', '--host', values.host, '--port', values.port, ...(values.adapter ?? []).flatMap((a) => ['--adapter', a]),
+      '--adapter-dir', values['adapter-dir'], '--admin-token-env', values['admin-token-env'], ...(values['api-key-env'] ? ['--api-key-env', values['api-key-env']] : []),
+    ];
     const child = spawn(trainerPython(), args, { stdio: 'inherit', env: { ...process.env, PYTHONPATH: [TRAINER_ROOT, process.env.PYTHONPATH].filter(Boolean).join(':') } });
     const stop = (): void => void child.kill('SIGTERM');
     process.once('SIGINT', stop);

@@ -158,6 +158,8 @@ export const CONFIG_ROWS: ConfigRow[] = [
     meaning: "the backend's OpenAI base URL" },
   { keys: ["deploy.apiKeyEnv"],
     meaning: "worker environment variable with the backend's API key" },
+  { keys: ["deploy.adminTokenEnv"], unset: "`FLYWHEEL_SERVE_ADMIN_TOKEN`",
+    meaning: "worker environment variable with the backend's admin token, which loading and unloading adapters need (`flywheel serve --admin-token-env`); read from the worker's environment only, never from config values or workflow input; when it is unset too, load/unload send the API key (vLLM has one key for both)" },
   { keys: ["deploy.adapterDir"],
     meaning: "where adapters are materialised; the backend must see the same path (a shared volume in production)" },
   { keys: ["deploy.registry"],

@@ -22,7 +22,8 @@ function history(name: string) {
   return historyFromJSON(JSON.parse(readFileSync(join(REPO, 'test', 'fixtures', 'histories', `${name}.json`), 'utf8'))).events ?? [];
 }
 
-const RUNS = ['flywheel-run-release-stage-args', 'flywheel-run-retrain-trained-stage-args'];
+// Later runs' outputs win: the newest recording of a release run comes last.
+const RUNS = ['flywheel-run-release-stage-args', 'flywheel-run-retrain-trained-stage-args', 'flywheel-run-release-render-pairs'];
 
 describe('stage table', () => {
   it('every stage with outputs is found in recorded runs, with exactly the outputs the table names', () => {

@@ -4,6 +4,7 @@
  * real `rollback` workflow on a Temporal dev server.
  */
 import assert from 'node:assert/strict';
+import { cpSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
@@ -154,5 +155,22 @@ describe('deploy, smoke test, alias flip and rollback on the local backend', () 
     assert.equal(back.version.name, 'router@aaaa0000-00000001');
     await assert.rejects(rollbackAlias(registry, backendFor, { ...args, to: undefined, requestId: 'manual-3' }, opts), /no earlier version/);
     await assert.rejects(rollbackAlias(registry, backendFor, { ...args, to: 'router@nope', requestId: 'manual-4' }, opts), /not a version of alias router/);
+  });
+  it('a serve with an admin token: the deploy loads with the token from the worker, and without it is refused', async () => {
+    const served = join(dir, 'guarded');
+    const guarded = await startServe(['--adapter-dir', served, '--admin-token-env', 'FLYWHEEL_TEST_ADMIN_TOKEN'], join(dir, 'guarded.log'), { FLYWHEEL_TEST_ADMIN_TOKEN: 'admin-token-1' });
+    try {
+      // The adapter as deploy materialises it: inside the adapter directory, beside its tiny base.
+      cpSync(join(a.adapter, '..', 'adapter'), join(served, 'v1', 'adapter'), { recursive: true });
+      cpSync(join(a.adapter, '..', 'base'), join(served, 'v1', 'base'), { recursive: true });
+      const inside = join(served, 'v1', 'adapter');
+      await assert.rejects(new Backend('local', guarded.url).load('router@guarded', inside), /failed \(401\)/);
+      await assert.rejects(new Backend('local', guarded.url, undefined, 60_000, 'admin-token-1').load('router@outside', a.adapter), /failed \(403\).*outside the adapter directory/);
+      const route = await new Backend('local', guarded.url, undefined, 60_000, 'admin-token-1').load('router@guarded', inside);
+      assert.equal(route.servedModel, 'router@guarded');
+    } finally {
+      guarded.run.kill(2000);
+      await guarded.run.done.catch(() => undefined);
+    }
   });
 });

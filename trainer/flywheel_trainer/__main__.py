@@ -86,7 +86,17 @@ def _serve(args) -> int:
         if not sep or not name or not path:
             raise BadJob(f"--adapter {spec!r}: expected NAME=DIR")
         adapters[name] = path
-    serve(args.base, adapters, host=args.host, port=args.port, served_name=args.served_name)
+    from pathlib import Path
+
+    from .access import Access
+
+    env = os.environ
+    admin = env.get(args.admin_token_env) or None
+    keys = tuple(k.strip() for k in (env.get(args.api_key_env, "") if args.api_key_env else "").split(",") if k.strip())
+    if args.api_key_env and not keys:
+        raise BadJob(f"--api-key-env {args.api_key_env}: the variable is not set (or empty) in the server's environment")
+    access = Access(admin_token=admin, api_keys=keys, adapter_dir=Path(args.adapter_dir) if args.adapter_dir else None)
+    serve(args.base, adapters, host=args.host, port=args.port, served_name=args.served_name, access=access)
     return 0
 
 
@@ -124,6 +134,10 @@ def main(argv: list[str] | None = None) -> int:
     s.add_argument("--served-name", default="base", help="model name that selects the --base model without adapter")
     s.add_argument("--host", default="127.0.0.1")
     s.add_argument("--port", type=int, default=8000, help="0 picks a free port (printed on stdout)")
+    s.add_argument("--adapter-dir", help="runtime loads may only name adapters inside this directory ('..' and symlinks out refused)")
+    s.add_argument("--admin-token-env", default="FLYWHEEL_SERVE_ADMIN_TOKEN",
+                   help="environment variable holding the admin token that load/unload need (unset: no token, loopback only)")
+    s.add_argument("--api-key-env", help="environment variable holding the inference key(s), comma-separated (two at once while rotating)")
     c = sub.add_parser("convert-base", help="convert a packaged base model (GGUF inside a pip package) to safetensors")
     c.add_argument("--name", required=True, help="packaged base name, e.g. smollm2-135m-instruct")
     c.add_argument("--out", help="directory to write (default: the base cache, $FLYWHEEL_BASE_CACHE or .flywheel/bases)")

@@ -35,6 +35,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+from .access import Access, AccessError, check_exposure
 from .constrain import RouterConstraint, RouterLogitsProcessor, tokenizer_data
 from .decode import Decoded, PrefixCache, greedy
 from .errors import BadJob
@@ -441,7 +442,9 @@ def _tool_call(content: str, names: list[str], fmt: str = "router-json") -> dict
             "function": {"name": obj["tool"], "arguments": json.dumps(args, separators=(",", ":"))}}
 
 
-def make_handler(engine: Engine):
+def make_handler(engine: Engine, access: Access | None = None):
+    access = access or Access()
+
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
 
@@ -471,8 +474,15 @@ def make_handler(engine: Engine):
                 raise ApiError(400, "request body must be a JSON object")
             return body
 
+        def _denied(self, err: AccessError) -> None:
+            self._send(err.status, {"error": {"message": str(err), "type": "invalid_request_error", "param": None, "code": err.code}})
+
         def do_GET(self):  # noqa: N802
             if self.path in ("/v1/models", "/models"):
+                try:
+                    access.check_inference(self.headers.get("Authorization"))
+                except AccessError as err:
+                    return self._denied(err)
                 self._send(200, engine.models())
             elif self.path == "/health":
                 self._send(200, "")
@@ -482,6 +492,10 @@ def make_handler(engine: Engine):
         def do_POST(self):  # noqa: N802
             try:
                 body = self._body()
+                if self.path in ("/v1/load_lora_adapter", "/v1/unload_lora_adapter"):
+                    access.check_admin(self.headers.get("Authorization"))
+                elif self.path == "/v1/chat/completions":
+                    access.check_inference(self.headers.get("Authorization"))
                 if self.path == "/v1/chat/completions":
                     if body.get("stream"):
                         raise ApiError(400, "stream: streaming is not supported by this server")
@@ -490,7 +504,7 @@ def make_handler(engine: Engine):
                     name, path = body.get("lora_name"), body.get("lora_path")
                     if not isinstance(name, str) or not isinstance(path, str):
                         raise ApiError(400, "lora_name and lora_path are required strings")
-                    engine.load_adapter(name, path)
+                    engine.load_adapter(name, access.adapter_path(path))
                     self._send(200, f"Success: LoRA adapter '{name}' added successfully.")
                 elif self.path == "/v1/unload_lora_adapter":
                     name = body.get("lora_name")
@@ -502,6 +516,8 @@ def make_handler(engine: Engine):
                     raise ApiError(404, f"no route {self.path}", "NotFoundError")
             except ApiError as err:
                 self._error(err)
+            except AccessError as err:
+                self._denied(err)
             except Exception as err:  # noqa: BLE001 - a server error answers 500, the server keeps serving
                 import traceback
 
@@ -511,10 +527,13 @@ def make_handler(engine: Engine):
     return Handler
 
 
-def serve(base: str | None, adapters: dict[str, str], host: str = "127.0.0.1", port: int = 8000, served_name: str = "base") -> None:
-    """With neither a base nor adapters the server starts empty; adapters are loaded at runtime."""
+def serve(base: str | None, adapters: dict[str, str], host: str = "127.0.0.1", port: int = 8000, served_name: str = "base",
+          access: Access | None = None) -> None:
+    """With neither a base nor adapters the server starts empty; adapters are loaded at runtime (access.py says by whom)."""
     from .train import quiet_libraries
 
+    access = access or Access()
+    check_exposure(host, access)
     quiet_libraries()
     if base is None and adapters:
         # `serve --adapter NAME=DIR` serves that adapter's base under served_name, as vLLM's --model would.
@@ -529,7 +548,7 @@ def serve(base: str | None, adapters: dict[str, str], host: str = "127.0.0.1", p
             engine.load_adapter(name, path)
         except ApiError as err:
             raise BadJob(f"--adapter {name}={path}: {err}") from None
-    server = ThreadingHTTPServer((host, port), make_handler(engine))
+    server = ThreadingHTTPServer((host, port), make_handler(engine, access))
     url = f"http://{host}:{server.server_address[1]}"
     print(json.dumps({"event": "listening", "url": f"{url}/v1", "base": base, "adapters": sorted(adapters)}), flush=True)
     try:

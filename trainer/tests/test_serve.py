@@ -16,6 +16,8 @@ from pathlib import Path
 import pytest
 
 from conftest import make_job
+from flywheel_trainer.access import Access, check_exposure
+from flywheel_trainer.errors import BadJob
 from flywheel_trainer.serve import Engine, _tool_call, base_of, fingerprint, make_handler, token_texts
 from synthetic import TOOLS, write_rows
 
@@ -61,9 +63,10 @@ class Client:
     def __init__(self, url: str):
         self.url = url
 
-    def call(self, method: str, path: str, body: dict | None = None) -> tuple[int, object]:
+    def call(self, method: str, path: str, body: dict | None = None, token: str | None = None) -> tuple[int, object]:
         data = json.dumps(body).encode() if body is not None else None
-        req = urllib.request.Request(self.url + path, data=data, method=method, headers={"content-type": "application/json"})
+        headers = {"content-type": "application/json", **({"authorization": f"Bearer {token}"} if token else {})}
+        req = urllib.request.Request(self.url + path, data=data, method=method, headers=headers)
         try:
             with urllib.request.urlopen(req) as res:
                 status, raw = res.status, res.read()
@@ -90,8 +93,8 @@ class Client:
 
 
 @contextmanager
-def serving(engine: Engine):
-    server = ThreadingHTTPServer(("127.0.0.1", 0), make_handler(engine))
+def serving(engine: Engine, access: Access | None = None):
+    server = ThreadingHTTPServer(("127.0.0.1", 0), make_handler(engine, access))
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
@@ -231,3 +234,46 @@ def test_greedy_answers_are_generates_token_for_token_with_fewer_passes(adapters
                 assert base.merged == ("a" if model == "a" else None)
     assert kept > 0, "the trained adapter writes the grammar's forced text; the drafts of it are kept"
     assert reused > 0, "prompts sharing the system prompt reuse its keys and values"
+
+
+# access: who may load, infer, and from where -------------------------------------------------------------
+def test_load_needs_the_admin_token_and_a_path_inside_the_adapter_dir(adapters, tmp_path):
+    served = tmp_path / "served"
+    # As deploy materialises a tiny adapter: the adapter beside the tiny base its flywheel.json names (../base).
+    shutil.copytree(adapters["a"], served / "a" / "adapter")
+    shutil.copytree(Path(adapters["a"]).parent / "base", served / "a" / "base")
+    outside = tmp_path / "elsewhere"
+    shutil.copytree(served / "a", outside)
+    (served / "sneaky").symlink_to(outside, target_is_directory=True)
+    access = Access(admin_token="admin-secret", api_keys=("key-old", "key-new"), adapter_dir=served)
+    with serving(Engine(), access) as client:
+        load = lambda path, token: client.call("POST", "/v1/load_lora_adapter", {"lora_name": "a", "lora_path": str(path)}, token)  # noqa: E731
+        status, body = load(served / "a", None)
+        assert status == 401 and body["error"]["code"] == "invalid_api_key", body
+        assert load(served / "a", "key-new")[0] == 401, "an inference key does not open the admin API"
+        assert load(served / "a", "admin-secret-")[0] == 401
+        status, body = load(served / ".." / "elsewhere" / "adapter", "admin-secret")
+        assert status == 400 and "'..'" in body["error"]["message"], body
+        status, body = load(outside / "adapter", "admin-secret")
+        assert status == 403 and "outside the adapter directory" in body["error"]["message"], body
+        assert load(served / "sneaky" / "adapter", "admin-secret")[0] == 403, "a symlink out of the directory is refused"
+        assert load(served / "a" / "adapter", "admin-secret")[0] == 200
+        assert client.call("POST", "/v1/unload_lora_adapter", {"lora_name": "a"})[0] == 401
+        # Inference takes either of two keys at once (rotation without downtime), and nothing else.
+        chat = {"model": "a", "messages": PROMPT, "tools": TOOLS, "max_tokens": 8}
+        assert client.call("POST", "/v1/chat/completions", chat)[0] == 401
+        assert client.call("GET", "/v1/models")[0] == 401
+        assert client.call("POST", "/v1/chat/completions", chat, "admin-secret")[0] == 401, "the admin token is not an inference key"
+        assert client.call("POST", "/v1/chat/completions", chat, "key-old")[0] == 200
+        assert client.call("POST", "/v1/chat/completions", chat, "key-new")[0] == 200
+        assert client.call("POST", "/v1/unload_lora_adapter", {"lora_name": "a"}, "admin-secret")[0] == 200
+
+
+def test_a_server_others_can_reach_needs_an_admin_token_and_an_adapter_dir(tmp_path):
+    check_exposure("127.0.0.1", Access())
+    check_exposure("::1", Access())
+    with pytest.raises(BadJob, match="admin token .* and --adapter-dir"):
+        check_exposure("0.0.0.0", Access())
+    with pytest.raises(BadJob, match="needs --adapter-dir"):
+        check_exposure("10.0.0.5", Access(admin_token="t"))
+    check_exposure("0.0.0.0", Access(admin_token="t", adapter_dir=tmp_path))

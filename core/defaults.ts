@@ -8,6 +8,8 @@ export const DEFAULT_STORE_URI = 'file:.flywheel/artifacts';
 export const DEFAULT_REGISTRY = '.flywheel/registry.sqlite';
 /** The worker environment variable holding the serving backend's admin token (load/unload), unless deploy.adminTokenEnv names another. */
 export const DEFAULT_SERVE_ADMIN_TOKEN_ENV = 'FLYWHEEL_SERVE_ADMIN_TOKEN';
+/** Gateway client keys (`name:sha256` lines) that `flywheel gateway keys create` writes and the gateway reads. */
+export const DEFAULT_GATEWAY_KEYS_FILE = '.flywheel/gateway-keys';
 /** The teacher's shared rate-limit buckets when `dataset.teacher.rateLimit.store` names no other store. */
 export const DEFAULT_RATE_LIMIT_DB = '.flywheel/rate-limits.sqlite';
 /** Where the local serving backend reads deployed adapters from. */

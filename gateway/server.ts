@@ -6,6 +6,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { DATASET_DEFAULTS, type GatewayConfig } from '../core/config/schema.js';
 import { openRegistry } from '../core/deploy/registry.js';
+import { ClientKeysError, GATEWAY_KEYS_ENV, loadClientKeys } from './client-keys.js';
 import type { DeployedVersion } from '../core/deploy/types.js';
 import type { TraceMessage } from '../core/traces/types.js';
 import { decisionOf, toolConfidence, type Decision } from './confidence.js';
@@ -87,6 +88,18 @@ export async function startGateway(cfg: GatewayConfig, opts: GatewayOptions = {}
   const escalator: Escalator | undefined = cfg.escalation ? createEscalator(cfg.escalation, cfg.timeoutMs, opts.env ?? process.env) : undefined;
   const backendKey = cfg.backendApiKeyEnv ? (opts.env ?? process.env)[cfg.backendApiKeyEnv] : undefined;
   if (cfg.backendApiKeyEnv && !backendKey) throw new Error(`gateway: environment variable ${cfg.backendApiKeyEnv} (gateway.backendApiKeyEnv) is not set`);
+  // Who may call: client keys, checked before the port is taken; no keys beyond loopback only when asked for.
+  const keys = loadClientKeys({ ...(cfg.keysFile ? { keysFile: cfg.keysFile } : {}), env: opts.env ?? process.env });
+  if (!keys.configured() && !isLoopback(cfg.host) && !cfg.allowAnonymous) {
+    throw new ClientKeysError(`gateway: host ${cfg.host} is reachable by others and no client keys are configured (gateway.keysFile, ${GATEWAY_KEYS_ENV}); add keys, or set gateway.allowAnonymous: true to let anyone call it`);
+  }
+  /** The caller's key name; a 401 when keys are configured and the request has none of them. */
+  const callerKey = (req: IncomingMessage): string | null => {
+    if (!keys.configured()) return null;
+    const name = keys.check(req.headers.authorization);
+    if (!name) throw new HttpError(401, 'Incorrect API key provided. Send a gateway client key as Authorization: Bearer <key>.', 'invalid_request_error', null, 'invalid_api_key');
+    return name;
+  };
   const registry = await openRegistry(cfg.registry);
 
   async function resolve(model: string): Promise<DeployedVersion> {
@@ -105,6 +118,7 @@ export async function startGateway(cfg: GatewayConfig, opts: GatewayOptions = {}
 
   async function chat(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const started = Date.now();
+    const key = callerKey(req);
     const body = await readJson(req);
     if (!isObject(body)) throw new HttpError(400, 'request body must be a JSON object');
     if (typeof body.model !== 'string' || !body.model) throw new HttpError(400, 'model: an alias (or a version alias@…) is required', 'invalid_request_error', 'model');
@@ -180,7 +194,7 @@ export async function startGateway(cfg: GatewayConfig, opts: GatewayOptions = {}
     const trace = gatewayTrace(shown, final.choices[0]!.message, {
       domain: (isObject(metadata) && typeof metadata.domain === 'string' ? metadata.domain : undefined) ?? (req.headers['x-flywheel-domain'] as string | undefined) ?? null,
       gateway: {
-        alias: version.alias, version: version.name, escalated, confidence, reason, backendLatencyMs, frontierModel: reason && escalator ? escalator.model : null, frontierError, at: at.toISOString(),
+        alias: version.alias, version: version.name, key, escalated, confidence, reason, backendLatencyMs, frontierModel: reason && escalator ? escalator.model : null, frontierError, at: at.toISOString(),
         ...(rendered ? { rendered: { promptSha256: rendered.promptSha256, slice: rendered.slice, offered: rendered.offered, caller: cfg.render!.caller.name, truncatedTurns: rendered.truncatedTurns, targetInSlice: escalated ? targetInSlice(final.choices[0]!.message, rendered.slice) : null } } : {}),
       },
     });
@@ -214,7 +228,10 @@ export async function startGateway(cfg: GatewayConfig, opts: GatewayOptions = {}
     const path = new URL(req.url ?? '/', 'http://gateway').pathname.replace(/\/+$/, '');
     const route = `${req.method} ${path}`;
     const work = (async () => {
-      if (route === 'GET /v1/models') return models(res);
+      if (route === 'GET /v1/models') {
+        callerKey(req);
+        return models(res);
+      }
       if (route === 'GET /health') return send(res, 200, { status: 'ok', aliases: (await registry.aliases()).length });
       if (route === 'POST /v1/chat/completions') return chat(req, res);
       throw new HttpError(404, `no route ${req.method} ${path}`, 'invalid_request_error', null, 'not_found');
@@ -256,4 +273,9 @@ export async function startGateway(cfg: GatewayConfig, opts: GatewayOptions = {}
         server.closeIdleConnections();
       }),
   };
+}
+
+/** 127.0.0.0/8, ::1 and localhost: only this machine can connect. */
+function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
 }

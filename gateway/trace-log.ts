@@ -12,6 +12,8 @@ import { decisionOf, type AssistantMessage } from './confidence.js';
 export interface GatewayTraceMeta {
   alias: string;
   version: string;
+  /** The client key's name the request came with (gateway client keys), or null when the gateway takes anonymous calls. */
+  key?: string | null;
   /** The caller got the frontier's answer. */
   escalated: boolean;
   /** Probability of the small model's choice; null without logprobs (or for invalid output). */

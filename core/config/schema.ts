@@ -268,6 +268,10 @@ export const gatewaySchema = z.strictObject({
   timeoutMs: z.number().int().min(1000).max(600_000).default(60_000),
   /** Environment variable with the serving backends' API key (vLLM --api-key), if they need one. */
   backendApiKeyEnv: envName.optional(),
+  /** Client keys (`name:sha256` lines, `flywheel gateway keys create NAME`); with any key here or in FLYWHEEL_GATEWAY_KEYS every request needs one. */
+  keysFile: z.string().min(1).optional(),
+  /** Listen beyond loopback without client keys: anyone who reaches the port may call (and spend escalation). */
+  allowAnonymous: z.boolean().default(false),
   /** The cascade: low-confidence decisions go to a frontier endpoint. Without it nothing escalates. */
   escalation: z
     .strictObject({

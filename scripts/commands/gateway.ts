@@ -2,7 +2,9 @@ import { loadConfigFile } from '../../core/config/load.js';
 import { gatewaySchema, type GatewayConfig } from '../../core/config/schema.js';
 import { startGateway } from '../../gateway/server.js';
 import { parse, UsageError, type Command } from '../lib/args.js';
-import { DEFAULT_REGISTRY, DEFAULT_TRACES_DIR } from '../../core/defaults.js';
+import { DEFAULT_GATEWAY_KEYS_FILE, DEFAULT_REGISTRY, DEFAULT_TRACES_DIR } from '../../core/defaults.js';
+import { existsSync } from 'node:fs';
+import { createClientKey, GATEWAY_KEYS_ENV } from '../../gateway/client-keys.js';
 
 function portOption(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
@@ -16,7 +18,8 @@ const GATEWAY_DEFAULTS = gatewaySchema.parse({});
 export const gatewayCommand: Command = {
   name: 'gateway',
   summary: 'serve the deployed router aliases (OpenAI-compatible), escalate unsure decisions, log traces',
-  usage: `flywheel gateway [--config FILE] [--host H] [--port N] [--registry PATH|URL] [--traces-dir DIR]
+  usage: `flywheel gateway [--config FILE] [--host H] [--port N] [--registry PATH|URL] [--traces-dir DIR] [--keys-file FILE]
+       flywheel gateway keys create NAME [--keys-file FILE | --config FILE]
 
 An OpenAI-compatible server in front of the deployed router versions:
   POST /v1/chat/completions   model = an alias (its current version, looked up on every request) or a
@@ -33,14 +36,22 @@ trace; a traces: source naming DIR feeds them back into the flywheel.
 --registry PATH|URL the alias table deploy writes: a SQLite file (default ${DEFAULT_REGISTRY}) or a
                    postgresql://user@host/db URL without a password (PGPASSWORD holds it)
 --traces-dir DIR   where decisions are logged (default ${DEFAULT_TRACES_DIR})
+--keys-file FILE   client keys, name:sha256 lines (default gateway.keysFile, else ${DEFAULT_GATEWAY_KEYS_FILE} when it
+                   exists); with any key there or in ${GATEWAY_KEYS_ENV} (name=key,...) every request needs
+                   Authorization: Bearer <key>, and the key's name goes into the decision log. The file is re-read
+                   when it changes: add the new key, move callers over, delete the old line. A non-loopback --host
+                   without keys is refused unless gateway.allowAnonymous is true.
+keys create NAME   a new client key: its hash is appended to the keys file, the key is printed once
 Flags override the config file. Ctrl-C (SIGINT) or SIGTERM stops it cleanly.`,
   async run(argv) {
+    if (argv[0] === 'keys') return keysCommand(argv.slice(1));
     const { values } = parse(argv, {
       config: { type: 'string' },
       host: { type: 'string' },
       port: { type: 'string' },
       registry: { type: 'string' },
       'traces-dir': { type: 'string' },
+      'keys-file': { type: 'string' },
     });
     const file = values.config ? await loadConfigFile(values.config) : undefined;
     // Without a gateway: section the config's deploy.registry is still the alias table to read.
@@ -55,6 +66,8 @@ Flags override the config file. Ctrl-C (SIGINT) or SIGTERM stops it cleanly.`,
       ...(values.registry ? { registry: values.registry } : {}),
       ...(values['traces-dir'] ? { tracesDir: values['traces-dir'] } : {}),
     };
+    const keysFile = values['keys-file'] ?? cfg.keysFile ?? (existsSync(DEFAULT_GATEWAY_KEYS_FILE) ? DEFAULT_GATEWAY_KEYS_FILE : undefined);
+    if (keysFile) cfg.keysFile = keysFile;
     const gateway = await startGateway(cfg, { log: (line) => console.error(line) });
     const aliases = await gateway.aliases();
     const serving = aliases.length ? aliases.map((a) => `${a.alias} (${a.version})`).join(', ') : 'no aliases yet';
@@ -73,3 +86,15 @@ Flags override the config file. Ctrl-C (SIGINT) or SIGTERM stops it cleanly.`,
     return 0;
   },
 };
+
+/** `flywheel gateway keys create NAME`: the key is printed once, on stdout; only its hash is kept. */
+async function keysCommand(argv: string[]): Promise<number> {
+  const { values, positionals } = parse(argv, { config: { type: 'string' }, 'keys-file': { type: 'string' } }, true);
+  if (positionals[0] !== 'create' || positionals.length !== 2) throw new UsageError('expected: flywheel gateway keys create NAME [--keys-file FILE | --config FILE]');
+  const file = values.config ? await loadConfigFile(values.config) : undefined;
+  const keysFile = values['keys-file'] ?? file?.gateway?.keysFile ?? DEFAULT_GATEWAY_KEYS_FILE;
+  const key = createClientKey(keysFile, positionals[1]!);
+  console.error(`key ${positionals[1]} added to ${keysFile}; it is shown once, here:`);
+  console.log(key);
+  return 0;
+}

@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import OpenAI from 'openai';
 import type { ArtifactStore } from '../../core/artifacts/index.js';
-import type { FlywheelConfig } from '../../core/config/schema.js';
+import { gatewaySchema, type FlywheelConfig } from '../../core/config/schema.js';
 import type { RenderedRow } from '../../core/dataset/render.js';
 import type { RouterRow } from '../../core/dataset/types.js';
 import { casesFrom } from '../../core/eval/cases.js';
@@ -38,7 +38,7 @@ export async function gatewayTour(store: ArtifactStore, status: RunStatus, confi
   const split = status.stages.find((s) => s.name === 'split')?.outputs;
   if (!render?.renderedTest || !split?.test) return undefined;
   const cases = casesFrom(await store.readJsonl<RenderedRow>(render.renderedTest), await store.readJsonl<RouterRow>(split.test)).slice(0, count);
-  const gateway = await startGateway({ ...(config.gateway ?? { host: '127.0.0.1', tracesDir: DEFAULT_TRACES_DIR, timeoutMs: 60_000 }), port: 0, registry: config.deploy.registry });
+  const gateway = await startGateway({ ...(config.gateway ?? gatewaySchema.parse({ tracesDir: DEFAULT_TRACES_DIR })), port: 0, registry: config.deploy.registry });
   try {
     const client = new OpenAI({ baseURL: gateway.url, apiKey: 'not-needed' });
     const lines = [`gateway ${gateway.url} (model "${config.deploy.alias}" → ${(await gateway.aliases()).find((a) => a.alias === config.deploy!.alias)?.version ?? '?'})`];

@@ -208,7 +208,7 @@ describe('router gateway', () => {
     const gatewayOf = (t: Trace) => t.metadata!.gateway as Record<string, unknown>;
     const confident = traces.at(-2)!;
     assert.deepEqual({ ...gatewayOf(confident), at: 'x', backendLatencyMs: 0, confidence: Math.round((gatewayOf(confident).confidence as number) * 100) / 100 }, {
-      alias: 'router', version: 'router@v1', escalated: false, confidence: 0.93, reason: null, backendLatencyMs: 0, frontierModel: null, frontierError: null, at: 'x',
+      alias: 'router', version: 'router@v1', key: null, escalated: false, confidence: 0.93, reason: null, backendLatencyMs: 0, frontierModel: null, frontierError: null, at: 'x',
     });
     assert.equal(confident.metadata!.domain, 'crm');
     assert.equal(confident.metadata!.persona, 'support-agent');

@@ -151,7 +151,7 @@ describe('flywheelRun release stages: evaluate, gate, approval, deploy, gateway,
       return target.tool === null ? { role: 'assistant', content: JSON.stringify(target) } : { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: target.tool, arguments: JSON.stringify(target.arguments) } }] };
     });
     const tracesDir = join(dir, 'traces');
-    const gateway = await startGateway({ host: '127.0.0.1', port: 0, registry: cfg.deploy!.registry, tracesDir, timeoutMs: 60_000, escalation: { baseUrl: frontier.url, model: 'frontier-x', apiKeyEnv: 'FRONTIER_KEY', minConfidence: 1, on: ['invalid', 'abstain'] } }, { env: { FRONTIER_KEY: 'frontier-key' } });
+    const gateway = await startGateway({ host: '127.0.0.1', port: 0, registry: cfg.deploy!.registry, tracesDir, timeoutMs: 60_000, allowAnonymous: false, escalation: { baseUrl: frontier.url, model: 'frontier-x', apiKeyEnv: 'FRONTIER_KEY', minConfidence: 1, on: ['invalid', 'abstain'] } }, { env: { FRONTIER_KEY: 'frontier-key' } });
     try {
       const client = new OpenAI({ baseURL: gateway.url, apiKey: 'unused', maxRetries: 0 });
       for (const c of cases) {

@@ -7,6 +7,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { DATASET_DEFAULTS, type GatewayConfig } from '../core/config/schema.js';
 import { openRegistry } from '../core/deploy/registry.js';
 import { ClientKeysError, GATEWAY_KEYS_ENV, loadClientKeys } from './client-keys.js';
+import { openSpendBudget } from './spend-budget.js';
 import type { DeployedVersion } from '../core/deploy/types.js';
 import type { TraceMessage } from '../core/traces/types.js';
 import { decisionOf, toolConfidence, type Decision } from './confidence.js';
@@ -101,6 +102,8 @@ export async function startGateway(cfg: GatewayConfig, opts: GatewayOptions = {}
     return name;
   };
   const registry = await openRegistry(cfg.registry);
+  // Escalation spend lives beside the alias table: it survives restarts and replicas on PostgreSQL share it.
+  const budget = cfg.escalation?.budget ? await openSpendBudget(cfg.escalation.budget, cfg.registry) : undefined;
 
   async function resolve(model: string): Promise<DeployedVersion> {
     if (model.includes('@')) {
@@ -170,11 +173,13 @@ export async function startGateway(cfg: GatewayConfig, opts: GatewayOptions = {}
     let final = small;
     let escalated = false;
     let frontierError: string | null = null;
-    if (reason && escalator) {
+    const skipped = reason && escalator && budget ? await budget.acquire(key) : null;
+    if (reason && escalator && !skipped) {
       const r = await escalator.ask(forward);
       if (r.ok) {
         final = r.response;
         escalated = true;
+        await budget?.spend(key, r.response.usage?.total_tokens ?? 0);
       } else {
         frontierError = r.error;
         log(`frontier ${escalator.model} failed, answering with ${version.name}: ${r.error}`);
@@ -194,7 +199,7 @@ export async function startGateway(cfg: GatewayConfig, opts: GatewayOptions = {}
     const trace = gatewayTrace(shown, final.choices[0]!.message, {
       domain: (isObject(metadata) && typeof metadata.domain === 'string' ? metadata.domain : undefined) ?? (req.headers['x-flywheel-domain'] as string | undefined) ?? null,
       gateway: {
-        alias: version.alias, version: version.name, key, escalated, confidence, reason, backendLatencyMs, frontierModel: reason && escalator ? escalator.model : null, frontierError, at: at.toISOString(),
+        alias: version.alias, version: version.name, key, escalated, confidence, reason, backendLatencyMs, frontierModel: reason && escalator && !skipped ? escalator.model : null, frontierError, ...(skipped ? { escalationSkipped: skipped } : {}), at: at.toISOString(),
         ...(rendered ? { rendered: { promptSha256: rendered.promptSha256, slice: rendered.slice, offered: rendered.offered, caller: cfg.render!.caller.name, truncatedTurns: rendered.truncatedTurns, targetInSlice: escalated ? targetInSlice(final.choices[0]!.message, rendered.slice) : null } } : {}),
       },
     });
@@ -210,10 +215,11 @@ export async function startGateway(cfg: GatewayConfig, opts: GatewayOptions = {}
       'x-flywheel-escalated': String(escalated),
       ...(confidence !== null ? { 'x-flywheel-confidence': confidence.toFixed(4) } : {}),
       ...(escalated ? { 'x-flywheel-frontier-model': escalator!.model } : {}),
+      ...(skipped ? { 'x-flywheel-escalation-skipped': skipped } : {}),
       ...(rendered?.truncatedTurns ? { 'x-flywheel-truncated-turns': String(rendered.truncatedTurns) } : {}),
     });
     const conf = confidence === null ? '-' : confidence.toFixed(3);
-    log(`${body.model} -> ${version.name}: ${describe(decision)} conf ${conf}${reason ? `; ${escalated ? 'escalated' : 'escalation failed'} (${reason})` : ''} ${Date.now() - started} ms`);
+    log(`${body.model} -> ${version.name}: ${describe(decision)} conf ${conf}${reason ? `; ${escalated ? 'escalated' : skipped ? 'not escalated' : 'escalation failed'} (${reason}${skipped ? `; ${skipped}` : ''})` : ''} ${Date.now() - started} ms`);
   }
 
   async function models(res: ServerResponse): Promise<void> {
@@ -253,6 +259,7 @@ export async function startGateway(cfg: GatewayConfig, opts: GatewayOptions = {}
       });
     });
   } catch (err) {
+    await budget?.close();
     await registry.close();
     throw new Error(`gateway: cannot listen on ${cfg.host}:${cfg.port}: ${(err as Error).message}`);
   }
@@ -268,7 +275,7 @@ export async function startGateway(cfg: GatewayConfig, opts: GatewayOptions = {}
         const force = setTimeout(() => server.closeAllConnections(), 5000);
         server.close(() => {
           clearTimeout(force);
-          void registry.close().then(done);
+          void Promise.all([registry.close(), budget?.close()]).then(() => done());
         });
         server.closeIdleConnections();
       }),

@@ -25,6 +25,8 @@ export interface GatewayTraceMeta {
   frontierModel: string | null;
   /** Why the frontier call failed (the small model's answer was returned), or null. */
   frontierError: string | null;
+  /** Why an escalation the rules asked for was not made (the escalation budget), when it was not. */
+  escalationSkipped?: string;
   at: string;
   /** With gateway.render: what the router was shown (the trace's messages and tools are that rendering). */
   rendered?: {

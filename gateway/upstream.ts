@@ -5,6 +5,7 @@ import { TransientError } from '../core/errors.js';
 export interface ChatCompletion {
   model?: string;
   choices: Array<{ index?: number; message: AssistantMessage; finish_reason?: string | null; logprobs?: ChoiceLogprobs | null }>;
+  usage?: { prompt_tokens?: number; completion_tokens?: number; total_tokens?: number };
   [k: string]: unknown;
 }
 

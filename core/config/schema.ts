@@ -282,6 +282,14 @@ export const gatewaySchema = z.strictObject({
       minConfidence: z.number().min(0).max(1).default(0.5),
       /** Rules that escalate regardless of logprobs: invalid (output is not a decision), abstain (the model declined). */
       on: z.array(z.enum(['invalid', 'abstain'])).default(['invalid']),
+      /** What escalation may spend, in total and per client key; over a cap the small model answers (gateway/spend-budget.ts). */
+      budget: z
+        .strictObject({
+          requestsPerMinute: z.number().int().min(0).optional(),
+          tokensPerDay: z.number().int().min(0).optional(),
+          perKey: z.strictObject({ requestsPerMinute: z.number().int().min(0).optional(), tokensPerDay: z.number().int().min(0).optional() }).optional(),
+        })
+        .optional(),
     })
     .optional(),
   /**

@@ -30,12 +30,16 @@ describe('benchmarks, smoke-sized', { timeout: 20 * 60_000 }, () => {
 
   it('every script under scripts/bench/ is covered here', () => {
     const scripts = readdirSync(join(REPO, 'scripts', 'bench')).filter((f) => f.endsWith('.ts') && !f.startsWith('bench-'));
-    assert.deepEqual(scripts.sort(), ['dataset-build.ts', 'generic-intents.ts', 'history-size.ts', 'quality.ts', 'retriever-recall.ts', 'sandbox-dryrun.ts', 'scale-out.ts', 'stage-overhead.ts']);
+    assert.deepEqual(scripts.sort(), ['dataset-build.ts', 'gateway-load.ts', 'generic-intents.ts', 'history-size.ts', 'quality.ts', 'retriever-recall.ts', 'sandbox-dryrun.ts', 'scale-out.ts', 'stage-overhead.ts']);
     assert.deepEqual(readdirSync(join(TRAINER_ROOT, 'bench')).filter((f) => f.endsWith('.py')).sort(), ['lora_throughput.py', 'prompt_tokens.py', 'serve_latency.py']);
   });
 
   it('scale-out: chunked generate and solve on one and two worker processes', async () => {
     assert.match(await bench('scale-out.ts', ['--rows', '100', '--latency-ms', '20', '--workers', '1,2', '--chunks', '2']), /^scale-out: 1w=[\d.]+ 2w=[\d.]+ efficiency2=[\d.]+$/);
+  });
+
+  it('gateway-load: requests through the gateway and straight to the backend, none lost or answered twice', async () => {
+    assert.match(await bench('gateway-load.ts', ['--requests', '100', '--concurrency', '10']), /^gateway-load: requests=100 p50_overhead_ms=-?[\d.]+ p99_overhead_ms=-?[\d.]+ lost=0 duplicated=0$/);
   });
 
   it('history-size: the dataset stages in chunks through Temporal, and what the history weighs', async () => {

@@ -141,6 +141,7 @@ export interface RollbackArgs {
   requestId: string;
   timeoutMs: number;
   apiKeyEnv?: string;
+  adminTokenEnv?: string;
 }
 
 /**
@@ -159,7 +160,7 @@ export async function rollbackStage(a: RollbackArgs): Promise<{ version: string;
     const result = await withRegistry(a.registry ?? DEFAULT_REGISTRY, (registry) =>
       rollbackAlias(
         registry,
-        (v) => new Backend(v.target, v.endpoint, apiKey, a.timeoutMs, adminToken()),
+        (v) => new Backend(v.target, v.endpoint, apiKey, a.timeoutMs, adminToken(a.adminTokenEnv)),
         {
           alias: a.alias,
           ...(a.to ? { to: a.to } : {}),

@@ -131,7 +131,10 @@ function fmt(x: number | null): string {
  * trained from. Base scores are memoised by base and cases, so a retrain on an unchanged test set skips them.
  */
 async function evaluateCandidate(store: ArtifactStore, a: EvaluateArgs, cases: EvalCase[]): Promise<EndpointResult[]> {
-  const work = resolve(workRoot(), `eval-${a.adapterVersion}-${Context.current().info.attempt}`);
+  // Chunks of one evaluation may run at once on workers sharing this host's work root: each gets its own directory.
+  const chunk = a as Partial<ChunkRange>;
+  const range = chunk.from !== undefined ? `-${chunk.from}-${chunk.to}` : '';
+  const work = resolve(workRoot(), `eval-${a.adapterVersion}${range}-${Context.current().info.attempt}`);
   await rm(work, { recursive: true, force: true });
   await mkdir(work, { recursive: true });
   try {

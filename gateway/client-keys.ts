@@ -18,8 +18,11 @@ export class ClientKeysError extends InputError {
 }
 
 export interface ClientKeys {
-  /** Whether any key is configured: then every request needs one. */
-  configured(): boolean;
+  /**
+   * Whether requests need a key: decided once, at start (a key file is named, or the environment holds keys).
+   * Emptying the file later revokes every key; it never opens the gateway.
+   */
+  readonly required: boolean;
   /** The name of the key in `Authorization: Bearer <key>`, or null when it is missing or unknown. */
   check(authorization: string | undefined): string | null;
 }
@@ -66,7 +69,7 @@ export function loadClientKeys(opts: { keysFile?: string; env?: NodeJS.ProcessEn
   };
   current(); // a missing or malformed file fails at start, not on the first request
   return {
-    configured: () => current().length > 0,
+    required: Boolean(opts.keysFile) || fromEnv.length > 0,
     check(authorization) {
       const token = authorization?.startsWith('Bearer ') ? authorization.slice(7).trim() : '';
       if (!token) return null;

@@ -91,19 +91,22 @@ export async function startGateway(cfg: GatewayConfig, opts: GatewayOptions = {}
   if (cfg.backendApiKeyEnv && !backendKey) throw new Error(`gateway: environment variable ${cfg.backendApiKeyEnv} (gateway.backendApiKeyEnv) is not set`);
   // Who may call: client keys, checked before the port is taken; no keys beyond loopback only when asked for.
   const keys = loadClientKeys({ ...(cfg.keysFile ? { keysFile: cfg.keysFile } : {}), env: opts.env ?? process.env });
-  if (!keys.configured() && !isLoopback(cfg.host) && !cfg.allowAnonymous) {
+  if (!keys.required && !isLoopback(cfg.host) && !cfg.allowAnonymous) {
     throw new ClientKeysError(`gateway: host ${cfg.host} is reachable by others and no client keys are configured (gateway.keysFile, ${GATEWAY_KEYS_ENV}); add keys, or set gateway.allowAnonymous: true to let anyone call it`);
   }
   /** The caller's key name; a 401 when keys are configured and the request has none of them. */
   const callerKey = (req: IncomingMessage): string | null => {
-    if (!keys.configured()) return null;
+    if (!keys.required) return null;
     const name = keys.check(req.headers.authorization);
     if (!name) throw new HttpError(401, 'Incorrect API key provided. Send a gateway client key as Authorization: Bearer <key>.', 'invalid_request_error', null, 'invalid_api_key');
     return name;
   };
   const registry = await openRegistry(cfg.registry);
   // Escalation spend lives beside the alias table: it survives restarts and replicas on PostgreSQL share it.
-  const budget = cfg.escalation?.budget ? await openSpendBudget(cfg.escalation.budget, cfg.registry) : undefined;
+  const budget = cfg.escalation?.budget ? await openSpendBudget(cfg.escalation.budget, cfg.registry).catch(async (err: unknown) => {
+    await registry.close();
+    throw err;
+  }) : undefined;
 
   async function resolve(model: string): Promise<DeployedVersion> {
     if (model.includes('@')) {

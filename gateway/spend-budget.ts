@@ -25,6 +25,9 @@ interface Window {
   limit: number;
 }
 
+/** Counter rows are kept this long after they were last touched, then pruned: every window is over by then. */
+const KEEP_MS = 2 * 24 * 3600_000;
+
 /** Counters by name; `take` adds 1 to each only when all are under their limits, atomically. */
 interface SpendStore {
   take(windows: Window[]): Promise<Window | null>;
@@ -75,18 +78,22 @@ function sqliteSpend(path: string): SpendStore {
   const db = new Database(path);
   db.pragma('journal_mode = WAL');
   db.pragma('busy_timeout = 5000');
-  db.exec('CREATE TABLE IF NOT EXISTS gateway_spend (counter TEXT PRIMARY KEY, amount REAL NOT NULL)');
+  db.exec('CREATE TABLE IF NOT EXISTS gateway_spend (counter TEXT PRIMARY KEY, amount REAL NOT NULL, touched_ms INTEGER NOT NULL)');
+  db.exec('CREATE INDEX IF NOT EXISTS gateway_spend_by_touch ON gateway_spend (touched_ms)');
   const get = db.prepare<[string], { amount: number }>('SELECT amount FROM gateway_spend WHERE counter = ?');
-  const bump = db.prepare('INSERT INTO gateway_spend (counter, amount) VALUES (?, ?) ON CONFLICT (counter) DO UPDATE SET amount = amount + excluded.amount');
+  const bumpRow = db.prepare('INSERT INTO gateway_spend (counter, amount, touched_ms) VALUES (?, ?, ?) ON CONFLICT (counter) DO UPDATE SET amount = amount + excluded.amount, touched_ms = excluded.touched_ms');
+  const bump = (counter: string, amount: number) => bumpRow.run(counter, amount, Date.now());
+  const prune = db.prepare('DELETE FROM gateway_spend WHERE touched_ms < ?');
   const take = db.transaction((windows: Window[]) => {
+    prune.run(Date.now() - KEEP_MS);
     const over = windows.find((w) => (get.get(w.counter)?.amount ?? 0) >= w.limit);
     if (over) return over;
     // A request counter counts requests; a token counter is only checked here (its tokens come with the answer).
-    for (const w of windows) if (w.counter.includes(':requests:')) bump.run(w.counter, 1);
+    for (const w of windows) if (w.counter.includes(':requests:')) bump(w.counter, 1);
     return null;
   });
   const add = db.transaction((counters: string[], amount: number) => {
-    for (const c of counters) bump.run(c, amount);
+    for (const c of counters) bump(c, amount);
   });
   return {
     take: async (windows) => take.immediate(windows),
@@ -97,19 +104,22 @@ function sqliteSpend(path: string): SpendStore {
 
 async function postgresSpend(url: string): Promise<SpendStore> {
   const pool = new pg.Pool({ connectionString: url, max: 2 });
-  await pool.query('CREATE TABLE IF NOT EXISTS flywheel_gateway_spend (counter TEXT PRIMARY KEY, amount DOUBLE PRECISION NOT NULL)');
+  pool.on('error', (err) => console.error(`escalation budget: idle connection lost: ${err.message}`)); // replaced on the next query
+  await pool.query('CREATE TABLE IF NOT EXISTS flywheel_gateway_spend (counter TEXT PRIMARY KEY, amount DOUBLE PRECISION NOT NULL, touched_ms BIGINT NOT NULL)');
+  await pool.query('CREATE INDEX IF NOT EXISTS flywheel_gateway_spend_by_touch ON flywheel_gateway_spend (touched_ms)');
   return {
     async take(windows) {
       const db = await pool.connect();
       try {
         await db.query('BEGIN');
+        await db.query('DELETE FROM flywheel_gateway_spend WHERE touched_ms < $1', [Date.now() - KEEP_MS]);
         // Lock the counters (created at 0 when new) in a fixed order, so replicas never deadlock on them.
         const names = [...new Set(windows.map((w) => w.counter))].sort();
-        for (const n of names) await db.query('INSERT INTO flywheel_gateway_spend (counter, amount) VALUES ($1, 0) ON CONFLICT (counter) DO NOTHING', [n]);
+        for (const n of names) await db.query('INSERT INTO flywheel_gateway_spend (counter, amount, touched_ms) VALUES ($1, 0, $2) ON CONFLICT (counter) DO NOTHING', [n, Date.now()]);
         const { rows } = await db.query<{ counter: string; amount: number }>('SELECT counter, amount FROM flywheel_gateway_spend WHERE counter = ANY($1) ORDER BY counter FOR UPDATE', [names]);
         const amounts = new Map(rows.map((r) => [r.counter, Number(r.amount)]));
         const over = windows.find((w) => (amounts.get(w.counter) ?? 0) >= w.limit) ?? null;
-        if (!over) for (const w of windows) if (w.counter.includes(':requests:')) await db.query('UPDATE flywheel_gateway_spend SET amount = amount + 1 WHERE counter = $1', [w.counter]);
+        if (!over) for (const w of windows) if (w.counter.includes(':requests:')) await db.query('UPDATE flywheel_gateway_spend SET amount = amount + 1, touched_ms = $2 WHERE counter = $1', [w.counter, Date.now()]);
         await db.query('COMMIT');
         return over;
       } catch (err) {
@@ -120,7 +130,7 @@ async function postgresSpend(url: string): Promise<SpendStore> {
       }
     },
     async add(counters, amount) {
-      for (const c of counters) await pool.query('INSERT INTO flywheel_gateway_spend (counter, amount) VALUES ($1, $2) ON CONFLICT (counter) DO UPDATE SET amount = flywheel_gateway_spend.amount + excluded.amount', [c, amount]);
+      for (const c of counters) await pool.query('INSERT INTO flywheel_gateway_spend (counter, amount, touched_ms) VALUES ($1, $2, $3) ON CONFLICT (counter) DO UPDATE SET amount = flywheel_gateway_spend.amount + excluded.amount, touched_ms = excluded.touched_ms', [c, amount, Date.now()]);
     },
     close: () => pool.end(),
   };

@@ -15,6 +15,8 @@ export interface RollbackInput {
   store?: StoreSpec;
   timeoutMs?: number;
   apiKeyEnv?: string;
+  /** The worker environment variable with the local serve's admin token (the variable's name, never the token). */
+  adminTokenEnv?: string;
 }
 
 export interface RollbackResult {
@@ -51,6 +53,7 @@ export async function rollback(input: RollbackInput): Promise<RollbackResult> {
     requestId: `${info.workflowId}/${info.runId}`,
     timeoutMs: input.timeoutMs ?? 120_000,
     ...(input.apiKeyEnv ? { apiKeyEnv: input.apiKeyEnv } : {}),
+    ...(input.adminTokenEnv ? { adminTokenEnv: input.adminTokenEnv } : {}),
   });
   wf.setCurrentDetails(`**${input.alias}** → ${result.version} (was ${result.previous ?? 'none'}); ${result.smoke}`);
   return { alias: input.alias, ...result };

@@ -38,7 +38,7 @@ export class Backend {
   /** Make `name` servable from `adapterPath` (a directory the backend can read). Idempotent. */
   async load(name: string, adapterPath: string): Promise<Route> {
     if (this.target === 'lorax') return { servedModel: adapterPath, adapterId: adapterPath, baseModel: '' };
-    const res = await this.call('POST', '/load_lora_adapter', { lora_name: name, lora_path: adapterPath }, this.adminToken ?? this.apiKey);
+    const res = await this.call('POST', '/load_lora_adapter', { lora_name: name, lora_path: adapterPath }, this.adminCredential());
     // A retry after a crash between load and the alias flip finds the version loaded: that is success.
     if (!res.ok && !(res.status === 400 && /already been loaded/i.test(res.text))) {
       throw backendError(`${this.endpoint}: loading ${name} from ${adapterPath} failed (${res.status}): ${res.text.slice(0, 300)}`, res.status >= 500 || res.status === 429);
@@ -49,7 +49,7 @@ export class Backend {
   /** Remove `name` from the backend; a version that is not loaded is fine. */
   async unload(name: string): Promise<void> {
     if (this.target === 'lorax') return;
-    const res = await this.call('POST', '/unload_lora_adapter', { lora_name: name }, this.adminToken ?? this.apiKey);
+    const res = await this.call('POST', '/unload_lora_adapter', { lora_name: name }, this.adminCredential());
     if (!res.ok && res.status !== 404) throw backendError(`${this.endpoint}: unloading ${name} failed (${res.status}): ${res.text.slice(0, 300)}`, res.status >= 500);
   }
 
@@ -70,6 +70,11 @@ export class Backend {
     const res = await this.call('GET', '/models');
     if (!res.ok) throw backendError(`${this.endpoint}/models answered ${res.status}: ${res.text.slice(0, 300)}`, res.status >= 500);
     return (JSON.parse(res.text) as { data: Array<{ id: string; parent?: string | null }> }).data;
+  }
+
+  /** The local serve keeps an admin token apart from inference keys; vLLM has one key for everything. */
+  private adminCredential(): string | undefined {
+    return this.target === 'local' ? this.adminToken ?? this.apiKey : this.apiKey;
   }
 
   private async call(method: string, path: string, body?: unknown, token = this.apiKey): Promise<{ ok: boolean; status: number; text: string }> {

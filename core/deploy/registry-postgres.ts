@@ -62,6 +62,8 @@ export class PostgresRegistry implements AliasRegistry {
   /** Connect, and create or upgrade the tables (under a lock, so two workers starting together agree). */
   static async open(url: string): Promise<PostgresRegistry> {
     const pool = new pg.Pool({ connectionString: url, max: 4 });
+    // An idle connection dropped by the server (restart, failover) is replaced on the next query; unheard, it would crash the process.
+    pool.on('error', (err) => console.error(`registry ${url}: idle connection lost: ${err.message}`));
     const registry = new PostgresRegistry(pool, url);
     try {
       await registry.transaction(async (db) => {

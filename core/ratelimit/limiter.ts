@@ -54,7 +54,12 @@ export async function openLimiter(key: string, config: RateLimitConfig, onWait?:
       };
     },
     async holdFor(ms) {
-      await Promise.all([requests ? store.holdFor(`${key}#requests`, ms) : undefined, tokens ? store.holdFor(`${key}#tokens`, ms) : undefined]);
+      // A bucket lets callers go up to its burst ahead of its time: hold each beyond `ms` by its burst less one
+      // request's share, so that nobody goes before `ms` has passed (the token bucket's burst is a whole second).
+      await Promise.all([
+        requests ? store.holdFor(`${key}#requests`, ms + requests.burstMs - requests.msPerUnit) : undefined,
+        tokens ? store.holdFor(`${key}#tokens`, ms + tokens.burstMs) : undefined,
+      ]);
     },
     close: () => store.close(),
   };

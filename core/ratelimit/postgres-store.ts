@@ -10,6 +10,7 @@ const NOW_MS = '(extract(epoch FROM clock_timestamp()) * 1000)::double precision
  */
 export async function postgresLimitStore(url: string): Promise<LimitStore> {
   const pool = new pg.Pool({ connectionString: url, max: 4 });
+  pool.on('error', (err) => console.error(`rate-limit store: idle connection lost: ${err.message}`)); // replaced on the next query
   await pool.query(DDL);
   return {
     async reserve(key, costMs, burstMs) {

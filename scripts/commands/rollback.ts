@@ -28,10 +28,12 @@ serves the new version from the next request on.
   --registry PATH|URL the alias table (default ${DEFAULT_REGISTRY}, as seen by the worker)
   --adapter-dir DIR where adapters are materialised for the backend (default ${DEFAULT_ADAPTER_DIR})
   --api-key-env VAR worker environment variable with the backend's API key (deploy.apiKeyEnv)
+  --admin-token-env VAR  worker environment variable with the local serve's admin token (deploy.adminTokenEnv;
+                    default FLYWHEEL_SERVE_ADMIN_TOKEN)
   --timeout-ms N    per backend call (default ${TIMEOUT_MS}, as deploy.timeoutMs)
   --store URI       artifact store holding the adapters and probes (default $FLYWHEEL_ARTIFACTS or ${DEFAULT_STORE_URI})`,
   async run(argv) {
-    const { values } = parse(argv, { alias: { type: 'string' }, to: { type: 'string' }, reason: { type: 'string' }, by: { type: 'string' }, registry: { type: 'string' }, 'adapter-dir': { type: 'string' }, 'api-key-env': { type: 'string' }, 'timeout-ms': { type: 'string' }, store: { type: 'string' } });
+    const { values } = parse(argv, { alias: { type: 'string' }, to: { type: 'string' }, reason: { type: 'string' }, by: { type: 'string' }, registry: { type: 'string' }, 'adapter-dir': { type: 'string' }, 'api-key-env': { type: 'string' }, 'admin-token-env': { type: 'string' }, 'timeout-ms': { type: 'string' }, store: { type: 'string' } });
     if (!values.alias) throw new UsageError('--alias is required');
     if (!values.reason?.trim()) throw new UsageError('--reason is required: the alias history records it');
     const input: RollbackInput = {
@@ -43,6 +45,7 @@ serves the new version from the next request on.
       ...(values['adapter-dir'] ? { adapterDir: values['adapter-dir'] } : {}),
       ...(values.store || process.env.FLYWHEEL_ARTIFACTS ? { store: { store: (values.store ?? process.env.FLYWHEEL_ARTIFACTS)!, s3: {} } } : {}),
       ...(values['api-key-env'] ? { apiKeyEnv: values['api-key-env'] } : {}),
+      ...(values['admin-token-env'] ? { adminTokenEnv: values['admin-token-env'] } : {}),
       timeoutMs: intOption(values['timeout-ms'], 'timeout-ms', TIMEOUT_MS),
     };
     const client = await connect();

@@ -79,6 +79,11 @@ describe('gateway client keys', () => {
     writeFileSync(keysFile, readFileSync(keysFile, 'utf8').split('\n').filter((l) => !l.startsWith('alice:')).join('\n'));
     assert.equal((await ask(alice)).status, 401);
     assert.equal((await ask(bob)).status, 200);
+    // Emptying the file revokes its keys; it never opens the gateway to requests without one.
+    const before = readFileSync(keysFile, 'utf8');
+    writeFileSync(keysFile, '');
+    assert.deepEqual([(await ask(bob)).status, (await ask()).status, (await ask('ci-key-1')).status], [401, 401, 200]);
+    writeFileSync(keysFile, before);
   });
 
   it('beyond loopback: no keys is refused unless allowAnonymous; bad key settings name the variable, never the value', async () => {

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { openRegistry } from '../../core/deploy/registry.js';
+import { openSpendBudget } from '../../gateway/spend-budget.js';
 import type { DeployedVersion } from '../../core/deploy/types.js';
 import { startBackendStandIn, type BackendStandIn } from '../helpers/backend-stand-in.js';
 import { REPO, spawnListening, tempDir } from '../helpers/fixtures.js';
@@ -75,5 +76,23 @@ describe('a registry shared by many hosts (PostgreSQL)', () => {
     assert.ok(afterMove.length > 0, 'requests were sent after the move');
     assert.deepEqual([...new Set(afterMove)], ['router@v2'], 'no gateway routed to the old version after the move');
     assert.deepEqual(await Promise.all(urls.map(ask)), ['router@v2', 'router@v2']);
+  });
+
+  it('the escalation budget on the PostgreSQL registry: one budget for every replica, windows as on SQLite', async () => {
+    const [a, b] = [await openSpendBudget({ requestsPerMinute: 3, tokensPerDay: 10, perKey: { requestsPerMinute: 2 } }, server.url), await openSpendBudget({ requestsPerMinute: 3, tokensPerDay: 10, perKey: { requestsPerMinute: 2 } }, server.url)];
+    try {
+      const t = new Date('2026-12-01T10:00:30Z');
+      // Two replicas, one budget: alice's two, then bob's one fill the total of three.
+      assert.deepEqual([await a.acquire('alice', t), await b.acquire('alice', t)], [null, null]);
+      assert.match((await a.acquire('alice', t))!, /2 requests\/minute for key alice/);
+      assert.equal(await b.acquire('bob', t), null);
+      assert.match((await a.acquire('bob', t))!, /3 requests\/minute for all keys/);
+      assert.equal(await b.acquire('bob', new Date('2026-12-01T10:01:00Z')), null, 'a new minute');
+      await a.spend('alice', 10, t);
+      assert.match((await b.acquire('carol', new Date('2026-12-01T10:02:00Z')))!, /10 tokens\/day for all keys/);
+    } finally {
+      await a.close();
+      await b.close();
+    }
   });
 });

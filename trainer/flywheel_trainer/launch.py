@@ -48,8 +48,9 @@ def launch(job_path: str, job: dict[str, Any], resume: str | None) -> int:
     n = requested_processes(job)
     args = [sys.executable, "-m", "torch.distributed.run", "--standalone", f"--nproc_per_node={n}",
             "-m", "flywheel_trainer", "train", "--job", job_path, *(["--resume", resume] if resume else [])]
-    # The ranks' parent is torchrun; the parent watch in this process covers the worker dying.
-    env = {k: v for k, v in os.environ.items() if k != "FLYWHEEL_DIE_WITH_PARENT"}
+    # torchrun starts each rank in a session of its own, out of reach of a kill of this process group: the ranks keep
+    # FLYWHEEL_DIE_WITH_PARENT and stop when torchrun (their parent) goes, as this process does when the worker goes.
+    env = dict(os.environ)
     bad_job = False
     with subprocess.Popen(args, env=env, stdout=subprocess.PIPE, text=True) as proc:
         for line in proc.stdout:

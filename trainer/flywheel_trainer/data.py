@@ -21,12 +21,11 @@ class Row:
     tools: list[dict[str, Any]]
 
 
-def load_rows(path: str | Path) -> list[Row]:
-    """Read a JSONL file of rendered rows. Any malformed line is a BadJob naming file, line and field."""
+def jsonl_objects(path: str | Path, what: str):
+    """(line number, object) for each non-blank line of a JSONL file; a missing file or a bad line is a BadJob naming it."""
     path = Path(path)
     if not path.is_file():
-        raise BadJob(f"{path}: dataset file not found")
-    rows: list[Row] = []
+        raise BadJob(f"{path}: {what} file not found")
     with path.open(encoding="utf-8") as fh:
         for lineno, line in enumerate(fh, 1):
             if not line.strip():
@@ -35,14 +34,30 @@ def load_rows(path: str | Path) -> list[Row]:
                 raw = json.loads(line)
             except json.JSONDecodeError as err:
                 raise BadJob(f"{path}:{lineno}: invalid JSON: {err.msg}") from None
-            for field in ("prompt", "completion"):
-                value = raw.get(field)
-                if not isinstance(value, list) or not value or not all(isinstance(m, dict) and "role" in m for m in value):
-                    raise BadJob(f"{path}:{lineno}: field '{field}' must be a non-empty list of chat messages")
-            tools = raw.get("tools", [])
-            if not isinstance(tools, list):
-                raise BadJob(f"{path}:{lineno}: field 'tools' must be a list of OpenAI function tools")
-            rows.append(Row(str(raw.get("id", f"line-{lineno}")), raw["prompt"], raw["completion"], tools))
+            if not isinstance(raw, dict):
+                raise BadJob(f"{path}:{lineno}: expected a JSON object")
+            yield lineno, raw
+
+
+def require_messages(raw: dict[str, Any], field: str, where: str, kind: str = "") -> list[dict[str, Any]]:
+    """raw[field] as a non-empty list of chat messages, or a BadJob naming the line and field."""
+    value = raw.get(field)
+    if not isinstance(value, list) or not value or not all(isinstance(m, dict) and "role" in m for m in value):
+        raise BadJob(f"{where}: field '{field}' must be a non-empty list of chat messages{kind}")
+    return value
+
+
+def load_rows(path: str | Path) -> list[Row]:
+    """Read a JSONL file of rendered rows. Any malformed line is a BadJob naming file, line and field."""
+    path = Path(path)
+    rows: list[Row] = []
+    for lineno, raw in jsonl_objects(path, "dataset"):
+        for field in ("prompt", "completion"):
+            require_messages(raw, field, f"{path}:{lineno}")
+        tools = raw.get("tools", [])
+        if not isinstance(tools, list):
+            raise BadJob(f"{path}:{lineno}: field 'tools' must be a list of OpenAI function tools")
+        rows.append(Row(str(raw.get("id", f"line-{lineno}")), raw["prompt"], raw["completion"], tools))
     if not rows:
         raise BadJob(f"{path}: dataset is empty")
     return rows

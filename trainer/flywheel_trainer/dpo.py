@@ -7,11 +7,11 @@ resume, progress lines and the adapter directory follow the SFT path (train.py).
 from __future__ import annotations
 
 import json
-import math
 import shutil
 from pathlib import Path
 from typing import Any
 
+from .data import jsonl_objects, require_messages
 from .errors import BadJob
 from .launch import world_size
 from .model import Hardware, load_base
@@ -22,24 +22,13 @@ PAIR_FIELDS = ("prompt", "chosen", "rejected")
 def load_pairs(path: str | Path) -> list[dict[str, Any]]:
     """Read a pairs JSONL file ({prompt, chosen, rejected, tools}); a malformed line is a BadJob naming it."""
     path = Path(path)
-    if not path.is_file():
-        raise BadJob(f"{path}: pairs file not found")
     pairs = []
-    with path.open(encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                raw = json.loads(line)
-            except json.JSONDecodeError as err:
-                raise BadJob(f"{path}:{lineno}: invalid JSON: {err.msg}") from None
-            for field in PAIR_FIELDS:
-                value = raw.get(field)
-                if not isinstance(value, list) or not value or not all(isinstance(m, dict) and "role" in m for m in value):
-                    raise BadJob(f"{path}:{lineno}: field '{field}' must be a non-empty list of chat messages (a preference pair)")
-            if raw["chosen"] == raw["rejected"]:
-                raise BadJob(f"{path}:{lineno}: chosen and rejected are the same answer")
-            pairs.append({"prompt": raw["prompt"], "chosen": raw["chosen"], "rejected": raw["rejected"], "tools": raw.get("tools") or []})
+    for lineno, raw in jsonl_objects(path, "pairs"):
+        for field in PAIR_FIELDS:
+            require_messages(raw, field, f"{path}:{lineno}", " (a preference pair)")
+        if raw["chosen"] == raw["rejected"]:
+            raise BadJob(f"{path}:{lineno}: chosen and rejected are the same answer")
+        pairs.append({"prompt": raw["prompt"], "chosen": raw["chosen"], "rejected": raw["rejected"], "tools": raw.get("tools") or []})
     if not pairs:
         raise BadJob(f"{path}: no preference pairs")
     return pairs
@@ -81,41 +70,14 @@ def load_policy(job: dict[str, Any], out: Path, hw: Hardware):
 def dpo_config(job: dict[str, Any], hw: Hardware, out: Path, resuming: bool):
     from trl import DPOConfig
 
-    o, p = job["optim"], job["preference"]
-    dtype = job["precision"]
-    if dtype == "auto":
-        dtype = "bf16" if hw.bf16 else "fp32"
+    from .train import training_args
+
+    p = job["preference"]
     return DPOConfig(
-        output_dir=str(out / "checkpoints"),
-        per_device_train_batch_size=o["microBatchSize"],
-        per_device_eval_batch_size=o["microBatchSize"],
-        gradient_accumulation_steps=max(1, math.ceil(o["effectiveBatchSize"] / (o["microBatchSize"] * world_size()))),
-        learning_rate=o["learningRate"],
-        lr_scheduler_type=o["scheduler"],
-        warmup_steps=o["warmupRatio"],
-        num_train_epochs=o["epochs"],
-        max_steps=o["maxSteps"] or -1,
-        logging_steps=job["logEvery"],
-        eval_strategy="steps",
-        eval_steps=job["checkpointEvery"],
-        eval_on_start=not resuming,
-        save_strategy="steps",
-        save_steps=job["checkpointEvery"],
-        save_total_limit=job["keepCheckpoints"],
-        bf16=dtype == "bf16",
-        fp16=dtype == "fp16",
-        use_cpu=not hw.cuda,
-        seed=o["seed"],
-        data_seed=o["seed"],
-        max_length=o["maxLength"],
+        **training_args(job, hw, out, resuming),
         beta=p["beta"],
-        loss_type=[p["lossType"]] if p["lossType"] != "robust" else ["robust"],
+        loss_type=[p["lossType"]],
         label_smoothing=0.1 if p["lossType"] == "robust" else 0.0,
-        report_to="none",
-        disable_tqdm=True,
-        dataloader_num_workers=0,
-        ddp_backend=("nccl" if hw.cuda else "gloo") if world_size() > 1 else None,
-        ddp_find_unused_parameters=False,
     )
 
 

@@ -25,22 +25,18 @@ from .model import Hardware, check_method, detect_hardware, load_base
 from .progress import Progress, ProgressCallback
 
 
-def sft_config(job: dict[str, Any], hw: Hardware, out: Path, resuming: bool):
-    from trl import SFTConfig
-
+def training_args(job: dict[str, Any], hw: Hardware, out: Path, resuming: bool) -> dict[str, Any]:
+    """The Trainer arguments every method shares: batches, schedule, checkpoints and evals, precision, devices."""
     o = job["optim"]
-    # Data-parallel processes each take microBatchSize rows a pass, so the accumulation is shared among them.
-    grad_accum = max(1, math.ceil(o["effectiveBatchSize"] / (o["microBatchSize"] * world_size())))
-    packed = bool(job["packing"] and hw.flash_attention)
     dtype = job["precision"]
     if dtype == "auto":
         dtype = "bf16" if hw.bf16 else "fp32"
-    early_stop = o["earlyStoppingPatience"] > 0
-    return SFTConfig(
+    return dict(
         output_dir=str(out / "checkpoints"),
         per_device_train_batch_size=o["microBatchSize"],
         per_device_eval_batch_size=o["microBatchSize"],
-        gradient_accumulation_steps=grad_accum,
+        # Data-parallel processes each take microBatchSize rows a pass, so the accumulation is shared among them.
+        gradient_accumulation_steps=max(1, math.ceil(o["effectiveBatchSize"] / (o["microBatchSize"] * world_size()))),
         learning_rate=o["learningRate"],
         lr_scheduler_type=o["scheduler"],
         warmup_steps=o["warmupRatio"],  # a float in [0, 1) is a ratio of the total steps
@@ -53,26 +49,36 @@ def sft_config(job: dict[str, Any], hw: Hardware, out: Path, resuming: bool):
         save_strategy="steps",
         save_steps=job["checkpointEvery"],
         save_total_limit=job["keepCheckpoints"],
-        load_best_model_at_end=early_stop,
-        metric_for_best_model="eval_loss",
-        greater_is_better=False,
         bf16=dtype == "bf16",
         fp16=dtype == "fp16",
         use_cpu=not hw.cuda,
         seed=o["seed"],
         data_seed=o["seed"],
         max_length=o["maxLength"],
+        report_to="none",
+        disable_tqdm=True,
+        dataloader_num_workers=0,
+        ddp_backend=("nccl" if hw.cuda else "gloo") if world_size() > 1 else None,
+        ddp_find_unused_parameters=False,  # frozen base weights are not parameters DDP tracks; nothing goes unused
+    )
+
+
+def sft_config(job: dict[str, Any], hw: Hardware, out: Path, resuming: bool):
+    from trl import SFTConfig
+
+    o = job["optim"]
+    packed = bool(job["packing"] and hw.flash_attention)
+    return SFTConfig(
+        **training_args(job, hw, out, resuming),
+        load_best_model_at_end=o["earlyStoppingPatience"] > 0,
+        metric_for_best_model="eval_loss",
+        greater_is_better=False,
         packing=packed,
         packing_strategy="bfd",
         padding_free=packed,
         completion_only_loss=o.get("completionOnlyLoss", True),
         gradient_checkpointing=hw.cuda and not job["baseModel"].startswith("tiny:"),
         include_num_input_tokens_seen="non_padding",
-        report_to="none",
-        disable_tqdm=True,
-        dataloader_num_workers=0,
-        ddp_backend=("nccl" if hw.cuda else "gloo") if world_size() > 1 else None,
-        ddp_find_unused_parameters=False,  # frozen base weights are not parameters DDP tracks; nothing goes unused
     )
 
 

@@ -1,6 +1,11 @@
 """Fixtures for the trainer tests: the synthetic dataset (synthetic.py) and a job builder."""
 from __future__ import annotations
 
+import json
+import os
+import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -35,3 +40,30 @@ def make_job(tmp_path: Path, dataset: dict, **over) -> dict:
         else:
             job[key] = value
     return validate_job(job)
+
+
+TRAINER_ROOT = Path(__file__).resolve().parent.parent
+
+
+def run_train(job: dict, path: Path, kill_after_checkpoint: int | None = None, resume: str | None = None) -> tuple[int, list[dict], str]:
+    """`python -m flywheel_trainer train` on `job` in a session of its own, as the GPU worker starts it: (exit code,
+    progress events, stderr). With kill_after_checkpoint, the whole session is SIGKILLed once that checkpoint is
+    reported (torchrun and its ranks included)."""
+    path.write_text(json.dumps(job))
+    cmd = [sys.executable, "-m", "flywheel_trainer", "train", "--job", str(path)] + (["--resume", resume] if resume else [])
+    env = {**os.environ, "PYTHONPATH": str(TRAINER_ROOT), "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "2")}
+    stderr_file = path.with_suffix(".stderr")
+    with stderr_file.open("w") as err:  # a file, not a pipe: a chatty trainer cannot block on it
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err, text=True, env=env, start_new_session=True)
+    events = []
+    for line in proc.stdout:
+        event = json.loads(line)
+        events.append(event)
+        if kill_after_checkpoint is not None and event["event"] == "checkpoint" and event["step"] == kill_after_checkpoint:
+            os.killpg(proc.pid, signal.SIGKILL)
+            break
+    return proc.wait(), events, stderr_file.read_text()
+
+
+def step_losses(events: list[dict]) -> dict[int, float]:
+    return {e["step"]: e["loss"] for e in events if e["event"] == "step"}

@@ -5,40 +5,20 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 import sys
 from pathlib import Path
 
-from conftest import make_job
+from conftest import TRAINER_ROOT, make_job, run_train, step_losses as _losses
 
-TRAINER_ROOT = Path(__file__).resolve().parent.parent
 TOLERANCE = 1e-4  # as test_resume: reduction order only
 
 
 def _train(job: dict, path: Path, kill_after_checkpoint: int | None = None, resume: str | None = None) -> list[dict]:
-    path.write_text(json.dumps(job))
-    cmd = [sys.executable, "-m", "flywheel_trainer", "train", "--job", str(path)] + (["--resume", resume] if resume else [])
-    env = {**os.environ, "PYTHONPATH": str(TRAINER_ROOT)}
-    stderr_file = path.with_suffix(".stderr")
-    with stderr_file.open("w") as err:
-        # Its own session, as the GPU worker starts it: killing the group stops torchrun and both ranks.
-        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err, text=True, env=env, start_new_session=True)
-    events = []
-    for line in proc.stdout:
-        event = json.loads(line)
-        events.append(event)
-        if kill_after_checkpoint is not None and event["event"] == "checkpoint" and event["step"] == kill_after_checkpoint:
-            os.killpg(proc.pid, signal.SIGKILL)
-            break
-    code = proc.wait()
+    code, events, stderr = run_train(job, path, kill_after_checkpoint, resume)
     if kill_after_checkpoint is None:
-        assert code == 0, stderr_file.read_text()[-3000:]
+        assert code == 0, stderr[-3000:]
     return events
-
-
-def _losses(events: list[dict]) -> dict[int, float]:
-    return {e["step"]: e["loss"] for e in events if e["event"] == "step"}
 
 
 def test_two_processes_one_progress_stream_and_resume(tmp_path, dataset):

@@ -5,40 +5,15 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import signal
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from conftest import make_job
+from conftest import make_job, run_train as _run, step_losses as _losses
 from synthetic import write_pairs
 
-TRAINER_ROOT = Path(__file__).resolve().parent.parent
 TOLERANCE = 1e-4
-
-
-def _run(job: dict, path: Path, kill_after_checkpoint: int | None = None, resume: str | None = None) -> tuple[int, list[dict], str]:
-    path.write_text(json.dumps(job))
-    cmd = [sys.executable, "-m", "flywheel_trainer", "train", "--job", str(path)] + (["--resume", resume] if resume else [])
-    env = {**os.environ, "PYTHONPATH": str(TRAINER_ROOT), "OMP_NUM_THREADS": "2"}
-    stderr_file = path.with_suffix(".stderr")
-    with stderr_file.open("w") as err:
-        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err, text=True, env=env, start_new_session=True)
-    events = []
-    for line in proc.stdout:
-        event = json.loads(line)
-        events.append(event)
-        if kill_after_checkpoint is not None and event["event"] == "checkpoint" and event["step"] == kill_after_checkpoint:
-            os.killpg(proc.pid, signal.SIGKILL)
-            break
-    return proc.wait(), events, stderr_file.read_text()
-
-
-def _losses(events: list[dict]) -> dict[int, float]:
-    return {e["step"]: e["loss"] for e in events if e["event"] == "step"}
 
 
 @pytest.fixture(scope="module")

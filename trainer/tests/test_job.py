@@ -29,7 +29,8 @@ def test_defaults_follow_the_study():
     [
         ({"lora": {"rank": 12}}, "lora.rank: 12 is not one of"),
         ({"optim": {"learningRate": 0}}, "optim.learningRate: 0 is less than or equal to the minimum"),
-        ({"method": "dpo"}, "method: 'dpo' is not one of"),
+        ({"method": "ppo"}, "method: 'ppo' is not one of"),
+        ({"method": "dpo"}, "(root): 'preference' is a required property"),
         ({"lora": {"targetModules": ["lm_head"]}}, "lora.targetModules[0]: 'lm_head' is not one of"),
         ({"epocs": 3}, "epocs: unknown key"),
         ({"data": {"train": "t", "val": "v", "test": "x"}}, "data.test: unknown key"),

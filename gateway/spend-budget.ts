@@ -23,6 +23,10 @@ export interface BudgetConfig extends BudgetCaps {
 interface Window {
   counter: string;
   limit: number;
+  /** Requests are counted when taken; tokens are only checked then, and added when the answer says how many. */
+  kind: 'requests' | 'tokens';
+  /** Who it caps, in words: "all keys" or "key NAME". */
+  who: string;
 }
 
 /** Counter rows are kept this long after they were last touched, then pruned: every window is over by then. */
@@ -46,24 +50,23 @@ export interface SpendBudget {
 export async function openSpendBudget(config: BudgetConfig, registryLocation: string): Promise<SpendBudget> {
   const where = parseDbLocation(registryLocation, 'gateway.registry');
   const store = where.kind === 'sqlite' ? sqliteSpend(where.path) : await postgresSpend(where.url);
-  const scopes = (key: string | null): Array<{ scope: string; caps: BudgetCaps }> => [
-    { scope: 'total', caps: config },
-    ...(key && config.perKey ? [{ scope: `key:${key}`, caps: config.perKey }] : []),
+  const scopes = (key: string | null): Array<{ scope: string; who: string; caps: BudgetCaps }> => [
+    { scope: 'total', who: 'all keys', caps: config },
+    ...(key && config.perKey ? [{ scope: `key:${key}`, who: `key ${key}`, caps: config.perKey }] : []),
   ];
   const minute = (now: Date) => now.toISOString().slice(0, 16);
   const day = (now: Date) => now.toISOString().slice(0, 10);
   return {
     async acquire(key, now = new Date()) {
       const windows: Window[] = [];
-      for (const { scope, caps } of scopes(key)) {
-        if (caps.requestsPerMinute !== undefined) windows.push({ counter: `${scope}:requests:${minute(now)}`, limit: caps.requestsPerMinute });
+      for (const { scope, who, caps } of scopes(key)) {
+        if (caps.requestsPerMinute !== undefined) windows.push({ counter: `${scope}:requests:${minute(now)}`, limit: caps.requestsPerMinute, kind: 'requests', who });
         // Tokens are charged after the answer (spend): a day already at its cap refuses the next escalation.
-        if (caps.tokensPerDay !== undefined) windows.push({ counter: `${scope}:tokens:${day(now)}`, limit: caps.tokensPerDay });
+        if (caps.tokensPerDay !== undefined) windows.push({ counter: `${scope}:tokens:${day(now)}`, limit: caps.tokensPerDay, kind: 'tokens', who });
       }
       const over = await store.take(windows);
       if (!over) return null;
-      const [scope, kind] = over.counter.startsWith('key:') ? [`key ${over.counter.split(':')[1]}`, over.counter.split(':')[2]] : ['all keys', over.counter.split(':')[1]];
-      return kind === 'requests' ? `escalation budget: ${over.limit} requests/minute for ${scope} spent` : `escalation budget: ${over.limit} tokens/day for ${scope} spent`;
+      return `escalation budget: ${over.limit} ${over.kind === 'requests' ? 'requests/minute' : 'tokens/day'} for ${over.who} spent`;
     },
     async spend(key, tokens, now = new Date()) {
       const counters = scopes(key).filter(({ caps }) => caps.tokensPerDay !== undefined).map(({ scope }) => `${scope}:tokens:${day(now)}`);
@@ -88,8 +91,7 @@ function sqliteSpend(path: string): SpendStore {
     prune.run(Date.now() - KEEP_MS);
     const over = windows.find((w) => (get.get(w.counter)?.amount ?? 0) >= w.limit);
     if (over) return over;
-    // A request counter counts requests; a token counter is only checked here (its tokens come with the answer).
-    for (const w of windows) if (w.counter.includes(':requests:')) bump(w.counter, 1);
+    for (const w of windows) if (w.kind === 'requests') bump(w.counter, 1);
     return null;
   });
   const add = db.transaction((counters: string[], amount: number) => {
@@ -119,7 +121,7 @@ async function postgresSpend(url: string): Promise<SpendStore> {
         const { rows } = await db.query<{ counter: string; amount: number }>('SELECT counter, amount FROM flywheel_gateway_spend WHERE counter = ANY($1) ORDER BY counter FOR UPDATE', [names]);
         const amounts = new Map(rows.map((r) => [r.counter, Number(r.amount)]));
         const over = windows.find((w) => (amounts.get(w.counter) ?? 0) >= w.limit) ?? null;
-        if (!over) for (const w of windows) if (w.counter.includes(':requests:')) await db.query('UPDATE flywheel_gateway_spend SET amount = amount + 1, touched_ms = $2 WHERE counter = $1', [w.counter, Date.now()]);
+        if (!over) for (const w of windows) if (w.kind === 'requests') await db.query('UPDATE flywheel_gateway_spend SET amount = amount + 1, touched_ms = $2 WHERE counter = $1', [w.counter, Date.now()]);
         await db.query('COMMIT');
         return over;
       } catch (err) {

@@ -101,5 +101,12 @@ describe('escalation budget', () => {
     assert.match((await budget.acquire(null, new Date('2026-12-01T11:00:00Z')))!, /10 tokens\/day/);
     assert.equal(await budget.acquire(null, new Date('2026-12-02T00:00:01Z')), null);
     await budget.close();
+    // A key's name is only a name: one called "requests" has its tokens counted as tokens.
+    const perKey = await openSpendBudget({ perKey: { tokensPerDay: 5 } }, join(dir, 'names.sqlite'));
+    assert.equal(await perKey.acquire('requests', t), null);
+    await perKey.spend('requests', 5, t);
+    assert.equal(await perKey.acquire('requests', t), 'escalation budget: 5 tokens/day for key requests spent');
+    assert.equal(await perKey.acquire('tokens', t), null);
+    await perKey.close();
   });
 });

@@ -7,7 +7,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import pg from 'pg';
+import { inTransaction, postgresPool } from '../core/postgres.js';
 import { parseDbLocation } from '../core/db-location.js';
 
 export interface BudgetCaps {
@@ -105,15 +105,12 @@ function sqliteSpend(path: string): SpendStore {
 }
 
 async function postgresSpend(url: string): Promise<SpendStore> {
-  const pool = new pg.Pool({ connectionString: url, max: 2 });
-  pool.on('error', (err) => console.error(`escalation budget: idle connection lost: ${err.message}`)); // replaced on the next query
+  const pool = postgresPool(url, 'escalation budget', 2);
   await pool.query('CREATE TABLE IF NOT EXISTS flywheel_gateway_spend (counter TEXT PRIMARY KEY, amount DOUBLE PRECISION NOT NULL, touched_ms BIGINT NOT NULL)');
   await pool.query('CREATE INDEX IF NOT EXISTS flywheel_gateway_spend_by_touch ON flywheel_gateway_spend (touched_ms)');
   return {
-    async take(windows) {
-      const db = await pool.connect();
-      try {
-        await db.query('BEGIN');
+    take: (windows) =>
+      inTransaction(pool, async (db) => {
         await db.query('DELETE FROM flywheel_gateway_spend WHERE touched_ms < $1', [Date.now() - KEEP_MS]);
         // Lock the counters (created at 0 when new) in a fixed order, so replicas never deadlock on them.
         const names = [...new Set(windows.map((w) => w.counter))].sort();
@@ -122,15 +119,8 @@ async function postgresSpend(url: string): Promise<SpendStore> {
         const amounts = new Map(rows.map((r) => [r.counter, Number(r.amount)]));
         const over = windows.find((w) => (amounts.get(w.counter) ?? 0) >= w.limit) ?? null;
         if (!over) for (const w of windows) if (w.kind === 'requests') await db.query('UPDATE flywheel_gateway_spend SET amount = amount + 1, touched_ms = $2 WHERE counter = $1', [w.counter, Date.now()]);
-        await db.query('COMMIT');
         return over;
-      } catch (err) {
-        await db.query('ROLLBACK').catch(() => undefined);
-        throw err;
-      } finally {
-        db.release();
-      }
-    },
+      }),
     async add(counters, amount) {
       for (const c of counters) await pool.query('INSERT INTO flywheel_gateway_spend (counter, amount, touched_ms) VALUES ($1, $2, $3) ON CONFLICT (counter) DO UPDATE SET amount = flywheel_gateway_spend.amount + excluded.amount, touched_ms = excluded.touched_ms', [c, amount, Date.now()]);
     },

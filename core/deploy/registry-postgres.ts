@@ -4,7 +4,8 @@
  * alias, so two deploys moving one alias at once are serialised exactly as SQLite's write lock does; readers
  * never wait.
  */
-import pg from 'pg';
+import type pg from 'pg';
+import { inTransaction, postgresPool } from '../postgres.js';
 import {
   checkRepoint, checkReregistration, checkSchemaVersion, toEvent, toVersion, versionRow,
   type AliasRegistry, type EventRow, type NewVersion, type RepointOptions, type VersionRow,
@@ -61,9 +62,7 @@ export class PostgresRegistry implements AliasRegistry {
 
   /** Connect, and create or upgrade the tables (under a lock, so two workers starting together agree). */
   static async open(url: string): Promise<PostgresRegistry> {
-    const pool = new pg.Pool({ connectionString: url, max: 4 });
-    // An idle connection dropped by the server (restart, failover) is replaced on the next query; unheard, it would crash the process.
-    pool.on('error', (err) => console.error(`registry ${url}: idle connection lost: ${err.message}`));
+    const pool = postgresPool(url, `registry ${url}`);
     const registry = new PostgresRegistry(pool, url);
     try {
       await registry.transaction(async (db) => {
@@ -159,18 +158,8 @@ export class PostgresRegistry implements AliasRegistry {
     return (await this.pool.query<VersionRow>(`SELECT ${VERSION_COLUMNS} FROM flywheel_versions WHERE name = $1`, [name])).rows[0];
   }
 
-  private async transaction<T>(fn: (db: pg.PoolClient) => Promise<T>): Promise<T> {
-    const db = await this.pool.connect();
-    try {
-      await db.query('BEGIN');
-      const out = await fn(db);
-      await db.query('COMMIT');
-      return out;
-    } catch (err) {
-      await db.query('ROLLBACK').catch(() => undefined);
-      throw err;
-    } finally {
-      db.release();
-    }
+  private transaction<T>(fn: (db: pg.PoolClient) => Promise<T>): Promise<T> {
+    return inTransaction(this.pool, fn);
   }
+
 }

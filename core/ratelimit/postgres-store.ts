@@ -1,4 +1,4 @@
-import pg from 'pg';
+import { postgresPool } from '../postgres.js';
 import type { LimitStore } from './store.js';
 
 const DDL = 'CREATE TABLE IF NOT EXISTS flywheel_rate_buckets (key TEXT PRIMARY KEY, tat_ms DOUBLE PRECISION NOT NULL)';
@@ -9,8 +9,7 @@ const NOW_MS = '(extract(epoch FROM clock_timestamp()) * 1000)::double precision
  * clock, so workers on many hosts agree without synchronised clocks. The same GCRA as gcra.ts, in SQL.
  */
 export async function postgresLimitStore(url: string): Promise<LimitStore> {
-  const pool = new pg.Pool({ connectionString: url, max: 4 });
-  pool.on('error', (err) => console.error(`rate-limit store: idle connection lost: ${err.message}`)); // replaced on the next query
+  const pool = postgresPool(url, 'rate-limit store');
   await pool.query(DDL);
   return {
     async reserve(key, costMs, burstMs) {

@@ -13,7 +13,7 @@ from typing import Any
 
 from .data import jsonl_objects, require_messages
 from .errors import BadJob
-from .launch import world_size
+from .launch import rank_zero_first
 from .model import Hardware, load_base
 
 PAIR_FIELDS = ("prompt", "chosen", "rejected")
@@ -96,13 +96,7 @@ def build_dpo_trainer(job: dict[str, Any], progress, hw: Hardware):
     val = load_pairs(job["data"]["val"])
     if job["optim"].get("maxEvalRows") and len(val) > job["optim"]["maxEvalRows"]:
         val = random.Random(job["optim"]["seed"]).sample(val, job["optim"]["maxEvalRows"])
-    if world_size() > 1:
-        from accelerate import PartialState
-
-        with PartialState().main_process_first():  # rank 0 copies (or converts) the base before the others read it
-            model, tokenizer = load_policy(job, out, hw)
-    else:
-        model, tokenizer = load_policy(job, out, hw)
+    model, tokenizer = rank_zero_first(lambda: load_policy(job, out, hw))
     trainer = DPOTrainer(
         model=model,
         args=dpo_config(job, hw, out, job["resumeFrom"] is not None),

@@ -24,6 +24,17 @@ def is_main_process() -> bool:
     return int(os.environ.get("RANK", "0")) == 0
 
 
+def rank_zero_first(load):
+    """`load()` on rank 0 before the other ranks run it (they then read what rank 0 wrote: a built tiny base, a
+    converted or copied one); a plain call in a single process."""
+    if world_size() == 1:
+        return load()
+    from accelerate import PartialState
+
+    with PartialState().main_process_first():
+        return load()
+
+
 def requested_processes(job: dict[str, Any]) -> int:
     return int((job.get("resources") or {}).get("gpus", 1))
 

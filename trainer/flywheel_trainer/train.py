@@ -20,7 +20,7 @@ from typing import Any
 from .data import corpus_texts, encode_rows, load_rows
 from .errors import BadJob
 from .job import check_resume
-from .launch import is_main_process, world_size
+from .launch import is_main_process, rank_zero_first, world_size
 from .model import Hardware, check_method, detect_hardware, load_base
 from .progress import Progress, ProgressCallback
 
@@ -201,13 +201,7 @@ def build_trainer(job: dict[str, Any], progress: Progress | None = None, hw: Har
     val_rows = load_rows(job["data"]["val"])
     if job["optim"].get("maxEvalRows") and len(val_rows) > job["optim"]["maxEvalRows"]:
         val_rows = random.Random(job["optim"]["seed"]).sample(val_rows, job["optim"]["maxEvalRows"])
-    if world_size() > 1:
-        from accelerate import PartialState
-
-        with PartialState().main_process_first():  # rank 0 builds a tiny base (or converts) before the others read it
-            model, tokenizer = load_base(job, out / "base", corpus_texts(train_rows), hw)
-    else:
-        model, tokenizer = load_base(job, out / "base", corpus_texts(train_rows), hw)
+    model, tokenizer = rank_zero_first(lambda: load_base(job, out / "base", corpus_texts(train_rows), hw))
     max_length = job["optim"]["maxLength"]
     train = encode_rows(tokenizer, train_rows, max_length, job["data"]["train"], job["optim"].get("decisionWeight", 1.0))
     val = encode_rows(tokenizer, val_rows, max_length, job["data"]["val"])

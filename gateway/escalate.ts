@@ -1,7 +1,8 @@
 /** The cascade: when the small router is unsure (or says nothing usable), ask a frontier model instead. */
 import type { GatewayConfig } from '../core/config/schema.js';
 import type { Decision } from './confidence.js';
-import { postChat, type ChatCompletion } from './upstream.js';
+import { redact, refusedCredential } from '../core/secrets.js';
+import { postChat, UpstreamError, type ChatCompletion } from './upstream.js';
 
 export type EscalationConfig = NonNullable<GatewayConfig['escalation']>;
 
@@ -34,7 +35,8 @@ export function createEscalator(esc: EscalationConfig, timeoutMs: number, env: N
         const response = await postChat(esc.baseUrl, { ...request, model: esc.model }, { timeoutMs, apiKey });
         return { ok: true, response, latencyMs: Date.now() - started };
       } catch (err) {
-        return { ok: false, error: (err as Error).message, latencyMs: Date.now() - started };
+        const refused = err instanceof UpstreamError && refusedCredential(err.status) ? `the frontier endpoint refused the API key in ${esc.apiKeyEnv}: ` : '';
+        return { ok: false, error: refused + redact((err as Error).message, apiKey, esc.apiKeyEnv), latencyMs: Date.now() - started };
       }
     },
   };

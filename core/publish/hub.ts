@@ -1,5 +1,6 @@
 import { commit, createRepo, HubApiError, listFiles, repoExists } from '@huggingface/hub';
-import type { Publication } from './types.js';
+import { redact, refusedCredential } from '../secrets.js';
+import { PublishInputError, type Publication } from './types.js';
 
 export const DEFAULT_HUB_URL = 'https://huggingface.co';
 
@@ -8,6 +9,8 @@ const HUB_MANAGED = new Set(['.gitattributes']);
 
 export interface HubPublishOptions {
   accessToken: string;
+  /** The environment variable the token came from, named (never echoed) when the Hub refuses it. */
+  tokenEnv?: string;
   /** The Hub (or a stand-in for it in tests); default https://huggingface.co. */
   hubUrl?: string;
   /** Visibility of a repo this call creates; an existing repo keeps its own. */
@@ -48,6 +51,16 @@ async function stalePaths(repo: { type: 'model' | 'dataset'; name: string }, com
  * tests exercise end to end against a local stand-in; the xet protocol (a CAS service) has no stand-in here.
  */
 export async function publishToHub(pub: Publication, target: { repoType: 'model' | 'dataset'; name: string }, opts: HubPublishOptions): Promise<HubPublishResult> {
+  try {
+    return await publishWith(pub, target, opts);
+  } catch (err) {
+    if (!(err instanceof HubApiError && refusedCredential(err.statusCode))) throw err;
+    const env = opts.tokenEnv ?? 'HF_TOKEN';
+    throw new PublishInputError(`the Hub refused the token in ${env} (${err.statusCode}): ${redact(err.message, opts.accessToken, env)} — it needs write access to ${target.name}`);
+  }
+}
+
+async function publishWith(pub: Publication, target: { repoType: 'model' | 'dataset'; name: string }, opts: HubPublishOptions): Promise<HubPublishResult> {
   const hubUrl = (opts.hubUrl ?? DEFAULT_HUB_URL).replace(/\/+$/, '');
   const repo = { type: target.repoType, name: target.name };
   const common: Common = { hubUrl, accessToken: opts.accessToken, ...(opts.fetch ? { fetch: opts.fetch } : {}) };

@@ -103,7 +103,7 @@ adapter  the adapter artifact's files (adapter/, base/ for a tiny base, metrics.
       return 0;
     }
     const hubUrl = values['hub-url'] ?? process.env.HF_ENDPOINT ?? DEFAULT_HUB_URL;
-    const result = await publishToHub(pub, target!, { accessToken: token!, hubUrl, visibility: values.public ? 'public' : 'private' });
+    const result = await inputError(() => publishToHub(pub, target!, { accessToken: token!, tokenEnv, hubUrl, visibility: values.public ? 'public' : 'private' }));
     if (values.json) printJson({ kind: pub.kind, name: pub.name, datasetHash: pub.datasetHash, notes: pub.notes, files: pub.files.length, ...result });
     else {
       printNotes(pub);

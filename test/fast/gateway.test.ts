@@ -16,7 +16,7 @@ import { traceFilesAt } from '../../core/traces/files.js';
 import { ingestTraces, parseTraceFile } from '../../core/traces/ingest.js';
 import type { Trace } from '../../core/traces/types.js';
 import { decisionOf, toolConfidence } from '../../gateway/confidence.js';
-import { escalationReason } from '../../gateway/escalate.js';
+import { createEscalator, escalationReason } from '../../gateway/escalate.js';
 import { callerOf } from '../../gateway/trace-log.js';
 import { startGateway } from '../../gateway/server.js';
 import { startBackendStandIn, startFrontierStandIn, type BackendStandIn, type ChatRequest, type FrontierStandIn, type Scripted } from '../helpers/backend-stand-in.js';
@@ -239,6 +239,15 @@ describe('router gateway', () => {
     assert.deepEqual(result.rows[0]!.target, { tool: 'get_record', arguments: { recordId: '001' } });
     assert.deepEqual(result.rows[0]!.persona, { name: 'support-agent', scopes: ['crm.read'] });
     assert.deepEqual(result.rows[0]!.tools, ['get_record', 'delete_record']);
+  });
+
+  it('a frontier that refuses the key: the error names the variable, never the value', async () => {
+    const esc = gatewaySchema.parse({ escalation: { baseUrl: frontier.url, model: 'frontier-large', apiKeyEnv: 'STALE_FRONTIER_KEY' } }).escalation!;
+    const r = await createEscalator(esc, 5000, { STALE_FRONTIER_KEY: 'sk-stale-0123456789' }).ask({ messages: [{ role: 'user', content: 'show record 001' }] });
+    assert.equal(r.ok, false);
+    const error = r.ok ? '' : r.error;
+    assert.match(error, /^the frontier endpoint refused the API key in STALE_FRONTIER_KEY: .*answered 401/);
+    assert.ok(!error.includes('sk-stale'), error);
   });
 
   it('refuses to start without the frontier key, naming the variable', async () => {

@@ -10,7 +10,7 @@ import OpenAI from 'openai';
 import { bucketShape, reserve } from '../../core/ratelimit/gcra.js';
 import { openLimiter } from '../../core/ratelimit/limiter.js';
 import { sqliteLimitStore } from '../../core/ratelimit/sqlite-store.js';
-import { estimateTokens, retryAfterMs, send, TeacherQuotaError } from '../../core/dataset/teacher/send.js';
+import { estimateTokens, retryAfterMs, send, TeacherKeyError, TeacherQuotaError } from '../../core/dataset/teacher/send.js';
 import { parseConfig } from '../../core/config/load.js';
 import { tempDir } from '../helpers/fixtures.js';
 
@@ -58,7 +58,7 @@ describe('SQLite bucket store', () => {
 });
 
 /** An endpoint answering each request with the next scripted status (200 afterwards). */
-async function scripted(statuses: Array<{ status: number; body?: unknown; headers?: Record<string, string> }>) {
+async function scripted(statuses: Array<{ status: number; body?: unknown; headers?: Record<string, string> }>, apiKey = 'k') {
   const arrivals: number[] = [];
   const server = createServer((req, res) => {
     req.resume();
@@ -70,7 +70,7 @@ async function scripted(statuses: Array<{ status: number; body?: unknown; header
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const client = new OpenAI({ baseURL: `http://127.0.0.1:${(server.address() as { port: number }).port}/v1`, apiKey: 'k', maxRetries: 0 });
+  const client = new OpenAI({ baseURL: `http://127.0.0.1:${(server.address() as { port: number }).port}/v1`, apiKey, maxRetries: 0 });
   return { client, arrivals, close: () => new Promise((r) => (server.closeAllConnections(), server.close(r))) };
 }
 
@@ -96,6 +96,21 @@ describe('send', () => {
     await assert.rejects(send(end.client, body, { maxRetries: 5 }), TeacherQuotaError);
     assert.equal(end.arrivals.length, 1);
     await end.close();
+  });
+
+  it('a refused key (401/403) fails at once, naming the variable; a key the endpoint echoes is not repeated', async () => {
+    const key = 'sk-live-0123456789abcdef';
+    for (const status of [401, 403]) {
+      const end = await scripted([{ status, body: { error: { message: `Incorrect API key provided: ${key}.` } } }], key);
+      await assert.rejects(send(end.client, body, { maxRetries: 5, keyEnv: 'ACME_TEACHER_KEY' }), (e: Error) => {
+        assert.ok(e instanceof TeacherKeyError, String(e));
+        assert.match(e.message, new RegExp(`refused the API key in ACME_TEACHER_KEY \\(${status}\\).*Incorrect API key provided: \\$ACME_TEACHER_KEY`));
+        assert.ok(!e.message.includes(key), e.message);
+        return true;
+      });
+      assert.equal(end.arrivals.length, 1, 'not retried');
+      await end.close();
+    }
   });
 
   it('retries 5xx up to maxRetries, then gives up; a 400 is never retried', async () => {

@@ -49,8 +49,8 @@ function answer(body: ChatBody): { content: string | null; tool_calls?: unknown[
   return { content: JSON.stringify({ tool: null, reason: 'no tool can do this' }) };
 }
 
-/** `faultFor(bodyHash)` picks the fault (if any) for the first attempt at a request. */
-export async function startStandIn(faultFor: (key: string) => Fault | undefined = () => undefined, hangMs = 2500, latencyMs = 0): Promise<StandIn> {
+/** `faultFor(bodyHash)` picks the fault (if any) for the first attempt at a request; `apiKey` is the only key it accepts. */
+export async function startStandIn(faultFor: (key: string) => Fault | undefined = () => undefined, hangMs = 2500, latencyMs = 0, apiKey = 'test-key'): Promise<StandIn> {
   const attempts = new Map<string, number>();
   const answers = new Map<string, number>();
   const state = { requests: 0, arrivals: [] as number[], answered: 0, faultsServed: {} as Record<string, number>, holding: false, parked: [] as Array<() => void> };
@@ -61,7 +61,7 @@ export async function startStandIn(faultFor: (key: string) => Fault | undefined 
       state.requests++;
       state.arrivals.push(Date.now());
       if (req.url !== '/v1/chat/completions' || req.method !== 'POST') return void res.writeHead(404).end('{}');
-      if (req.headers.authorization !== 'Bearer test-key') return void res.writeHead(401, { 'content-type': 'application/json' }).end('{"error":{"message":"bad key"}}');
+      if (req.headers.authorization !== `Bearer ${apiKey}`) return void res.writeHead(401, { 'content-type': 'application/json' }).end('{"error":{"message":"bad key"}}');
       const body = JSON.parse(raw) as ChatBody;
       const key = createHash('sha256').update(JSON.stringify(body.messages)).digest('hex');
       const n = (attempts.get(key) ?? 0) + 1;

@@ -4,16 +4,12 @@
  * The artifact store is a real file store built here with the kinds, parents and stats the pipeline writes
  * (catalog → train/val/test → rendered-* → adapter → eval-results → eval-report, plus the run config).
  * S3 is moto's server (pip moto[server] in .venv), standing in for AWS S3 with the production
- * @aws-sdk/client-s3 code path. The Hub is a local node:http stand-in for huggingface.co, which cannot be
- * reached from here: it serves only the endpoints the real @huggingface/hub client calls for a repo check,
- * repo creation, the repo's file listing and one commit (preupload, the LFS batch API, the LFS PUT, the NDJSON
- * commit with deletes), keeps each repo's files, records every request, and answers the way the Hub documents. The upload code is the real library code; everything past
- * the HTTP boundary (the Hub's storage, its YAML validation, xet) is not exercised.
+ * @aws-sdk/client-s3 code path. The Hub is helpers/hub-stand-in.ts, standing in for huggingface.co; the upload
+ * code is the real @huggingface/hub library code.
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer as createHttpServer, type IncomingMessage, type Server } from 'node:http';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { DeleteObjectCommand, GetObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
@@ -33,6 +29,7 @@ import { UsageError } from '../../scripts/lib/args.js';
 import { REPO, tempDir } from '../helpers/fixtures.js';
 import { sampleReport } from '../helpers/eval-report-fixture.js';
 import { startMoto, type Moto } from '../helpers/moto.js';
+import { startHubStandIn, type HubStandIn } from '../helpers/hub-stand-in.js';
 
 const BASE = 'Qwen/Qwen3-0.6B';
 const JOB = { baseModel: BASE, optim: { learningRate: 0.0003, epochs: 2, effectiveBatchSize: 16, microBatchSize: 4, maxSteps: 40 }, lora: { rank: 8, alpha: 16, dropout: 0.1, targetModules: ['q_proj', 'v_proj'] } };
@@ -373,138 +370,9 @@ describe('publish to S3 (moto server)', () => {
   });
 });
 
-/** What the stand-in recorded of one request. */
-interface Recorded {
-  method: string;
-  path: string;
-  query: string;
-  auth: string | undefined;
-  body: Buffer;
-}
-
-/** Tree entries as GET /api/{type}s/{id}/tree/{rev}[/path] lists them: folders too, sorted by path. */
-function treeEntries(files: Map<string, Buffer>, dir: string, recursive: boolean) {
-  const prefix = dir ? `${dir}/` : '';
-  const out = new Map<string, { type: 'file' | 'directory'; oid: string; size: number; path: string }>();
-  for (const [path, bytes] of files) {
-    if (!path.startsWith(prefix)) continue;
-    const parts = path.slice(prefix.length).split('/');
-    for (let i = 1; i < parts.length && (recursive || i === 1); i++) {
-      const d = prefix + parts.slice(0, i).join('/');
-      out.set(d, { type: 'directory', oid: createHash('sha1').update(d).digest('hex'), size: 0, path: d });
-    }
-    if (recursive || parts.length === 1) out.set(path, { type: 'file', oid: createHash('sha1').update(bytes).digest('hex'), size: bytes.length, path });
-  }
-  return [...out.values()].sort((a, b) => (a.path < b.path ? -1 : 1));
-}
-
-/** Entries per tree page: small, so a listing of one publication spans pages (Link: <…>; rel="next"). */
-const TREE_PAGE = 5;
-
-/**
- * A stand-in for huggingface.co: repo existence (GET /api/{type}s/{id}), POST /api/repos/create (the repo
- * starts with the Hub's .gitattributes), GET /api/{type}s/{id}/tree/main (recursive or not, paged by cursor
- * with a Link header), POST /api/{type}s/{id}/preupload/{rev} (safetensors and files over 10 MB are "lfs", as
- * the Hub's default .gitattributes and size rule say), the LFS batch API (basic transfer: an upload href back
- * to this server), the LFS PUT, and the NDJSON commit (header, base64 `file` lines, `lfsFile` lines by oid,
- * `deletedFile` lines), applied to the repo's files.
- */
-async function startHubStandIn(token: string) {
-  const requests: Recorded[] = [];
-  const repos = new Map<string, { type: string; visibility: string }>();
-  const trees = new Map<string, Map<string, Buffer>>();
-  const lfs = new Map<string, Buffer>();
-  const commits: Array<{ repo: string; header: Record<string, unknown>; files: Map<string, Buffer>; deleted: string[] }> = [];
-  const read = (req: IncomingMessage) => new Promise<Buffer>((resolve) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c)).on('end', () => resolve(Buffer.concat(chunks)));
-  });
-  let base = '';
-  const server: Server = createHttpServer(async (req, res) => {
-    const body = await read(req);
-    const url = new URL(req.url!, base);
-    const path = decodeURIComponent(url.pathname);
-    requests.push({ method: req.method!, path, query: url.search, auth: req.headers.authorization, body });
-    const send = (status: number, value: unknown) => {
-      res.writeHead(status, { 'content-type': 'application/json' });
-      res.end(JSON.stringify(value));
-    };
-    if (req.method === 'PUT' && path.startsWith('/lfs-upload/')) {
-      const oid = path.slice('/lfs-upload/'.length);
-      if (sha256Hex(body) !== oid) return send(400, { error: 'content does not match oid' });
-      lfs.set(oid, body);
-      return send(200, {});
-    }
-    if (req.headers.authorization !== `Bearer ${token}`) return send(401, { error: 'Invalid credentials in Authorization header' });
-    let m: RegExpExecArray | null;
-    if (req.method === 'GET' && (m = /^\/api\/(models|datasets)\/([^/]+\/[^/]+)$/.exec(path))) {
-      return repos.has(`${m[1]}/${m[2]}`) ? send(200, { id: m[2] }) : send(404, { error: 'Repository not found' });
-    }
-    if (req.method === 'POST' && path === '/api/repos/create') {
-      const b = JSON.parse(body.toString()) as { name: string; organization: string; type: string; visibility: string };
-      const key = `${b.type}s/${b.organization}/${b.name}`;
-      if (repos.has(key)) return send(409, { error: 'You already created this repo' });
-      repos.set(key, { type: b.type, visibility: b.visibility });
-      trees.set(key, new Map([['.gitattributes', Buffer.from('*.safetensors filter=lfs diff=lfs merge=lfs -text\n')]]));
-      return send(200, { url: `${base}/${b.organization}/${b.name}`, id: `${b.organization}/${b.name}` });
-    }
-    if (req.method === 'GET' && (m = /^\/api\/(models|datasets)\/([^/]+\/[^/]+)\/tree\/main(?:\/(.+))?$/.exec(path))) {
-      const files = trees.get(`${m[1]}/${m[2]}`);
-      if (!files) return send(404, { error: 'Repository not found' });
-      const entries = treeEntries(files, m[3] ?? '', url.searchParams.get('recursive') === 'true');
-      const from = Number(url.searchParams.get('cursor') ?? 0);
-      if (from + TREE_PAGE < entries.length) {
-        const next = new URL(url);
-        next.searchParams.set('cursor', String(from + TREE_PAGE));
-        res.setHeader('Link', `<${next.href}>; rel="next"`);
-      }
-      return send(200, entries.slice(from, from + TREE_PAGE));
-    }
-    if (req.method === 'POST' && (m = /^\/api\/(models|datasets)\/([^/]+\/[^/]+)\/preupload\/main$/.exec(path))) {
-      if (!repos.has(`${m[1]}/${m[2]}`)) return send(404, { error: 'Repository not found' });
-      const b = JSON.parse(body.toString()) as { files: Array<{ path: string; size: number }> };
-      return send(200, { files: b.files.map((f) => ({ path: f.path, uploadMode: f.path.endsWith('.safetensors') || f.size > 10 * 1024 * 1024 ? 'lfs' : 'regular', shouldIgnore: false })) });
-    }
-    if (req.method === 'POST' && (m = /^\/(?:datasets\/)?([^/]+\/[^/]+)\.git\/info\/lfs\/objects\/batch$/.exec(path))) {
-      const b = JSON.parse(body.toString()) as { transfers: string[]; objects: Array<{ oid: string; size: number }> };
-      if (b.transfers.includes('xet')) return send(400, { error: 'this stand-in serves basic transfers only' });
-      return send(200, { transfer: 'basic', objects: b.objects.map((o) => ({ ...o, actions: lfs.has(o.oid) ? undefined : { upload: { href: `${base}/lfs-upload/${o.oid}` } } })) });
-    }
-    if (req.method === 'POST' && (m = /^\/api\/(models|datasets)\/([^/]+\/[^/]+)\/commit\/main$/.exec(path))) {
-      const lines = body.toString().split('\n').map((l) => JSON.parse(l) as { key: string; value: Record<string, string> });
-      const files = new Map<string, Buffer>();
-      const deleted: string[] = [];
-      const tree = trees.get(`${m[1]}/${m[2]}`);
-      if (!tree) return send(404, { error: 'Repository not found' });
-      for (const { key, value } of lines.slice(1)) {
-        if (key === 'file') files.set(value.path!, Buffer.from(value.content!, 'base64'));
-        else if (key === 'deletedFile') {
-          if (!tree.has(value.path!)) return send(404, { error: `deletedFile ${value.path}: no such file in the repo` });
-          deleted.push(value.path!);
-        }
-        else if (key === 'lfsFile') {
-          const blob = lfs.get(value.oid!);
-          if (!blob) return send(400, { error: `lfs object ${value.oid} was never uploaded` });
-          files.set(value.path!, blob);
-        } else return send(400, { error: `unexpected commit line ${key}` });
-      }
-      if (deleted.some((p) => files.has(p))) return send(400, { error: 'a commit may not add and delete the same path' });
-      // All or nothing, as the Hub's commit is.
-      for (const p of deleted) tree.delete(p);
-      for (const [p, b] of files) tree.set(p, b);
-      commits.push({ repo: `${m[1]}/${m[2]}`, header: lines[0]!.value, files, deleted });
-      return send(200, { commitOid: `c${commits.length}`.padEnd(40, '0'), commitUrl: `${base}/${m[2]}/commit/c${commits.length}`, hookOutput: '' });
-    }
-    return send(404, { error: `stand-in does not serve ${req.method} ${path}` });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
-  return { url: base, requests, repos, trees, commits, lfs, close: () => new Promise<void>((r) => server.close(() => r())) };
-}
-
 describe('publish to the Hugging Face Hub (local stand-in for huggingface.co)', () => {
   const token = 'hf_test_0123456789';
-  let hub: Awaited<ReturnType<typeof startHubStandIn>>;
+  let hub: HubStandIn;
   const saved = process.env.HF_TOKEN;
   before(async () => {
     hub = await startHubStandIn(token);
@@ -585,9 +453,14 @@ describe('publish to the Hugging Face Hub (local stand-in for huggingface.co)', 
     assert.ok(commit.files.get('README.md')!.toString().includes(pub.datasetHash));
   });
 
-  it('a token the Hub refuses: the Hub\'s error, not a success', async () => {
+  it('a token the Hub refuses: the Hub\'s error naming the variable (never its value), exit 2, not a success', async () => {
     process.env.WRONG_TOKEN = 'hf_wrong';
-    await assert.rejects(publishCommand.run(['adapter', fx.version, '--to', 'hf://acme/other', '--hub-url', hub.url, '--store', fx.uri, '--token-env', 'WRONG_TOKEN']), /Invalid credentials/);
+    await assert.rejects(publishCommand.run(['adapter', fx.version, '--to', 'hf://acme/other', '--hub-url', hub.url, '--store', fx.uri, '--token-env', 'WRONG_TOKEN']), (err: Error) => {
+      assert.ok(err instanceof UsageError, String(err));
+      assert.match(err.message, /^the Hub refused the token in WRONG_TOKEN \(401\): .*Invalid credentials/);
+      assert.ok(!err.message.includes('hf_wrong'), err.message);
+      return true;
+    });
     delete process.env.WRONG_TOKEN;
   });
 });

@@ -1,12 +1,20 @@
 import OpenAI from 'openai';
 import type { Limiter } from '../../ratelimit/limiter.js';
 import { InputError } from '../../errors.js';
+import { redact, refusedCredential } from '../../secrets.js';
 
 export class TeacherQuotaError extends InputError {
   override name = 'TeacherQuotaError';
 }
 
+/** The endpoint refused the API key (401/403): the message names the variable that holds it. */
+export class TeacherKeyError extends InputError {
+  override name = 'TeacherKeyError';
+}
+
 export interface SendPolicy {
+  /** The environment variable the client's API key came from, for an error that names it. */
+  keyEnv?: string;
   /** Retries of 5xx, 408/409, timeouts and dropped connections per request. */
   maxRetries: number;
   limiter?: Limiter;
@@ -42,6 +50,10 @@ export async function send(client: OpenAI, body: OpenAI.Chat.ChatCompletionCreat
         if (policy.limiter) await policy.limiter.holdFor(waitMs);
         else await new Promise((r) => setTimeout(r, waitMs));
         continue;
+      }
+      if (e instanceof OpenAI.APIError && refusedCredential(e.status)) {
+        const env = policy.keyEnv ?? 'API_KEY';
+        throw new TeacherKeyError(`teacher: ${client.baseURL} refused the API key in ${env} (${e.status}); set ${env} to a valid key on every worker: ${redact(e.message, client.apiKey, env)}`);
       }
       if (!retryable(e) || failures >= policy.maxRetries) throw e;
       await new Promise((r) => setTimeout(r, Math.min(MAX_BACKOFF_MS, 500 * 2 ** failures)));

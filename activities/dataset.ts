@@ -233,9 +233,12 @@ export async function renderStage(a: Common & { catalog: ArtifactRef; train: Art
       const rendered = renderRows(rows, catalog, a.dataset.render.format);
       const Name = `${name[0]!.toUpperCase()}${name.slice(1)}`;
       outputs[`rendered${Name}`] = await store.putJsonl(`rendered-${name}`, rendered, { parents: [a[name], a.catalog], stats: { rows: rendered.length, format: a.dataset.render.format } });
-      // Preference pairs from this split's near-miss negatives, for preference tuning after SFT.
+      // Preference pairs from this split's near-miss negatives, for preference tuning after SFT. Each names the
+      // SFT dataset it belongs with (the rendered train file's sha256), which the trainer checks against the
+      // starting adapter's.
       const { pairs, counts: byOperator } = preferencePairs(rows, catalog, a.dataset.render.format);
-      outputs[`pairs${Name}`] = await store.putJsonl(`pairs-${name}`, pairs, { parents: [a[name], a.catalog], stats: { pairs: pairs.length, byOperator, format: a.dataset.render.format } });
+      const dataset = outputs.renderedTrain!.sha256;
+      outputs[`pairs${Name}`] = await store.putJsonl(`pairs-${name}`, pairs.map((p) => ({ ...p, dataset })), { parents: [a[name], a.catalog], stats: { pairs: pairs.length, byOperator, format: a.dataset.render.format } });
       counts.push(`${name} ${rendered.length} (${pairs.length} pairs)`);
     }
     return { outputs, summary: `${a.dataset.render.format} rows: ${counts.join(', ')}` };

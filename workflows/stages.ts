@@ -109,7 +109,7 @@ export const STAGES = [
     // Also keyed by the test set pinned for the catalog version, which the activity looks up.
     inputs: { catalog: 'ingest.catalog', augmented: 'corrupt.augmented' }, config: { dataset: 'dataset', project: 'name' },
     keyedBy: ['project', 'dataset.split', 'dataset.seed', 'dataset.minPerTool', 'dataset.negativeShare'] },
-  { name: 'render', version: '3', group: 'dataset', activity: 'renderStage', queue: 'cpu', profile: 'dataset', outputs: ['renderedTrain', 'renderedVal', 'renderedTest', 'pairsTrain', 'pairsVal', 'pairsTest'], runsWhen: 'a `dataset` section',
+  { name: 'render', version: '4', group: 'dataset', activity: 'renderStage', queue: 'cpu', profile: 'dataset', outputs: ['renderedTrain', 'renderedVal', 'renderedTest', 'pairsTrain', 'pairsVal', 'pairsTest'], runsWhen: 'a `dataset` section',
     inputs: { catalog: 'ingest.catalog', train: 'split.train', val: 'split.val', test: 'split.test' }, config: { dataset: 'dataset' }, keyedBy: ['dataset.render.format'] },
   { name: 'train', version: '1', group: 'train', activity: 'trainStage', queue: 'gpu', profile: 'training', outputs: ['adapter', 'metrics', 'trainerLog'], runsWhen: '`dataset` and `train` sections',
     // Keyed by the normalised job (core/train/job.ts), which also names the adapter version.

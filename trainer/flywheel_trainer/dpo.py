@@ -19,8 +19,10 @@ from .model import Hardware, load_base
 PAIR_FIELDS = ("prompt", "chosen", "rejected")
 
 
-def load_pairs(path: str | Path) -> list[dict[str, Any]]:
-    """Read a pairs JSONL file ({prompt, chosen, rejected, tools}); a malformed line is a BadJob naming it."""
+def load_pairs(path: str | Path, key: str, sft_dataset: str | None = None) -> list[dict[str, Any]]:
+    """Read a pairs JSONL file ({prompt, chosen, rejected, tools, dataset?}); a malformed line is a BadJob naming it.
+    A pair that names its SFT dataset (the sha256 of the rendered train file, as the render stage writes) must
+    name the one the starting adapter was trained on."""
     path = Path(path)
     pairs = []
     for lineno, raw in jsonl_objects(path, "pairs"):
@@ -28,6 +30,9 @@ def load_pairs(path: str | Path) -> list[dict[str, Any]]:
             require_messages(raw, field, f"{path}:{lineno}", " (a preference pair)")
         if raw["chosen"] == raw["rejected"]:
             raise BadJob(f"{path}:{lineno}: chosen and rejected are the same answer")
+        if sft_dataset and raw.get("dataset") and raw["dataset"] != sft_dataset:
+            raise BadJob(f"{key}: {path}:{lineno} is a pair of dataset {str(raw['dataset'])[:12]}, but preference.startFrom "
+                         f"was trained on dataset {sft_dataset[:12]}; use the pairs rendered with the SFT adapter's data")
         pairs.append({"prompt": raw["prompt"], "chosen": raw["chosen"], "rejected": raw["rejected"], "tools": raw.get("tools") or []})
     if not pairs:
         raise BadJob(f"{path}: no preference pairs")
@@ -92,8 +97,9 @@ def build_dpo_trainer(job: dict[str, Any], progress, hw: Hardware):
     from .progress import ProgressCallback
 
     out = Path(job["outputDir"])
-    train = load_pairs(job["data"]["train"])
-    val = load_pairs(job["data"]["val"])
+    sft_dataset = start_adapter(job)[1].get("trainSha256")
+    train = load_pairs(job["data"]["train"], "data.train", sft_dataset)
+    val = load_pairs(job["data"]["val"], "data.val", sft_dataset)
     if job["optim"].get("maxEvalRows") and len(val) > job["optim"]["maxEvalRows"]:
         val = random.Random(job["optim"]["seed"]).sample(val, job["optim"]["maxEvalRows"])
     model, tokenizer = rank_zero_first(lambda: load_policy(job, out, hw))

@@ -22,6 +22,7 @@ from .errors import BadJob
 from .job import check_resume
 from .launch import is_main_process, rank_zero_first, world_size
 from .model import Hardware, check_method, detect_hardware, load_base
+from .packaged import sha256_file
 from .progress import Progress, ProgressCallback
 
 
@@ -222,6 +223,13 @@ def build_trainer(job: dict[str, Any], progress: Progress | None = None, hw: Har
     return trainer, tokenizer
 
 
+def _sft_dataset(job: dict[str, Any]) -> str | None:
+    """The sha256 of the SFT training file behind this adapter: its own, or (dpo) its starting adapter's."""
+    if job["method"] != "dpo":
+        return sha256_file(Path(job["data"]["train"]))
+    return json.loads((Path(job["preference"]["startFrom"]) / "flywheel.json").read_text()).get("trainSha256")
+
+
 def _write_outputs(job: dict[str, Any], trainer, tokenizer, out: Path) -> Path:
     final = out / "adapter"
     staging = out / "adapter.tmp"
@@ -236,6 +244,8 @@ def _write_outputs(job: dict[str, Any], trainer, tokenizer, out: Path) -> Path:
         "method": job["method"],
         **({"startFrom": job["preference"]["startFrom"]} if job["method"] == "dpo" else {}),
         "format": job["data"]["format"],
+        # What it was trained on: preference pairs name the SFT dataset they belong with (dpo.py checks).
+        "trainSha256": _sft_dataset(job),
         "steps": trainer.state.global_step,
         "bestEvalLoss": best if _best_on_disk(trainer.state) else None,
     }

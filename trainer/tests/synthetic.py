@@ -52,15 +52,16 @@ def _wrong(target: dict) -> dict:
     return {"tool": other, "arguments": target["arguments"]}
 
 
-def write_pairs(path: Path, n: int, seed: int) -> Path:
-    """Preference pairs in TRL's conversational format: the rows above, chosen = their target, rejected = a near miss."""
+def write_pairs(path: Path, n: int, seed: int, dataset: str | None = None) -> Path:
+    """Preference pairs in TRL's conversational format: the rows above, chosen = their target, rejected = a near miss;
+    `dataset`, when given, is the SFT dataset they name (the render stage writes its rendered train file's sha256)."""
     rng = random.Random(seed)
     lines = []
     for i in range(n):
         row = _row(rng, i)
         target = json.loads(row["completion"][0]["content"])
         rejected = [{"role": "assistant", "content": json.dumps(_wrong(target), separators=(",", ":"))}]
-        lines.append(json.dumps({"id": f"pair-{i}", "prompt": row["prompt"], "chosen": row["completion"], "rejected": rejected, "tools": row["tools"]}))
+        lines.append(json.dumps({"id": f"pair-{i}", "prompt": row["prompt"], "chosen": row["completion"], "rejected": rejected, "tools": row["tools"], **({"dataset": dataset} if dataset else {})}))
     path.write_text("".join(line + "\n" for line in lines))
     return path
 

@@ -29,15 +29,23 @@ def sft(tmp_path_factory):
     return Path(job["outputDir"]) / "adapter"
 
 
-def _dpo_job(tmp_path: Path, sft: Path, **over) -> dict:
+def _dpo_job(tmp_path: Path, sft: Path, dataset: str | None = None, **over) -> dict:
     tmp_path.mkdir(parents=True, exist_ok=True)
-    pairs = {"train": str(write_pairs(tmp_path / "pairs-train.jsonl", 48, 3)), "val": str(write_pairs(tmp_path / "pairs-val.jsonl", 12, 4))}
+    pairs = {"train": str(write_pairs(tmp_path / "pairs-train.jsonl", 48, 3, dataset)), "val": str(write_pairs(tmp_path / "pairs-val.jsonl", 12, 4, dataset))}
     settings = {"method": "dpo", "preference": {"startFrom": str(sft)}, "optim": {"maxSteps": 6, "effectiveBatchSize": 4, "microBatchSize": 4, "learningRate": 0.005}, "checkpointEvery": 3}
     return make_job(tmp_path, pairs, **{**settings, **over})
 
 
+def _sha256(path: Path) -> str:
+    import hashlib
+
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
 def test_dpo_starts_from_the_sft_adapter_and_writes_one_lora(tmp_path, sft):
-    job = _dpo_job(tmp_path / "a", sft)
+    sft_dataset = json.loads((sft / "flywheel.json").read_text())["trainSha256"]
+    assert sft_dataset == _sha256(sft.parent.parent / "train.jsonl"), "the SFT adapter names the file it was trained on"
+    job = _dpo_job(tmp_path / "a", sft, dataset=sft_dataset)
     code, events, stderr = _run(job, tmp_path / "a.json")
     assert code == 0, stderr[-3000:]
     losses = _losses(events)
@@ -49,6 +57,7 @@ def test_dpo_starts_from_the_sft_adapter_and_writes_one_lora(tmp_path, sft):
     assert (out / "adapter_model.safetensors").is_file() and not (out / "ref").exists(), "only the trained adapter ships"
     meta = json.loads((out / "flywheel.json").read_text())
     assert meta["method"] == "dpo" and meta["startFrom"] == str(sft) and meta["base"] == "../base"
+    assert meta["trainSha256"] == sft_dataset, "a DPO adapter keeps the SFT dataset it continues"
 
     from peft import PeftModel
     from safetensors.torch import load_file
@@ -85,3 +94,11 @@ def test_a_dpo_job_without_a_starting_adapter_is_refused_naming_the_key(tmp_path
     code, events, stderr = _run(_dpo_job(tmp_path / "x", sft, preference={"startFrom": str(tmp_path / "not-an-adapter")}), tmp_path / "x.json")
     assert code == 2, stderr[-2000:]
     assert events[-1]["kind"] == "bad_job" and "preference.startFrom" in events[-1]["message"]
+
+
+def test_pairs_of_another_dataset_than_the_sft_adapters_are_refused_naming_the_key(tmp_path, sft):
+    code, events, stderr = _run(_dpo_job(tmp_path / "x", sft, dataset="0" * 64), tmp_path / "x.json")
+    assert code == 2, stderr[-2000:]
+    message = events[-1]["message"]
+    assert events[-1]["kind"] == "bad_job" and message.startswith("data.train: ") and "pair of dataset 000000000000" in message, message
+    assert "preference.startFrom" in message

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { ArtifactStore } from '../core/artifacts/store.js';
 import type { ArtifactRef } from '../core/artifacts/types.js';
-import type { DeployConfig, GateSettings, TrainConfig } from '../core/config/schema.js';
+import type { DeployConfig, GateSettings, PreferenceConfig, TrainConfig } from '../core/config/schema.js';
 import type { RenderedRow } from '../core/dataset/render.js';
 import { Backend } from '../core/deploy/backend.js';
 import { deployVersion, ensureLoaded, rollbackAlias, SmokeTestFailed } from '../core/deploy/deploy.js';
@@ -15,7 +15,7 @@ import { decideGate } from '../core/eval/gate.js';
 import { putReport } from '../core/eval/report-store.js';
 import type { EvalReport, GateDecision } from '../core/eval/types.js';
 import type { StageOutcome } from '../core/pipeline/types.js';
-import { jobIdentity } from '../core/train/job.js';
+import { jobIdentity, preferenceIdentity } from '../core/train/job.js';
 import type { ServedVersion } from './evaluate.js';
 import { failFast } from './errors.js';
 import { whileBeating } from './heartbeat.js';
@@ -80,6 +80,8 @@ export interface DeployArgs extends StageArgs {
   train: ArtifactRef;
   val: ArtifactRef;
   settings: TrainConfig;
+  /** Present when the run tuned the candidate with DPO after SFT. */
+  preference?: PreferenceConfig;
   format: 'router-json' | 'hermes';
   renderedTest: ArtifactRef;
   evalReport: ArtifactRef;
@@ -98,7 +100,9 @@ export type DeployOutcome = StageOutcome & { version: string; previous: string |
 export async function deployStage(a: DeployArgs): Promise<DeployOutcome> {
   return failFast(() => whileBeating(async () => {
     const store = storeFor(a.store);
-    const name = versionName(a.deploy.alias, { trainSha: a.train.sha256, valSha: a.val.sha256 }, { ...jobIdentity(a.settings.job, a.format), stageVersion: stageVersion('train') });
+    // A DPO candidate is named by its DPO job (which holds the SFT job it continues), an SFT one by its job.
+    const identity = a.preference ? { ...preferenceIdentity(a.settings.job, a.preference, a.format), stageVersion: stageVersion('preference') } : { ...jobIdentity(a.settings.job, a.format), stageVersion: stageVersion('train') };
+    const name = versionName(a.deploy.alias, { trainSha: a.train.sha256, valSha: a.val.sha256 }, identity);
     const adapterPath = await adapterPathIn(a.deploy.adapterDir, store)({ name, adapter: a.adapter });
     const probes = firstCases(casesFrom(await store.readJsonl<RenderedRow>(a.renderedTest)), a.deploy.smokeProbes).map(({ id, messages, tools }) => ({ id, messages, tools }));
     const probesRef = await store.putJson('smoke-probes', probes, { parents: [a.renderedTest] });

@@ -9,7 +9,7 @@ import type { TrainConfig } from '../core/config/schema.js';
 import { memoized } from '../core/pipeline/memo.js';
 import type { StageOutcome } from '../core/pipeline/types.js';
 import { adapterVersion } from '../core/train/adapter-version.js';
-import { jobIdentity, normalizeTrainJob, trainJobFor } from '../core/train/job.js';
+import { jobIdentity, normalizeTrainJob, trainJobFor, type RunPaths } from '../core/train/job.js';
 import { ensureBaseModel, isPackagedBase } from '../core/train/base-model.js';
 import { baseCacheRoot, BaseModelError, convertBase, startTrainer, type TrainerEvent } from '../core/train/trainer-process.js';
 import { failFast } from './errors.js';
@@ -51,16 +51,34 @@ export function workRoot(): string {
  */
 export async function trainStage(a: TrainArgs): Promise<TrainOutcome> {
   return failFast(async () => {
-    const store = storeFor(a.store);
     const identity = jobIdentity(a.settings.job, a.format);
     const version = adapterVersion(a.train.sha256, a.val.sha256, { ...identity, stageVersion: stageVersion('train') });
-    const { inputs } = memoParts('train', a as unknown as Record<string, unknown>);
-    const memo = await memoized(store, { stage: 'train', version: stageVersion('train'), inputs, config: identity }, () => runTrainer(store, a, version), a.runId);
-    return { outputs: memo.outputs, reused: memo.reused, summary: memo.reused ? `${memo.summary} (reused)` : memo.summary, adapterVersion: version };
+    return trainMemoized(a, 'train', identity, { version, format: a.format, data: { train: a.train, val: a.val }, jobFor: async (_work, paths) => trainJobFor(a.settings.job, paths) });
   });
 }
 
-async function runTrainer(store: ArtifactStore, a: TrainArgs, version: string): Promise<{ outputs: Record<string, ArtifactRef>; summary: string }> {
+/** One trainer run the stage asks for: its adapter version, data and job. */
+export interface TrainingPlan {
+  version: string;
+  format: TrainArgs['format'];
+  /** The rows (SFT) or pairs (DPO) the trainer reads, downloaded to the attempt's data/. */
+  data: { train: ArtifactRef; val: ArtifactRef };
+  /** Other artifacts the adapter derives from (the SFT adapter a DPO pass continues). */
+  parents?: ArtifactRef[];
+  /** The job for this attempt's paths; it may place what else it needs (a starting adapter) under `work`. */
+  jobFor(work: string, paths: RunPaths): Promise<Record<string, unknown>>;
+}
+
+/** A training stage memoized by its inputs and job identity: the same inputs reuse the stored adapter. */
+export async function trainMemoized(a: StageArgs, stage: 'train' | 'preference', identity: Record<string, unknown>, plan: TrainingPlan): Promise<TrainOutcome> {
+  const store = storeFor(a.store);
+  const { inputs } = memoParts(stage, a as unknown as Record<string, unknown>);
+  const memo = await memoized(store, { stage, version: stageVersion(stage), inputs, config: identity }, () => runTrainer(store, plan), a.runId);
+  return { outputs: memo.outputs, reused: memo.reused, summary: memo.reused ? `${memo.summary} (reused)` : memo.summary, adapterVersion: plan.version };
+}
+
+async function runTrainer(store: ArtifactStore, plan: TrainingPlan): Promise<{ outputs: Record<string, ArtifactRef>; summary: string }> {
+  const version = plan.version;
   const ctx = Context.current();
   ctx.heartbeat(ctx.info.heartbeatDetails); // alive while the dataset downloads; keeps the last checkpoint
   const attempt = ctx.info.attempt;
@@ -68,7 +86,7 @@ async function runTrainer(store: ArtifactStore, a: TrainArgs, version: string): 
   await rm(join(workRoot(), version), { recursive: true, force: true });
   const work = join(workRoot(), version, `attempt-${attempt}`);
   try {
-    return await trainIn(work, store, a, version);
+    return await trainIn(work, store, plan);
   } finally {
     await rm(work, { recursive: true, force: true });
   }
@@ -80,16 +98,18 @@ function interrupted(ctx: Context): Error {
   return ApplicationFailure.retryable('train interrupted (worker shutting down or activity timed out); the retry resumes from the last checkpoint', 'TrainInterrupted');
 }
 
-async function trainIn(work: string, store: ArtifactStore, a: TrainArgs, version: string): Promise<{ outputs: Record<string, ArtifactRef>; summary: string }> {
+async function trainIn(work: string, store: ArtifactStore, plan: TrainingPlan): Promise<{ outputs: Record<string, ArtifactRef>; summary: string }> {
   const ctx = Context.current();
+  const { version, data } = plan;
+  const parents = [data.train, data.val, ...(plan.parents ?? [])];
   const attempt = ctx.info.attempt;
   const out = join(work, 'out');
   await mkdir(join(work, 'data'), { recursive: true });
   await mkdir(out, { recursive: true });
   const trainFile = join(work, 'data', 'train.jsonl');
   const valFile = join(work, 'data', 'val.jsonl');
-  await writeFile(trainFile, await store.read(a.train));
-  await writeFile(valFile, await store.read(a.val));
+  await writeFile(trainFile, await store.read(data.train));
+  await writeFile(valFile, await store.read(data.val));
 
   // Resume: the last heartbeat of an earlier attempt names an uploaded checkpoint.
   const prior = ctx.info.heartbeatDetails as TrainHeartbeat | undefined;
@@ -109,7 +129,7 @@ async function trainIn(work: string, store: ArtifactStore, a: TrainArgs, version
     ctx.log.info('resuming from checkpoint', { step: prior.checkpointStep, checkpoint: prior.checkpoint.sha256 });
   }
 
-  const job = normalizeTrainJob(trainJobFor(a.settings.job, { train: trainFile, val: valFile, format: a.format, outputDir: out, resumeFrom }));
+  const job = normalizeTrainJob(await plan.jobFor(work, { train: trainFile, val: valFile, format: plan.format, outputDir: out, resumeFrom }));
   const jobFile = join(work, 'job.json');
   await writeFile(jobFile, JSON.stringify(job, null, 2));
   const tiny = String(job.baseModel).startsWith('tiny:');
@@ -148,7 +168,7 @@ async function trainIn(work: string, store: ArtifactStore, a: TrainArgs, version
     }
     if (tiny) await cp(join(out, 'base'), join(staging, 'base'), { recursive: true });
     await writeFile(join(staging, 'metrics.jsonl'), curve.map((l) => `${l}\n`).join(''));
-    const ref = await store.putDir('train-checkpoint', staging, { parents: [a.train, a.val], stats: { adapterVersion: version, step: e.step ?? 0 } });
+    const ref = await store.putDir('train-checkpoint', staging, { parents, stats: { adapterVersion: version, step: e.step ?? 0 } });
     await rm(staging, { recursive: true, force: true });
     beat.checkpoint = ref;
     beat.checkpointStep = e.step;
@@ -181,7 +201,7 @@ async function trainIn(work: string, store: ArtifactStore, a: TrainArgs, version
     clearInterval(keepAlive);
     ctx.cancellationSignal.removeEventListener('abort', onCancel);
   }
-  const trainerLog = await store.putBytes('trainer-log', existsSync(stderrFile) ? await readFile(stderrFile) : Buffer.alloc(0), 'text/plain', 1, { parents: [a.train, a.val], stats: { adapterVersion: version, attempt, exitCode: exit?.code ?? null } });
+  const trainerLog = await store.putBytes('trainer-log', existsSync(stderrFile) ? await readFile(stderrFile) : Buffer.alloc(0), 'text/plain', 1, { parents, stats: { adapterVersion: version, attempt, exitCode: exit?.code ?? null } });
 
   if (ctx.cancellationSignal.aborted) throw interrupted(ctx);
   if (uploadError !== undefined || !exit) {
@@ -203,7 +223,7 @@ async function trainIn(work: string, store: ArtifactStore, a: TrainArgs, version
   const metricsText = await readFile(join(out, 'metrics.jsonl'), 'utf8');
   const firstEval = metricsText.split('\n').filter(Boolean).map((l) => JSON.parse(l) as TrainerEvent).find((e) => e.event === 'eval')?.eval_loss;
   const stats = { adapterVersion: version, baseModel: job.baseModel, method: job.method, steps: done.step, trainLoss: done.loss, evalLoss: done.eval_loss, firstEvalLoss: firstEval ?? null, resumedFromStep: resumeFrom ? prior?.checkpointStep : null };
-  const adapter = await store.putDir('adapter', artifactDir, { parents: [a.train, a.val], stats });
+  const adapter = await store.putDir('adapter', artifactDir, { parents, stats });
   const metrics = await store.putBytes('train-metrics', Buffer.from(metricsText), 'application/jsonl', metricsText.split('\n').filter(Boolean).length, { parents: [adapter], stats: { adapterVersion: version } });
   // Short: the run memo keeps 72 characters of it for `flywheel status`.
   const resumed = resumeFrom ? `, resumed at ${prior?.checkpointStep}` : '';

@@ -200,7 +200,7 @@ interface RunContext {
   progress: RunProgress;
   approvals: Approvals;
   publish: (current: string) => void;
-  /** Set by train. */
+  /** Set by train, then by preference when it runs: the candidate's version. */
   adapterVersion: string;
   /** Set by gate: the candidate is to be deployed. */
   promoted: boolean;
@@ -328,13 +328,23 @@ const STEPS: Partial<Record<StageName, (run: RunContext) => Promise<string | voi
     });
     wf.upsertSearchAttributes([{ key: ADAPTER_VERSION, value: run.adapterVersion }]);
   },
+  /** DPO on the near-miss pairs, continuing train's adapter: its adapter becomes the candidate. */
+  async preference(run) {
+    await run.runStage('preference', async () => {
+      const outcome = await callStage<TrainOutcome>(run, 'preference');
+      run.adapterVersion = outcome.adapterVersion;
+      return outcome;
+    });
+    wf.upsertSearchAttributes([{ key: ADAPTER_VERSION, value: run.adapterVersion }]);
+  },
   /** The candidate scored against what the alias serves now (the base before the first deploy). */
   async evaluate(run) {
     const { config } = run;
     await run.runStage('evaluate', async () => {
       const production = config.deploy ? await cpu.currentVersion({ store: config.artifacts, deploy: config.deploy }) : null;
       run.production = production;
-      const trainMetrics = optionalOutput(run.progress, 'train', 'metrics');
+      // The candidate's training curve: DPO's when it ran (the same value as before on runs without it).
+      const trainMetrics = optionalOutput(run.progress, 'preference', 'metrics') ?? optionalOutput(run.progress, 'train', 'metrics');
       // Runs started before the report gained the retriever's recall replay without the catalog.
       const withCatalog = wf.patched('evaluate-retriever-recall');
       const extra = { adapterVersion: run.adapterVersion, ...(trainMetrics ? { trainMetrics } : {}), production, ...(withCatalog ? {} : { catalog: undefined }) };

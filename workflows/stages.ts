@@ -67,8 +67,9 @@ export interface StageSpec {
   version: string | null;
   /**
    * Its activity's arguments from earlier stages: argument → `stage.output`, in the order they key the memo; a
-   * trailing `?` marks one a run may lack (a stage this config does not list). Every activity also gets `store`
-   * (the config's `artifacts`) and `runId`.
+   * trailing `?` marks one a run may lack (a stage this config does not list); `a.x|b.y` takes the first of them
+   * the run has (the preference adapter when DPO ran, else train's). Every activity also gets `store` (the config's
+   * `artifacts`) and `runId`.
    */
   inputs?: Readonly<Record<string, string>>;
   /** Its activity's arguments from the run's config: argument → config path (`dataset`, `dataset.render.format`). */
@@ -114,15 +115,18 @@ export const STAGES = [
   { name: 'train', version: '1', group: 'train', activity: 'trainStage', queue: 'gpu', profile: 'training', outputs: ['adapter', 'metrics', 'trainerLog'], runsWhen: '`dataset` and `train` sections',
     // Keyed by the normalised job (core/train/job.ts), which also names the adapter version.
     inputs: { train: 'render.renderedTrain', val: 'render.renderedVal' }, config: { settings: 'train', format: 'dataset.render.format' } },
+  { name: 'preference', version: '1', group: 'train', activity: 'preferenceStage', queue: 'gpu', profile: 'training', outputs: ['adapter', 'metrics', 'trainerLog'], runsWhen: '`dataset`, `train` and `preference` sections', optional: true,
+    // Keyed by the normalised DPO job; the SFT adapter it continues is an input.
+    inputs: { sft: 'train.adapter', pairs: 'render.pairsTrain', pairsVal: 'render.pairsVal' }, config: { settings: 'train', preference: 'preference', format: 'dataset.render.format' } },
   { name: 'evaluate', version: '3', group: 'release', activity: 'evaluateStage', queue: 'gpu', profile: 'scoring', outputs: ['evalResults'], runsWhen: '`train` and `evaluate` sections',
     // Also keyed by the teacher's endpoint when it is scored; `production` is what the alias served at the time.
-    inputs: { renderedTest: 'render.renderedTest', test: 'split.test', adapter: 'train.adapter', catalog: 'ingest.catalog?' }, config: { evaluate: 'evaluate', teacher: 'dataset.teacher' },
+    inputs: { renderedTest: 'render.renderedTest', test: 'split.test', adapter: 'preference.adapter|train.adapter', catalog: 'ingest.catalog?' }, config: { evaluate: 'evaluate', teacher: 'dataset.teacher' },
     keyedBy: ['evaluate', 'production'] },
   { name: 'gate', version: null, group: 'release', activity: 'recordGate', queue: 'cpu', profile: 'control', outputs: ['evalReport'], runsWhen: '`train`, `evaluate` and `gate` sections',
     inputs: { evalResults: 'evaluate.evalResults' } },
   { name: 'deploy', version: null, group: 'release', activity: 'deployStage', queue: 'cpu', profile: 'control', outputs: ['deployment'], runsWhen: '`train`, `evaluate`, `gate` and `deploy` sections (skipped when the gate holds)',
-    inputs: { adapter: 'train.adapter', train: 'render.renderedTrain', val: 'render.renderedVal', renderedTest: 'render.renderedTest', evalReport: 'gate.evalReport' },
-    config: { deploy: 'deploy', settings: 'train', format: 'dataset.render.format' } },
+    inputs: { adapter: 'preference.adapter|train.adapter', train: 'render.renderedTrain', val: 'render.renderedVal', renderedTest: 'render.renderedTest', evalReport: 'gate.evalReport' },
+    config: { deploy: 'deploy', settings: 'train', preference: 'preference', format: 'dataset.render.format' } },
 ] as const satisfies readonly StageSpec[];
 
 export type StageName = (typeof STAGES)[number]['name'];
@@ -136,7 +140,7 @@ export const TRAIN_STAGES = ofGroup('train');
 export const RELEASE_STAGES = ofGroup('release');
 
 /** Whether `stage` is part of a run of `config` (the stages it lists, pending, before any runs). */
-export function appliesTo(stage: StageName, config: Pick<FlywheelConfig, 'dataset' | 'train' | 'traces' | 'retrain' | 'evaluate' | 'gate' | 'deploy'>): boolean {
+export function appliesTo(stage: StageName, config: Pick<FlywheelConfig, 'dataset' | 'train' | 'preference' | 'traces' | 'retrain' | 'evaluate' | 'gate' | 'deploy'>): boolean {
   const spec = specOf(stage);
   switch (spec.group) {
     case 'catalog':
@@ -147,6 +151,8 @@ export function appliesTo(stage: StageName, config: Pick<FlywheelConfig, 'datase
       if (stage === 'watermark') return config.dataset !== undefined && config.retrain !== undefined;
       return config.dataset !== undefined;
     case 'train':
+      // Configs recorded before preference tuning existed lack the key: no preference stage.
+      if (stage === 'preference') return config.dataset !== undefined && config.train !== undefined && config.preference !== undefined;
       return config.dataset !== undefined && config.train !== undefined;
     case 'release':
       return config.train !== undefined && config[stage as 'evaluate' | 'gate' | 'deploy'] !== undefined;
@@ -174,6 +180,16 @@ export function valueAt(root: unknown, path: string): unknown {
   return v;
 }
 
+/** The outputs an input binding reads (`stage.output`, alternatives joined by `|`, `?` when a run may lack them all). */
+export function bindingSources(binding: string): { sources: Array<{ from: StageName; output: string }>; optional: boolean } {
+  const optional = binding.endsWith('?');
+  const sources = binding.replace(/\?$/, '').split('|').map((b) => {
+    const [from, output] = b.split('.') as [StageName, string];
+    return { from, output };
+  });
+  return { sources, optional };
+}
+
 /** What every stage activity gets, and the arguments its entry names. */
 export type StageCallArgs = { store: FlywheelConfig['artifacts']; runId: string } & Record<string, unknown>;
 
@@ -189,11 +205,10 @@ export function stageArgs(stage: StageName, config: FlywheelConfig, runId: strin
     if (v !== undefined) args[arg] = v;
   }
   for (const [arg, binding] of Object.entries(spec.inputs ?? {})) {
-    const optional = binding.endsWith('?');
-    const [from, output] = binding.replace(/\?$/, '').split('.') as [StageName, string];
-    const ref = outputsOf(from)?.[output];
+    const { sources, optional } = bindingSources(binding);
+    const ref = sources.map(({ from, output }) => outputsOf(from)?.[output]).find((r) => r !== undefined);
     if (ref) args[arg] = ref;
-    else if (!optional) throw new Error(`stage ${stage} needs ${from}'s ${output}, which this run has not produced`);
+    else if (!optional) throw new Error(`stage ${stage} needs ${sources.map(({ from, output }) => `${from}'s ${output}`).join(' or ')}, which this run has not produced`);
   }
   return args;
 }

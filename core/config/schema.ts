@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { DEFAULT_ADAPTER_DIR, DEFAULT_RATE_LIMIT_DB, DEFAULT_REGISTRY, DEFAULT_SERVE_ENDPOINT, DEFAULT_STORE_URI, DEFAULT_TRACES_DIR } from '../defaults.js';
-import { trainSectionProblems } from '../train/job.js';
+import { preferenceSectionProblems, trainSectionProblems } from '../train/job.js';
 import { dbLocationProblem } from '../db-location.js';
 
 /**
@@ -187,6 +187,20 @@ export const trainSchema = z
     for (const p of trainSectionProblems(section.job)) ctx.addIssue({ code: 'custom', path: ['job', ...p.path], message: p.message });
   });
 
+/**
+ * Preference tuning after SFT: DPO on the run's near-miss pairs (render's pairsTrain / pairsVal), continuing the
+ * train stage's adapter with that adapter as the reference, on the `flywheel-gpu` queue. Its adapter is the one
+ * evaluate scores and deploy serves. Heartbeat and attempts are train's.
+ */
+export const preferenceSchema = z.strictObject({
+  /** How far the tuned adapter may move from the SFT adapter (higher: less). */
+  beta: z.number().gt(0).max(10).default(0.1),
+  /** TRL's DPO loss: sigmoid (the DPO paper), ipo, hinge (SLiC), robust. */
+  lossType: z.enum(['sigmoid', 'ipo', 'hinge', 'robust']).default('sigmoid'),
+  /** train.job keys that differ for the DPO pass (`optim` merged key by key), e.g. a lower learning rate. */
+  job: z.record(z.string(), z.unknown()).default({}),
+});
+
 const costSchema = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('none') }),
   /** API pricing: dollars per million prompt / completion tokens. */
@@ -346,6 +360,8 @@ export const configSchema = z.strictObject({
   retrain: retrainSchema.optional(),
   /** Train an adapter on the rendered dataset (needs a dataset section and a `flywheel-gpu` worker). */
   train: trainSchema.optional(),
+  /** DPO on near-miss pairs after SFT (needs train); its adapter is the candidate. */
+  preference: preferenceSchema.optional(),
   /** Score the trained candidate (needs train). */
   evaluate: evaluateSchema.optional(),
   /** Decide whether the candidate may replace production (needs evaluate). */
@@ -358,6 +374,11 @@ export const configSchema = z.strictObject({
   .refine((c) => c.traces.length === 0 || c.dataset !== undefined, { message: 'traces need a dataset section: they become dataset rows', path: ['traces'] })
   .refine((c) => c.retrain === undefined || (c.train !== undefined && c.traces.length > 0), { message: 'retrain needs traces and a train section: it decides whether new traces warrant training', path: ['retrain'] })
   .refine((c) => c.train === undefined || c.dataset !== undefined, { message: 'train needs a dataset section: it trains on the rendered rows', path: ['train'] })
+  .refine((c) => c.preference === undefined || c.train !== undefined, { message: 'preference needs a train section: DPO continues its adapter', path: ['preference'] })
+  .superRefine((c, ctx) => {
+    if (!c.preference || !c.train) return;
+    for (const p of preferenceSectionProblems(c.train.job, c.preference)) ctx.addIssue({ code: 'custom', path: ['preference', ...p.path], message: p.message });
+  })
   .refine((c) => c.evaluate === undefined || c.train !== undefined, { message: 'evaluate needs a train section: it scores the trained adapter', path: ['evaluate'] })
   .refine((c) => c.gate === undefined || c.evaluate !== undefined, { message: 'gate needs an evaluate section: it decides on the eval report', path: ['gate'] })
   .refine((c) => c.deploy === undefined || c.gate !== undefined, { message: 'deploy needs a gate section: only a promoted candidate is deployed', path: ['deploy'] });
@@ -368,6 +389,7 @@ export type ServerConfig = z.infer<typeof serverSchema>;
 export type ProbeConfig = z.infer<typeof probeSchema>;
 export type DatasetConfig = z.infer<typeof datasetSchema>;
 export type TrainConfig = z.infer<typeof trainSchema>;
+export type PreferenceConfig = z.infer<typeof preferenceSchema>;
 export type TeacherConfig = DatasetConfig['teacher'];
 export type EvaluateConfig = z.infer<typeof evaluateSchema>;
 export type GateSettings = z.infer<typeof gateSchema>;

@@ -69,8 +69,8 @@ export function trainSectionProblems(job: Record<string, unknown>): JobProblem[]
   if (owned.length) return owned;
   const base = typeof job.baseModel === 'string' ? packagedNameProblem(job.baseModel) : undefined;
   if (base) return [{ path: ['baseModel'], message: base }];
-  // The trainer runs DPO jobs (trainer/flywheel_trainer/dpo.py), but no stage of a run feeds it pairs yet.
-  if (job.method === 'dpo' || 'preference' in job) return [{ path: [job.method === 'dpo' ? 'method' : 'preference'], message: 'dpo (preference tuning after SFT) runs in the trainer, but no stage of a run schedules it yet; train.job is SFT: lora, qlora or full' }];
+  // DPO continues this job's adapter: it is the run's `preference` section, a stage of its own.
+  if (job.method === 'dpo' || 'preference' in job) return [{ path: [job.method === 'dpo' ? 'method' : 'preference'], message: 'train.job is the SFT pass (lora, qlora or full); preference tuning after it is the config\'s `preference` section' }];
   try {
     normalizeTrainJob(trainJobFor(job, { train: 'train.jsonl', val: 'val.jsonl', format: 'router-json', outputDir: 'out' }));
     return [];
@@ -104,4 +104,44 @@ export function jobIdentity(job: Record<string, unknown>, format: RunPaths['form
   const full = normalizeTrainJob(trainJobFor(job, { train: '-', val: '-', format, outputDir: '-' }));
   for (const k of ['data', 'outputDir', 'resumeFrom']) delete full[k];
   return { ...full, format };
+}
+
+/** The config's `preference` section (core/config/schema.ts): DPO settings and the train.job keys that differ. */
+export interface PreferenceSettings {
+  beta: number;
+  lossType: string;
+  job: Record<string, unknown>;
+}
+
+/** Keys of preference.job the run owns: the method and where DPO starts from. */
+const PREFERENCE_OWNED_KEYS = ['method', 'preference', ...RUN_OWNED_KEYS] as const;
+
+/**
+ * The DPO job's config keys: the SFT job, then preference.job's keys over it (`optim` merged key by key), method
+ * dpo, starting from (and referenced against) the adapter at `startFrom`.
+ */
+export function preferenceJobConfig(trainJob: Record<string, unknown>, pref: PreferenceSettings, startFrom: string): Record<string, unknown> {
+  const { optim, ...rest } = pref.job as { optim?: Record<string, unknown> } & Record<string, unknown>;
+  const sftOptim = (trainJob.optim ?? {}) as Record<string, unknown>;
+  return { ...trainJob, ...rest, optim: { ...sftOptim, ...optim }, method: 'dpo', preference: { startFrom, beta: pref.beta, lossType: pref.lossType } };
+}
+
+/** Problems of a config's `preference` section against its train.job, with paths relative to the section. */
+export function preferenceSectionProblems(trainJob: Record<string, unknown>, pref: PreferenceSettings): JobProblem[] {
+  const owned = PREFERENCE_OWNED_KEYS.filter((k) => k in pref.job).map((k) => ({ path: ['job', k], message: 'is set by the run, not the config' }));
+  if (owned.length) return owned;
+  try {
+    normalizeTrainJob(trainJobFor(preferenceJobConfig(trainJob, pref, 'sft-adapter'), { train: 'pairs-train.jsonl', val: 'pairs-val.jsonl', format: 'router-json', outputDir: 'out' }));
+    return [];
+  } catch (err) {
+    if (!(err instanceof TrainJobError)) throw err;
+    // beta and lossType are checked by the section's own schema (the same ranges): only train.job keys, overridden
+    // here or not, are reported from the job.
+    return err.issues.filter((i) => i.path[0] !== 'preference').map((i) => ({ ...i, path: ['job', ...i.path] }));
+  }
+}
+
+/** The DPO job's identity for versioning (the SFT adapter it starts from is versioned by its sha, apart). */
+export function preferenceIdentity(trainJob: Record<string, unknown>, pref: PreferenceSettings, format: RunPaths['format']): Record<string, unknown> {
+  return jobIdentity(preferenceJobConfig(trainJob, pref, '-'), format);
 }

@@ -10,7 +10,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { COMMANDS, help } from '../cli.js';
-import { PROFILES, STAGES, type StageName, type StageSpec } from '../../workflows/stages.js';
+import { bindingSources, PROFILES, STAGES, type StageName, type StageSpec } from '../../workflows/stages.js';
 import { configDefault, configKeys } from './config-keys.js';
 import { CONFIG_ROWS } from './config-meanings.js';
 
@@ -30,7 +30,11 @@ export function stageReference(): string {
   for (const s of specs) out.push(`  ${s.name}${s.queue === 'gpu' ? `[["${s.name} (GPU)"]]` : `["${s.name}"]`}`);
   const edges = new Set<string>();
   specs.forEach((s, i) => {
-    const sources = Object.values(s.inputs ?? {}).map((b) => ({ from: b.replace(/\?$/, '').split('.')[0]!, optional: b.endsWith('?') }));
+    // An alternative (`a.x|b.y`) is drawn from each of its stages, dotted when there is more than one.
+    const sources = Object.values(s.inputs ?? {}).flatMap((b) => {
+      const { sources: from, optional } = bindingSources(b);
+      return from.map((f) => ({ from: f.from as string, optional: optional || from.length > 1 }));
+    });
     // A stage that reads no artifacts (the retrain policy's check) sits between its neighbours in run order.
     if (sources.length === 0 && i > 0) edges.add(`  ${specs[i - 1]!.name} -.-> ${s.name}`).add(`  ${s.name} -.-> ${specs[i + 1]!.name}`);
     for (const { from, optional } of sources) edges.add(optional || s.optional || specs.find((x) => x.name === from)!.optional ? `  ${from} -.-> ${s.name}` : `  ${from} --> ${s.name}`);

@@ -12,7 +12,7 @@ import { parseConfig } from '../../core/config/load.js';
 import { outputsFromEvents } from '../../scripts/lib/runs.js';
 import { loadConfigFile } from '../../core/config/load.js';
 import { configKeys } from '../../scripts/docs/config-keys.js';
-import { appliesTo, memoParts, stageArgs, STAGE_OF_ACTIVITY, STAGES, type StageName, type StageSpec, valueAt } from '../../workflows/stages.js';
+import { appliesTo, bindingSources, memoParts, stageArgs, STAGE_OF_ACTIVITY, STAGES, type StageName, type StageSpec, valueAt } from '../../workflows/stages.js';
 
 /** The table as its declared type, for what only some entries have. */
 const SPECS: readonly StageSpec[] = STAGES;
@@ -23,7 +23,7 @@ function history(name: string) {
 }
 
 // Later runs' outputs win: the newest recording of a release run comes last.
-const RUNS = ['flywheel-run-release-stage-args', 'flywheel-run-retrain-trained-stage-args', 'flywheel-run-release-render-pairs'];
+const RUNS = ['flywheel-run-release-stage-args', 'flywheel-run-retrain-trained-stage-args', 'flywheel-run-release-render-pairs', 'flywheel-run-preference'];
 
 describe('stage table', () => {
   it('every stage with outputs is found in recorded runs, with exactly the outputs the table names', () => {
@@ -70,10 +70,11 @@ describe('stage table', () => {
     const schemaKeys = new Set(configKeys().map((k) => k.path));
     SPECS.forEach((s, i) => {
       for (const [arg, binding] of Object.entries(s.inputs ?? {})) {
-        const [from, output] = binding.replace(/\?$/, '').split('.');
-        const source = SPECS.findIndex((x) => x.name === from);
-        assert.ok(source >= 0 && source < i, `${s.name}.${arg}: ${from} is not a stage before ${s.name}`);
-        assert.ok(SPECS[source]!.outputs.includes(output!), `${s.name}.${arg}: ${from} has no output ${output}`);
+        for (const { from, output } of bindingSources(binding).sources) {
+          const source = SPECS.findIndex((x) => x.name === from);
+          assert.ok(source >= 0 && source < i, `${s.name}.${arg}: ${from} is not a stage before ${s.name}`);
+          assert.ok(SPECS[source]!.outputs.includes(output), `${s.name}.${arg}: ${from} has no output ${output}`);
+        }
       }
       for (const [arg, path] of Object.entries(s.config ?? {})) assert.ok(schemaKeys.has(path), `${s.name}.${arg}: no config key ${path}`);
     });

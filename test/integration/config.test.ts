@@ -52,7 +52,11 @@ describe('config', () => {
     ['a LoRA rank the study does not allow', { ...base, dataset: {}, train: { job: { baseModel: 'tiny:nano', lora: { rank: 12 } } } }, /^train\.job\.lora\.rank: must be equal to one of the allowed values$/],
     ['a typo in the train job', { ...base, dataset: {}, train: { job: { baseModel: 'tiny:nano', optim: { epocs: 2 } } } }, /^train\.job\.optim\.epocs: unknown key$/],
     ['a run-owned key in the train job', { ...base, dataset: {}, train: { job: { baseModel: 'tiny:nano', outputDir: '/x' } } }, /^train\.job\.outputDir: is set by the run, not the config$/],
-    ['a DPO train job, which no stage schedules yet', { ...base, dataset: {}, train: { job: { baseModel: 'tiny:nano', method: 'dpo', preference: { startFrom: '/adapters/sft' } } } }, /^train\.job\.method: dpo \(preference tuning after SFT\) runs in the trainer, but no stage of a run schedules it yet/],
+    ['DPO as the train job (it is the preference section)', { ...base, dataset: {}, train: { job: { baseModel: 'tiny:nano', method: 'dpo', preference: { startFrom: '/adapters/sft' } } } }, /^train\.job\.method: train\.job is the SFT pass \(lora, qlora or full\); preference tuning after it is the config's `preference` section$/],
+    ['a preference section without train: DPO has no adapter to start from', { ...base, dataset: {}, preference: {} }, /^preference: preference needs a train section: DPO continues its adapter$/],
+    ['a starting adapter of its own in preference.job', { ...base, dataset: {}, train: {}, preference: { job: { preference: { startFrom: '/adapters/other' } } } }, /^preference\.job\.preference: is set by the run, not the config$/],
+    ['a typo in preference.job\'s optim', { ...base, dataset: {}, train: {}, preference: { job: { optim: { epocs: 2 } } } }, /^preference\.job\.optim\.epocs: unknown key$/],
+    ['a beta of 0', { ...base, dataset: {}, train: {}, preference: { beta: 0 } }, /^preference\.beta: /],
   ];
   for (const [what, raw, expected] of cases) {
     it(`rejects ${what}, naming the key path`, () => {

@@ -21,6 +21,7 @@ import { ADAPTER_VERSION } from '../../workflows/search-attributes.js';
 import { REPO, tempDir } from '../helpers/fixtures.js';
 import { startTemporal, startWorker } from '../helpers/temporal.js';
 import { until } from '../helpers/until.js';
+import { recordHistories } from '../helpers/record-histories.js';
 
 let env: TestWorkflowEnvironment;
 let cpu: { worker: Worker; running: Promise<void> };
@@ -132,6 +133,69 @@ describe('train stage on the GPU queue', () => {
     assert.ok(attempts.includes(2), `the train activity was retried (attempts ${attempts})`);
     assert.equal((await handle.describe()).typedSearchAttributes.get(ADAPTER_VERSION), stats.adapterVersion);
     assert.match(stats.adapterVersion, /^adp-[0-9a-f]{12}$/);
+  });
+
+  it('SFT then DPO: a GPU worker killed mid-DPO, the retry resumes from the DPO checkpoint, and the DPO adapter is the candidate', async () => {
+    for (const w of gpuWorkers.filter((w) => w.exitCode === null && w.signalCode === null)) {
+      process.kill(-w.pid!, 'SIGTERM');
+      await new Promise((r) => w.once('exit', r));
+    }
+    const workdir = tempDir('flywheel-gpu-');
+    const maxSteps = 24;
+    const base = await smallConfig('preference-crash', { optim: { epochs: 1, maxSteps: 8, effectiveBatchSize: 4, microBatchSize: 4, learningRate: 0.005 } });
+    const cfg = parseConfig({
+      ...base,
+      preference: { beta: 0.1, job: { optim: { maxSteps, effectiveBatchSize: 8, microBatchSize: 2, learningRate: 0.002, earlyStoppingPatience: 0 } } },
+      evaluate: { limit: 4, concurrency: 2 },
+    });
+    const store = openStore(cfg.artifacts.store);
+    const first = spawnGpuWorker(workdir);
+    const { handle } = await startRun(env.client, cfg, { config: cfg, trigger: 'test' });
+
+    // DPO's first checkpoint is uploaded and named in a heartbeat of the preference activity; then the worker dies.
+    await waitFor('a DPO heartbeat naming an uploaded checkpoint', async () => {
+      const d = await handle.describe();
+      if (d.status.name !== 'RUNNING') throw new Error(`the run ended before a DPO checkpoint: ${JSON.stringify(await runStatus(handle))}`);
+      return d.raw.pendingActivities?.[0]?.activityType?.name === 'preferenceStage' && (await lastHeartbeat(handle))?.checkpoint !== undefined;
+    });
+    process.kill(-first.pid!, 'SIGKILL');
+    await new Promise((r) => first.once('exit', r));
+    await waitFor('the orphaned trainer to stop', () => trainersRunning(workdir) === 0, 10_000);
+    spawnGpuWorker(workdir);
+    await handle.result();
+
+    const status = await runStatus(handle);
+    const stage = (n: string) => status.stages.find((s) => s.name === n)!;
+    assert.deepEqual(['train', 'preference', 'evaluate'].map((n) => stage(n).state), ['completed', 'completed', 'completed']);
+    const sft = stage('train').outputs.adapter!;
+    const dpo = stage('preference').outputs.adapter!;
+    const stats = (await store.manifest(dpo.sha256)).stats as { adapterVersion: string; method: string; steps: number; resumedFromStep: number | null };
+    const events = (await store.read(stage('preference').outputs.metrics!)).toString().trim().split('\n').map((l) => JSON.parse(l) as TrainerEvent);
+    const why = JSON.stringify(events.filter((e) => e.event !== 'step'));
+    assert.equal(stats.method, 'dpo');
+    assert.equal(stats.steps, maxSteps, why);
+    assert.ok(stats.resumedFromStep !== null && stats.resumedFromStep >= 4, `resumed from step ${stats.resumedFromStep}`);
+    assert.deepEqual(events.filter((e) => e.event === 'start').map((e) => e.step), [0, stats.resumedFromStep], why);
+    assert.deepEqual(events.filter((e) => e.event === 'step').map((e) => e.step!), Array.from({ length: maxSteps }, (_, i) => i + 1), 'every DPO step once');
+    const attempts = ((await handle.fetchHistory()).events ?? []).filter((e) => e.activityTaskStartedEventAttributes).map((e) => e.activityTaskStartedEventAttributes!.attempt);
+    assert.ok(attempts.includes(2), `the preference activity was retried (attempts ${attempts})`);
+
+    // One LoRA on the base, continuing the SFT adapter; the pairs named that adapter's dataset.
+    const tree = await store.readTree(dpo);
+    const meta = JSON.parse((await store.readTreeFile(tree.find((f) => f.path === 'adapter/flywheel.json')!)).toString()) as { method: string; trainSha256: string };
+    assert.equal(meta.method, 'dpo');
+    assert.equal(meta.trainSha256, stage('render').outputs.renderedTrain!.sha256, 'the SFT dataset, as the pairs name it');
+    for (const f of ['adapter/adapter_model.safetensors', 'base/model.safetensors']) assert.ok(tree.some((t) => t.path === f), f);
+    const pairs = await store.readJsonl<{ dataset: string; chosen: unknown; rejected: unknown }>(stage('render').outputs.pairsTrain!);
+    assert.ok(pairs.length > 0 && pairs.every((p) => p.dataset === meta.trainSha256));
+
+    // The candidate evaluate scored, and the run's adapter version, are DPO's.
+    assert.notEqual(dpo.sha256, sft.sha256);
+    assert.equal((await handle.describe()).typedSearchAttributes.get(ADAPTER_VERSION), stats.adapterVersion);
+    const scheduled = ((await handle.fetchHistory()).events ?? []).map((e) => e.activityTaskScheduledEventAttributes).filter((a) => a?.activityType?.name === 'evaluateStage');
+    const evalArgs = defaultPayloadConverter.fromPayload(scheduled[0]!.input!.payloads![0]!) as { adapter: { sha256: string }; adapterVersion: string };
+    assert.deepEqual([evalArgs.adapter.sha256, evalArgs.adapterVersion], [dpo.sha256, stats.adapterVersion]);
+    await recordHistories(env.address, { 'flywheel-run-preference': handle });
   });
 
   it('cancelling the run stops the trainer and the run ends Cancelled', async () => {

@@ -1,0 +1,45 @@
+import { join } from 'node:path';
+import type { ArtifactRef } from '../core/artifacts/types.js';
+import type { PreferenceConfig } from '../core/config/schema.js';
+import { adapterVersion } from '../core/train/adapter-version.js';
+import { preferenceIdentity, preferenceJobConfig, trainJobFor } from '../core/train/job.js';
+import { stageVersion } from '../workflows/stages.js';
+import { InputError } from '../core/errors.js';
+import { failFast } from './errors.js';
+import { storeFor } from './store.js';
+import { trainMemoized, type TrainArgs, type TrainOutcome } from './train.js';
+
+export interface PreferenceArgs extends Omit<TrainArgs, 'train' | 'val'> {
+  /** The train stage's adapter: where DPO starts, and its reference. */
+  sft: ArtifactRef;
+  pairs: ArtifactRef;
+  pairsVal: ArtifactRef;
+  preference: PreferenceConfig;
+}
+
+/**
+ * DPO after SFT on the run's near-miss pairs: the train stage's contract (memo, checkpoints uploaded and resumed
+ * from the last heartbeat, progress, bad job not retried), with the SFT adapter downloaded next to the data as
+ * the starting point. Versioned by the pairs, the SFT adapter and the DPO job.
+ */
+export async function preferenceStage(a: PreferenceArgs): Promise<TrainOutcome> {
+  return failFast(async () => {
+    for (const [key, ref] of [['pairsTrain', a.pairs], ['pairsVal', a.pairsVal]] as const) {
+      if (ref.count === 0) throw new InputError(`preference: render made no ${key} (the ${key === 'pairsTrain' ? 'train' : 'val'} split has no near-miss negatives to pair); raise dataset.negativeShare or dataset.perGoal, or drop the preference section`);
+    }
+    const identity = { ...preferenceIdentity(a.settings.job, a.preference, a.format), sft: a.sft.sha256 };
+    const version = adapterVersion(a.pairs.sha256, a.pairsVal.sha256, { ...identity, stageVersion: stageVersion('preference') });
+    return trainMemoized(a, 'preference', identity, {
+      version,
+      format: a.format,
+      data: { train: a.pairs, val: a.pairsVal },
+      parents: [a.sft],
+      async jobFor(work, paths) {
+        // adapter/ (+ base/ for a tiny model, which the DPO job copies beside its own adapter).
+        const sft = join(work, 'sft');
+        await storeFor(a.store).materializeDir(a.sft, sft);
+        return trainJobFor(preferenceJobConfig(a.settings.job, a.preference, join(sft, 'adapter')), paths);
+      },
+    });
+  });
+}

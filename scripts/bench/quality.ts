@@ -7,6 +7,9 @@
  *   whole-seq     loss on the whole sequence, prompt included (the study's first ablation)
  *   no-negatives  trained without the near-miss negatives (the second: what they buy in abstention F1)
  *   main (free)   the main adapter decoded without the schema constraint (schema-valid rate, exact match)
+ *   main + DPO    main's adapter tuned further with DPO on the train split's near-miss pairs (the `preference`
+ *                 stage's job: config.preference, else its defaults, at a lower learning rate), with
+ *                 over-calling (calls where the target abstains) and scores per corrupt-stage operator
  *
  * and the hand-written cases two ways for main: pre-rendered (training's slice and caller), and sent raw as a live
  * agent would (conversation only, every tool of the catalog) through a gateway with `gateway.render`, with the
@@ -14,6 +17,7 @@
  *
  *   node --import tsx scripts/bench/quality.ts [--quick] [--config FILE] [--steps N] [--test N] [--handwritten N] [--out DIR]
  *                                              [--ablations whole-seq,no-negatives|none] [--job JSON]
+ *                                              [--preference on|off] [--dpo-steps N]
  *
  * --quick (the default; a CPU, well under 45 minutes): the config's training steps, a stratified sample of --test
  * cases (default 30) and --handwritten cases (default 24), ablations scored on the test sample only. --full: every
@@ -25,7 +29,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfigFile } from '../../core/config/load.js';
-import { evaluateSchema } from '../../core/config/schema.js';
+import { evaluateSchema, preferenceSchema } from '../../core/config/schema.js';
 import { type RenderedRow, renderRows } from '../../core/dataset/render.js';
 import type { RouterRow } from '../../core/dataset/types.js';
 import { casesFrom, sampleCases } from '../../core/eval/cases.js';
@@ -33,7 +37,10 @@ import type { EndpointSpec } from '../../core/eval/client.js';
 import { evaluateEndpoint } from '../../core/eval/evaluate.js';
 import { handwrittenCases } from '../../core/eval/handwritten.js';
 import type { EndpointResult, EvalCase } from '../../core/eval/types.js';
-import { trainJobFor } from '../../core/train/job.js';
+import { preferenceJobConfig, trainJobFor } from '../../core/train/job.js';
+import { preferencePairs } from '../../core/dataset/pairs.js';
+import { overCallingRate, scoresByOperator } from '../../core/eval/by-operator.js';
+import { sha256Hex } from '../../core/hash.js';
 import { startServe } from '../../core/train/serve-process.js';
 import { startTrainer } from '../../core/train/trainer-process.js';
 import { REPO } from '../../test/helpers/fixtures.js';
@@ -52,6 +59,10 @@ const { values } = parseArgs({
     ablations: { type: 'string', default: 'whole-seq,no-negatives' },
     /** JSON merged into the config's train.job (its optim and lora merged key by key), for every variant. */
     job: { type: 'string' },
+    /** DPO from main's adapter on the near-miss pairs (config.preference, else its defaults): on | off. */
+    preference: { type: 'string', default: 'on' },
+    /** DPO's step cap (default: the config's preference.job, else main's). */
+    'dpo-steps': { type: 'string' },
     test: { type: 'string', default: '30' },
     handwritten: { type: 'string', default: '24' },
     cases: { type: 'string', default: join(REPO, 'test', 'fixtures', 'handwritten', 'sandboxes.jsonl') },
@@ -105,21 +116,48 @@ const variants: Array<{ name: string; train: string; optim: Record<string, unkno
 ].filter((v) => v.name === 'main' || values.ablations.split(',').includes(v.name));
 const adapters: Record<string, string> = {};
 const tokensPerSecond: Record<string, number | undefined> = {};
-for (const v of variants) {
-  const dir = join(out, v.name);
-  const job = trainJobFor({ ...baseJob, optim: v.optim }, { train: v.train, val: files.val, format, outputDir: dir });
-  await writeFile(join(out, `${v.name}.job.json`), JSON.stringify(job, null, 2));
-  say(`training ${v.name}`);
-  const run = startTrainer(['train', '--job', join(out, `${v.name}.job.json`)], {
-    stderrFile: join(out, `${v.name}.stderr.log`),
+/** Train one variant with the real trainer; its adapter directory goes into `adapters`. */
+async function trainVariant(name: string, job: Record<string, unknown>): Promise<void> {
+  await writeFile(join(out, `${name}.job.json`), JSON.stringify(job, null, 2));
+  say(`training ${name}`);
+  const run = startTrainer(['train', '--job', join(out, `${name}.job.json`)], {
+    stderrFile: join(out, `${name}.stderr.log`),
     onEvent: (e) => {
-      if (e.event === 'step') tokensPerSecond[v.name] = e.tokens_per_s as number | undefined;
-      if (e.event === 'step' || e.event === 'eval') say(`  ${v.name} ${e.event} ${e.step}/${e.total} ${e.loss ?? e.eval_loss ?? ''}`);
+      if (e.event === 'step') tokensPerSecond[name] = e.tokens_per_s as number | undefined;
+      if (e.event === 'step' || e.event === 'eval') say(`  ${name} ${e.event} ${e.step}/${e.total} ${e.loss ?? e.eval_loss ?? ''}`);
     },
   });
   const exit = await run.done;
-  if (exit.code !== 0) throw new Error(`training ${v.name} failed (exit ${exit.code}): ${exit.error?.message ?? exit.stderrTail.slice(-1500)}`);
-  adapters[v.name] = join(dir, 'adapter');
+  if (exit.code !== 0) throw new Error(`training ${name} failed (exit ${exit.code}): ${exit.error?.message ?? exit.stderrTail.slice(-1500)}`);
+  adapters[name] = join(job.outputDir as string, 'adapter');
+}
+for (const v of variants) await trainVariant(v.name, trainJobFor({ ...baseJob, optim: v.optim }, { train: v.train, val: files.val, format, outputDir: join(out, v.name) }));
+
+// ---- preference tuning: DPO from main's adapter on the train split's near-miss pairs (the pipeline's `preference`) ----
+let dpoPairs: { train: number; val: number; valFromTrain: boolean; byOperator: Record<string, number> } | undefined;
+if (values.preference !== 'off') {
+  const pref = config.preference ?? preferenceSchema.parse({});
+  // Every pair names the SFT dataset it belongs with, as the render stage writes them; the trainer checks it.
+  const dataset = sha256Hex(await readFile(files.train));
+  const pairsOf = (rows: RouterRow[]) => preferencePairs(rows, built.catalog, format);
+  const train = pairsOf(trainRows);
+  let val = pairsOf(built.rows.val).pairs;
+  // A small val split may hold no negatives to pair: DPO's eval loss then reads a few train pairs.
+  const valFromTrain = val.length === 0;
+  if (valFromTrain) val = train.pairs.slice(0, 8);
+  const pairFile = async (name: string, pairs: unknown[]) => {
+    const file = join(out, `${name}.jsonl`);
+    await writeFile(file, pairs.map((p) => `${JSON.stringify({ ...(p as object), dataset })}\n`).join(''));
+    return file;
+  };
+  dpoPairs = { train: train.pairs.length, val: val.length, valFromTrain, byOperator: train.counts };
+  say(`preference pairs: train ${train.pairs.length} (${Object.entries(train.counts).map(([k, n]) => `${k} ${n}`).join(', ')}), val ${val.length}${valFromTrain ? ' (from train: the val split has none)' : ''}`);
+  // DPO wants a lower learning rate than SFT; the config's preference.job and --dpo-steps win.
+  const prefJob = pref.job as { optim?: Record<string, unknown> };
+  const dpoOptim = { ...optim, learningRate: 0.0005, ...prefJob.optim, ...(values['dpo-steps'] ? { maxSteps: Number(values['dpo-steps']) } : {}) };
+  if (full) delete dpoOptim.maxSteps;
+  const job = preferenceJobConfig({ ...baseJob, optim }, { ...pref, job: { ...prefJob, optim: dpoOptim } }, adapters.main!);
+  await trainVariant('dpo', trainJobFor(job, { train: await pairFile('pairs-train', train.pairs), val: await pairFile('pairs-val', val), format, outputDir: join(out, 'dpo') }));
 }
 
 // ---- scoring: one server holds the base and every adapter ----
@@ -135,6 +173,7 @@ let raw: ThroughGateway | undefined;
 try {
   rows.push({ name: 'base', test: await score('base', 'base', testCases), hand: await score('base', 'base', handCases) });
   rows.push({ name: 'main', test: await score('main', 'main', testCases), hand: await score('main', 'main', handCases) });
+  if (adapters.dpo) rows.push({ name: 'main + DPO', test: await score('dpo', 'dpo', testCases), hand: await score('dpo', 'dpo', handCases) });
   // The same hand-written cases sent raw, as a live agent would, through a gateway that renders them.
   const ids = new Set(handCases.map((c) => c.id));
   const rawRows = handwrittenRowsOf(handText, values.cases, built.catalog, { ...config.dataset, slicing: 'neighbours' }).filter((r) => ids.has(r.id));
@@ -150,13 +189,27 @@ try {
 // ---- report ----
 const f = (x: number | null | undefined) => (x === null || x === undefined ? '—' : x.toFixed(3));
 const table = [
-  `| model | exact | tool acc | abstain F1 | schema-valid | hand-written exact | p50 s/decision |`,
-  `|---|---|---|---|---|---|---|`,
+  `| model | exact | tool acc | abstain F1 | over-calling | schema-valid | hand-written exact | hand-written over-calling | p50 s/decision |`,
+  `|---|---|---|---|---|---|---|---|---|`,
   ...rows.map(({ name, test, hand }) => {
     const m = test.metrics;
-    return `| ${name} | ${f(m.exactMatch.value)} | ${f(m.toolAccuracy.value)} | ${f(m.abstention.f1.value)} | ${f(m.schemaValidRate.value)} | ${f(hand?.metrics.exactMatch.value)} | ${m.latencyMs.p50 === null ? '—' : (m.latencyMs.p50 / 1000).toFixed(2)} |`;
+    return `| ${name} | ${f(m.exactMatch.value)} | ${f(m.toolAccuracy.value)} | ${f(m.abstention.f1.value)} | ${f(overCallingRate(test.cases))} | ${f(m.schemaValidRate.value)} | ${f(hand?.metrics.exactMatch.value)} | ${f(hand ? overCallingRate(hand.cases) : null)} | ${m.latencyMs.p50 === null ? '—' : (m.latencyMs.p50 / 1000).toFixed(2)} |`;
   }),
 ];
+// SFT against SFT + DPO on the test sample, per corrupt-stage operator (positive: rows no operator touched).
+const operatorOf = new Map(built.rows.test.map((r) => [r.id, r.provenance.operator]));
+const dpoRow = rows.find((r) => r.name === 'main + DPO');
+const byOp = (name: string) => scoresByOperator(rows.find((r) => r.name === name)!.test.cases, (id) => operatorOf.get(id));
+const operatorTable = dpoRow
+  ? (() => {
+      const [sft, dpo] = [byOp('main'), byOp('main + DPO')];
+      return [
+        `| operator | cases | main exact | main + DPO exact | target abstains | main over-calls | main + DPO over-calls |`,
+        `|---|---|---|---|---|---|---|`,
+        ...Object.keys(sft).map((op) => `| ${op} | ${sft[op]!.cases} | ${sft[op]!.exact} | ${dpo[op]!.exact} | ${sft[op]!.abstainTargets} | ${sft[op]!.overCalls} | ${dpo[op]!.overCalls} |`),
+      ];
+    })()
+  : [];
 const mainHand = rows.find((r) => r.name === 'main')!.hand!.metrics;
 const rawTable = [
   `| hand-written cases (main) | exact | tool acc | abstain F1 | p50 s/decision |`,
@@ -171,15 +224,17 @@ const summary = {
   testCases: testCases.length,
   handwrittenCases: handCases.length,
   tokensPerSecond,
-  results: rows.map(({ name, test, hand }) => ({ name, test: test.metrics, handwritten: hand?.metrics ?? null })),
+  preferencePairs: dpoPairs ?? null,
+  results: rows.map(({ name, test, hand }) => ({ name, test: test.metrics, overCalling: overCallingRate(test.cases), byOperator: scoresByOperator(test.cases, (id) => operatorOf.get(id)), handwritten: hand?.metrics ?? null, handwrittenOverCalling: hand ? overCallingRate(hand.cases) : null })),
   handwrittenRawThroughGateway: { metrics: raw!.result.metrics, retriever: raw!.recall, sliceSize: config.dataset.sliceSize, toolsOffered: built.catalog.tools.length },
 };
 await writeFile(join(out, 'quality.json'), JSON.stringify(summary, null, 2));
-await writeFile(join(out, 'quality.md'), `${table.join('\n')}\n\n${rawTable.join('\n')}\n`);
+await writeFile(join(out, 'quality.md'), `${table.join('\n')}\n\n${operatorTable.length ? `${operatorTable.join('\n')}\n\n` : ''}${rawTable.join('\n')}\n`);
 const main = rows.find((r) => r.name === 'main')!;
 const base = rows.find((r) => r.name === 'base')!;
 console.log(`${full ? 'full' : 'quick'} mode, ${minutes()} min; train ${trainRows.length} rows, test ${testCases.length} cases, hand-written ${handCases.length}; training tokens/s ${Object.entries(tokensPerSecond).map(([k, v]) => `${k} ${v ?? '—'}`).join(', ')}`);
 console.log(table.join('\n'));
+if (operatorTable.length) console.log(operatorTable.join('\n'));
 console.log(rawTable.join('\n'));
 console.log(`results: ${out}`);
 console.log(`quality: exact=${f(main.test.metrics.exactMatch.value)} tool=${f(main.test.metrics.toolAccuracy.value)} abstainF1=${f(main.test.metrics.abstention.f1.value)} handwritten_exact=${f(main.hand!.metrics.exactMatch.value)} base_exact=${f(base.test.metrics.exactMatch.value)}`);

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, it } from 'node:test';
@@ -59,7 +59,11 @@ describe('benchmarks, smoke-sized', { timeout: 20 * 60_000 }, () => {
 
   it('quality (on tiny:nano, 2 steps), then the trainer benches on its rows and adapter', async () => {
     const job = JSON.stringify({ baseModel: 'tiny:nano', lora: { topLayers: null } });
-    assert.match(await bench('quality.ts', ['--steps', '2', '--test', '3', '--handwritten', '3', '--ablations', 'none', '--job', job, '--out', out]), /^quality: exact=[\d.]+ tool=[\d.]+ abstainF1=[\d.]+ handwritten_exact=[\d.]+ base_exact=[\d.]+$/);
+    assert.match(await bench('quality.ts', ['--steps', '2', '--dpo-steps', '2', '--test', '3', '--handwritten', '3', '--ablations', 'none', '--job', job, '--out', out]), /^quality: exact=[\d.]+ tool=[\d.]+ abstainF1=[\d.]+ handwritten_exact=[\d.]+ base_exact=[\d.]+$/);
+    // SFT against SFT + DPO: the DPO row, and main vs main + DPO per operator.
+    const md = readFileSync(join(out, 'quality.md'), 'utf8');
+    assert.match(md, /^\| main \+ DPO \| [\d.]+ \|/m);
+    assert.match(md, /^\| operator \| cases \| main exact \| main \+ DPO exact \|/m);
     const rows = join(out, 'val.jsonl');
     assert.match(await pyBench('prompt_tokens.py', ['--rendered', rows, '--base', join(out, 'main', 'base')]), /^\s*completion\s+p50\s+\d+/);
     assert.match(await pyBench('serve_latency.py', ['--adapter', join(out, 'main', 'adapter'), '--rendered', rows, '--n', '2']), /prefix reuse .* 2\/2$/);

@@ -68,9 +68,14 @@ function complete(index: LineageIndex, splits: DatasetSplit[], notes: string[]):
  */
 export function datasetOfAdapter(index: LineageIndex, adapter: Manifest, evalResults?: Manifest): DatasetParts {
   const notes: string[] = [];
+  // A DPO adapter (the preference stage's) continues an SFT adapter: the dataset is the one that adapter trained on.
+  const sft = index.parentOfKind(adapter, 'adapter');
+  const pairs = index.parentOfKind(adapter, 'pairs-train');
+  if (sft) notes.push(`tuned with DPO on ${pairs ? `preference pairs ${shortSha(pairs.sha256)}` : 'preference pairs'} of this dataset, from SFT adapter ${String(sft.stats.adapterVersion ?? shortSha(sft.sha256))}`);
+  const trainedOn = sft ?? adapter;
   const splits: DatasetSplit[] = [
-    { split: 'train', rendered: index.parentOfKind(adapter, 'rendered-train') },
-    { split: 'validation', rendered: index.parentOfKind(adapter, 'rendered-val') },
+    { split: 'train', rendered: index.parentOfKind(trainedOn, 'rendered-train') },
+    { split: 'validation', rendered: index.parentOfKind(trainedOn, 'rendered-val') },
     { split: 'test', rendered: index.parentOfKind(evalResults, 'rendered-test') },
   ];
   if (!evalResults) notes.push("the test split is the one the adapter's evaluation scored, and no evaluation was found");

@@ -271,6 +271,20 @@ describe('publish: what gets published and the cards', () => {
     assert.ok(!pub.files.some((f) => f.path.startsWith('eval/')));
   });
 
+  it('a DPO adapter (the preference stage\'s): its card names the dataset of the SFT adapter it continues', async () => {
+    const pairs = await fx.store.putJsonl('pairs-train', [{ id: 'pair-1' }], { parents: [fx.splits.train, fx.catalog] });
+    const pairsVal = await fx.store.putJsonl('pairs-val', [{ id: 'pair-2' }], { parents: [fx.splits.val, fx.catalog] });
+    const dir = tempDir('flywheel-dpo-adapter-');
+    mkdirSync(join(dir, 'adapter'), { recursive: true });
+    writeFileSync(join(dir, 'adapter', 'adapter_model.safetensors'), Buffer.from('dpo weights'));
+    writeFileSync(join(dir, 'adapter', 'flywheel.json'), JSON.stringify({ baseModel: BASE, base: BASE, method: 'dpo', format: 'router-json', steps: 10 }));
+    await fx.store.putDir('adapter', dir, { parents: [pairs, pairsVal, fx.adapter], stats: { adapterVersion: 'adp-dd0000000000', baseModel: BASE, method: 'dpo', steps: 10 } });
+    const dpo = await collectAdapter(fx.store, 'adp-dd0000000000', opts);
+    // (Its dataset hash differs from the SFT adapter's: nothing evaluated it, so its card has no test split.)
+    for (const split of [fx.rendered.train, fx.rendered.val]) assert.ok(dpo.card.includes(split.sha256), `the card names the SFT dataset's ${split.kind} ${split.sha256}`);
+    assert.ok(dpo.notes.includes(`tuned with DPO on preference pairs ${pairs.sha256.slice(0, 12)} of this dataset, from SFT adapter ${fx.version}`), JSON.stringify(dpo.notes));
+  });
+
   it('with a deploy registry: the eval report a deployed version was gated on, though a newer evaluation exists', async () => {
     const f = await buildStore();
     await new Promise((r) => setTimeout(r, 5)); // newer createdAt: store.list() orders by it

@@ -62,6 +62,23 @@ function trainersRunning(workdir: string): number {
   }
 }
 
+/**
+ * Once `activity` has heartbeaten an uploaded checkpoint, kill the GPU worker running it (and so its trainer),
+ * start another, and wait for the run to finish.
+ */
+async function crashAfterCheckpoint(handle: WorkflowHandle, activity: string, worker: ChildProcess, workdir: string): Promise<void> {
+  await waitFor(`a ${activity} heartbeat naming an uploaded checkpoint`, async () => {
+    const d = await handle.describe();
+    if (d.status.name !== 'RUNNING') throw new Error(`the run ended before a checkpoint: ${JSON.stringify(await runStatus(handle))}`);
+    return d.raw.pendingActivities?.[0]?.activityType?.name === activity && (await lastHeartbeat(handle))?.checkpoint !== undefined;
+  });
+  process.kill(-worker.pid!, 'SIGKILL');
+  await new Promise((r) => worker.once('exit', r));
+  await waitFor('the orphaned trainer to stop', () => trainersRunning(workdir) === 0, 10_000);
+  spawnGpuWorker(workdir);
+  await handle.result();
+}
+
 async function smallConfig(name: string, job: Record<string, unknown>) {
   const { train: _t, evaluate: _e, gate: _g, deploy: _d, gateway: _w, ...example } = await loadConfigFile(join(REPO, 'examples', 'salesforce-oracle.yaml'));
   return parseConfig({
@@ -99,16 +116,7 @@ describe('train stage on the GPU queue', () => {
     const { handle } = await startRun(env.client, cfg, { config: cfg, trigger: 'test' });
 
     // The first checkpoint (step 4) is uploaded and the server has a heartbeat naming it; then the worker dies.
-    await waitFor('a heartbeat naming an uploaded checkpoint', async () => {
-      if ((await handle.describe()).status.name !== 'RUNNING') throw new Error(`the run ended before a checkpoint: ${JSON.stringify(await runStatus(handle))}`);
-      return (await lastHeartbeat(handle))?.checkpoint !== undefined;
-    });
-    process.kill(-first.pid!, 'SIGKILL');
-    await new Promise((r) => first.once('exit', r));
-    await waitFor('the orphaned trainer to stop', () => trainersRunning(workdir) === 0, 10_000);
-
-    spawnGpuWorker(workdir);
-    await handle.result();
+    await crashAfterCheckpoint(handle, 'trainStage', first, workdir);
 
     const status = await runStatus(handle);
     const train = status.stages.find((s) => s.name === 'train')!;
@@ -153,16 +161,7 @@ describe('train stage on the GPU queue', () => {
     const { handle } = await startRun(env.client, cfg, { config: cfg, trigger: 'test' });
 
     // DPO's first checkpoint is uploaded and named in a heartbeat of the preference activity; then the worker dies.
-    await waitFor('a DPO heartbeat naming an uploaded checkpoint', async () => {
-      const d = await handle.describe();
-      if (d.status.name !== 'RUNNING') throw new Error(`the run ended before a DPO checkpoint: ${JSON.stringify(await runStatus(handle))}`);
-      return d.raw.pendingActivities?.[0]?.activityType?.name === 'preferenceStage' && (await lastHeartbeat(handle))?.checkpoint !== undefined;
-    });
-    process.kill(-first.pid!, 'SIGKILL');
-    await new Promise((r) => first.once('exit', r));
-    await waitFor('the orphaned trainer to stop', () => trainersRunning(workdir) === 0, 10_000);
-    spawnGpuWorker(workdir);
-    await handle.result();
+    await crashAfterCheckpoint(handle, 'preferenceStage', first, workdir);
 
     const status = await runStatus(handle);
     const stage = (n: string) => status.stages.find((s) => s.name === n)!;

@@ -100,8 +100,11 @@ export type DeployOutcome = StageOutcome & { version: string; previous: string |
 export async function deployStage(a: DeployArgs): Promise<DeployOutcome> {
   return failFast(() => whileBeating(async () => {
     const store = storeFor(a.store);
-    // A DPO candidate is named by its DPO job (which holds the SFT job it continues), an SFT one by its job.
-    const identity = a.preference ? { ...preferenceIdentity(a.settings.job, a.preference, a.format), stageVersion: stageVersion('preference') } : { ...jobIdentity(a.settings.job, a.format), stageVersion: stageVersion('train') };
+    // An SFT candidate is named by its job on its data. A DPO one also by its adapter's sha: its weights depend on
+    // the pairs and the SFT adapter too, and a version name never changes weights.
+    const identity = a.preference
+      ? { ...preferenceIdentity(a.settings.job, a.preference, a.format), stageVersion: stageVersion('preference'), adapter: a.adapter.sha256 }
+      : { ...jobIdentity(a.settings.job, a.format), stageVersion: stageVersion('train') };
     const name = versionName(a.deploy.alias, { trainSha: a.train.sha256, valSha: a.val.sha256 }, identity);
     const adapterPath = await adapterPathIn(a.deploy.adapterDir, store)({ name, adapter: a.adapter });
     const probes = firstCases(casesFrom(await store.readJsonl<RenderedRow>(a.renderedTest)), a.deploy.smokeProbes).map(({ id, messages, tools }) => ({ id, messages, tools }));

@@ -130,6 +130,7 @@ export function preferenceJobConfig(trainJob: Record<string, unknown>, pref: Pre
 export function preferenceSectionProblems(trainJob: Record<string, unknown>, pref: PreferenceSettings): JobProblem[] {
   const owned = PREFERENCE_OWNED_KEYS.filter((k) => k in pref.job).map((k) => ({ path: ['job', k], message: 'is set by the run, not the config' }));
   if (owned.length) return owned;
+  if (trainJob.method === 'full') return [{ path: [], message: 'DPO continues a LoRA adapter, and train.job.method full trains the whole model: use lora or qlora' }];
   try {
     normalizeTrainJob(trainJobFor(preferenceJobConfig(trainJob, pref, 'sft-adapter'), { train: 'pairs-train.jsonl', val: 'pairs-val.jsonl', format: 'router-json', outputDir: 'out' }));
     return [];

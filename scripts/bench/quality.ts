@@ -8,7 +8,8 @@
  *   no-negatives  trained without the near-miss negatives (the second: what they buy in abstention F1)
  *   main (free)   the main adapter decoded without the schema constraint (schema-valid rate, exact match)
  *   main + DPO    main's adapter tuned further with DPO on the train split's near-miss pairs (the `preference`
- *                 stage's job: config.preference, else its defaults, at a lower learning rate), with
+ *                 stage's job from config.preference, else its defaults, but at learning rate 0.0005 unless
+ *                 preference.job sets one; with a step cap, only the pairs it reaches), with
  *                 over-calling (calls where the target abstains) and scores per corrupt-stage operator
  *
  * and the hand-written cases two ways for main: pre-rendered (training's slice and caller), and sent raw as a live
@@ -25,6 +26,7 @@
  * runs compare. The last line is
  *   quality: exact=<x> tool=<x> abstainF1=<x> handwritten_exact=<x> base_exact=<x>
  */
+import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -41,6 +43,7 @@ import { preferenceJobConfig, trainJobFor } from '../../core/train/job.js';
 import { preferencePairs } from '../../core/dataset/pairs.js';
 import { overCallingRate, scoresByOperator } from '../../core/eval/by-operator.js';
 import { sha256Hex } from '../../core/hash.js';
+import { Rng } from '../../core/rng.js';
 import { startServe } from '../../core/train/serve-process.js';
 import { startTrainer } from '../../core/train/trainer-process.js';
 import { REPO } from '../../test/helpers/fixtures.js';
@@ -118,7 +121,19 @@ const adapters: Record<string, string> = {};
 const tokensPerSecond: Record<string, number | undefined> = {};
 /** Train one variant with the real trainer; its adapter directory goes into `adapters`. */
 async function trainVariant(name: string, job: Record<string, unknown>): Promise<void> {
-  await writeFile(join(out, `${name}.job.json`), JSON.stringify(job, null, 2));
+  const jobFile = join(out, `${name}.job.json`);
+  const jobText = JSON.stringify(job, null, 2);
+  const adapterDir = join(job.outputDir as string, 'adapter');
+  // An SFT variant an earlier run into the same --out trained with this very job on these very rows (the adapter
+  // records its training file's sha256): reuse its adapter. DPO always trains.
+  const meta = existsSync(join(adapterDir, 'flywheel.json')) ? (JSON.parse(await readFile(join(adapterDir, 'flywheel.json'), 'utf8')) as { method: string; trainSha256?: string }) : undefined;
+  const sameRows = meta !== undefined && meta.method !== 'dpo' && meta.trainSha256 === sha256Hex(await readFile((job.data as { train: string }).train));
+  if (sameRows && existsSync(jobFile) && (await readFile(jobFile, 'utf8')) === jobText) {
+    say(`reusing ${name} from ${adapterDir} (the same job on the same rows)`);
+    adapters[name] = adapterDir;
+    return;
+  }
+  await writeFile(jobFile, jobText);
   say(`training ${name}`);
   const run = startTrainer(['train', '--job', join(out, `${name}.job.json`)], {
     stderrFile: join(out, `${name}.stderr.log`),
@@ -141,23 +156,26 @@ if (values.preference !== 'off') {
   const dataset = sha256Hex(await readFile(files.train));
   const pairsOf = (rows: RouterRow[]) => preferencePairs(rows, built.catalog, format);
   const train = pairsOf(trainRows);
+  const prefJob = pref.job as { optim?: Record<string, unknown> };
+  // DPO wants a lower learning rate than SFT; the config's preference.job and --dpo-steps win.
+  const dpoOptim = { ...optim, learningRate: 0.0005, ...prefJob.optim, ...(values['dpo-steps'] ? { maxSteps: Number(values['dpo-steps']) } : {}) };
+  if (full) delete dpoOptim.maxSteps;
+  // With a step cap, the pairs it can reach, drawn with a fixed seed: TRL tokenizes every pair before step 1.
+  const reach = typeof dpoOptim.maxSteps === 'number' ? dpoOptim.maxSteps * Number((dpoOptim as Record<string, unknown>).effectiveBatchSize ?? 16) : undefined;
+  const trainPairs = reach !== undefined && reach < train.pairs.length ? new Rng('quality:dpo-pairs').shuffle([...train.pairs]).slice(0, reach) : train.pairs;
   let val = pairsOf(built.rows.val).pairs;
   // A small val split may hold no negatives to pair: DPO's eval loss then reads a few train pairs.
   const valFromTrain = val.length === 0;
-  if (valFromTrain) val = train.pairs.slice(0, 8);
+  if (valFromTrain) val = trainPairs.slice(0, 8);
   const pairFile = async (name: string, pairs: unknown[]) => {
     const file = join(out, `${name}.jsonl`);
     await writeFile(file, pairs.map((p) => `${JSON.stringify({ ...(p as object), dataset })}\n`).join(''));
     return file;
   };
-  dpoPairs = { train: train.pairs.length, val: val.length, valFromTrain, byOperator: train.counts };
-  say(`preference pairs: train ${train.pairs.length} (${Object.entries(train.counts).map(([k, n]) => `${k} ${n}`).join(', ')}), val ${val.length}${valFromTrain ? ' (from train: the val split has none)' : ''}`);
-  // DPO wants a lower learning rate than SFT; the config's preference.job and --dpo-steps win.
-  const prefJob = pref.job as { optim?: Record<string, unknown> };
-  const dpoOptim = { ...optim, learningRate: 0.0005, ...prefJob.optim, ...(values['dpo-steps'] ? { maxSteps: Number(values['dpo-steps']) } : {}) };
-  if (full) delete dpoOptim.maxSteps;
+  dpoPairs = { train: trainPairs.length, val: val.length, valFromTrain, byOperator: train.counts };
+  say(`preference pairs: train ${train.pairs.length} (${Object.entries(train.counts).map(([k, n]) => `${k} ${n}`).join(', ')}), ${trainPairs.length} of them within reach of ${dpoOptim.maxSteps ?? 'all'} steps; val ${val.length}${valFromTrain ? ' (from train: the val split has none)' : ''}`);
   const job = preferenceJobConfig({ ...baseJob, optim }, { ...pref, job: { ...prefJob, optim: dpoOptim } }, adapters.main!);
-  await trainVariant('dpo', trainJobFor(job, { train: await pairFile('pairs-train', train.pairs), val: await pairFile('pairs-val', val), format, outputDir: join(out, 'dpo') }));
+  await trainVariant('dpo', trainJobFor(job, { train: await pairFile('pairs-train', trainPairs), val: await pairFile('pairs-val', val), format, outputDir: join(out, 'dpo') }));
 }
 
 // ---- scoring: one server holds the base and every adapter ----

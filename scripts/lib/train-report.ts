@@ -11,9 +11,10 @@ export function sparkline(values: number[]): string {
   return values.map((v) => BARS[hi === lo ? 0 : Math.round(((v - lo) / (hi - lo)) * (BARS.length - 1))]).join('');
 }
 
-/** The train stage in a few lines: adapter version, loss curves, and how to serve the adapter. */
+/** The candidate's training in a few lines (DPO's when the preference stage ran): version, loss curves, how to serve it. */
 export async function trainReport(store: ArtifactStore, status: RunStatus): Promise<string | undefined> {
-  const train = status.stages.find((s) => s.name === 'train');
+  const done = (name: string) => status.stages.find((s) => s.name === name && s.outputs.adapter);
+  const train = done('preference') ?? done('train');
   if (!train?.outputs.adapter || !train.outputs.metrics) return undefined;
   const stats = (await store.manifest(train.outputs.adapter.sha256)).stats as { adapterVersion: string; baseModel: string; method: string; steps: number };
   const events = (await store.read(train.outputs.metrics)).toString('utf8').trim().split('\n').map((l) => JSON.parse(l) as TrainerEvent);

@@ -84,7 +84,7 @@ describe('send', () => {
       { status: 429, body: { error: { message: 'slow down' } }, headers: { 'retry-after-ms': '150' } },
     ]);
     const waits: number[] = [];
-    const out = await send(end.client, body, { maxRetries: 0, onWait: (w) => waits.push(w.waitMs) });
+    const out = await send(end.client, body, { keyEnv: 'TEST_TEACHER_KEY', maxRetries: 0, onWait: (w) => waits.push(w.waitMs) });
     assert.equal(out.choices[0]?.message.content, '{}');
     assert.deepEqual(waits, [150, 150, 150]);
     assert.ok(end.arrivals[3]! - end.arrivals[0]! >= 440, 'each retry waited its Retry-After');
@@ -93,7 +93,7 @@ describe('send', () => {
 
   it('a 429 for a spent quota fails at once: waiting cannot help', async () => {
     const end = await scripted([{ status: 429, body: { error: { message: 'You exceeded your current quota', type: 'insufficient_quota', code: 'insufficient_quota' } } }]);
-    await assert.rejects(send(end.client, body, { maxRetries: 5 }), TeacherQuotaError);
+    await assert.rejects(send(end.client, body, { keyEnv: 'TEST_TEACHER_KEY', maxRetries: 5 }), TeacherQuotaError);
     assert.equal(end.arrivals.length, 1);
     await end.close();
   });
@@ -116,15 +116,15 @@ describe('send', () => {
   it('retries 5xx up to maxRetries, then gives up; a 400 is never retried', async () => {
     const e500 = { status: 500, body: { error: { message: 'boom' } } };
     const ok = await scripted([e500, e500]);
-    await send(ok.client, body, { maxRetries: 2 });
+    await send(ok.client, body, { keyEnv: 'TEST_TEACHER_KEY', maxRetries: 2 });
     assert.equal(ok.arrivals.length, 3);
     await ok.close();
     const failing = await scripted([e500, e500, e500]);
-    await assert.rejects(send(failing.client, body, { maxRetries: 1 }), (e: unknown) => e instanceof OpenAI.InternalServerError);
+    await assert.rejects(send(failing.client, body, { keyEnv: 'TEST_TEACHER_KEY', maxRetries: 1 }), (e: unknown) => e instanceof OpenAI.InternalServerError);
     assert.equal(failing.arrivals.length, 2);
     await failing.close();
     const bad = await scripted([{ status: 400, body: { error: { message: 'bad request' } } }]);
-    await assert.rejects(send(bad.client, body, { maxRetries: 5 }), (e: unknown) => e instanceof OpenAI.BadRequestError);
+    await assert.rejects(send(bad.client, body, { keyEnv: 'TEST_TEACHER_KEY', maxRetries: 5 }), (e: unknown) => e instanceof OpenAI.BadRequestError);
     assert.equal(bad.arrivals.length, 1);
     await bad.close();
   });
@@ -133,7 +133,7 @@ describe('send', () => {
     const end = await scripted([{ status: 429, body: { error: { message: 'slow down' } }, headers: { 'retry-after-ms': '400' } }]);
     const limiter = await openLimiter('teacher:test', { requestsPerSecond: 20, store: join(tempDir(), 'limits.sqlite') });
     const t0 = Date.now();
-    await Promise.all([0, 1, 2, 3].map(() => send(end.client, body, { maxRetries: 0, limiter })));
+    await Promise.all([0, 1, 2, 3].map(() => send(end.client, body, { keyEnv: 'TEST_TEACHER_KEY', maxRetries: 0, limiter })));
     // Four answers and one 429 retry: at 20/s they are at least 50 ms apart (less a timer's slack), and the retry
     // came after the 400 ms the 429 held the bucket for.
     assert.equal(end.arrivals.length, 5);

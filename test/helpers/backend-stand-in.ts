@@ -125,7 +125,8 @@ export async function startFrontierStandIn(key: string, answer: (body: ChatReque
     const raw = await readBody(req);
     if (req.method !== 'POST' || req.url !== '/v1/chat/completions') return json(res, 404, { error: { message: `no route ${req.url}` } });
     state.authorizations.push(req.headers.authorization);
-    if (req.headers.authorization !== `Bearer ${key}`) return json(res, 401, { error: { message: 'Incorrect API key provided', type: 'invalid_request_error' } });
+    // OpenAI echoes the refused key (partly masked); this one echoes it whole, the harder case for redaction.
+    if (req.headers.authorization !== `Bearer ${key}`) return json(res, 401, { error: { message: `Incorrect API key provided: ${String(req.headers.authorization).replace(/^Bearer /, '')}`, type: 'invalid_request_error' } });
     const body = JSON.parse(raw) as ChatRequest;
     state.requests.push(body);
     if (state.failing) return json(res, 500, { error: { message: 'The server had an error while processing your request.', type: 'server_error' } });

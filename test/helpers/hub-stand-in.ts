@@ -71,7 +71,8 @@ export async function startHubStandIn(token: string) {
       lfs.set(oid, body);
       return send(200, {});
     }
-    if (req.headers.authorization !== `Bearer ${token}`) return send(401, { error: 'Invalid credentials in Authorization header' });
+    // The Hub does not echo a refused token; this stand-in does, so the tests see that it is never repeated.
+    if (req.headers.authorization !== `Bearer ${token}`) return send(401, { error: `Invalid credentials in Authorization header (${req.headers.authorization})` });
     let m: RegExpExecArray | null;
     if (req.method === 'GET' && (m = /^\/api\/(models|datasets)\/([^/]+\/[^/]+)$/.exec(path))) {
       return repos.has(`${m[1]}/${m[2]}`) ? send(200, { id: m[2] }) : send(404, { error: 'Repository not found' });

@@ -57,6 +57,7 @@ describe('config', () => {
     ['a starting adapter of its own in preference.job', { ...base, dataset: {}, train: {}, preference: { job: { preference: { startFrom: '/adapters/other' } } } }, /^preference\.job\.preference: is set by the run, not the config$/],
     ['a typo in preference.job\'s optim', { ...base, dataset: {}, train: {}, preference: { job: { optim: { epocs: 2 } } } }, /^preference\.job\.optim\.epocs: unknown key$/],
     ['a beta of 0', { ...base, dataset: {}, train: {}, preference: { beta: 0 } }, /^preference\.beta: /],
+    ['DPO after a full fine-tune (it continues a LoRA adapter)', { ...base, dataset: {}, train: { job: { baseModel: 'tiny:nano', method: 'full' } }, preference: {} }, /^preference: DPO continues a LoRA adapter/],
   ];
   for (const [what, raw, expected] of cases) {
     it(`rejects ${what}, naming the key path`, () => {

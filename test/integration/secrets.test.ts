@@ -48,6 +48,7 @@ const SECRETS = {
   'frontier key': marker('frontier'),
   'aws secret key': marker('aws'),
   'hub token': `hf_${marker('hub')}`, // the Hub client checks the prefix
+  'revoked hub token': `hf_${marker('revoked')}`,
 };
 /** Where each lives: the worker's, serve's, gateway's and publish's environment, never a config value. */
 const ENV = {
@@ -58,6 +59,7 @@ const ENV = {
   ACME_FRONTIER_KEY: SECRETS['frontier key'],
   AWS_SECRET_ACCESS_KEY: SECRETS['aws secret key'],
   ACME_HF_TOKEN: SECRETS['hub token'],
+  ACME_HF_TOKEN_REVOKED: SECRETS['revoked hub token'],
 };
 
 describe('secrets hygiene: a whole run, the gateway and publish leave no credential behind', () => {
@@ -170,6 +172,10 @@ describe('secrets hygiene: a whole run, the gateway and publish leave no credent
     const hf = await flywheel(['publish', 'adapter', version, '--to', 'hf://acme/router', '--hub-url', hub.url, '--token-env', 'ACME_HF_TOKEN', ...common.slice(2)]);
     assert.equal(hf.code, 0, hf.stderr);
     assert.ok(hub.requests.some((r) => r.auth === `Bearer ${SECRETS['hub token']}`), 'the Hub saw the token');
+    // A refused token (the stand-in echoes it back): the error names the variable, and the output is scanned below.
+    const revoked = await flywheel(['publish', 'adapter', version, '--to', 'hf://acme/router', '--hub-url', hub.url, '--token-env', 'ACME_HF_TOKEN_REVOKED', ...common.slice(2)]);
+    assert.equal(revoked.code, 2, revoked.stdout + revoked.stderr);
+    assert.match(revoked.stderr, /the Hub refused the token in ACME_HF_TOKEN_REVOKED \(401\)/);
     const report = await flywheel(['status', workflowId]);
     assert.equal(report.code, 0, report.stderr);
 

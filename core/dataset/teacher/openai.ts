@@ -42,6 +42,7 @@ export function openaiTeacher(config: OpenAiConfig, deps: { store: ArtifactStore
   let limiter: Promise<Limiter> | undefined;
   const limiterOf = () => (limiter ??= openLimiter(`teacher:${config.baseUrl}`, config.rateLimit!, beat));
   const policy = async () => ({
+    keyEnv: config.apiKeyEnv,
     maxRetries: config.maxRetries,
     limiter: config.rateLimit ? await limiterOf() : undefined,
     onWait: () => {

@@ -14,7 +14,7 @@ export class TeacherKeyError extends InputError {
 
 export interface SendPolicy {
   /** The environment variable the client's API key came from, for an error that names it. */
-  keyEnv?: string;
+  keyEnv: string;
   /** Retries of 5xx, 408/409, timeouts and dropped connections per request. */
   maxRetries: number;
   limiter?: Limiter;
@@ -52,7 +52,7 @@ export async function send(client: OpenAI, body: OpenAI.Chat.ChatCompletionCreat
         continue;
       }
       if (e instanceof OpenAI.APIError && refusedCredential(e.status)) {
-        const env = policy.keyEnv ?? 'API_KEY';
+        const env = policy.keyEnv;
         throw new TeacherKeyError(`teacher: ${client.baseURL} refused the API key in ${env} (${e.status}); set ${env} to a valid key on every worker: ${redact(e.message, client.apiKey, env)}`);
       }
       if (!retryable(e) || failures >= policy.maxRetries) throw e;

@@ -157,8 +157,9 @@ if (values.preference !== 'off') {
   const pairsOf = (rows: RouterRow[]) => preferencePairs(rows, built.catalog, format);
   const train = pairsOf(trainRows);
   const prefJob = pref.job as { optim?: Record<string, unknown> };
-  // DPO wants a lower learning rate than SFT; the config's preference.job and --dpo-steps win.
-  const dpoOptim = { ...optim, learningRate: 0.0005, ...prefJob.optim, ...(values['dpo-steps'] ? { maxSteps: Number(values['dpo-steps']) } : {}) };
+  // DPO wants a lower learning rate than SFT, and its eval (policy and reference over chosen and rejected) is
+  // dear on a CPU: 4 pairs. The config's preference.job and --dpo-steps win.
+  const dpoOptim = { ...optim, learningRate: 0.0005, maxEvalRows: 4, ...prefJob.optim, ...(values['dpo-steps'] ? { maxSteps: Number(values['dpo-steps']) } : {}) };
   if (full) delete dpoOptim.maxSteps;
   // With a step cap, the pairs it can reach, drawn with a fixed seed: TRL tokenizes every pair before step 1.
   const reach = typeof dpoOptim.maxSteps === 'number' ? dpoOptim.maxSteps * Number((dpoOptim as Record<string, unknown>).effectiveBatchSize ?? 16) : undefined;

@@ -84,7 +84,7 @@ otherwise "make dev-server" brings the UI back later with the same history (${de
       console.error('starting a worker (log: .flywheel/logs/worker.log)');
       worker = spawnLogged(process.execPath, [join(REPO_ROOT, 'bin', 'flywheel.js'), 'worker'], join(logs, 'worker.log'));
       if (config.train) {
-        console.error('starting a GPU-queue worker (log: .flywheel/logs/gpu-worker.log; trainer stderr under ${DEFAULT_GPU_WORKDIR} while it runs)');
+        console.error(`starting a GPU-queue worker (log: .flywheel/logs/gpu-worker.log; trainer stderr under ${DEFAULT_GPU_WORKDIR} while it runs)`);
         gpuWorker = spawnLogged(process.execPath, [join(REPO_ROOT, 'bin', 'flywheel.js'), 'worker', '--queue', GPU_TASK_QUEUE], join(logs, 'gpu-worker.log'));
       }
 

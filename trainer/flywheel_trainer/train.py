@@ -109,8 +109,9 @@ def _dataset(encoded: list[dict[str, list[Any]]]):
     return Dataset.from_dict({key: [e[key] for e in encoded] for key in encoded[0]})
 
 
-def weighted_sft_trainer():
-    """TRL's SFTTrainer, plus a per-token `loss_weight` column (optim.decisionWeight) in the training loss.
+def weighted_sft_trainer(lora_plus_ratio: float | None = None):
+    """TRL's SFTTrainer, plus a per-token `loss_weight` column (optim.decisionWeight) in the training loss, and
+    with `lora_plus_ratio` (optim.loraPlusRatio) LoRA+'s optimizer: the B matrices learn that many times faster.
 
     Without the column it is TRL's trainer unchanged. With it, the training loss is sum(weight x NLL) over the
     answer tokens divided by their count, through the same fused LM head; eval loss stays the plain mean NLL,
@@ -120,6 +121,16 @@ def weighted_sft_trainer():
     from trl import SFTTrainer
 
     class WeightedSFTTrainer(SFTTrainer):
+        def create_optimizer(self, *args, **kwargs):
+            if lora_plus_ratio is None or self.optimizer is not None:
+                return super().create_optimizer(*args, **kwargs)
+            from peft.optimizers import create_loraplus_optimizer
+
+            optimizer_cls, optimizer_kwargs = self.get_optimizer_cls_and_kwargs(self.args, self.model)
+            lr = optimizer_kwargs.pop("lr")
+            self.optimizer = create_loraplus_optimizer(self.model, optimizer_cls, lr=lr, loraplus_lr_ratio=lora_plus_ratio, **optimizer_kwargs)
+            return self.optimizer
+
         def _set_signature_columns_if_needed(self):
             super()._set_signature_columns_if_needed()
             if "loss_weight" not in self._signature_columns:
@@ -210,7 +221,7 @@ def build_trainer(job: dict[str, Any], progress: Progress | None = None, hw: Har
     callbacks: list[Any] = [ProgressCallback(progress)] if progress else []
     if job["optim"]["earlyStoppingPatience"] > 0:
         callbacks.append(EarlyStoppingCallback(early_stopping_patience=job["optim"]["earlyStoppingPatience"]))
-    trainer = weighted_sft_trainer()(
+    trainer = weighted_sft_trainer(job["optim"].get("loraPlusRatio"))(
         model=model,
         args=sft_config(job, hw, out, resuming),
         train_dataset=_dataset(train),

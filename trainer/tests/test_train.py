@@ -202,3 +202,21 @@ def test_decision_weight_weighs_the_decision_tokens_in_the_training_loss_only(tm
     assert eval_loss.item() == pytest.approx(unweighted.item(), rel=1e-4)
     assert train_loss.item() == pytest.approx(expected.item(), rel=1e-4)
     assert train_loss.item() > eval_loss.item()
+
+
+def test_lora_plus_ratio_gives_the_b_matrices_a_larger_learning_rate(tmp_path, dataset):
+    """optim.loraPlusRatio: LoRA+'s optimizer, B matrices at ratio x the learning rate, A (and anything else) at it;
+    absent, the Trainer's own optimizer with one learning rate."""
+    def rates(trainer):
+        names = {id(p): n for n, p in trainer.model.named_parameters()}
+        by_kind: dict[str, set[float]] = {}
+        for group in trainer.create_optimizer().param_groups:
+            for p in group["params"]:
+                kind = "B" if "lora_B" in names[id(p)] else "A" if "lora_A" in names[id(p)] else "other"
+                by_kind.setdefault(kind, set()).add(group["lr"])
+        return by_kind
+
+    plus, _ = build_trainer(make_job(tmp_path / "plus", dataset, optim={"learningRate": 0.001, "loraPlusRatio": 16}))
+    assert rates(plus) == {"A": {0.001}, "B": {0.016}}
+    plain, _ = build_trainer(make_job(tmp_path / "plain", dataset, optim={"learningRate": 0.001}))
+    assert rates(plain) == {"A": {0.001}, "B": {0.001}}

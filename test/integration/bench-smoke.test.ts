@@ -31,7 +31,7 @@ describe('benchmarks, smoke-sized', { timeout: 20 * 60_000 }, () => {
   it('every script under scripts/bench/ is covered here', () => {
     const scripts = readdirSync(join(REPO, 'scripts', 'bench')).filter((f) => f.endsWith('.ts') && !f.startsWith('bench-'));
     assert.deepEqual(scripts.sort(), ['dataset-build.ts', 'gateway-load.ts', 'generic-intents.ts', 'history-size.ts', 'quality.ts', 'retriever-recall.ts', 'sandbox-dryrun.ts', 'scale-out.ts', 'stage-overhead.ts']);
-    assert.deepEqual(readdirSync(join(TRAINER_ROOT, 'bench')).filter((f) => f.endsWith('.py')).sort(), ['lora_throughput.py', 'prompt_tokens.py', 'serve_latency.py']);
+    assert.deepEqual(readdirSync(join(TRAINER_ROOT, 'bench')).filter((f) => f.endsWith('.py')).sort(), ['decision_probe.py', 'lora_throughput.py', 'prompt_tokens.py', 'serve_latency.py']);
   });
 
   it('scale-out: chunked generate and solve on one and two worker processes', async () => {
@@ -67,6 +67,8 @@ describe('benchmarks, smoke-sized', { timeout: 20 * 60_000 }, () => {
     const rows = join(out, 'val.jsonl');
     assert.match(await pyBench('prompt_tokens.py', ['--rendered', rows, '--base', join(out, 'main', 'base')]), /^\s*completion\s+p50\s+\d+/);
     assert.match(await pyBench('serve_latency.py', ['--adapter', join(out, 'main', 'adapter'), '--rendered', rows, '--n', '2']), /prefix reuse .* 2\/2$/);
+    const probe = ['--rendered', rows, '--adapter', join(out, 'main', 'adapter'), '--base', join(out, 'main', 'base'), '--n', '3', '--linear', rows, '--linear-n', '4'];
+    assert.match(await pyBench('decision_probe.py', probe), /^decision: n=3 acc=[\d.]+ pcall_calls=([\d.]+|nan) pcall_nocalls=([\d.]+|nan)$/);
     assert.match(await pyBench('lora_throughput.py', ['--shape', 'tiny', '--steps', '2', '--warmup', '1', '--seq', '256', '--rows', '32']), /"ratio_tokens_per_s"/);
   });
 });

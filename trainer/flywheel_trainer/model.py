@@ -45,6 +45,8 @@ def resolve_dtype(precision: str, hw: Hardware):
 
 
 def check_method(job: dict[str, Any], hw: Hardware) -> None:
+    if job["optim"].get("loraPlusRatio") is not None and job["method"] not in ("lora", "qlora"):
+        raise BadJob(f"optim.loraPlusRatio: LoRA+ sets the learning rate of LoRA's B matrices in SFT (method lora or qlora), not method {job['method']}")
     if job["method"] == "qlora":
         if not hw.cuda:
             raise BadJob("method: qlora (4-bit NF4) needs a GPU; this machine has none (use lora)")

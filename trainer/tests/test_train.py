@@ -220,3 +220,5 @@ def test_lora_plus_ratio_gives_the_b_matrices_a_larger_learning_rate(tmp_path, d
     assert rates(plus) == {"A": {0.001}, "B": {0.016}}
     plain, _ = build_trainer(make_job(tmp_path / "plain", dataset, optim={"learningRate": 0.001}))
     assert rates(plain) == {"A": {0.001}, "B": {0.001}}
+    with pytest.raises(BadJob, match=r"optim.loraPlusRatio: .* not method full"):
+        build_trainer(make_job(tmp_path / "full", dataset, method="full", optim={"loraPlusRatio": 16}))

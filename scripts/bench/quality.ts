@@ -20,9 +20,10 @@
  *                                              [--ablations whole-seq,no-negatives|none] [--job JSON]
  *                                              [--preference on|off] [--dpo-steps N]
  *
- * --quick (the default; a CPU, well under 45 minutes): the config's training steps, a stratified sample of --test
- * cases (default 30) and --handwritten cases (default 24), ablations scored on the test sample only. --full: every
- * test and hand-written case and the config's epochs without a step cap, for a GPU. Same seeds, same rows, so
+ * --quick (the default; a CPU, under 45 minutes): the config's training steps, a stratified sample of --test
+ * cases (default 30) and --handwritten cases (default 24), ablations scored on the test sample only, no DPO unless
+ * --preference on or --dpo-steps asks for it. --full: every test and hand-written case, the config's epochs without
+ * a step cap, and DPO, for a GPU. Same seeds, same rows, so
  * runs compare. The last line is
  *   quality: exact=<x> tool=<x> abstainF1=<x> handwritten_exact=<x> base_exact=<x>
  */
@@ -62,8 +63,9 @@ const { values } = parseArgs({
     ablations: { type: 'string', default: 'whole-seq,no-negatives' },
     /** JSON merged into the config's train.job (its optim and lora merged key by key), for every variant. */
     job: { type: 'string' },
-    /** DPO from main's adapter on the near-miss pairs (config.preference, else its defaults): on | off. */
-    preference: { type: 'string', default: 'on' },
+    /** DPO from main's adapter on the near-miss pairs (config.preference, else its defaults): on | off.
+     *  Default: on with --full, off with --quick (DPO costs ~5.5 minutes a step of 4 pairs on a 2-core CPU). */
+    preference: { type: 'string' },
     /** DPO's step cap (default: the config's preference.job, else main's). */
     'dpo-steps': { type: 'string' },
     test: { type: 'string', default: '30' },
@@ -73,6 +75,8 @@ const { values } = parseArgs({
   },
 });
 const full = values.full;
+if (values.preference !== undefined && !['on', 'off'].includes(values.preference)) throw new Error(`--preference: expected on or off, got ${values.preference}`);
+const preference = (values.preference ?? (full || values['dpo-steps'] ? 'on' : 'off')) === 'on';
 const out = resolve(values.out);
 await mkdir(out, { recursive: true });
 const config = await loadConfigFile(values.config);
@@ -150,7 +154,7 @@ for (const v of variants) await trainVariant(v.name, trainJobFor({ ...baseJob, o
 
 // ---- preference tuning: DPO from main's adapter on the train split's near-miss pairs (the pipeline's `preference`) ----
 let dpoPairs: { train: number; val: number; valFromTrain: boolean; byOperator: Record<string, number> } | undefined;
-if (values.preference !== 'off') {
+if (preference) {
   const pref = config.preference ?? preferenceSchema.parse({});
   // Every pair names the SFT dataset it belongs with, as the render stage writes them; the trainer checks it.
   const dataset = sha256Hex(await readFile(files.train));

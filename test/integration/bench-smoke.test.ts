@@ -20,9 +20,14 @@ async function bench(script: string, args: string[]): Promise<string> {
   return stdout.trim().split('\n').at(-1)!;
 }
 
-async function pyBench(script: string, args: string[]): Promise<string> {
+/** A trainer bench's whole output (stdout, trimmed). */
+async function pyBenchOutput(script: string, args: string[]): Promise<string> {
   const { stdout } = await run(trainerPython(), [join(TRAINER_ROOT, 'bench', script), ...args], { cwd: REPO, timeout: TIMEOUT, maxBuffer: 32 << 20, env: { ...process.env, PYTHONPATH: TRAINER_ROOT } });
-  return stdout.trim().split('\n').at(-1)!;
+  return stdout.trim();
+}
+
+async function pyBench(script: string, args: string[]): Promise<string> {
+  return (await pyBenchOutput(script, args)).split('\n').at(-1)!;
 }
 
 describe('benchmarks, smoke-sized', { timeout: 20 * 60_000 }, () => {
@@ -67,8 +72,10 @@ describe('benchmarks, smoke-sized', { timeout: 20 * 60_000 }, () => {
     const rows = join(out, 'val.jsonl');
     assert.match(await pyBench('prompt_tokens.py', ['--rendered', rows, '--base', join(out, 'main', 'base')]), /^\s*completion\s+p50\s+\d+/);
     assert.match(await pyBench('serve_latency.py', ['--adapter', join(out, 'main', 'adapter'), '--rendered', rows, '--n', '2']), /prefix reuse .* 2\/2$/);
-    const probe = ['--rendered', rows, '--adapter', join(out, 'main', 'adapter'), '--base', join(out, 'main', 'base'), '--n', '3', '--linear', rows, '--linear-n', '4'];
-    assert.match(await pyBench('decision_probe.py', probe), /^decision: n=3 acc=[\d.]+ pcall_calls=([\d.]+|nan) pcall_nocalls=([\d.]+|nan)$/);
+    const probe = ['--rendered', rows, '--adapter', join(out, 'main', 'adapter'), '--base', join(out, 'main', 'base'), '--n', '3', '--linear', rows, '--linear-n', '4', '--decode'];
+    const probed = await pyBenchOutput('decision_probe.py', probe);
+    assert.match(probed.split('\n').at(-1)!, /^decision: n=3 acc=[\d.]+ pcall_calls=([\d.]+|nan) pcall_nocalls=([\d.]+|nan)$/);
+    assert.match(probed, /^exact: own decision [\d.]+, right decision [\d.]+ \(n=3\)$/m);
     assert.match(await pyBench('lora_throughput.py', ['--shape', 'tiny', '--steps', '2', '--warmup', '1', '--seq', '256', '--rows', '32']), /"ratio_tokens_per_s"/);
   });
 });

@@ -8,9 +8,13 @@ continues with `"` and a no-call with `null`; the first token where those two co
                 fitted on N training rows and scored on the probed rows: whether the decision can be read off what
                 the pretrained model already computes there (if so, training has to learn a readout, not new
                 features)
+  --decode      the whole answer, decoded greedily under the schema constraint on each side of the decision, and
+                exact match per label twice: with the model's own decision (P(call) > 0.5), and with the decision
+                forced to the right side. The second is what the router would score if it decided perfectly: it
+                separates what the decision costs from what the rest of the answer (tool, arguments, code) costs
 
     PYTHONPATH=trainer .venv/bin/python trainer/bench/decision_probe.py --rendered TEST.jsonl [--adapter DIR]
-        [--base smollm2-135m-instruct] [--n 60] [--linear TRAIN.jsonl --linear-n 200]
+        [--base smollm2-135m-instruct] [--n 60] [--linear TRAIN.jsonl --linear-n 200] [--decode]
 
 Rows are rendered router-json rows (`flywheel artifacts get <rendered-test sha> rows.jsonl`), shuffled with a
 fixed seed and cut to --n. DIR: a trained adapter or checkpoint (PEFT); without it the base is probed. The last
@@ -21,9 +25,11 @@ import argparse
 import json
 import random
 from collections import defaultdict
+from dataclasses import dataclass
 from pathlib import Path
 
 CALL, NO_CALL = '{"tool":"', '{"tool":null'
+MAX_ANSWER = 160  # answer tokens decoded after the decision (the router's answers are ~20-60)
 
 
 def load(path: str, n: int, seed: int) -> list[dict]:
@@ -41,13 +47,44 @@ def label(row: dict) -> str:
     return "call" if answer.get("tool") else str(answer.get("code"))
 
 
-def decision_point(tok, row: dict) -> tuple[list[int], int, int]:
-    """The prompt and answer up to the decision, and the call and no-call token there, tokenized in context."""
+@dataclass
+class Decision:
+    """A row tokenized in context up to its decision: the prompt, the prompt and answer up to the decision, and the
+    call and no-call token there."""
+
+    prompt: list[int]
+    ids: list[int]
+    call: int
+    no_call: int
+
+
+def decision_point(tok, row: dict) -> Decision:
     text = tok.apply_chat_template(row["prompt"], tools=row.get("tools") or None, tokenize=False, add_generation_prompt=True)
+    prompt = tok(text, add_special_tokens=False)["input_ids"]
     call = tok(text + CALL, add_special_tokens=False)["input_ids"]
     no_call = tok(text + NO_CALL, add_special_tokens=False)["input_ids"]
     i = next(k for k, (a, b) in enumerate(zip(call, no_call)) if a != b)
-    return call[:i], call[i], no_call[i]
+    return Decision(prompt, call[:i], call[i], no_call[i])
+
+
+def forced_answer(model, tok, data, row: dict, d: Decision, token: int) -> str:
+    """The constrained greedy answer with the decision forced to `token`."""
+    from flywheel_trainer.constrain import RouterConstraint
+    from flywheel_trainer.decode import greedy
+
+    if d.ids[: len(d.prompt)] != d.prompt:
+        raise SystemExit(f"row {row.get('id')}: the prompt tokenizes differently before an answer; cannot force one")
+    constraint = RouterConstraint(data, row.get("tools") or [])
+    opening = [*d.ids[len(d.prompt):], token]
+    out = greedy(model, tok, constraint.begin(d.prompt, opening), MAX_ANSWER, constraint, None, None)
+    return tok.decode(opening + out.tokens, skip_special_tokens=True)
+
+
+def same_answer(got: str, want: str) -> bool:
+    try:
+        return json.loads(got) == json.loads(want)
+    except json.JSONDecodeError:
+        return False
 
 
 def main() -> None:
@@ -58,6 +95,7 @@ def main() -> None:
     ap.add_argument("--n", type=int, default=60)
     ap.add_argument("--linear", help="training rows for the linear probe on the base's hidden states")
     ap.add_argument("--linear-n", type=int, default=200)
+    ap.add_argument("--decode", action="store_true", help="decode each answer on both sides of the decision and score it")
     args = ap.parse_args()
 
     import torch
@@ -76,17 +114,37 @@ def main() -> None:
     rows = load(args.rendered, args.n, seed=1)
 
     by_label: dict[str, list[float]] = defaultdict(list)
+    exact: dict[str, list[tuple[bool, bool]]] = defaultdict(list)  # (own decision, right decision) per label
+    data = None
+    if args.decode:
+        from flywheel_trainer.constrain import tokenizer_data
+
+        data = tokenizer_data(tok)
     right = 0
     for row in rows:
-        ids, call, no_call = decision_point(tok, row)
+        d = decision_point(tok, row)
         with torch.no_grad():
-            probs = torch.softmax(model(torch.tensor([ids])).logits[0, -1], -1)
-        p = (probs[call] / (probs[call] + probs[no_call])).item()
+            probs = torch.softmax(model(torch.tensor([d.ids])).logits[0, -1], -1)
+        p = (probs[d.call] / (probs[d.call] + probs[d.no_call])).item()
         by_label[label(row)].append(p)
-        right += (p > 0.5) == (label(row) == "call")
-    print(f"{'label':20s} {'n':>4s} {'P(call)':>8s}")
-    for name, ps in sorted(by_label.items(), key=lambda kv: (kv[0] != "call", -len(kv[1]), kv[0])):
-        print(f"{name:20s} {len(ps):4d} {sum(ps) / len(ps):8.2f}")
+        is_call = label(row) == "call"
+        right += (p > 0.5) == is_call
+        if data is not None:
+            want = row["completion"][0]["content"]
+            with torch.no_grad():
+                answers = {t: same_answer(forced_answer(model, tok, data, row, d, t), want) for t in (d.call, d.no_call)}
+            exact[label(row)].append((answers[d.call if p > 0.5 else d.no_call], answers[d.call if is_call else d.no_call]))
+    order = lambda kv: (kv[0] != "call", -len(kv[1]), kv[0])  # noqa: E731
+    print(f"{'label':20s} {'n':>4s} {'P(call)':>8s}" + (f" {'exact':>6s} {'exact, right decision':>22s}" if exact else ""))
+    for name, ps in sorted(by_label.items(), key=order):
+        line = f"{name:20s} {len(ps):4d} {sum(ps) / len(ps):8.2f}"
+        if exact:
+            own, oracle = zip(*exact[name])
+            line += f" {sum(own):3d}/{len(own):<2d} {sum(oracle):19d}/{len(oracle)}"
+        print(line)
+    if exact:
+        pairs = [e for es in exact.values() for e in es]
+        print(f"exact: own decision {sum(e[0] for e in pairs) / len(pairs):.3f}, right decision {sum(e[1] for e in pairs) / len(pairs):.3f} (n={len(pairs)})")
 
     if args.linear:
         from contextlib import nullcontext
@@ -111,9 +169,8 @@ def linear_probe(model, tok, train: list[dict], probed: list[dict]) -> None:
     def states(rows: list[dict]):
         out = {layer: [] for layer in picks}
         for row in rows:
-            ids, _, _ = decision_point(tok, row)
             with torch.no_grad():
-                hidden = model(torch.tensor([ids]), output_hidden_states=True).hidden_states
+                hidden = model(torch.tensor([decision_point(tok, row).ids]), output_hidden_states=True).hidden_states
             for layer in picks:
                 out[layer].append(hidden[layer][0, -1])
         return {layer: torch.stack(v) for layer, v in out.items()}

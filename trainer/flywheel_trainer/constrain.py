@@ -335,6 +335,18 @@ class RouterConstraint:
             self.enforcer._compute_allowed_tokens(tuple(seq), state)
         return state.allowed_tokens.allowed_tokens  # a TokenList's ids (no bitmask: use_bitmask is off)
 
+    def begin(self, prompt: list[int], opening: list[int]) -> list[int]:
+        """Take `prompt` as the prompt and walk an answer's `opening` through the parser (a decoder then continues
+        from the returned sequence): how a caller forces the answer's first tokens, e.g. one side of a decision."""
+        seq = list(prompt)
+        self._state(seq)  # the first sequence the enforcer sees is the prompt
+        for token in opening:
+            if not self.accepts(seq, token):
+                raise ValueError(f"the constraint refuses token {token} after {len(seq) - len(prompt)} forced answer tokens")
+            seq.append(token)
+            self._state(seq)
+        return seq
+
     def _state(self, seq: list[int]):
         """The enforcer's parser state after `seq`, without computing the allowed set (its expensive part)."""
         e = self.enforcer

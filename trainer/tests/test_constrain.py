@@ -122,6 +122,22 @@ def test_arguments_follow_the_chosen_tools_schema():
     assert "}" not in fed('{"tool":"get_invoice","arguments":{', ALL).get_allowed_characters(), "one of the two keys is required"
 
 
+def test_begin_forces_an_answer_opening_the_schema_allows_and_refuses_one_it_does_not(tmp_path, dataset):
+    job = make_job(tmp_path, dataset)
+    rows = load_rows(dataset["train"])
+    _, tokenizer = load_base(job, tmp_path / "base", [m.get("content") or "" for r in rows for m in r.prompt], detect_hardware())
+    data = tokenizer_data(tokenizer)
+    prompt = tokenizer(render_text(tokenizer, rows[0], False), add_special_tokens=False)["input_ids"]
+    encode = lambda text: tokenizer(text, add_special_tokens=False)["input_ids"]  # noqa: E731
+    constraint = RouterConstraint(data, [AGING, PING])
+    opening = encode('{"tool":"ping","arguments":')
+    seq = constraint.begin(prompt, opening)
+    assert seq == prompt + opening
+    assert constraint.accepts(seq, encode("{")[0]) and not constraint.accepts(seq, encode('"')[0]), "the arguments object comes next"
+    with pytest.raises(ValueError, match="refuses token"):
+        RouterConstraint(data, [AGING]).begin(prompt, encode('{"tool":"ping"'))  # ping is not offered
+
+
 def test_no_call_is_verdict_and_code_without_a_free_text_reason():
     after_code = fed('{"tool":null,"verdict":"abstain","code":"no_tool"', ALL).get_allowed_characters()
     assert "}" in after_code and "," not in after_code, "no fourth key (a reason) after the code"

@@ -4,12 +4,14 @@ requests (so the ratios hold whatever this machine's speed today):
   per-token      greedy under the constraint, one forward pass per answer token (what generate() does)
   + drafts       grammar-forced text drafted and checked by the model in one pass (decode.greedy)
   + merged       the adapter merged into the float32 weights
-  + prefix reuse recent prompts' keys and values reused (serve as shipped)
+  + prefix reuse recent prompts' keys and values reused (serve with --cpu-dtype float32)
+  + bf16 copy    answered from a bf16 copy of the merged weights (serve's default on a CPU with native bf16);
+                 its answers may differ from float32's where two tokens are nearly tied: "same answers" counts them
 
 on two workloads: `varied`, the rendered rows as they are (each row offers its own slice of tools, as the eval's
 test set does), and `agent`, the first row's system prompt and tools with every row's request (an agent that
 offers the same tools on every call: the common case behind a gateway). Every measure answers token for token
-what per-token answers; the script checks it.
+what per-token answers but the bf16 copy, which the script counts.
 
     PYTHONPATH=trainer .venv/bin/python trainer/bench/serve_latency.py --adapter DIR --rendered ROWS.jsonl [--n 12]
 
@@ -23,7 +25,7 @@ import statistics
 import time
 from pathlib import Path
 
-MODES = ["per-token", "+ drafts", "+ merged", "+ prefix reuse"]
+MODES = ["per-token", "+ drafts", "+ merged", "+ prefix reuse", "+ bf16 copy"]
 
 
 def main() -> None:
@@ -38,7 +40,7 @@ def main() -> None:
 
     from flywheel_trainer.constrain import RouterConstraint, tokenizer_data
     from flywheel_trainer.decode import PrefixCache, greedy
-    from flywheel_trainer.serve import base_of, load_model
+    from flywheel_trainer.serve import base_of, bf16_copy, load_model
 
     model, tok = load_model(base_of(Path(args.adapter)))
     model = PeftModel.from_pretrained(model, args.adapter).eval()
@@ -52,14 +54,15 @@ def main() -> None:
         for mode in MODES:
             if mode == "+ merged":
                 model.merge_adapter()
-            prefixes = PrefixCache() if mode == "+ prefix reuse" else None
+            prefixes = PrefixCache() if mode in ("+ prefix reuse", "+ bf16 copy") else None
+            runner = bf16_copy(model) if mode == "+ bf16 copy" else model
             times, outs = [], []
             for r in [reqs[0], *reqs]:  # the first, again, warms up (and fills the prefix cache)
                 text = tok.apply_chat_template(r["prompt"], tools=r["tools"], tokenize=False, add_generation_prompt=True)
                 ids = tok(text, add_special_tokens=False)["input_ids"]
                 t = time.perf_counter()
                 with torch.no_grad():
-                    done = greedy(model, tok, ids, 160, RouterConstraint(data, r["tools"]), prefixes, "a", drafts=mode != "per-token")
+                    done = greedy(runner, tok, ids, 160, RouterConstraint(data, r["tools"]), prefixes, "a", drafts=mode != "per-token")
                 times.append(time.perf_counter() - t)
                 outs.append(done.tokens)
             results[workload, mode], answers[workload, mode] = times[1:], outs[1:]

@@ -96,7 +96,7 @@ def _serve(args) -> int:
     if args.api_key_env and not keys:
         raise BadJob(f"--api-key-env {args.api_key_env}: the variable is not set (or empty) in the server's environment")
     access = Access(admin_token=admin, api_keys=keys, adapter_dir=Path(args.adapter_dir) if args.adapter_dir else None)
-    serve(args.base, adapters, host=args.host, port=args.port, served_name=args.served_name, access=access)
+    serve(args.base, adapters, host=args.host, port=args.port, served_name=args.served_name, access=access, cpu_dtype=args.cpu_dtype)
     return 0
 
 
@@ -133,6 +133,9 @@ def main(argv: list[str] | None = None) -> int:
     s.add_argument("--adapter", action="append", default=[], help="NAME=DIR, repeatable; loaded at start")
     s.add_argument("--served-name", default="base", help="model name that selects the --base model without adapter")
     s.add_argument("--host", default="127.0.0.1")
+    s.add_argument("--cpu-dtype", choices=["auto", "float32", "bfloat16"], default=os.environ.get("FLYWHEEL_SERVE_CPU_DTYPE", "auto"),
+                   help="on a CPU, answer from bf16 copies of the weights or from the float32 weights; auto: bf16 where the CPU "
+                   "has native bf16 (avx512_bf16, amx_bf16), about twice as fast there (default: $FLYWHEEL_SERVE_CPU_DTYPE or auto)")
     s.add_argument("--port", type=int, default=8000, help="0 picks a free port (printed on stdout)")
     s.add_argument("--adapter-dir", help="runtime loads may only name adapters inside this directory ('..' and symlinks out refused)")
     s.add_argument("--admin-token-env", default="FLYWHEEL_SERVE_ADMIN_TOKEN",

@@ -210,7 +210,7 @@ def test_greedy_answers_are_generates_token_for_token_with_fewer_passes(adapters
     from flywheel_trainer.constrain import RouterConstraint, RouterLogitsProcessor
     from flywheel_trainer.serve import chat_params, prompt_ids
 
-    engine = Engine()
+    engine = Engine(cpu_dtype="float32")  # generate() below runs on the float32 weights
     engine.load_adapter("a", adapters["a"])
     base = engine.adapters["a"].base
     asks = ["Show me invoice 1234", "show invoice 77 please", "Cancel order 5 now", "what is the weather"]
@@ -234,6 +234,52 @@ def test_greedy_answers_are_generates_token_for_token_with_fewer_passes(adapters
                 assert base.merged == ("a" if model == "a" else None)
     assert kept > 0, "the trained adapter writes the grammar's forced text; the drafts of it are kept"
     assert reused > 0, "prompts sharing the system prompt reuse its keys and values"
+
+
+@pytest.mark.skipif(__import__("torch").cuda.is_available(), reason="on a GPU the served weights are bf16 already")
+def test_bf16_answers_come_from_copies_of_the_weights_as_each_model_sees_them(adapters):
+    """With --cpu-dtype bfloat16 each model (adapter or bare base) answers from its own bf16 copy of its weights:
+    the answer of a plain bf16 model merged by PEFT itself. The served weights stay float32; copies are bounded,
+    and loading or unloading an adapter drops them (a name may come back with other weights)."""
+    import copy
+
+    import torch
+
+    from flywheel_trainer.serve import BF16_COPIES, Base, answers_in_bf16
+
+    engine = Engine(cpu_dtype="bfloat16")
+    engine.load_adapter("a", adapters["a"])
+    base = engine.adapters["a"].base
+    ask = lambda e, model: answer(e.chat({"model": model, "messages": PROMPT, "tools": TOOLS, "max_tokens": 96}))  # noqa: E731
+
+    def reference(adapter: str | None) -> tuple:
+        """What a server of one plain bf16 model answers: the adapter merged by PEFT, or the bare base."""
+        clone = copy.deepcopy(base.model)  # before the engine answers: nothing merged yet
+        clone = clone.merge_and_unload(adapter_names=[adapter]) if adapter else clone.unload()
+        plain = Engine(cpu_dtype="float32")
+        plain.bases["base"] = Base("base", base.source, base.key, clone.to(torch.bfloat16), base.tokenizer, pinned=True)
+        return ask(plain, "base")
+
+    expected = {"a": reference("a"), base.id: reference(None)}
+    assert expected["a"] != expected[base.id], "the adapter changes the answer, so the test tells the two apart"
+    for model in ("a", base.id, "a"):
+        assert ask(engine, model) == expected[model], model
+    assert set(base.copies) == {"a", None}
+    assert all(p.dtype == torch.bfloat16 for m in base.copies.values() for p in m.parameters())
+    assert all(p.dtype == torch.float32 for p in base.model.parameters()), "the served weights stay float32"
+
+    for name in ("a1", "a2"):
+        engine.load_adapter(name, adapters["a"])
+        assert base.copies == {}, "a load drops the copies"
+    for model in (base.id, "a", "a1", "a2"):
+        ask(engine, model)
+    assert list(base.copies) == ["a", "a1", "a2"][-BF16_COPIES:], "the least recently used copy goes first"
+    engine.unload_adapter("a1")
+    assert base.copies == {}, "an unload drops the copies"
+
+    with pytest.raises(BadJob, match="--cpu-dtype 'fp8'"):
+        answers_in_bf16("fp8")
+    assert answers_in_bf16("float32") is False and answers_in_bf16("bfloat16") is True
 
 
 # access: who may load, infer, and from where -------------------------------------------------------------

@@ -71,7 +71,9 @@ describe('benchmarks, smoke-sized', { timeout: 20 * 60_000 }, () => {
     assert.match(md, /^\| operator \| cases \| main exact \| main \+ DPO exact \|/m);
     const rows = join(out, 'val.jsonl');
     assert.match(await pyBench('prompt_tokens.py', ['--rendered', rows, '--base', join(out, 'main', 'base')]), /^\s*completion\s+p50\s+\d+/);
-    assert.match(await pyBench('serve_latency.py', ['--adapter', join(out, 'main', 'adapter'), '--rendered', rows, '--n', '2']), /prefix reuse .* 2\/2$/);
+    const latency = await pyBenchOutput('serve_latency.py', ['--adapter', join(out, 'main', 'adapter'), '--rendered', rows, '--n', '2']);
+    assert.match(latency, /^agent +\+ prefix reuse .* 2\/2$/m, 'float32 measures answer as per-token does');
+    assert.match(latency, /^agent +\+ bf16 copy .* [0-2]\/2$/m, 'the bf16 copy is measured and its differing answers counted');
     const probe = ['--rendered', rows, '--adapter', join(out, 'main', 'adapter'), '--base', join(out, 'main', 'base'), '--n', '3', '--linear', rows, '--linear-n', '4', '--decode'];
     const probed = await pyBenchOutput('decision_probe.py', probe);
     assert.match(probed.split('\n').at(-1)!, /^decision: n=3 acc=[\d.]+ pcall_calls=([\d.]+|nan) pcall_nocalls=([\d.]+|nan)$/);

@@ -17,8 +17,18 @@ HF_ID = re.compile(r"^[A-Za-z0-9][\w.-]*(/[\w.-]+)?$")
 @dataclass
 class Hardware:
     cuda: bool
-    bf16: bool
+    bf16: bool  # a GPU with bf16: weights and autocast in bf16
     flash_attention: bool
+    cpu_bf16: bool = False  # no GPU, and a CPU with native bf16: the frozen base's weights in bf16, no autocast
+
+
+def cpu_has_native_bf16() -> bool:
+    """avx512_bf16 or amx_bf16 (read from Linux's /proc/cpuinfo): there bf16 matrix products run about twice as
+    fast as float32's; elsewhere torch emulates bf16, which is slower than float32."""
+    try:
+        return re.search(r"\b(avx512_bf16|amx_bf16)\b", Path("/proc/cpuinfo").read_text()) is not None
+    except OSError:
+        return False
 
 
 def detect_hardware() -> Hardware:
@@ -29,16 +39,24 @@ def detect_hardware() -> Hardware:
         cuda=cuda,
         bf16=cuda and torch.cuda.is_bf16_supported(),
         flash_attention=cuda and importlib.util.find_spec("flash_attn") is not None,
+        cpu_bf16=not cuda and cpu_has_native_bf16(),
     )
 
 
-def resolve_dtype(precision: str, hw: Hardware):
+def resolve_dtype(precision: str, hw: Hardware, method: str = "lora"):
+    """The base's weights' dtype. A CPU with native bf16 holds a frozen base (LoRA, DPO) in bf16: ~1.2x faster
+    steps measured on one; a full fine-tune stays float32 there (no float32 master weights to update)."""
     import torch
 
+    cpu_bf16 = hw.cpu_bf16 and method != "full"
     if precision == "auto":
-        return torch.bfloat16 if hw.bf16 else torch.float32
-    if precision in ("bf16", "fp16") and not hw.cuda:
-        raise BadJob(f"precision: {precision} needs a GPU; this machine has none (use auto or fp32)")
+        return torch.bfloat16 if hw.bf16 or cpu_bf16 else torch.float32
+    if precision == "bf16" and not hw.cuda:
+        if cpu_bf16:
+            return torch.bfloat16
+        raise BadJob("precision: bf16 on a CPU needs native bf16 (avx512_bf16, amx_bf16) and a frozen base (not method full); use auto or fp32")
+    if precision == "fp16" and not hw.cuda:
+        raise BadJob("precision: fp16 needs a GPU; this machine has none (use auto or fp32)")
     if precision == "bf16" and not hw.bf16:
         raise BadJob("precision: bf16 is not supported by this GPU (use fp16 or auto)")
     return {"bf16": torch.bfloat16, "fp16": torch.float16, "fp32": torch.float32}[precision]
@@ -62,7 +80,7 @@ def load_base(job: dict[str, Any], base_dir: Path, corpus: list[str], hw: Hardwa
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     name = job["baseModel"]
-    dtype = resolve_dtype(job["precision"], hw)
+    dtype = resolve_dtype(job["precision"], hw, job["method"])
     if name.startswith("tiny:"):
         model, tokenizer = tiny.build_or_load(name, base_dir, corpus, job["optim"]["maxLength"], job["optim"]["seed"])
         return model.to(dtype), tokenizer

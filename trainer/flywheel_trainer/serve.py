@@ -39,6 +39,7 @@ from .access import Access, AccessError, check_exposure
 from .constrain import RouterConstraint, RouterLogitsProcessor, tokenizer_data
 from .decode import Decoded, PrefixCache, greedy
 from .errors import BadJob
+from .model import cpu_has_native_bf16
 from .packaged import ensure_converted, is_packaged
 
 
@@ -172,15 +173,6 @@ def chat_params(req: dict[str, Any], default_model: str) -> ChatParams:
 
 CPU_DTYPES = ("auto", "float32", "bfloat16")
 BF16_COPIES = 3  # per base: the candidate, production and one more answer without rebuilding a copy
-
-
-def cpu_has_native_bf16() -> bool:
-    """avx512_bf16 or amx_bf16 (read from Linux's /proc/cpuinfo): there bf16 matrix products run about twice as
-    fast as float32's; elsewhere torch emulates bf16, which is slower than float32."""
-    try:
-        return re.search(r"\b(avx512_bf16|amx_bf16)\b", Path("/proc/cpuinfo").read_text()) is not None
-    except OSError:
-        return False
 
 
 def answers_in_bf16(cpu_dtype: str) -> bool:

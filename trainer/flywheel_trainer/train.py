@@ -30,7 +30,9 @@ def training_args(job: dict[str, Any], hw: Hardware, out: Path, resuming: bool) 
     """The Trainer arguments every method shares: batches, schedule, checkpoints and evals, precision, devices."""
     o = job["optim"]
     dtype = job["precision"]
-    if dtype == "auto":
+    if dtype == "auto" or not hw.cuda:
+        # On a CPU, bf16 is the frozen base's weights (model.resolve_dtype), not autocast: autocast casts every
+        # weight on every pass, which made a CPU step slower than float32's.
         dtype = "bf16" if hw.bf16 else "fp32"
     return dict(
         output_dir=str(out / "checkpoints"),

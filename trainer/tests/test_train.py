@@ -97,6 +97,26 @@ def test_bad_jobs_fail_before_training_with_a_clear_message(tmp_path, dataset):
     assert "qlora (4-bit NF4) needs a GPU" in _bad(tmp_path, dataset, method="qlora")
 
 
+def test_a_cpu_with_native_bf16_holds_a_frozen_base_in_bf16_without_autocast(tmp_path, dataset):
+    import torch
+
+    from flywheel_trainer.model import Hardware, resolve_dtype
+    from flywheel_trainer.train import training_args
+
+    cpu16 = Hardware(cuda=False, bf16=False, flash_attention=False, cpu_bf16=True)
+    cpu = Hardware(cuda=False, bf16=False, flash_attention=False)
+    assert resolve_dtype("auto", cpu16, "lora") == resolve_dtype("bf16", cpu16, "dpo") == torch.bfloat16
+    assert resolve_dtype("auto", cpu16, "full") == torch.float32, "every weight trains: bf16 would round the updates away"
+    assert resolve_dtype("auto", cpu, "lora") == resolve_dtype("fp32", cpu16, "lora") == torch.float32
+    with pytest.raises(BadJob, match="needs native bf16"):
+        resolve_dtype("bf16", cpu, "lora")
+    with pytest.raises(BadJob, match="not method full"):
+        resolve_dtype("bf16", cpu16, "full")
+    for precision in ("auto", "bf16"):
+        args = training_args(make_job(tmp_path, dataset, precision=precision), cpu16, tmp_path, False)
+        assert args["bf16"] is False and args["fp16"] is False, "no autocast on a CPU: it casts every weight every pass"
+
+
 def test_local_base_directory_full_fine_tune_and_merged_export(tmp_path, dataset):
     # A tiny run's saved base is a local model directory with its own chat template: the path real models take.
     first = make_job(tmp_path / "a", dataset, optim={"maxSteps": 2})
@@ -173,7 +193,8 @@ def test_decision_weight_weighs_the_decision_tokens_in_the_training_loss_only(tm
 
     plain, _ = build_trainer(make_job(tmp_path / "plain", dataset))
     assert "loss_weight" not in plain.train_dataset.column_names
-    trainer, tokenizer = build_trainer(make_job(tmp_path / "w", dataset, optim={"decisionWeight": 4.0}))
+    # float32: the fused head and the reference below agree to 1e-4 there, not in bf16
+    trainer, tokenizer = build_trainer(make_job(tmp_path / "w", dataset, precision="fp32", optim={"decisionWeight": 4.0}))
     assert "loss_weight" not in trainer.eval_dataset.column_names
     examples = [trainer.train_dataset[i] for i in range(4)]
     for ex in examples:

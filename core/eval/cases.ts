@@ -86,3 +86,27 @@ export function sampleCases(cases: EvalCase[], limit: number | undefined, seed: 
   }
   return keys.flatMap((k) => groups.get(k)!.slice(0, take.get(k)!)).sort(byId);
 }
+
+const lastRequest = (c: EvalCase) => [...c.messages].reverse().find((m) => m.role === 'user')?.content ?? '';
+const expectedLabel = (c: EvalCase) => c.target.tool ?? `no-call:${c.target.code}`;
+
+/**
+ * A few cases to show someone, in test-set order: each a request not shown yet, and an expected answer (tool or
+ * no-call code) not shown yet while there are others to show. A test set repeats a request under several labels
+ * (a near-miss negative keeps its positive's words), and its first rows can be one request three times.
+ */
+export function showcaseCases(cases: EvalCase[], count: number): EvalCase[] {
+  const picked: EvalCase[] = [];
+  const requests = new Set<string>();
+  const labels = new Set<string>();
+  for (const newLabelsOnly of [true, false]) {
+    for (const c of cases) {
+      if (picked.length >= count) return picked;
+      if (requests.has(lastRequest(c)) || (newLabelsOnly && labels.has(expectedLabel(c)))) continue;
+      picked.push(c);
+      requests.add(lastRequest(c));
+      labels.add(expectedLabel(c));
+    }
+  }
+  return picked;
+}

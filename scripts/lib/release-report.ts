@@ -6,7 +6,7 @@ import type { ArtifactStore } from '../../core/artifacts/index.js';
 import { gatewaySchema, type FlywheelConfig } from '../../core/config/schema.js';
 import type { RenderedRow } from '../../core/dataset/render.js';
 import type { RouterRow } from '../../core/dataset/types.js';
-import { casesFrom } from '../../core/eval/cases.js';
+import { casesFrom, showcaseCases } from '../../core/eval/cases.js';
 import { summaryTable } from '../../core/eval/report-markdown.js';
 import type { EvalReport } from '../../core/eval/types.js';
 import { startGateway } from '../../gateway/server.js';
@@ -37,7 +37,7 @@ export async function gatewayTour(store: ArtifactStore, status: RunStatus, confi
   const render = status.stages.find((s) => s.name === 'render')?.outputs;
   const split = status.stages.find((s) => s.name === 'split')?.outputs;
   if (!render?.renderedTest || !split?.test) return undefined;
-  const cases = casesFrom(await store.readJsonl<RenderedRow>(render.renderedTest), await store.readJsonl<RouterRow>(split.test)).slice(0, count);
+  const cases = showcaseCases(casesFrom(await store.readJsonl<RenderedRow>(render.renderedTest), await store.readJsonl<RouterRow>(split.test)), count);
   const gateway = await startGateway({ ...(config.gateway ?? gatewaySchema.parse({ tracesDir: DEFAULT_TRACES_DIR })), port: 0, registry: config.deploy.registry });
   try {
     const client = new OpenAI({ baseURL: gateway.url, apiKey: 'not-needed' });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { baseScoresKey } from '../../core/eval/base-scores.js';
-import { sampleCases } from '../../core/eval/cases.js';
+import { sampleCases, showcaseCases } from '../../core/eval/cases.js';
 import type { EvalCase } from '../../core/eval/types.js';
 
 /** A test set shaped like a real one: one common tool, several rare ones, a few no-calls, two domains. */
@@ -79,5 +79,25 @@ describe('baseScoresKey: where a base model\'s scores are memoised', () => {
   });
   it('has none for a base built per run (tiny:, the adapter-relative ../base) or an unknown one', () => {
     for (const base of ['../base', 'tiny:nano', 'unknown']) assert.equal(baseScoresKey(base, 'a'.repeat(64), ['r1'], cfg), null, base);
+  });
+});
+
+describe('showcaseCases: what the demo sends through the gateway', () => {
+  const make = (id: string, request: string, target: EvalCase['target']): EvalCase => ({ id, domain: 'crm', messages: [{ role: 'user', content: request }], tools: [], target });
+  const noTool = { tool: null, verdict: 'abstain' as const, code: 'no_tool', reason: '' };
+  const scope = { tool: null, verdict: 'violation' as const, code: 'missing_scope', reason: '' };
+
+  it('shows each request once, a label not shown yet first, in test-set order', () => {
+    const cases = [
+      make('a', 'Send the aging report by email.', noTool),
+      make('b', 'Send the aging report by email.', noTool), // the same request again
+      make('c', 'Close case 7.', scope),
+      make('d', 'Translate it into French.', noTool), // a label already shown: after the new ones
+      make('e', 'Close case 7.', { tool: 'close_case', arguments: { id: 7 } }), // the same words, a new label
+      make('f', 'Show account 12.', { tool: 'get_account', arguments: { id: 12 } }),
+    ];
+    assert.deepEqual(showcaseCases(cases, 4).map((c) => c.id), ['a', 'c', 'f', 'd']);
+    assert.deepEqual(showcaseCases(cases, 2).map((c) => c.id), ['a', 'c']);
+    assert.deepEqual(showcaseCases(cases, 10).map((c) => c.id), ['a', 'c', 'f', 'd'], 'never a request twice');
   });
 });

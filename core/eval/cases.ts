@@ -87,7 +87,8 @@ export function sampleCases(cases: EvalCase[], limit: number | undefined, seed: 
   return keys.flatMap((k) => groups.get(k)!.slice(0, take.get(k)!)).sort(byId);
 }
 
-const lastRequest = (c: EvalCase) => [...c.messages].reverse().find((m) => m.role === 'user')?.content ?? '';
+/** The case's request: its last user turn's text. */
+export const lastRequest = (c: EvalCase): string => [...c.messages].reverse().find((m) => m.role === 'user')?.content ?? '';
 const expectedLabel = (c: EvalCase) => c.target.tool ?? `no-call:${c.target.code}`;
 
 /**

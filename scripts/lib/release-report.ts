@@ -6,7 +6,7 @@ import type { ArtifactStore } from '../../core/artifacts/index.js';
 import { gatewaySchema, type FlywheelConfig } from '../../core/config/schema.js';
 import type { RenderedRow } from '../../core/dataset/render.js';
 import type { RouterRow } from '../../core/dataset/types.js';
-import { casesFrom, showcaseCases } from '../../core/eval/cases.js';
+import { casesFrom, lastRequest, showcaseCases } from '../../core/eval/cases.js';
 import { summaryTable } from '../../core/eval/report-markdown.js';
 import type { EvalReport } from '../../core/eval/types.js';
 import { startGateway } from '../../gateway/server.js';
@@ -49,7 +49,7 @@ export async function gatewayTour(store: ArtifactStore, status: RunStatus, confi
       const m = data.choices[0]?.message;
       const answer = m?.tool_calls?.[0]?.type === 'function' ? `${m.tool_calls[0].function.name}(${m.tool_calls[0].function.arguments})` : (m?.content ?? '');
       const expected = c.target.tool === null ? `no call (${c.target.code})` : c.target.tool;
-      const request = [...c.messages].reverse().find((x) => x.role === 'user')?.content ?? '';
+      const request = lastRequest(c);
       lines.push(`  ${request.slice(0, 70)}${request.length > 70 ? '…' : ''}`, `    → ${answer.slice(0, 110)}   [expected ${expected}; ${response.headers.get('x-flywheel-version')}]`);
     }
     lines.push(`decisions logged as traces under ${config.gateway?.tracesDir ?? DEFAULT_TRACES_DIR} (list it under traces: to ingest them next run)`);

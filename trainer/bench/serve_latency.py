@@ -3,6 +3,7 @@ requests (so the ratios hold whatever this machine's speed today):
 
   per-token      greedy under the constraint, one forward pass per answer token (what generate() does)
   + drafts       grammar-forced text drafted and checked by the model in one pass (decode.greedy)
+  + lookup       and after it, what followed the answer's last characters in the prompt (prompt lookup)
   + merged       the adapter merged into the float32 weights
   + prefix reuse recent prompts' keys and values reused (serve with --cpu-dtype float32)
   + bf16 copy    answered from a bf16 copy of the merged weights (serve's default on a CPU with native bf16);
@@ -25,7 +26,7 @@ import statistics
 import time
 from pathlib import Path
 
-MODES = ["per-token", "+ drafts", "+ merged", "+ prefix reuse", "+ bf16 copy"]
+MODES = ["per-token", "+ drafts", "+ lookup", "+ merged", "+ prefix reuse", "+ bf16 copy"]
 
 
 def main() -> None:
@@ -50,30 +51,32 @@ def main() -> None:
     print(f"{len(rows)} requests per workload; adapter {args.adapter}; {torch.get_num_threads()} threads")
     results: dict[tuple[str, str], list[float]] = {}
     answers: dict[tuple[str, str], list[list[int]]] = {}
+    passes: dict[tuple[str, str], list[int]] = {}
     for workload, reqs in (("varied", rows), ("agent", agent)):
         for mode in MODES:
             if mode == "+ merged":
                 model.merge_adapter()
             prefixes = PrefixCache() if mode in ("+ prefix reuse", "+ bf16 copy") else None
             runner = bf16_copy(model) if mode == "+ bf16 copy" else model
-            times, outs = [], []
+            times, outs, counts = [], [], []
             for r in [reqs[0], *reqs]:  # the first, again, warms up (and fills the prefix cache)
                 text = tok.apply_chat_template(r["prompt"], tools=r["tools"], tokenize=False, add_generation_prompt=True)
                 ids = tok(text, add_special_tokens=False)["input_ids"]
                 t = time.perf_counter()
                 with torch.no_grad():
-                    done = greedy(runner, tok, ids, 160, RouterConstraint(data, r["tools"]), prefixes, "a", drafts=mode != "per-token")
+                    done = greedy(runner, tok, ids, 160, RouterConstraint(data, r["tools"]), prefixes, "a", drafts=mode != "per-token", lookup=mode not in ("per-token", "+ drafts"))
                 times.append(time.perf_counter() - t)
                 outs.append(done.tokens)
-            results[workload, mode], answers[workload, mode] = times[1:], outs[1:]
+                counts.append(done.passes)
+            results[workload, mode], answers[workload, mode], passes[workload, mode] = times[1:], outs[1:], counts[1:]
         model.unmerge_adapter()
-    print(f"{'workload':8} {'mode':16} {'p50 s':>6} {'mean s':>7} {'x per-token':>11}  same answers")
+    print(f"{'workload':8} {'mode':16} {'p50 s':>6} {'mean s':>7} {'x per-token':>11} {'passes':>6}  same answers")
     for workload in ("varied", "agent"):
         base = statistics.mean(results[workload, "per-token"])
         for mode in MODES:
             xs = results[workload, mode]
             same = sum(a == b for a, b in zip(answers[workload, mode], answers[workload, "per-token"]))
-            print(f"{workload:8} {mode:16} {statistics.median(xs):6.2f} {statistics.mean(xs):7.2f} {base / statistics.mean(xs):10.2f}x  {same}/{len(xs)}")
+            print(f"{workload:8} {mode:16} {statistics.median(xs):6.2f} {statistics.mean(xs):7.2f} {base / statistics.mean(xs):10.2f}x {statistics.mean(passes[workload, mode]):6.1f}  {same}/{len(xs)}")
 
 
 if __name__ == "__main__":

@@ -6,7 +6,12 @@
 - grammar drafts: where the constraint leaves only one way to go (`{"tool":"`, the rest of a tool name once its
   prefix is unique, `","arguments":{"`), that text is tokenized and checked by the model in one forward pass
   instead of one pass per token. Each drafted token is kept only while it is what greedy decoding would have
-  chosen there (speculative decoding with the grammar as the draft), so the answer is exactly greedy's.
+  chosen there (speculative decoding with the grammar as the draft), so the answer is exactly greedy's;
+- prompt lookup drafts (Saxena, "Prompt Lookup Decoding", 2023): a router copies most of its answer from its
+  prompt (ids, dates and amounts from the request, key names from the tool list, verdict codes from the system
+  prompt), so the answer's last characters are looked up in the prompt and what followed them there is drafted
+  after the grammar's text, checked the same way. On a CPU a pass over ten tokens costs about what a pass over one
+  does (a small model's pass is dominated by per-layer overheads), so a rejected draft costs little.
 
 Sampling and logprobs go through generate() (serve.py)."""
 from __future__ import annotations
@@ -21,6 +26,10 @@ from .data import common_prefix_length
 MIN_REUSE = 16
 # Grammar-forced characters drafted at once (a tool name and the keys around it fit).
 MAX_DRAFT_CHARS = 64
+# Prompt lookup: the answer's last characters, longest first, sought in the prompt; fewer than MIN match by chance.
+MIN_LOOKUP_CHARS, MAX_LOOKUP_CHARS = 3, 24
+# Tokens drafted from the prompt at once.
+MAX_LOOKUP_TOKENS = 6
 
 
 @dataclass
@@ -90,6 +99,31 @@ def forced_text(constraint: RouterConstraint, seq: list[int]) -> str:
     return text
 
 
+def lookup_text(prompt_text: str, answer_text: str) -> str:
+    """What followed the answer's last characters where they last occur in the prompt (the longest such ending of
+    at least MIN_LOOKUP_CHARS); "" when none occurs. The last occurrence: the request comes after the tool list."""
+    for n in range(min(MAX_LOOKUP_CHARS, len(answer_text)), MIN_LOOKUP_CHARS - 1, -1):
+        at = prompt_text.rfind(answer_text[-n:])
+        if at >= 0:
+            return prompt_text[at + n : at + n + 4 * MAX_LOOKUP_TOKENS]
+    return ""
+
+
+def draft_tokens(tokenizer: Any, constraint: RouterConstraint | None, seq: list[int], answer: list[int], prompt_text: str | None, room: int) -> list[int]:
+    """Tokens to check after `seq` in one pass: the grammar's forced text, then what the prompt had after it
+    (at most MAX_LOOKUP_TOKENS of those; none without `prompt_text`), cut before an end of turn (a prompt holding
+    earlier answers has them) and to `room` tokens."""
+    forced = forced_text(constraint, seq) if constraint is not None else ""
+    looked = lookup_text(prompt_text, tokenizer.decode(answer) + forced) if prompt_text is not None else ""
+    if not forced and not looked:
+        return []
+    n_forced = len(tokenizer.encode(forced, add_special_tokens=False)) if forced else 0
+    draft = tokenizer.encode(forced + looked, add_special_tokens=False)[: n_forced + MAX_LOOKUP_TOKENS]
+    if tokenizer.eos_token_id in draft:
+        draft = draft[: draft.index(tokenizer.eos_token_id)]
+    return draft[:room]
+
+
 def _choose(constraint: RouterConstraint | None, seq: list[int], logits) -> int:
     """Greedy's pick: the model's first choice when the constraint allows it, else the best allowed token."""
     import torch
@@ -101,15 +135,17 @@ def _choose(constraint: RouterConstraint | None, seq: list[int], logits) -> int:
     return int(allowed[logits[allowed].argmax()])
 
 
-def greedy(model: Any, tokenizer: Any, prompt: list[int], max_new: int, constraint: RouterConstraint | None, prefixes: PrefixCache | None, key: str | None, drafts: bool = True) -> Decoded:
+def greedy(model: Any, tokenizer: Any, prompt: list[int], max_new: int, constraint: RouterConstraint | None, prefixes: PrefixCache | None, key: str | None, drafts: bool = True, lookup: bool = True) -> Decoded:
     """The greedy answer to `prompt` (token ids, eos included when it finished) from `model` as it is set up now
     (adapter chosen or disabled by the caller). `key` names that setup in `prefixes`; without `prefixes` nothing is
-    reused or kept, and without `drafts` every token takes its own pass (both for benchmarks' baselines)."""
+    reused or kept; without `lookup` only the grammar drafts, and without `drafts` every token takes its own pass
+    (for benchmarks' baselines)."""
     import torch
     from transformers import DynamicCache
 
     eos = tokenizer.eos_token_id
     reused, cache = prefixes.take(key, prompt) if prefixes is not None else (0, None)
+    prompt_text = tokenizer.decode(prompt) if lookup else None
     cache = cache if cache is not None else DynamicCache()
     device = model.device
 
@@ -130,11 +166,8 @@ def greedy(model: Any, tokenizer: Any, prompt: list[int], max_new: int, constrai
         answer.append(token)
         if token == eos or len(answer) >= max_new:
             break
-        draft: list[int] = []
-        if constraint is not None and drafts:
-            text = forced_text(constraint, seq)
-            draft = tokenizer.encode(text, add_special_tokens=False)[: max_new - len(answer)] if text else []
-            done.drafted += len(draft)
+        draft = draft_tokens(tokenizer, constraint, seq, answer, prompt_text, max_new - len(answer)) if drafts else []
+        done.drafted += len(draft)
         step = forward([token, *draft])
         kept = 0
         for i, d in enumerate(draft):

@@ -201,7 +201,7 @@ def test_token_texts_concatenate_to_the_text_even_through_partial_characters(ada
 
 # greedy decoding ------------------------------------------------------------------------------------------
 def test_greedy_answers_are_generates_token_for_token_with_fewer_passes(adapters):
-    """decode.greedy (prompt prefix reuse, grammar drafts checked by the model) answers exactly what generate()
+    """decode.greedy (prompt prefix reuse, grammar and prompt lookup drafts checked by the model) answers exactly what generate()
     answers under the full constraint mask, for the adapter and for the bare base, constrained and free; and on
     a trained adapter it keeps drafted tokens and reuses the system prompt's keys and values. The adapter is
     merged into the float32 weights while it answers, and unmerged for the base."""
@@ -234,6 +234,37 @@ def test_greedy_answers_are_generates_token_for_token_with_fewer_passes(adapters
                 assert base.merged == ("a" if model == "a" else None)
     assert kept > 0, "the trained adapter writes the grammar's forced text; the drafts of it are kept"
     assert reused > 0, "prompts sharing the system prompt reuse its keys and values"
+
+
+def test_prompt_lookup_drafts_what_followed_the_answers_end_in_the_prompt():
+    """The longest ending of the answer found in the prompt wins, at its last occurrence; a short or absent ending
+    drafts nothing."""
+    from flywheel_trainer.decode import lookup_text
+
+    request = "tools: get_invoice(number)\nuser: show invoice INV-2041 for ACME"
+    assert lookup_text(request, '{"tool":"get_invoice","arguments":{"number":"INV-').startswith("2041 for ACME")
+    assert lookup_text("ship to Paris; bill to Lyon", '{"note":"ship to ').startswith("Paris;"), "longest ending first"
+    assert lookup_text("order 11, then order 22", '{"id":"order ') == "22", "the last occurrence"
+    assert lookup_text(request, '{"x":"zq') == "" and lookup_text(request, "ACME") == "", "no ending of 3+ characters"
+
+
+def test_prompt_lookup_drafts_stop_before_an_end_of_turn(adapters):
+    """A prompt holding earlier answers has their end-of-turn token after them: a draft never carries it, so an
+    answer ends only where the model ends it."""
+    from transformers import AutoTokenizer
+
+    from flywheel_trainer.decode import MAX_LOOKUP_TOKENS, draft_tokens
+
+    tokenizer = AutoTokenizer.from_pretrained(base_of(Path(adapters["a"])))
+    earlier = '<|im_start|>assistant\n{"tool":null,"verdict":"abstain","code":"no_tool"}<|im_end|>\n<|im_start|>user\nhi'
+    answer = tokenizer.encode('{"tool":null,"verdict":"abstain","code":"no_to', add_special_tokens=False)
+    draft = draft_tokens(tokenizer, None, answer, answer, earlier, 64)
+    assert tokenizer.decode(draft) == 'ol"}', "what followed, up to the end of turn"
+    assert draft_tokens(tokenizer, None, answer, answer, earlier, 1) == draft[:1], "cut to the room left"
+    answer = tokenizer.encode('{"tool":null,"verdict":"abst', add_special_tokens=False)
+    long = draft_tokens(tokenizer, None, answer, answer, earlier, 64)
+    assert len(long) == MAX_LOOKUP_TOKENS and 'ain","code":"no_tool"}'.startswith(tokenizer.decode(long))
+    assert draft_tokens(tokenizer, None, answer, answer, None, 64) == [], "no lookup: no prompt text"
 
 
 @pytest.mark.skipif(__import__("torch").cuda.is_available(), reason="on a GPU the served weights are bf16 already")

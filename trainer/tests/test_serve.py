@@ -201,8 +201,8 @@ def test_token_texts_concatenate_to_the_text_even_through_partial_characters(ada
 
 # greedy decoding ------------------------------------------------------------------------------------------
 def test_greedy_answers_are_generates_token_for_token_with_fewer_passes(adapters):
-    """decode.greedy (prompt prefix reuse, grammar and prompt lookup drafts checked by the model) answers exactly what generate()
-    answers under the full constraint mask, for the adapter and for the bare base, constrained and free; and on
+    """decode.greedy (prompt prefix reuse, grammar and prompt lookup drafts checked by the model) answers exactly
+    what generate() answers under the full constraint mask, for the adapter and for the bare base, constrained and free; and on
     a trained adapter it keeps drafted tokens and reuses the system prompt's keys and values. The adapter is
     merged into the float32 weights while it answers, and unmerged for the base."""
     import torch
@@ -237,15 +237,16 @@ def test_greedy_answers_are_generates_token_for_token_with_fewer_passes(adapters
 
 
 def test_prompt_lookup_drafts_what_followed_the_answers_end_in_the_prompt():
-    """The longest ending of the answer found in the prompt wins, at its last occurrence; a short or absent ending
-    drafts nothing."""
+    """The longest ending of the answer found in the prompt wins, at its last occurrence; an ending shorter than 3
+    characters, absent, or with nothing after it drafts nothing."""
     from flywheel_trainer.decode import lookup_text
 
     request = "tools: get_invoice(number)\nuser: show invoice INV-2041 for ACME"
     assert lookup_text(request, '{"tool":"get_invoice","arguments":{"number":"INV-').startswith("2041 for ACME")
     assert lookup_text("ship to Paris; bill to Lyon", '{"note":"ship to ').startswith("Paris;"), "longest ending first"
     assert lookup_text("order 11, then order 22", '{"id":"order ') == "22", "the last occurrence"
-    assert lookup_text(request, '{"x":"zq') == "" and lookup_text(request, "ACME") == "", "no ending of 3+ characters"
+    assert lookup_text(request, '{"x":"zq') == "" and lookup_text(request, "ACME") == "", "absent; at the prompt's end"
+    assert lookup_text("AB-12 then CD", '{"id":"xAB') == "", "two characters match by chance too often"
 
 
 def test_prompt_lookup_drafts_stop_before_an_end_of_turn(adapters):

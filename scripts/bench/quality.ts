@@ -20,7 +20,7 @@
  *                                              [--ablations whole-seq,no-negatives|none] [--job JSON]
  *                                              [--preference on|off] [--dpo-steps N]
  *
- * --quick (the default; for a CPU: 51 minutes on a 2-core machine with the demo's config): the config's training steps, a stratified sample of --test
+ * --quick (the default; for a CPU: ~45 minutes on a 2-core machine with the demo's config): the config's training steps, a stratified sample of --test
  * cases (default 30) and --handwritten cases (default 24), ablations scored on the test sample only, no DPO unless
  * --preference on or --dpo-steps asks for it. --full: every test and hand-written case, the config's epochs without
  * a step cap, and DPO, for a GPU. Same seeds, same rows, so

@@ -4,7 +4,7 @@
  * lexical retriever. The prompt pieces come from core/dataset/render.ts, the code that renders training rows.
  */
 import { createHash } from 'node:crypto';
-import { type ChatMessage, type OfferedTool, offeredTool, routerPrompt } from '../core/dataset/render.js';
+import { type ChatMessage, type OfferedTool, inOfferOrder, offeredTool, routerPrompt } from '../core/dataset/render.js';
 import { canonicalJson } from '../core/hash.js';
 import { bm25Retriever } from '../core/retrieve/tool-retriever.js';
 import { compileSchema } from '../core/schema/compile.js';
@@ -140,7 +140,7 @@ export function renderAgentRequest(body: { messages?: unknown; tools?: unknown }
   const chosen = new Set(
     bm25Retriever(tools.map((t) => ({ name: t.function.name, description: t.function.description, inputSchema: t.function.parameters }))).rank(query, settings.sliceSize),
   );
-  const sliced = tools.filter((t) => chosen.has(t.function.name));
+  const sliced = inOfferOrder(tools.filter((t) => chosen.has(t.function.name)));  // as training renders them
   const { kept, dropped } = fitConversation(conversation, sliced, settings);
   const messages = routerPrompt(settings.caller, kept);
   return {

@@ -47,6 +47,16 @@ export function offeredTool(t: { name: string; description?: string; inputSchema
 }
 
 /**
+ * Offered tools in name order, however they were drawn. The order is canonical so that rows with the same caller
+ * and tools begin with the same tokens: training computes that shared beginning once (the trainer's
+ * optim.sharedPrefixRows) and serve's prefix cache reuses it. Which tool is right is not in its position: a
+ * slice is drawn around the right tool, and the right tool sorts anywhere among its neighbours.
+ */
+export function inOfferOrder<T extends OfferedTool>(tools: T[]): T[] {
+  return [...tools].sort((a, b) => (a.function.name < b.function.name ? -1 : a.function.name > b.function.name ? 1 : 0));
+}
+
+/**
  * The router's prompt: its system prompt with the caller line, then the conversation without the caller's own
  * system messages. Training, eval and the gateway all build prompts here, so they are the same bytes.
  */
@@ -68,11 +78,13 @@ function canonicalMessage(m: ChatMessage): ChatMessage {
 }
 
 export function renderRow(row: RouterRow, catalog: Map<string, CatalogTool>, format: RenderFormat = 'router-json'): RenderedRow {
-  const tools = row.tools.map((name) => {
-    const t = catalog.get(`${row.domain}/${name}`);
-    if (!t) throw new Error(`row ${row.id} offers ${name}, which is not in the catalog of ${row.domain}`);
-    return offeredTool(t);
-  });
+  const tools = inOfferOrder(
+    row.tools.map((name) => {
+      const t = catalog.get(`${row.domain}/${name}`);
+      if (!t) throw new Error(`row ${row.id} offers ${name}, which is not in the catalog of ${row.domain}`);
+      return offeredTool(t);
+    }),
+  );
   // Rows unrolled from traces carry the conversation so far; generated rows are one request.
   const conversation = row.messages ? (row.messages as ChatMessage[]) : [{ role: 'user' as const, content: row.request }];
   return {

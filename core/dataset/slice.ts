@@ -70,7 +70,8 @@ export function nearest(tool: CatalogTool, catalog: CatalogTool[]): CatalogTool[
 
 /**
  * The tools offered with a request: the correct tool (unless `withoutCorrect`) plus distractors, siblings
- * first then the lexically nearest, up to `size`, in a seeded shuffle so position carries no signal.
+ * first then the lexically nearest, up to `size`, in a seeded shuffle (rendering puts them in name order:
+ * render.ts, inOfferOrder).
  */
 export function offerSlice(correct: CatalogTool, catalog: CatalogTool[], size: number, rng: Rng, withoutCorrect = false): string[] {
   const chosen: string[] = withoutCorrect ? [] : [correct.name];
@@ -113,7 +114,7 @@ export function retrievalQuery(request: string, context?: Array<{ role: string; 
 
 /**
  * The `size` tools the retriever ranks highest for `query` (without `exclude`, for a slice that must miss
- * the right tool), in a seeded shuffle so position carries no signal.
+ * the right tool), in a seeded shuffle (rendered in name order).
  */
 export function retrievedSlice(query: string, tools: CatalogTool[], size: number, rng: Rng, exclude?: string): string[] {
   let retriever = retrievers.get(tools);

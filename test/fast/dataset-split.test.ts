@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { CatalogTool } from '../../core/catalog/types.js';
-import { completionText, renderRow } from '../../core/dataset/render.js';
+import { completionText, inOfferOrder, renderRow } from '../../core/dataset/render.js';
 import { balanceTrain, entityGroups, entityOverlap, splitByEntity } from '../../core/dataset/split.js';
 import type { RouterRow } from '../../core/dataset/types.js';
 import { hashOf } from '../../core/hash.js';
@@ -90,6 +90,14 @@ describe('render', () => {
 
   it('renders the Hermes <tool_call> variant for calls', () => {
     assert.equal(completionText({ tool: 'update_account', arguments: { z: 1, a: 2 } }, 'hermes'), '<tool_call>\n{"arguments":{"a":2,"z":1},"name":"update_account"}\n</tool_call>');
+  });
+
+  it('lists the offered tools in name order however the slice was drawn, so alike rows begin alike', () => {
+    const drawn = renderRow({ ...row(7, ['a']), tools: ['update_contact', 'update_account'] }, tools);
+    const other = renderRow({ ...row(8, ['b']), tools: ['update_account', 'update_contact'] }, tools);
+    assert.deepEqual(drawn.tools.map((t) => t.function.name), ['update_account', 'update_contact']);
+    assert.deepEqual(drawn.tools, other.tools);
+    assert.deepEqual(inOfferOrder([{ type: 'function', function: { name: 'b', description: '', parameters: {} } }, { type: 'function', function: { name: 'B', description: '', parameters: {} } }]).map((t) => t.function.name), ['B', 'b']);
   });
 
   it('refuses a row that offers a tool the catalog lacks', () => {

@@ -80,6 +80,7 @@ describe('gateway renders agent requests as training did', () => {
     // The same case as a training row: the configured caller, the conversation, the slice the gateway chose.
     const slice = sent.tools!.map((t) => t.function.name);
     assert.equal(slice.length, 6);
+    assert.deepEqual(slice, [...slice].sort(), 'offered in name order, as training renders them');
     assert.ok(slice.includes('get_invoice'), `the retriever's slice holds the asked-for tool: ${slice.join(', ')}`);
     const row: RouterRow = {
       id: 'parity', domain: 'agent', entities: [], request: '', persona: CALLER, tools: slice,

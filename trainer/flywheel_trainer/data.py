@@ -174,3 +174,78 @@ def corpus_texts(rows: list[Row]) -> list[str]:
         out.extend(m.get("content") or "" for m in r.prompt + r.completion)
         out.extend(json.dumps(t, ensure_ascii=False) for t in r.tools)
     return out
+
+
+def _prompt_length(e: dict[str, list[Any]]) -> int:
+    return e["completion_mask"].index(1)
+
+
+def share_prefixes(encoded: list[dict[str, list[Any]]], max_rows: int, max_length: int) -> list[dict[str, list[Any]]]:
+    """Rows whose prompts begin alike, packed so that the shared beginning is computed once (optim.sharedPrefixRows).
+
+    A router's rows are mostly prompt: the system turn with the caller and the offered tools (~520 tokens) before a
+    short request and answer (~60). Rows with the same caller and tools differ only after that, so a group of them
+    is one sequence, the shared prefix then each row's own rest, and the attention mask lets each rest see the
+    prefix and itself only (`tree_attention_mask`): each answer's loss is what it would be on its own row.
+
+    Rows are taken in token order (so alike rows are neighbours) and a row joins the group before it while the
+    group stays within `max_rows` rows and `max_length` tokens and the shared prefix is at least half of every
+    member's prompt; otherwise it starts a new group (alone, it is a group of one). The prefix stops one token short
+    of the shortest member's prompt, so each rest starts with a prompt token, whose label is never scored.
+
+    Each packed example has `input_ids`, `completion_mask` (and `loss_weight` when the rows have it) of the packed
+    sequence, `position_ids` (each rest continues from the prefix's end) and `segments`: [prefix length, rest
+    lengths...]."""
+    order = sorted(range(len(encoded)), key=lambda i: encoded[i]["input_ids"])
+    groups: list[tuple[list[int], int]] = []
+    members: list[int] = []
+    shared = longest = 0
+    for i in order:
+        e = encoded[i]
+        if members:
+            first = encoded[members[0]]["input_ids"]
+            lcp = min(shared, common_prefix_length(first, e["input_ids"]), _prompt_length(e) - 1)
+            width = max(longest, _prompt_length(e))
+            total = lcp + sum(len(encoded[m]["input_ids"]) - lcp for m in members) + len(e["input_ids"]) - lcp
+            if len(members) < max_rows and 2 * lcp >= width and total <= max_length:
+                members.append(i)
+                shared, longest = lcp, width
+                continue
+            groups.append((members, shared))
+        members, shared, longest = [i], _prompt_length(e) - 1, _prompt_length(e)
+    if members:
+        groups.append((members, shared))
+    return [_pack(encoded, m, s) for m, s in groups]
+
+
+def _pack(encoded: list[dict[str, list[Any]]], members: list[int], shared: int) -> dict[str, list[Any]]:
+    keys = [k for k in ("input_ids", "completion_mask", "loss_weight") if k in encoded[members[0]]]
+    out: dict[str, list[Any]] = {k: list(encoded[members[0]][k][:shared]) for k in keys}
+    out["position_ids"] = list(range(shared))
+    out["segments"] = [shared]
+    for m in members:
+        rest = len(encoded[m]["input_ids"]) - shared
+        for k in keys:
+            out[k].extend(encoded[m][k][shared:])
+        out["position_ids"].extend(range(shared, shared + rest))
+        out["segments"].append(rest)
+    return out
+
+
+def tree_attention_mask(segments: list[int], length: int):
+    """Boolean (length x length) mask, True where a query position may attend: the prefix (segments[0] tokens) is
+    causal, each rest after it sees the prefix and its own earlier tokens. Positions past the segments (padding)
+    see only themselves, so no row of the mask is empty."""
+    import torch
+
+    mask = torch.zeros(length, length, dtype=torch.bool)
+    prefix = segments[0]
+    mask[:prefix, :prefix] = torch.ones(prefix, prefix, dtype=torch.bool).tril()
+    at = prefix
+    for rest in segments[1:]:
+        mask[at : at + rest, :prefix] = True
+        mask[at : at + rest, at : at + rest] = torch.ones(rest, rest, dtype=torch.bool).tril()
+        at += rest
+    for i in range(at, length):
+        mask[i, i] = True
+    return mask

@@ -62,7 +62,14 @@ def resolve_dtype(precision: str, hw: Hardware, method: str = "lora"):
     return {"bf16": torch.bfloat16, "fp16": torch.float16, "fp32": torch.float32}[precision]
 
 
+def padding_free(job: dict[str, Any], hw: Hardware) -> bool:
+    """Padding-free packing under FlashAttention: on unless rows share prefixes, whose tree mask it cannot take."""
+    return bool(job["packing"] and hw.flash_attention and job["optim"].get("sharedPrefixRows", 1) <= 1)
+
+
 def check_method(job: dict[str, Any], hw: Hardware) -> None:
+    if job["optim"].get("sharedPrefixRows", 1) > 1 and job["method"] == "dpo":
+        raise BadJob("optim.sharedPrefixRows: rows share prefixes in SFT; DPO pairs do not (leave it out or 1)")
     if job["optim"].get("loraPlusRatio") is not None and job["method"] not in ("lora", "qlora"):
         raise BadJob(f"optim.loraPlusRatio: LoRA+ sets the learning rate of LoRA's B matrices in SFT (method lora or qlora), not method {job['method']}")
     if job["method"] == "qlora":
@@ -104,7 +111,7 @@ def load_base(job: dict[str, Any], base_dir: Path, corpus: list[str], hw: Hardwa
     if tokenizer.pad_token is None:
         tokenizer.pad_token = tokenizer.eos_token  # no new token: embeddings stay the base's size
     kwargs: dict[str, Any] = {"dtype": dtype}
-    if hw.flash_attention and job["packing"]:
+    if padding_free(job, hw):
         kwargs["attn_implementation"] = "flash_attention_2"
     if job["method"] == "qlora":
         import torch

@@ -17,11 +17,11 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from .data import corpus_texts, encode_rows, load_rows
+from .data import corpus_texts, encode_rows, load_rows, share_prefixes
 from .errors import BadJob
 from .job import check_resume
 from .launch import is_main_process, rank_zero_first, world_size
-from .model import Hardware, check_method, detect_hardware, load_base
+from .model import Hardware, check_method, detect_hardware, load_base, padding_free
 from .packaged import sha256_file
 from .progress import Progress, ProgressCallback
 
@@ -70,7 +70,7 @@ def sft_config(job: dict[str, Any], hw: Hardware, out: Path, resuming: bool):
     from trl import SFTConfig
 
     o = job["optim"]
-    packed = bool(job["packing"] and hw.flash_attention)
+    packed = padding_free(job, hw)
     return SFTConfig(
         **training_args(job, hw, out, resuming),
         load_best_model_at_end=o["earlyStoppingPatience"] > 0,
@@ -135,22 +135,37 @@ def weighted_sft_trainer(lora_plus_ratio: float | None = None):
 
         def _set_signature_columns_if_needed(self):
             super()._set_signature_columns_if_needed()
-            if "loss_weight" not in self._signature_columns:
-                self._signature_columns = [*self._signature_columns, "loss_weight"]
+            extra = [c for c in ("loss_weight", "segments", "position_ids") if c not in self._signature_columns]
+            self._signature_columns = [*self._signature_columns, *extra]
 
         def get_train_dataloader(self):
-            self.data_collator = _WeightCollator(self.data_collator)
+            shared = "segments" in self.train_dataset.column_names
+            self.data_collator = _PrefixTreeCollator(self.data_collator) if shared else _WeightCollator(self.data_collator)
             try:
                 return super().get_train_dataloader()
             finally:
                 self.data_collator = self.data_collator.inner
 
+        def _track_num_input_tokens(self, inputs):
+            mask = inputs.get("attention_mask")
+            if mask is None or mask.dim() != 4 or self.args.include_num_input_tokens_seen == "no":
+                return super()._track_num_input_tokens(inputs)
+            # A tree mask's sum counts pairs, not tokens. Padding sits at position 0, and so does each row's first token.
+            positions = inputs["position_ids"]
+            tokens = torch.as_tensor(int(positions.ne(0).sum()) + positions.shape[0], device=self.args.device, dtype=torch.int64)
+            self.state.num_input_tokens_seen += self.accelerator.gather(tokens).sum().item()
+
         def compute_loss(self, model, inputs, return_outputs=False, num_items_in_batch=None):
             weights = inputs.pop("loss_weight", None)
-            if weights is None or not model.training:
+            shared = inputs.get("attention_mask") is not None and inputs["attention_mask"].dim() == 4
+            if (weights is None and not shared) or not model.training:
                 return super().compute_loss(model, inputs, return_outputs, num_items_in_batch)
             inputs["use_cache"] = False
+            if shared:
+                inputs["attention_mask"] = _attention_mask_for(model, inputs["attention_mask"])
             outputs = model(**inputs, fused_lm_head=True)
+            if weights is None:
+                weights = torch.ones_like(inputs["labels"], dtype=torch.float32)
             # log_probs[:, t] scores the token at t + 1 (the head shifts the labels), so the weights shift too.
             weighted = -(outputs.log_probs * weights[:, 1:].to(outputs.log_probs.dtype)).sum()
             count = outputs.label_mask.sum() if num_items_in_batch is None else num_items_in_batch
@@ -182,6 +197,56 @@ class _WeightCollator:
             if batch["loss_weight"].shape != shape:
                 raise RuntimeError(f"loss_weight {tuple(batch['loss_weight'].shape)} does not match input_ids {tuple(shape)}")
         return batch
+
+
+class _PrefixTreeCollator:
+    """Batches rows packed by data.share_prefixes: pads each to the longest, labels only what its own row would
+    label, and attaches the tree mask (batch x 1 x L x L, True = may attend) with each rest's position ids."""
+
+    def __init__(self, inner):
+        self.inner = inner  # TRL's collator: kept for its pad token, and restored after the train dataloader is built
+        self.pad = inner.pad_token_id
+
+    def __call__(self, examples):
+        import torch
+
+        from .data import tree_attention_mask
+
+        length = max(len(e["input_ids"]) for e in examples)
+
+        def padded(key: str, value: Any, dtype) -> "torch.Tensor":
+            return torch.tensor([list(e[key]) + [value] * (length - len(e[key])) for e in examples], dtype=dtype)
+
+        labels = padded("labels", -100, torch.long)
+        for b, e in enumerate(examples):
+            # A rest's first token follows the prefix, not the rest before it: whole-sequence loss must not score it.
+            at = e["segments"][0]
+            for rest in e["segments"][1:]:
+                labels[b, at] = -100
+                at += rest
+        batch = {
+            "input_ids": padded("input_ids", self.pad, torch.long),
+            "labels": labels,
+            "position_ids": padded("position_ids", 0, torch.long),
+            "attention_mask": torch.stack([tree_attention_mask(e["segments"], length) for e in examples])[:, None],
+        }
+        if all("loss_weight" in e for e in examples):
+            batch["loss_weight"] = padded("loss_weight", 0.0, torch.float32)
+        return batch
+
+
+def _attention_mask_for(model, mask):
+    """The boolean tree mask as the model's attention takes it: SDPA and flex take booleans; eager adds the mask
+    to its scores, so it gets 0 where allowed and the dtype's minimum elsewhere. FlashAttention takes no mask."""
+    import torch
+
+    impl = getattr(model.config, "_attn_implementation", None) or "sdpa"
+    if impl == "eager":
+        dtype = next(p for p in model.parameters()).dtype
+        return torch.zeros(mask.shape, dtype=dtype).masked_fill(~mask, torch.finfo(dtype).min).to(mask.device)
+    if "flash" in impl:
+        raise BadJob("optim.sharedPrefixRows needs an attention that takes a mask (sdpa or eager), not " + impl + "; set packing: false")
+    return mask
 
 
 def score_answer_tokens_only() -> None:
@@ -218,6 +283,8 @@ def build_trainer(job: dict[str, Any], progress: Progress | None = None, hw: Har
     model, tokenizer = rank_zero_first(lambda: load_base(job, out / "base", corpus_texts(train_rows), hw))
     max_length = job["optim"]["maxLength"]
     train = encode_rows(tokenizer, train_rows, max_length, job["data"]["train"], job["optim"].get("decisionWeight", 1.0))
+    if job["optim"].get("sharedPrefixRows", 1) > 1:
+        train = share_prefixes(train, job["optim"]["sharedPrefixRows"], max_length)
     val = encode_rows(tokenizer, val_rows, max_length, job["data"]["val"])
     resuming = job["resumeFrom"] is not None
     callbacks: list[Any] = [ProgressCallback(progress)] if progress else []

@@ -36,7 +36,7 @@ describe('benchmarks, smoke-sized', { timeout: 20 * 60_000 }, () => {
   it('every script under scripts/bench/ is covered here', () => {
     const scripts = readdirSync(join(REPO, 'scripts', 'bench')).filter((f) => f.endsWith('.ts') && !f.startsWith('bench-'));
     assert.deepEqual(scripts.sort(), ['dataset-build.ts', 'gateway-load.ts', 'generic-intents.ts', 'history-size.ts', 'quality.ts', 'retriever-recall.ts', 'sandbox-dryrun.ts', 'scale-out.ts', 'stage-overhead.ts']);
-    assert.deepEqual(readdirSync(join(TRAINER_ROOT, 'bench')).filter((f) => f.endsWith('.py')).sort(), ['decision_probe.py', 'lora_throughput.py', 'prompt_tokens.py', 'serve_latency.py']);
+    assert.deepEqual(readdirSync(join(TRAINER_ROOT, 'bench')).filter((f) => f.endsWith('.py')).sort(), ['decision_probe.py', 'lora_throughput.py', 'prompt_tokens.py', 'serve_latency.py', 'shared_prefix.py']);
   });
 
   it('scale-out: chunked generate and solve on one and two worker processes', async () => {
@@ -78,6 +78,11 @@ describe('benchmarks, smoke-sized', { timeout: 20 * 60_000 }, () => {
     const probed = await pyBenchOutput('decision_probe.py', probe);
     assert.match(probed.split('\n').at(-1)!, /^decision: n=3 acc=[\d.]+ pcall_calls=([\d.]+|nan) pcall_nocalls=([\d.]+|nan)$/);
     assert.match(probed, /^exact: own decision [\d.]+, right decision [\d.]+ \(n=3\)$/m);
+    const shared = await pyBenchOutput('shared_prefix.py', ['--rendered', join(out, 'train.jsonl'), '--base', join(out, 'main', 'base'), '--groups', '3', '--top-layers', '0', '--precision', 'fp32']);
+    assert.match(shared.split('\n').at(-1)!, /^shared-prefix: rows=\d+ groups=3 one_row_rows_per_s=[\d.]+ shared_rows_per_s=[\d.]+ ratio=[\d.]+$/);
+    const losses = [...shared.matchAll(/^(?:one row a pass|shared prefixes) .* ([\d.]+)$/gm)].map((m) => Number(m[1]));
+    assert.equal(losses.length, 2);
+    assert.ok(Math.abs(losses[0]! - losses[1]!) <= 1e-3 * losses[0]!, `each answer scores the same either way: ${losses}`);
     assert.match(await pyBench('lora_throughput.py', ['--shape', 'tiny', '--steps', '2', '--warmup', '1', '--seq', '256', '--rows', '32']), /"ratio_tokens_per_s"/);
   });
 });

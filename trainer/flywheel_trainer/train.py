@@ -219,7 +219,8 @@ class _PrefixTreeCollator:
 
         labels = padded("labels", -100, torch.long)
         for b, e in enumerate(examples):
-            # A rest's first token follows the prefix, not the rest before it: whole-sequence loss must not score it.
+            # In the packed order a rest's first token comes after the rest before it, not after the prefix, so
+            # whole-sequence loss must not score it (nor the first rest's, so that every row loses the same token).
             at = e["segments"][0]
             for rest in e["segments"][1:]:
                 labels[b, at] = -100
@@ -245,7 +246,7 @@ def _attention_mask_for(model, mask):
         dtype = next(p for p in model.parameters()).dtype
         return torch.zeros(mask.shape, dtype=dtype).masked_fill(~mask, torch.finfo(dtype).min).to(mask.device)
     if "flash" in impl:
-        raise BadJob("optim.sharedPrefixRows needs an attention that takes a mask (sdpa or eager), not " + impl + "; set packing: false")
+        raise BadJob(f"optim.sharedPrefixRows needs an attention implementation that takes a mask (sdpa or eager); this model runs {impl}")
     return mask
 
 

@@ -11,7 +11,7 @@ import { compileSchema } from '../core/schema/compile.js';
 import { InputError } from '../core/errors.js';
 
 export interface RenderSettings {
-  /** Tools the router sees per request: the retriever's best, in the agent's order. */
+  /** Tools the router sees per request: the retriever's best, in name order (as training lists them). */
   sliceSize: number;
   /** Who is asking: the persona whose scopes the router checks calls against. */
   caller: { name: string; scopes: string[] };

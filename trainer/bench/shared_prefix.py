@@ -18,7 +18,6 @@ TRAIN.jsonl: rendered rows (`flywheel artifacts get <rendered-train sha> rows.js
 from __future__ import annotations
 
 import argparse
-import json
 import random
 import tempfile
 import time
@@ -100,7 +99,6 @@ def main() -> None:
     for name, r in results.items():
         print(f"{name:<16} {r['passes']:>6} {r['seconds']:>8.1f} {r['rows_per_s']:>7.3f} {r['tokens_per_row']:>10.0f} {r['loss']:>8.4f}")
     one, shared = results["one row a pass"], results["shared prefixes"]
-    print(json.dumps({"rows": n, "groups": shared["passes"], "ratio_rows_per_s": round(shared["rows_per_s"] / one["rows_per_s"], 2)}))
     print(f"shared-prefix: rows={n} groups={shared['passes']} one_row_rows_per_s={one['rows_per_s']:.3f} "
           f"shared_rows_per_s={shared['rows_per_s']:.3f} ratio={shared['rows_per_s'] / one['rows_per_s']:.2f}")
 

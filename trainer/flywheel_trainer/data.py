@@ -199,20 +199,19 @@ def share_prefixes(encoded: list[dict[str, list[Any]]], max_rows: int, max_lengt
     order = sorted(range(len(encoded)), key=lambda i: encoded[i]["input_ids"])
     groups: list[tuple[list[int], int]] = []
     members: list[int] = []
-    shared = longest = 0
+    shared = longest = lengths = 0  # lengths: the members' whole rows, summed
     for i in order:
-        e = encoded[i]
+        e, prompt = encoded[i], _prompt_length(encoded[i])
         if members:
-            first = encoded[members[0]]["input_ids"]
-            lcp = min(shared, common_prefix_length(first, e["input_ids"]), _prompt_length(e) - 1)
-            width = max(longest, _prompt_length(e))
-            total = lcp + sum(len(encoded[m]["input_ids"]) - lcp for m in members) + len(e["input_ids"]) - lcp
+            lcp = min(shared, common_prefix_length(encoded[members[0]]["input_ids"], e["input_ids"]), prompt - 1)
+            width = max(longest, prompt)
+            total = lengths + len(e["input_ids"]) - len(members) * lcp  # the prefix once, then every rest
             if len(members) < max_rows and 2 * lcp >= width and total <= max_length:
                 members.append(i)
-                shared, longest = lcp, width
+                shared, longest, lengths = lcp, width, lengths + len(e["input_ids"])
                 continue
             groups.append((members, shared))
-        members, shared, longest = [i], _prompt_length(e) - 1, _prompt_length(e)
+        members, shared, longest, lengths = [i], prompt - 1, prompt, len(e["input_ids"])
     if members:
         groups.append((members, shared))
     return [_pack(encoded, m, s) for m, s in groups]

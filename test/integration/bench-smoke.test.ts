@@ -36,7 +36,7 @@ describe('benchmarks, smoke-sized', { timeout: 20 * 60_000 }, () => {
   it('every script under scripts/bench/ is covered here', () => {
     const scripts = readdirSync(join(REPO, 'scripts', 'bench')).filter((f) => f.endsWith('.ts') && !f.startsWith('bench-'));
     assert.deepEqual(scripts.sort(), ['dataset-build.ts', 'gateway-load.ts', 'generic-intents.ts', 'history-size.ts', 'quality.ts', 'retriever-recall.ts', 'sandbox-dryrun.ts', 'scale-out.ts', 'stage-overhead.ts']);
-    assert.deepEqual(readdirSync(join(TRAINER_ROOT, 'bench')).filter((f) => f.endsWith('.py')).sort(), ['decision_probe.py', 'lora_throughput.py', 'prompt_tokens.py', 'serve_latency.py', 'shared_prefix.py']);
+    assert.deepEqual(readdirSync(join(TRAINER_ROOT, 'bench')).filter((f) => f.endsWith('.py')).sort(), ['decision_probe.py', 'job_variants.py', 'lora_throughput.py', 'prompt_tokens.py', 'serve_latency.py', 'shared_prefix.py']);
   });
 
   it('scale-out: chunked generate and solve on one and two worker processes', async () => {
@@ -83,6 +83,8 @@ describe('benchmarks, smoke-sized', { timeout: 20 * 60_000 }, () => {
     const losses = [...shared.matchAll(/^(?:one row a pass|shared prefixes) .* ([\d.]+)$/gm)].map((m) => Number(m[1]));
     assert.equal(losses.length, 2);
     assert.ok(Math.abs(losses[0]! - losses[1]!) <= 1e-3 * losses[0]!, `each answer scores the same either way: ${losses}`);
+    const variants = await pyBench('job_variants.py', ['--job', join(out, 'main.job.json'), '--variant', 'no-dropout={"lora":{"dropout":0}}', '--steps', '4', '--reps', '1']);
+    assert.match(variants, /^job-variants: baseline=[\d.]+ no-dropout=[\d.]+ ratio_no-dropout=[\d.]+$/);
     assert.match(await pyBench('lora_throughput.py', ['--shape', 'tiny', '--steps', '2', '--warmup', '1', '--seq', '256', '--rows', '32']), /"ratio_tokens_per_s"/);
   });
 });

@@ -74,6 +74,10 @@ def main() -> None:
             variants[name] = json.loads(text)
         except json.JSONDecodeError as e:
             raise SystemExit(f"--variant {name}: not JSON ({e})") from e
+        if not isinstance(variants[name], dict):
+            raise SystemExit(f"--variant {name}: expected a JSON object of job keys, got {text}")
+    if args.steps < 2 or args.reps < 1:
+        raise SystemExit("--steps must be at least 2 (two logged windows) and --reps at least 1")
     rates: dict[str, list[float]] = {name: [] for name in variants}
     with tempfile.TemporaryDirectory(prefix="job-variants-") as tmp:
         for rep in range(args.reps):

@@ -11,6 +11,7 @@ import type { DatasetConfig, ServerConfig } from '../core/config/schema.js';
 import { mcpDryRunner } from '../core/dataset/mcp-dry-run.js';
 import { augmentRows, buildIntents, distinctCallsByTool, type Rejection, rowStats, validateCandidates, type ToolNote } from '../core/dataset/pipeline.js';
 import { renderRows } from '../core/dataset/render.js';
+import { asTaught } from '../core/dataset/taught.js';
 import { preferencePairs } from '../core/dataset/pairs.js';
 import { balanceTrain, entityOverlap, splitByEntity } from '../core/dataset/split.js';
 import { makeTeacher } from '../core/dataset/teacher/index.js';
@@ -230,7 +231,8 @@ export async function renderStage(a: Common & { catalog: ArtifactRef; train: Art
     for (const name of ['train', 'val', 'test'] as const) {
       beat({ rendering: name });
       const rows = await store.readJsonl<RouterRow>(a[name]);
-      const rendered = renderRows(rows, catalog, a.dataset.render.format);
+      // The test set keeps its labels: it scores the model and the scope check together.
+      const rendered = renderRows(name === 'test' ? rows : asTaught(rows), catalog, a.dataset.render.format);
       const Name = `${name[0]!.toUpperCase()}${name.slice(1)}`;
       outputs[`rendered${Name}`] = await store.putJsonl(`rendered-${name}`, rendered, { parents: [a[name], a.catalog], stats: { rows: rendered.length, format: a.dataset.render.format } });
       // Preference pairs from this split's near-miss negatives, for preference tuning after SFT. Each names the

@@ -55,7 +55,7 @@ export interface EvaluateArgs extends StageArgs {
 export async function evaluateStage(a: EvaluateArgs): Promise<StageOutcome> {
   const teacher = teacherSpec(a.teacher, a.evaluate);
   return runStage(a, 'evaluate', (store) => whileBeating(async () => {
-    const { testRows, all, cases } = await evalCases(store, a);
+    const { testRows, catalog, all, cases } = await evalCases(store, a);
     const results = a.parts ? await mergeParts(store, a.parts, a.evaluate, teacher) : await scoreAll(store, a, cases, teacher);
     const report: EvalReport = {
       createdAt: new Date().toISOString(),
@@ -63,7 +63,7 @@ export async function evaluateStage(a: EvaluateArgs): Promise<StageOutcome> {
       bootstrap: a.evaluate.bootstrap,
       results,
       ...(a.trainMetrics ? { trainingCurve: lossCurve((await store.read(a.trainMetrics)).toString('utf8')) } : {}),
-      ...(a.catalog ? { retriever: testSetRecall(testRows, (await store.readJson<Catalog>(a.catalog)).tools) } : {}),
+      ...(catalog ? { retriever: testSetRecall(testRows, catalog.tools) } : {}),
     };
     const ref = await store.putJson('eval-results', report, { parents: [a.renderedTest, a.adapter], stats: { cases: cases.length, endpoints: results.map((r) => r.label) } });
     const skipped = a.evaluate.teacher && !teacher ? '; teacher not scored (built-in template teacher)' : '';
@@ -93,8 +93,9 @@ function teacherKey(teacher: EndpointSpec | undefined) {
 /** The frozen test set's cases, and the seeded sample of them this evaluation scores. */
 async function evalCases(store: ArtifactStore, a: EvaluateArgs) {
   const testRows = await store.readJsonl<RouterRow>(a.test);
-  const all = casesFrom(await store.readJsonl<RenderedRow>(a.renderedTest), testRows, `test set ${a.renderedTest.sha256.slice(0, 12)}`);
-  return { testRows, all, cases: sampleCases(all, a.evaluate.limit, a.evaluate.sampleSeed) };
+  const catalog = a.catalog ? await store.readJson<Catalog>(a.catalog) : undefined;
+  const all = casesFrom(await store.readJsonl<RenderedRow>(a.renderedTest), testRows, `test set ${a.renderedTest.sha256.slice(0, 12)}`, catalog);
+  return { testRows, catalog, all, cases: sampleCases(all, a.evaluate.limit, a.evaluate.sampleSeed) };
 }
 
 /** Every endpoint on these cases: the candidate (and the base before a first deploy), production, the teacher. */

@@ -13,13 +13,19 @@ import type { TraceMessage } from '../core/traces/types.js';
 import { decisionOf, toolConfidence, type Decision } from './confidence.js';
 import { createEscalator, escalationReason, type Escalator } from './escalate.js';
 import { type RenderedRequest, RequestError, renderAgentRequest } from './render-request.js';
-import { appendTrace, gatewayTrace, type TraceRequest } from './trace-log.js';
+import { appendTrace, callerOf, gatewayTrace, type TraceRequest } from './trace-log.js';
 import { postChat, UpstreamError, type ChatCompletion } from './upstream.js';
+import { lackedFor, MISSING_SCOPE, type ScopeCheck } from '../core/scope-guard.js';
 
 export interface GatewayOptions {
   log?: (line: string) => void;
   /** Where the escalation API key is read from (default process.env). */
   env?: NodeJS.ProcessEnv;
+  /**
+   * Required scopes by tool name (the project's catalog): a call its caller lacks scopes for is answered as the
+   * missing_scope violation (core/scope-guard.ts). Without it no call is refused.
+   */
+  toolScopes?: Record<string, string[]>;
 }
 
 export interface GatewayHandle {
@@ -189,11 +195,22 @@ export async function startGateway(cfg: GatewayConfig, opts: GatewayOptions = {}
       }
     }
 
+    // RBAC after the router, on whichever model answered: a call the caller may not make is refused here. The
+    // caller is the configured one when rendering; a prompt rendered already names its own, which is what the
+    // router itself was told (such a client writes the whole prompt, and so the decision, anyway).
+    const callerScopes = cfg.render ? cfg.render.caller.scopes : callerOf(body.messages as TraceMessage[])?.scopes;
+    const scopeCheck: ScopeCheck | undefined = opts.toolScopes && callerScopes ? { caller: callerScopes, tools: opts.toolScopes } : undefined;
+    const answered = escalated ? decisionOf(final.choices[0]!.message, offered) : decision;
+    const lacked = scopeCheck && answered.kind === 'call' ? lackedFor(answered.tool, scopeCheck) : [];
+    const scopeRefused = answered.kind === 'call' && lacked.length ? `called ${answered.tool}; the caller lacks ${lacked.join(', ')}` : null;
+    if (scopeRefused) final = { ...final, choices: final.choices.map((c, i) => (i === 0 ? { ...c, message: { role: 'assistant', content: JSON.stringify(MISSING_SCOPE) }, finish_reason: 'stop' } : c)) };
+
     const out: ChatCompletion = { ...final, model: version.name };
     if (!callerWantsLogprobs) out.choices = final.choices.map((c) => ({ ...c, logprobs: null }));
-    if (!escalated && decision.kind === 'abstain') {
+    const abstention = scopeRefused ? { verdict: MISSING_SCOPE.verdict, code: MISSING_SCOPE.code } : !escalated && decision.kind === 'abstain' ? { verdict: decision.verdict, code: decision.code } : null;
+    if (abstention) {
       // The agent acts on an abstention through this field (docs/release.md, Router gateway); content keeps the router's JSON.
-      out.choices = out.choices.map((c, i) => (i === 0 ? { ...c, message: { ...c.message, flywheel: { decision: 'abstain', verdict: decision.verdict, code: decision.code } } } : c));
+      out.choices = out.choices.map((c, i) => (i === 0 ? { ...c, message: { ...c.message, flywheel: { decision: 'abstain', ...abstention } } } : c));
     }
 
     const at = new Date();
@@ -202,7 +219,7 @@ export async function startGateway(cfg: GatewayConfig, opts: GatewayOptions = {}
     const trace = gatewayTrace(shown, final.choices[0]!.message, {
       domain: (isObject(metadata) && typeof metadata.domain === 'string' ? metadata.domain : undefined) ?? (req.headers['x-flywheel-domain'] as string | undefined) ?? null,
       gateway: {
-        alias: version.alias, version: version.name, key, escalated, confidence, reason, backendLatencyMs, frontierModel: reason && escalator && !skipped ? escalator.model : null, frontierError, ...(skipped ? { escalationSkipped: skipped } : {}), at: at.toISOString(),
+        alias: version.alias, version: version.name, key, escalated, confidence, reason, backendLatencyMs, frontierModel: reason && escalator && !skipped ? escalator.model : null, frontierError, ...(skipped ? { escalationSkipped: skipped } : {}), ...(scopeRefused ? { scopeRefused } : {}), at: at.toISOString(),
         ...(rendered ? { rendered: { promptSha256: rendered.promptSha256, slice: rendered.slice, offered: rendered.offered, caller: cfg.render!.caller.name, truncatedTurns: rendered.truncatedTurns, targetInSlice: escalated ? targetInSlice(final.choices[0]!.message, rendered.slice) : null } } : {}),
       },
     });
@@ -220,9 +237,10 @@ export async function startGateway(cfg: GatewayConfig, opts: GatewayOptions = {}
       ...(escalated ? { 'x-flywheel-frontier-model': escalator!.model } : {}),
       ...(skipped ? { 'x-flywheel-escalation-skipped': skipped } : {}),
       ...(rendered?.truncatedTurns ? { 'x-flywheel-truncated-turns': String(rendered.truncatedTurns) } : {}),
+      ...(scopeRefused ? { 'x-flywheel-scope-refused': (answered as { tool: string }).tool } : {}),
     });
     const conf = confidence === null ? '-' : confidence.toFixed(3);
-    log(`${body.model} -> ${version.name}: ${describe(decision)} conf ${conf}${reason ? `; ${escalated ? 'escalated' : skipped ? 'not escalated' : 'escalation failed'} (${reason}${skipped ? `; ${skipped}` : ''})` : ''} ${Date.now() - started} ms`);
+    log(`${body.model} -> ${version.name}: ${describe(decision)} conf ${conf}${reason ? `; ${escalated ? 'escalated' : skipped ? 'not escalated' : 'escalation failed'} (${reason}${skipped ? `; ${skipped}` : ''})` : ''}${scopeRefused ? `; refused: ${scopeRefused}` : ''} ${Date.now() - started} ms`);
   }
 
   async function models(res: ServerResponse): Promise<void> {

@@ -27,6 +27,8 @@ export interface GatewayTraceMeta {
   frontierError: string | null;
   /** Why an escalation the rules asked for was not made (the escalation budget), when it was not. */
   escalationSkipped?: string;
+  /** The answer was a call its caller lacks scopes for, refused as missing_scope: "called X; the caller lacks Y". */
+  scopeRefused?: string;
   at: string;
   /** With gateway.render: what the router was shown (the trace's messages and tools are that rendering). */
   rendered?: {

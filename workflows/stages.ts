@@ -110,7 +110,7 @@ export const STAGES = [
     // Also keyed by the test set pinned for the catalog version, which the activity looks up.
     inputs: { catalog: 'ingest.catalog', augmented: 'corrupt.augmented' }, config: { dataset: 'dataset', project: 'name' },
     keyedBy: ['project', 'dataset.split', 'dataset.seed', 'dataset.minPerTool', 'dataset.negativeShare'] },
-  { name: 'render', version: '4', group: 'dataset', activity: 'renderStage', queue: 'cpu', profile: 'dataset', outputs: ['renderedTrain', 'renderedVal', 'renderedTest', 'pairsTrain', 'pairsVal', 'pairsTest'], runsWhen: 'a `dataset` section',
+  { name: 'render', version: '5', group: 'dataset', activity: 'renderStage', queue: 'cpu', profile: 'dataset', outputs: ['renderedTrain', 'renderedVal', 'renderedTest', 'pairsTrain', 'pairsVal', 'pairsTest'], runsWhen: 'a `dataset` section',
     inputs: { catalog: 'ingest.catalog', train: 'split.train', val: 'split.val', test: 'split.test' }, config: { dataset: 'dataset' }, keyedBy: ['dataset.render.format'] },
   { name: 'train', version: '2', group: 'train', activity: 'trainStage', queue: 'gpu', profile: 'training', outputs: ['adapter', 'metrics', 'trainerLog'], runsWhen: '`dataset` and `train` sections',
     // Keyed by the normalised job (core/train/job.ts), which also names the adapter version.
@@ -118,7 +118,7 @@ export const STAGES = [
   { name: 'preference', version: '1', group: 'train', activity: 'preferenceStage', queue: 'gpu', profile: 'training', outputs: ['adapter', 'metrics', 'trainerLog'], runsWhen: '`dataset`, `train` and `preference` sections', optional: true,
     // Keyed by the normalised DPO job; the SFT adapter it continues is an input.
     inputs: { sft: 'train.adapter', pairs: 'render.pairsTrain', pairsVal: 'render.pairsVal' }, config: { settings: 'train', preference: 'preference', format: 'dataset.render.format' } },
-  { name: 'evaluate', version: '3', group: 'release', activity: 'evaluateStage', queue: 'gpu', profile: 'scoring', outputs: ['evalResults'], runsWhen: '`train` and `evaluate` sections',
+  { name: 'evaluate', version: '4', group: 'release', activity: 'evaluateStage', queue: 'gpu', profile: 'scoring', outputs: ['evalResults'], runsWhen: '`train` and `evaluate` sections',
     // Also keyed by the teacher's endpoint when it is scored; `production` is what the alias served at the time.
     inputs: { renderedTest: 'render.renderedTest', test: 'split.test', adapter: 'preference.adapter|train.adapter', catalog: 'ingest.catalog?' }, config: { evaluate: 'evaluate', teacher: 'dataset.teacher' },
     keyedBy: ['evaluate', 'production'] },

@@ -4,6 +4,7 @@ import { identifyingKeys } from '../probe/match.js';
 import type { HarvestedPools } from '../probe/types.js';
 import { rowId } from './rows.js';
 import { offerSlice, retrievalQuery, retrievedSlice, type Slicing, siblings } from './slice.js';
+import { lackedScopes } from '../scope-guard.js';
 import type { NoCallTarget, Persona, RouterRow, ToolCallTarget } from './types.js';
 
 export interface CorruptContext {
@@ -215,10 +216,10 @@ export const OPERATORS: Operator[] = [
     apply(row, ctx) {
       const tool = ctx.tools.find((t) => t.name === row.target.tool);
       if (!tool) return undefined;
-      const lacking = ctx.personas.filter((p) => p.domain === row.domain && tool.scopes.some((s) => !p.scopes.includes(s)));
+      const lacking = ctx.personas.filter((p) => p.domain === row.domain && lackedScopes(tool.scopes, p.scopes).length > 0);
       if (!lacking.length) return undefined;
       const persona = ctx.rng.pick(lacking);
-      return negative(row, this, { persona: { name: persona.name, scopes: persona.scopes } }, row.target, `${persona.name} lacks ${tool.scopes.filter((s) => !persona.scopes.includes(s)).join(', ')}`);
+      return negative(row, this, { persona: { name: persona.name, scopes: persona.scopes } }, row.target, `${persona.name} lacks ${lackedScopes(tool.scopes, persona.scopes).join(', ')}`);
     },
   },
   {

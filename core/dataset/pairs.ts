@@ -4,8 +4,8 @@
  * - `near_miss`: the positive row's prompt; chosen = its correct call, rejected = the negative's tempting call when
  *   that differs from it in the tool alone or in one argument (sibling tool, dropped field, out-of-policy value,
  *   another record's id);
- * - `abstention`: the negative row's prompt (scope missing, text injected, tool not offered...); chosen = its
- *   no-call, rejected = the call a careless router would make there.
+ * - `abstention`: the negative row's prompt (text injected, tool not offered...); chosen = its no-call, rejected =
+ *   the call a careless router would make there. A missing scope makes no pair: the scope check refuses those.
  * Pairs are built from one split's rows only, so no pair straddles train and test.
  */
 import type { Catalog, CatalogTool } from '../catalog/types.js';
@@ -13,6 +13,7 @@ import { canonicalJson } from '../hash.js';
 import { completionText, renderRow, type ChatMessage, type RenderedRow, type RenderFormat } from './render.js';
 import { rowId } from './rows.js';
 import type { RouterRow, ToolCallTarget } from './types.js';
+import { refusedByScopeCheck } from './taught.js';
 
 /** One pair in TRL's conversational preference format, with the tools the prompt offers. */
 export interface PreferencePair {
@@ -58,7 +59,8 @@ export function preferencePairs(rows: RouterRow[], catalog: Catalog, format: Ren
   };
   for (const negative of rows) {
     const tempting = negative.provenance.negativeCall;
-    if (!negative.provenance.operator || !tempting || negative.target.tool !== null) continue;
+    // A missing scope is the scope check's to refuse, not the model's (taught.ts): no pair teaches it.
+    if (!negative.provenance.operator || !tempting || negative.target.tool !== null || refusedByScopeCheck(negative)) continue;
     add('abstention', negative, negative, completionText(negative.target, format), completionText(tempting, format));
     const positive = negative.provenance.from ? byId.get(negative.provenance.from) : undefined;
     if (positive && positive.target.tool !== null && nearMissOf(positive.target, tempting)) {

@@ -1,6 +1,7 @@
 import type { ValidateFunction } from 'ajv';
 import type { Catalog, CatalogTool } from '../catalog/types.js';
 import { compileSchema } from '../schema/compile.js';
+import { lackedScopes } from '../scope-guard.js';
 import type { Persona, Target } from './types.js';
 
 /** Why a candidate is not training data. Sandbox refusals are `sandbox:<CODE>` with the sandbox's own code. */
@@ -58,7 +59,7 @@ export class CallValidator {
     if (!entry.validate(target.arguments)) {
       return { valid: false, reason: 'schema_invalid', detail: (entry.validate.errors ?? []).map((e) => `${e.instancePath || '(arguments)'} ${e.message}`).join('; ') };
     }
-    const missing = entry.tool.scopes.filter((s) => !persona.scopes.includes(s));
+    const missing = lackedScopes(entry.tool.scopes, persona.scopes);
     if (missing.length) return { valid: false, reason: 'missing_scope', detail: `persona ${persona.name} lacks ${missing.join(', ')}` };
     return { valid: true };
   }

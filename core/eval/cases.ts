@@ -4,6 +4,8 @@ import { Rng } from '../rng.js';
 import { targetFromCompletion } from './parse.js';
 import type { EvalCase } from './types.js';
 import { InputError } from '../errors.js';
+import type { Catalog } from '../catalog/types.js';
+import { toolScopes } from '../scope-guard.js';
 
 /** Raised for a test set that cannot be scored; names the row. Retrying cannot help. */
 export class EvalInputError extends InputError {
@@ -12,10 +14,13 @@ export class EvalInputError extends InputError {
 
 /**
  * Eval cases from rendered test rows (the prompts exactly as training saw them) joined by id with the router
- * rows they were rendered from (for the domain). Rows may also carry `domain` themselves (standalone files).
+ * rows they were rendered from (for the domain, and the caller's scopes). Rows may also carry `domain`
+ * themselves (standalone files). With the catalog too, each case carries the scope check the gateway applies.
  */
-export function casesFrom(rendered: Array<RenderedRow & { domain?: string }>, routerRows: RouterRow[] = [], source = 'test set'): EvalCase[] {
-  const domains = new Map(routerRows.map((r) => [r.id, r.domain]));
+export function casesFrom(rendered: Array<RenderedRow & { domain?: string }>, routerRows: RouterRow[] = [], source = 'test set', catalog?: Catalog): EvalCase[] {
+  const rowsById = new Map(routerRows.map((r) => [r.id, r]));
+  const scopesByDomain = new Map<string, Record<string, string[]>>();
+  const scopesOf = (domain: string) => scopesByDomain.get(domain) ?? scopesByDomain.set(domain, toolScopes(catalog!.tools, domain)).get(domain)!;
   return rendered.map((row, i) => {
     const where = `${source} row ${i + 1}${row?.id ? ` (${row.id})` : ''}`;
     if (!row || typeof row.id !== 'string' || !Array.isArray(row.prompt) || !Array.isArray(row.completion) || !Array.isArray(row.tools)) {
@@ -29,8 +34,15 @@ export function casesFrom(rendered: Array<RenderedRow & { domain?: string }>, ro
     } catch (err) {
       throw new EvalInputError(`${where}: completion: ${(err as Error).message}`);
     }
-    return { id: row.id, domain: row.domain ?? domains.get(row.id) ?? null, messages: row.prompt, tools: row.tools, target };
+    const from = rowsById.get(row.id);
+    const scopes = catalog && from ? { caller: from.persona.scopes, tools: offeredScopes(scopesOf(from.domain), row.tools) } : undefined;
+    return { id: row.id, domain: row.domain ?? from?.domain ?? null, messages: row.prompt, tools: row.tools, target, ...(scopes ? { scopes } : {}) };
   });
+}
+
+/** The required scopes of the offered tools only: a call to any other tool is scored as not offered. */
+function offeredScopes(all: Record<string, string[]>, tools: RenderedRow['tools']): Record<string, string[]> {
+  return Object.fromEntries(tools.map((t) => [t.function.name, all[t.function.name] ?? []]));
 }
 
 const byId = (a: EvalCase, b: EvalCase) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);

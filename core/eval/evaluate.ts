@@ -3,7 +3,8 @@ import { chatClient, type EndpointSpec } from './client.js';
 import { aggregate } from './metrics.js';
 import { parsePrediction } from './parse.js';
 import { scoreCase } from './score.js';
-import type { CaseResult, EndpointResult, EvalCase } from './types.js';
+import type { CaseResult, EndpointResult, EvalCase, Prediction } from './types.js';
+import { lackedFor, MISSING_SCOPE, type ScopeCheck } from '../scope-guard.js';
 
 export interface EvaluateOptions {
   concurrency: number;
@@ -31,7 +32,7 @@ export async function evaluateEndpoint(cases: EvalCase[], spec: EndpointSpec, op
     const asked = performance.now();
     try {
       const answer = await ask(c.messages, c.tools);
-      result = scoreCase(c, parsePrediction(answer.message), { latencyMs: answer.latencyMs, promptTokens: answer.promptTokens, completionTokens: answer.completionTokens });
+      result = scoreCase(c, checkScopes(parsePrediction(answer.message), c.scopes), { latencyMs: answer.latencyMs, promptTokens: answer.promptTokens, completionTokens: answer.completionTokens });
     } catch (err) {
       // The time spent failing counts (a flaky endpoint must not look fast); no usage came back, so no tokens.
       const error = (err as Error).message;
@@ -47,4 +48,12 @@ export async function evaluateEndpoint(cases: EvalCase[], spec: EndpointSpec, op
   const wallSeconds = (performance.now() - started) / 1000;
   const metrics = aggregate(results, { bootstrap: opts.bootstrap, cost: spec.cost, wallSeconds });
   return { label: spec.label, endpoint: spec.baseUrl, model: spec.model, metrics, cases: results };
+}
+
+/** A call the caller may not make, answered as the gateway answers it: the missing_scope violation. */
+export function checkScopes(p: Prediction, check: ScopeCheck | undefined): Prediction {
+  if (!check || p.kind !== 'call') return p;
+  const lacked = lackedFor(p.tool, check);
+  if (!lacked.length) return p;
+  return { kind: 'no-call', verdict: MISSING_SCOPE.verdict, code: MISSING_SCOPE.code, refused: `called ${p.tool}; the caller lacks ${lacked.join(', ')}` };
 }

@@ -148,5 +148,5 @@ function personaFor(domain: string, scopes: string[] | null | undefined, persona
 export function handwrittenCases(rows: RouterRow[], catalog: Catalog, format: RenderFormat, source: string): EvalCase[] {
   const tools = new Map(catalog.tools.map((t) => [t.id, t]));
   const rendered: Array<RenderedRow & { domain: string }> = rows.map((r) => ({ ...renderRow(r, tools, format), domain: r.domain }));
-  return casesFrom(rendered, rows, source);
+  return casesFrom(rendered, rows, source, catalog);
 }

@@ -42,6 +42,7 @@ export function aggregate(results: CaseResult[], opts: AggregateOptions): EvalMe
     tokens: { prompt, completion, perDecision: n ? (prompt + completion) / n : null },
     costPer1K: costPer1K(opts.cost, n, prompt, completion, throughput),
     throughputPerSecond: throughput,
+    scopeRefusals: results.filter((r) => r.scopeRefused).length,
   };
 }
 

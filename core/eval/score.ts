@@ -25,6 +25,7 @@ export function scoreCase(c: EvalCase, prediction: Prediction, measure: CallMeas
     predictedAbstains: p.kind === 'no-call',
     schemaValid: p.kind !== 'call' ? null : schema ? validates(schema, p.arguments) : false,
     detail,
+    ...(p.kind === 'no-call' && p.refused ? { scopeRefused: p.refused } : {}),
     measure,
   };
 }

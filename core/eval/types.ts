@@ -2,6 +2,7 @@ import type { CostConfig } from '../config/schema.js';
 import type { ChatMessage, RenderedRow } from '../dataset/render.js';
 import type { Target } from '../dataset/types.js';
 import type { RetrieverRecall } from '../retrieve/recall.js';
+import type { ScopeCheck } from '../scope-guard.js';
 
 /**
  * Contracts of the evaluation harness (DESIGN §3 "Eval report"). Pure data: the scorer, the aggregator,
@@ -16,12 +17,15 @@ export interface EvalCase {
   messages: ChatMessage[];
   tools: RenderedRow['tools'];
   target: Target;
+  /** The caller's and the offered tools' scopes, when known: a call the caller may not make is scored as the
+   * missing_scope violation the gateway answers in its place (core/scope-guard.ts). */
+  scopes?: ScopeCheck;
 }
 
 /** What an endpoint answered, parsed. `kind: 'invalid'` keeps the raw text for the report. */
 export type Prediction =
   | { kind: 'call'; tool: string; arguments: unknown; extraCalls: number }
-  | { kind: 'no-call'; verdict: string | null; code: string | null }
+  | { kind: 'no-call'; verdict: string | null; code: string | null; refused?: string }
   | { kind: 'invalid'; raw: string; problem: string };
 
 /** Per-request measurements; tokens come from the endpoint's `usage`. */
@@ -78,6 +82,8 @@ export interface CaseResult {
   schemaValid: boolean | null;
   /** Short human detail for errors ("missing required customer_id"). */
   detail: string;
+  /** The model called a tool the caller lacks scopes for, answered as missing_scope ("called X; lacks Y"). */
+  scopeRefused?: string;
   measure: CallMeasure;
 }
 
@@ -119,6 +125,8 @@ export interface EvalMetrics {
   costPer1K: { dollars: number | null; basis: string };
   /** Decisions per second over the whole run at the run's concurrency (what gpu-hour cost uses). */
   throughputPerSecond: number | null;
+  /** Calls the scope check answered as missing_scope (absent in reports from before it). */
+  scopeRefusals?: number;
 }
 
 /** One scored endpoint. */

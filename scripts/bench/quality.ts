@@ -39,6 +39,7 @@ import { casesFrom, sampleCases } from '../../core/eval/cases.js';
 import type { EndpointSpec } from '../../core/eval/client.js';
 import { evaluateEndpoint } from '../../core/eval/evaluate.js';
 import { handwrittenCases } from '../../core/eval/handwritten.js';
+import { asTaught } from '../../core/dataset/taught.js';
 import type { EndpointResult, EvalCase } from '../../core/eval/types.js';
 import { preferenceJobConfig, trainJobFor } from '../../core/train/job.js';
 import { preferencePairs } from '../../core/dataset/pairs.js';
@@ -95,14 +96,15 @@ const write = async (name: string, rows: RenderedRow[]) => {
   await writeFile(file, rows.map((r) => `${JSON.stringify(r)}\n`).join(''));
   return file;
 };
-const trainRows = built.rows.train;
+// Taught as the render stage teaches them: a missing scope is the scope check's to refuse (core/dataset/taught.ts).
+const trainRows = asTaught(built.rows.train);
 const files = {
   train: await write('train', renderRows(trainRows, built.catalog, format)),
   trainNoNegatives: await write('train-no-negatives', renderRows(trainRows.filter((r) => !r.provenance.operator), built.catalog, format)),
-  val: await write('val', renderRows(built.rows.val, built.catalog, format)),
+  val: await write('val', renderRows(asTaught(built.rows.val), built.catalog, format)),
 };
 const testRendered = renderRows(built.rows.test, built.catalog, format);
-const testCases = sampleCases(casesFrom(testRendered, built.rows.test, 'test set'), full ? undefined : Number(values.test), ev.sampleSeed);
+const testCases = sampleCases(casesFrom(testRendered, built.rows.test, 'test set', built.catalog), full ? undefined : Number(values.test), ev.sampleSeed);
 const handText = await readFile(values.cases, 'utf8');
 const handRows: RouterRow[] = handwrittenRowsOf(handText, values.cases, built.catalog, config.dataset);
 const handAll = handwrittenCases(handRows, built.catalog, format, values.cases);

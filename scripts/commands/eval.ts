@@ -47,7 +47,10 @@ and per-domain tables, latency, tokens and cost, with bootstrap 95 % intervals.
   --cases FILE          hand-written cases, JSONL: {"id", "domain", "messages", "scopes"?, "tools"?, "expected"}
                         — messages without a system prompt, expected {"tool", "arguments"} or {"tool": null,
                         "verdict", "code"}; rendered with the current renderer (see docs/hand-written-cases.md)
-  --catalog REF|FILE    (with --cases) the catalog: an artifact (sha prefix or URI) or a catalog JSON file
+  --catalog REF|FILE    the catalog: an artifact (sha prefix or URI) or a catalog JSON file. Needed with --cases
+                        (they are rendered with its schemas); with a rendered-test artifact, calls the case's
+                        caller lacks scopes for are scored as the missing_scope violation, as the evaluate stage
+                        and a rendering gateway answer them
   --config FILE         (with --cases) personas, slice size, seed and render format from its dataset section
   --traces SOURCE       production traffic as the test set: OpenAI-format traces (the gateway's trace log: a
                         file, a directory of *.jsonl, or s3://bucket/prefix/ with $FLYWHEEL_S3_ENDPOINT). Each trace's conversation up to
@@ -98,6 +101,7 @@ and per-domain tables, latency, tokens and cost, with bootstrap 95 % intervals.
     });
     if (!values.endpoint || !values.model || [values.testset, values.cases, values.traces].filter(Boolean).length !== 1) throw new UsageError('--endpoint, --model and one of --testset, --cases or --traces are required');
     if (values['escalated-only'] && !values.traces) throw new UsageError('--escalated-only applies to --traces');
+    if (values.catalog && values.traces) throw new UsageError('--catalog applies to --cases and --testset: traces are scored on the decisions they logged');
     if (values.cases && !values.catalog) throw new UsageError('--cases needs --catalog REF|FILE: the cases are rendered with its tool schemas');
     const apiKeyEnv = values['api-key-env'];
     if (apiKeyEnv && !process.env[apiKeyEnv]) throw new UsageError(`--api-key-env ${apiKeyEnv}: that environment variable is not set`);
@@ -105,7 +109,7 @@ and per-domain tables, latency, tokens and cost, with bootstrap 95 % intervals.
       ? await loadHandwritten(values.cases, values.catalog!, values.config, values.store)
       : values.traces
         ? await loadTraceCases(values.traces, values['escalated-only'] === true)
-        : await loadCases(values.testset!, values.store);
+        : await loadCases(values.testset!, values.store, values.catalog);
     const bootstrap = { resamples: intOption(values.resamples, 'resamples', DEFAULTS.bootstrap.resamples), seed: wholeNumber(values.seed, 'seed', DEFAULTS.bootstrap.seed) };
     // --limit: a stratified sample, drawn as the evaluate stage draws one (same default seed, same cases).
     const sampleSeed = wholeNumber(values['sample-seed'], 'sample-seed', DEFAULTS.sampleSeed);
@@ -138,8 +142,9 @@ and per-domain tables, latency, tokens and cost, with bootstrap 95 % intervals.
 };
 
 /** A file of rendered rows, or a rendered test set artifact (joined with its router rows for domains). */
-async function loadCases(testset: string, storeUri: string | undefined): Promise<{ cases: EvalCase[]; sha256: string; source: string }> {
+async function loadCases(testset: string, storeUri: string | undefined, catalogRef: string | undefined): Promise<{ cases: EvalCase[]; sha256: string; source: string }> {
   if (existsSync(testset)) {
+    if (catalogRef) throw new UsageError(`--catalog with --testset ${testset}: a file of rendered rows does not say who asked; give the run's rendered-test artifact to check scopes`);
     const text = await readFile(testset, 'utf8');
     const rows = text.split('\n').filter((l) => l.trim()).map((l, i) => {
       try {
@@ -158,7 +163,22 @@ async function loadCases(testset: string, storeUri: string | undefined): Promise
   for (const parent of manifest.parents) {
     if ((await store.manifest(parent)).kind === 'test') routerRows.push(...(await store.readJsonl<RouterRow>(parent)));
   }
-  return { cases: casesFrom(await store.readJsonl<RenderedRow>(ref), routerRows, `rendered-test ${ref.sha256.slice(0, 12)}`), sha256: ref.sha256, source: `rendered-test ${ref.sha256.slice(0, 12)}` };
+  const catalog = catalogRef ? await loadCatalog(catalogRef, storeUri) : undefined;
+  return { cases: casesFrom(await store.readJsonl<RenderedRow>(ref), routerRows, `rendered-test ${ref.sha256.slice(0, 12)}`, catalog), sha256: ref.sha256, source: `rendered-test ${ref.sha256.slice(0, 12)}` };
+}
+
+/** A catalog from a JSON file or an artifact (sha prefix or URI). */
+async function loadCatalog(catalogRef: string, storeUri: string | undefined): Promise<Catalog> {
+  let catalog: Catalog;
+  if (existsSync(catalogRef)) catalog = JSON.parse(await readFile(catalogRef, 'utf8')) as Catalog;
+  else {
+    const store = openStore(storeUriFrom(storeUri));
+    const ref = await store.resolve(catalogRef);
+    if (ref.kind !== 'catalog') throw new UsageError(`--catalog ${catalogRef} is a ${ref.kind} artifact; give a catalog (see flywheel artifacts ls --kind catalog)`);
+    catalog = await store.readJson<Catalog>(ref);
+  }
+  if (!Array.isArray(catalog?.tools) || !Array.isArray(catalog?.servers)) throw new UsageError(`--catalog ${catalogRef} is not a catalog (servers[], tools[])`);
+  return catalog;
 }
 
 /** Hand-written cases rendered against a catalog (an artifact or a JSON file), with the config's dataset settings. */
@@ -171,15 +191,7 @@ async function loadHandwritten(file: string, catalogRef: string, configFile: str
   }
   const config = configFile ? await loadConfigFile(configFile) : undefined;
   const dataset = datasetSchema.parse(config?.dataset ?? {});
-  let catalog: Catalog;
-  if (existsSync(catalogRef)) catalog = JSON.parse(await readFile(catalogRef, 'utf8')) as Catalog;
-  else {
-    const store = openStore(storeUriFrom(storeUri ?? config?.artifacts.store));
-    const ref = await store.resolve(catalogRef);
-    if (ref.kind !== 'catalog') throw new UsageError(`--catalog ${catalogRef} is a ${ref.kind} artifact; give a catalog (see flywheel artifacts ls --kind catalog)`);
-    catalog = await store.readJson<Catalog>(ref);
-  }
-  if (!Array.isArray(catalog?.tools) || !Array.isArray(catalog?.servers)) throw new UsageError(`--catalog ${catalogRef} is not a catalog (servers[], tools[])`);
+  const catalog = await loadCatalog(catalogRef, storeUri ?? config?.artifacts.store);
   const rows = handwrittenRowsOf(text, file, catalog, dataset);
   return { cases: handwrittenCases(rows, catalog, dataset.render.format, file), sha256: sha256Hex(text), source: file };
 }

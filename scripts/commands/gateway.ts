@@ -1,4 +1,9 @@
 import { loadConfigFile } from '../../core/config/load.js';
+import type { FlywheelConfig } from '../../core/config/schema.js';
+import { openStore } from '../../core/artifacts/index.js';
+import { catalogHistory } from '../../core/catalog/history.js';
+import type { Catalog } from '../../core/catalog/types.js';
+import { toolScopes } from '../../core/scope-guard.js';
 import { gatewaySchema, type GatewayConfig } from '../../core/config/schema.js';
 import { startGateway } from '../../gateway/server.js';
 import { parse, UsageError, type Command } from '../lib/args.js';
@@ -27,7 +32,10 @@ An OpenAI-compatible server in front of the deployed router versions:
   GET  /v1/models             one entry per alias, with its current version
   GET  /health
 Unsure decisions (low confidence, or the rules in escalation.on) go to the escalation model when the config
-has gateway.escalation. Every decision is appended to DIR/gateway-YYYY-MM-DD.jsonl as an OpenAI-format
+has gateway.escalation. With --config, a call its caller lacks scopes for (the scopes the project's newest
+catalog declares for the tool, read at start) is answered as the missing_scope violation; the caller is
+gateway.render.caller, or without render the Caller: line of the prompt (rendered already, as the router read it).
+Every decision is appended to DIR/gateway-YYYY-MM-DD.jsonl as an OpenAI-format
 trace; a traces: source naming DIR feeds them back into the flywheel.
 
 --config FILE      take options from the file's gateway: section (without one: defaults, and deploy.registry)
@@ -68,7 +76,8 @@ Flags override the config file. Ctrl-C (SIGINT) or SIGTERM stops it cleanly.`,
     };
     const keysFile = values['keys-file'] ?? cfg.keysFile ?? (existsSync(DEFAULT_GATEWAY_KEYS_FILE) ? DEFAULT_GATEWAY_KEYS_FILE : undefined);
     if (keysFile) cfg.keysFile = keysFile;
-    const gateway = await startGateway(cfg, { log: (line) => console.error(line) });
+    const toolScopes = file ? await projectToolScopes(file) : undefined;
+    const gateway = await startGateway(cfg, { log: (line) => console.error(line), ...(toolScopes ? { toolScopes } : {}) });
     const aliases = await gateway.aliases();
     const serving = aliases.length ? aliases.map((a) => `${a.alias} (${a.version})`).join(', ') : 'no aliases yet';
     console.log(`flywheel gateway listening on ${gateway.url}, serving ${serving}${cfg.escalation ? `; escalating to ${cfg.escalation.model}` : ''}`);
@@ -86,6 +95,22 @@ Flags override the config file. Ctrl-C (SIGINT) or SIGTERM stops it cleanly.`,
     return 0;
   },
 };
+
+/**
+ * Required scopes by tool name from the project's newest catalog (read once, at start), for the scope check;
+ * undefined, with a line saying so, before any catalog was ingested.
+ */
+async function projectToolScopes(file: FlywheelConfig): Promise<Record<string, string[]> | undefined> {
+  const store = openStore(file.artifacts.store, file.artifacts.s3);
+  const head = (await catalogHistory(store, file.name)).at(-1);
+  if (!head) {
+    console.error(`scope check off: project ${file.name} has no catalog in ${file.artifacts.store} yet (run the flywheel once)`);
+    return undefined;
+  }
+  const catalog = await store.readJson<Catalog>(await store.resolve(head.sha256));
+  console.error(`scope check on: the caller's scopes against ${catalog.tools.length} tools of catalog ${head.version}`);
+  return toolScopes(catalog.tools);
+}
 
 /** `flywheel gateway keys create NAME`: the key is printed once, on stdout; only its hash is kept. */
 async function keysCommand(argv: string[]): Promise<number> {

@@ -12,6 +12,8 @@ import type { EvalReport } from '../../core/eval/types.js';
 import { startGateway } from '../../gateway/server.js';
 import type { RunStatus } from './runs.js';
 import { DEFAULT_TRACES_DIR } from '../../core/defaults.js';
+import type { Catalog } from '../../core/catalog/types.js';
+import { toolScopes } from '../../core/scope-guard.js';
 
 /** The eval table, the gate's decision and where the HTML report is (materialised under .flywheel/reports). */
 export async function evalReport(store: ArtifactStore, status: RunStatus): Promise<string | undefined> {
@@ -38,7 +40,10 @@ export async function gatewayTour(store: ArtifactStore, status: RunStatus, confi
   const split = status.stages.find((s) => s.name === 'split')?.outputs;
   if (!render?.renderedTest || !split?.test) return undefined;
   const cases = showcaseCases(casesFrom(await store.readJsonl<RenderedRow>(render.renderedTest), await store.readJsonl<RouterRow>(split.test)), count);
-  const gateway = await startGateway({ ...(config.gateway ?? gatewaySchema.parse({ tracesDir: DEFAULT_TRACES_DIR })), port: 0, registry: config.deploy.registry });
+  // The run's catalog: the gateway refuses calls the prompt's caller lacks scopes for, as `flywheel gateway --config` does.
+  const catalog = status.stages.find((s) => s.name === 'ingest')?.outputs?.catalog;
+  const toolScopesOf = catalog ? toolScopes((await store.readJson<Catalog>(catalog)).tools) : undefined;
+  const gateway = await startGateway({ ...(config.gateway ?? gatewaySchema.parse({ tracesDir: DEFAULT_TRACES_DIR })), port: 0, registry: config.deploy.registry }, toolScopesOf ? { toolScopes: toolScopesOf } : {});
   try {
     const client = new OpenAI({ baseURL: gateway.url, apiKey: 'not-needed' });
     const lines = [`gateway ${gateway.url} (model "${config.deploy.alias}" → ${(await gateway.aliases()).find((a) => a.alias === config.deploy!.alias)?.version ?? '?'})`];

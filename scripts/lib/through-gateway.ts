@@ -15,6 +15,7 @@ import type { CaseResult, EndpointResult, EvalCase } from '../../core/eval/types
 import { type RetrieverRecall, retrieverRecall } from '../../core/retrieve/recall.js';
 import { gatewaySchema } from '../../core/config/schema.js';
 import { startGateway } from '../../gateway/server.js';
+import { toolScopes } from '../../core/scope-guard.js';
 
 export interface ThroughGateway {
   result: EndpointResult;
@@ -45,11 +46,13 @@ export async function scoreThroughGateway(
     const key = JSON.stringify([r.persona.name, r.persona.scopes]);
     byCaller.set(key, [...(byCaller.get(key) ?? []), r]);
   }
+  // The gateway refuses calls its caller lacks scopes for, as `flywheel gateway --config` does from the project's catalog.
+  const scopes = toolScopes(catalog.tools);
   const results: CaseResult[] = [];
   const started = performance.now();
   for (const group of byCaller.values()) {
     const caller = { name: group[0]!.persona.name, scopes: group[0]!.persona.scopes };
-    const gateway = await startGateway(gatewaySchema.parse({ port: 0, registry: registryFile, tracesDir: join(dir, 'gateway-traces'), timeoutMs: opts.timeoutMs, render: { sliceSize, caller } }));
+    const gateway = await startGateway(gatewaySchema.parse({ port: 0, registry: registryFile, tracesDir: join(dir, 'gateway-traces'), timeoutMs: opts.timeoutMs, render: { sliceSize, caller } }), { toolScopes: scopes });
     try {
       const cases: EvalCase[] = group.map((r) => ({
         id: r.id,

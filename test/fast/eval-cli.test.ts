@@ -76,6 +76,11 @@ describe('flywheel eval', () => {
       assert.equal(await main(['eval', '--endpoint', endpoint.url, '--model', 'router', '--testset', join(dir, 'bad.jsonl')]), 2);
       assert.match(errors.join('\n'), /bad\.jsonl row 2 \(r2\): completion/);
       assert.equal(await main(['eval', '--endpoint', endpoint.url, '--testset', join(dir, 'bad.jsonl')]), 2);
+      // A file of rendered rows does not say who asked, so scopes cannot be checked on it; traces log their decisions.
+      assert.equal(await main(['eval', '--endpoint', endpoint.url, '--model', 'router', '--testset', join(dir, 'test.jsonl'), '--catalog', join(dir, 'test.jsonl')]), 2);
+      assert.match(errors.join('\n'), /--catalog with --testset .*test\.jsonl: a file of rendered rows does not say who asked/);
+      assert.equal(await main(['eval', '--endpoint', endpoint.url, '--model', 'router', '--traces', join(dir, 'test.jsonl'), '--catalog', 'x']), 2);
+      assert.match(errors.join('\n'), /--catalog applies to --cases and --testset/);
     } finally {
       console.error = original;
     }

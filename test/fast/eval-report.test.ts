@@ -26,7 +26,7 @@ describe('markdown report', () => {
   it('summaryTable is exactly the summary section', () => {
     const t = summaryTable(sampleReport());
     assert.ok(md.includes(t));
-    assert.equal(t.split('\n').length, 2 + 13);
+    assert.equal(t.split('\n').length, 2 + 14);
     assert.ok(!t.includes('Gate'));
   });
 

@@ -41,6 +41,7 @@ const SCRIPT: Record<string, Scripted> = {
   'maybe record 002': { call: 'get_record', arguments: { recordId: '002' }, confidence: 0.2 },
   'mumble': { raw: 'I would probably use get_record here.' },
   'delete everything': { abstain: { code: 'missing_scope', reason: 'caller lacks crm.delete' }, confidence: 0.9 },
+  'delete record 003': { call: 'delete_record', arguments: { recordId: '003' }, confidence: 0.95 },
   'crash': { status: 500, message: 'CUDA out of memory' },
   'bad request': { status: 400, message: 'messages: cannot apply the chat template' },
 };
@@ -255,6 +256,28 @@ describe('router gateway', () => {
     await assert.rejects(startGateway(cfg, { env: {} }), /environment variable FLYWHEEL_TEST_NO_SUCH_KEY is not set/);
     const backendKeyed = gatewaySchema.parse({ port: 0, registry: registryFile, tracesDir, backendApiKeyEnv: 'FLYWHEEL_TEST_NO_BACKEND_KEY' });
     await assert.rejects(startGateway(backendKeyed, { env: {} }), /FLYWHEEL_TEST_NO_BACKEND_KEY \(gateway.backendApiKeyEnv\) is not set/);
+  });
+
+  it('refuses a call the prompt\'s caller lacks scopes for when it knows the tools\' scopes; passes it for a caller who has them', async () => {
+    const checking = await startGateway(gatewaySchema.parse({ port: 0, registry: registryFile, tracesDir: join(dir, 'traces-scopes'), timeoutMs: 5000 }), { toolScopes: { get_record: ['crm.read'], delete_record: ['crm.delete'] } });
+    try {
+      const send = async (scopes: string[]) => {
+        const res = await fetch(`${checking.url}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'router', messages: [system('support-agent', scopes), { role: 'user', content: 'delete record 003' }], tools: TOOLS }) });
+        return { refused: res.headers.get('x-flywheel-scope-refused'), message: ((await res.json()) as Record<string, any>).choices[0].message };
+      };
+      const refused = await send(['crm.read']);
+      assert.equal(refused.refused, 'delete_record');
+      assert.equal(refused.message.tool_calls, undefined);
+      assert.deepEqual(JSON.parse(refused.message.content), { tool: null, verdict: 'violation', code: 'missing_scope' });
+      const allowed = await send(['crm.read', 'crm.delete']);
+      assert.equal(allowed.refused, null);
+      assert.equal(allowed.message.tool_calls[0].function.name, 'delete_record');
+    } finally {
+      await checking.close();
+    }
+    // Without the tools' scopes nothing is refused: the gateway above (no catalog) passes the call on.
+    const r = await chat({ model: 'router', messages: [system('support-agent', ['crm.read']), { role: 'user', content: 'delete record 003' }], tools: TOOLS });
+    assert.equal(r.json.choices[0].message.tool_calls[0].function.name, 'delete_record');
   });
 
   it('flywheel gateway: prints its URL and aliases, serves, and stops cleanly on SIGTERM', async () => {

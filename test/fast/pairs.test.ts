@@ -32,13 +32,12 @@ describe('preference pairs', () => {
     negative('n-orphan', 'drop_required', { tool: 'refund_record', arguments: { amount: 5 } }, {}, 'p-in-another-split'),
   ];
 
-  it('near misses on the positive prompt where the tempting call differs in the tool or one argument; an abstention pair for every negative', () => {
+  it('near misses on the positive prompt where the tempting call differs in the tool or one argument; an abstention pair for every negative but a missing scope (the scope check refuses those)', () => {
     const { pairs, counts } = preferencePairs([...rows, positive, rows[1]!], CATALOG, 'router-json'); // repeated rows: oversampled train
     assert.deepEqual(counts, {
       'abstention:sibling_swap': 1, 'near_miss:sibling_swap': 1,
       'abstention:drop_required': 2, 'near_miss:drop_required': 1,
       'abstention:server_refusal': 1, 'near_miss:server_refusal': 1,
-      'abstention:missing_scope': 1,
       'abstention:prompt_injection': 1,
     });
     for (const p of pairs) assert.notEqual(p.chosen[0]!.content, p.rejected[0]!.content, p.id);

@@ -35,11 +35,14 @@ describe('gateway renders agent requests as training did', () => {
   let client: OpenAI;
   let agentTools: OpenAI.Chat.Completions.ChatCompletionFunctionTool[] = [];
   let catalogTools: CatalogTool[] = [];
+  /** Each tool's required scopes as the sandboxes declare them (`_meta.scopes`), as ingest reads them. */
+  const declaredScopes: Record<string, string[]> = {};
 
   before(async () => {
     for (const name of ['salesforce', 'oracle-ebs'] as const) {
       const sandbox = await stdioSandbox(name);
       for (const t of await listAllTools(sandbox.client)) {
+        declaredScopes[t.name] = Array.isArray(t._meta?.scopes) ? (t._meta.scopes as string[]) : [];
         catalogTools.push({ id: `agent/${t.name}`, server: 'agent', name: t.name, ...(t.description ? { description: t.description } : {}), inputSchema: t.inputSchema as Record<string, unknown>, scopes: [] });
         agentTools.push({ type: 'function', function: { name: t.name, ...(t.description ? { description: t.description } : {}), parameters: t.inputSchema as Record<string, unknown> } });
       }
@@ -109,6 +112,39 @@ describe('gateway renders agent requests as training did', () => {
     const message = answer.choices[0]!.message as OpenAI.Chat.Completions.ChatCompletionMessage & { flywheel?: unknown };
     assert.deepEqual(message.flywheel, { decision: 'abstain', verdict: 'abstain', code: 'no_tool' });
     assert.equal(JSON.parse(message.content!).tool, null);
+  });
+
+  it('refuses a call its caller lacks scopes for: missing_scope in content and message.flywheel, a header, the trace', async () => {
+    assert.ok(declaredScopes.get_invoice?.length, 'precondition: the Oracle EBS sandbox declares get_invoice\'s scopes');
+    const traces = join(dir, 'traces-scopes');
+    const sales = { name: 'sales-rep', scopes: ['sf.opportunity.read'] };
+    const checking = (caller: typeof CALLER) => startGateway(gatewaySchema.parse({ port: 0, registry: registryFile, tracesDir: traces, timeoutMs: 5000, render: { sliceSize: 6, caller } }), { toolScopes: declaredScopes });
+    const refusing = await checking(sales);
+    try {
+      const res = await fetch(`${refusing.url}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'router', messages: [{ role: 'user', content: 'show me invoice 104073' }], tools: agentTools }) });
+      const body = (await res.json()) as { choices: Array<{ message: { content: string; tool_calls?: unknown[]; flywheel?: unknown } }> };
+      assert.equal(res.status, 200);
+      assert.equal(backend.requests.at(-1)!.messages[0]!.content!.includes('Caller: sales-rep'), true, 'the router was asked, as the configured caller');
+      const message = body.choices[0]!.message;
+      assert.equal(message.tool_calls, undefined, 'the call is not passed on');
+      assert.deepEqual(JSON.parse(message.content), { tool: null, verdict: 'violation', code: 'missing_scope' });
+      assert.deepEqual(message.flywheel, { decision: 'abstain', verdict: 'violation', code: 'missing_scope' });
+      assert.equal(res.headers.get('x-flywheel-scope-refused'), 'get_invoice');
+      const [file] = await traceFilesAt(traces);
+      const logged = JSON.parse(readFileSync(file!, 'utf8').trim().split('\n').at(-1)!);
+      assert.equal(logged.metadata.gateway.scopeRefused, `called get_invoice; the caller lacks ${declaredScopes.get_invoice!.filter((x) => !sales.scopes.includes(x)).join(', ')}`);
+      assert.match(logged.messages.at(-1).content, /missing_scope/, 'the trace records the answer the agent got');
+    } finally {
+      await refusing.close();
+    }
+    // A caller holding the scopes gets the call.
+    const allowed = await checking({ name: 'ar-clerk', scopes: declaredScopes.get_invoice! });
+    try {
+      const answer = await new OpenAI({ baseURL: allowed.url, apiKey: 'unused', maxRetries: 0 }).chat.completions.create({ model: 'router', messages: [{ role: 'user', content: 'show me invoice 104073' }], tools: agentTools });
+      assert.equal((answer.choices[0]!.message.tool_calls![0] as { function: { name: string } }).function.name, 'get_invoice');
+    } finally {
+      await allowed.close();
+    }
   });
 
   it('logs what the router was shown: the rendered prompt, its hash, the slice and how many tools were offered', async () => {

@@ -1,0 +1,39 @@
+/**
+ * RBAC after the router: a call to a tool whose scopes the caller lacks is answered as the missing_scope
+ * violation, whatever the model said. Authorisation is a lookup, not a judgement: the model picks the tool, code
+ * decides whether this caller may use it. The gateway, the evaluate stage and `flywheel eval` all apply it, so
+ * a router is scored as it answers in production.
+ */
+import type { CatalogTool } from './catalog/types.js';
+
+/** Who asks and what the offered tools need: the caller's scopes, each tool's required scopes by name. */
+export interface ScopeCheck {
+  caller: string[];
+  tools: Record<string, string[]>;
+}
+
+/** The no-call a forbidden call becomes (verdicts.ts lists the code). */
+export const MISSING_SCOPE = { tool: null, verdict: 'violation', code: 'missing_scope' } as const;
+
+/** The scopes in `required` that `held` lacks, in `required`'s order. */
+export function lackedScopes(required: readonly string[], held: readonly string[]): string[] {
+  return required.filter((s) => !held.includes(s));
+}
+
+/**
+ * Required scopes by tool name for a domain's tools (every server's when domain is null). A name that two
+ * servers share needs the scopes of both: the check errs towards refusing.
+ */
+export function toolScopes(tools: readonly CatalogTool[], domain: string | null = null): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const t of tools) {
+    if (domain !== null && t.server !== domain) continue;
+    out[t.name] = [...new Set([...(out[t.name] ?? []), ...t.scopes])];
+  }
+  return out;
+}
+
+/** What the caller lacks to call `tool` (empty: allowed, or a tool the check knows nothing of). */
+export function lackedFor(tool: string, check: ScopeCheck): string[] {
+  return lackedScopes(check.tools[tool] ?? [], check.caller);
+}

@@ -150,9 +150,16 @@ def _loss_weights(full_text: str, offsets: list[tuple[int, int]], start: int, ro
     ]
 
 
-def encode_rows(tokenizer: Any, rows: list[Row], max_length: int, source: str, decision_weight: float = 1.0) -> list[dict[str, list[Any]]]:
-    """Encode every row; rows longer than max_length are an error (never truncated), listing the first few."""
+def encode_rows(tokenizer: Any, rows: list[Row], max_length: int, source: str, decision_weight: float = 1.0, token_weighted: bool = False) -> list[dict[str, list[Any]]]:
+    """Encode every row; rows longer than max_length are an error (never truncated), listing the first few.
+    With `token_weighted` (optim.tokenWeightedLoss), each row's loss_weight is scaled by its answer length over the
+    rows' mean, so the trainer's per-step mean over answer tokens becomes a sum over a fixed count."""
     encoded = [encode_row(tokenizer, r, decision_weight) for r in rows]
+    if token_weighted and encoded:
+        mean = sum(sum(e["completion_mask"]) for e in encoded) / len(encoded)
+        for e in encoded:
+            scale = sum(e["completion_mask"]) / mean
+            e["loss_weight"] = [w * scale for w in e.get("loss_weight", [1.0] * len(e["input_ids"]))]
     too_long = [(r.id, len(e["input_ids"])) for r, e in zip(rows, encoded) if len(e["input_ids"]) > max_length]
     if too_long:
         shown = ", ".join(f"{rid} ({n} tokens)" for rid, n in too_long[:5])

@@ -112,7 +112,7 @@ def _dataset(encoded: list[dict[str, list[Any]]]):
 
 
 def weighted_sft_trainer(lora_plus_ratio: float | None = None):
-    """TRL's SFTTrainer, plus a per-token `loss_weight` column (optim.decisionWeight) in the training loss, and
+    """TRL's SFTTrainer, plus a per-token `loss_weight` column (optim.decisionWeight, optim.tokenWeightedLoss) in the training loss, and
     with `lora_plus_ratio` (optim.loraPlusRatio) LoRA+'s optimizer: the B matrices learn that many times faster.
 
     Without the column it is TRL's trainer unchanged. With it, the training loss is sum(weight x NLL) over the
@@ -283,7 +283,7 @@ def build_trainer(job: dict[str, Any], progress: Progress | None = None, hw: Har
         val_rows = random.Random(job["optim"]["seed"]).sample(val_rows, job["optim"]["maxEvalRows"])
     model, tokenizer = rank_zero_first(lambda: load_base(job, out / "base", corpus_texts(train_rows), hw))
     max_length = job["optim"]["maxLength"]
-    train = encode_rows(tokenizer, train_rows, max_length, job["data"]["train"], job["optim"].get("decisionWeight", 1.0))
+    train = encode_rows(tokenizer, train_rows, max_length, job["data"]["train"], job["optim"].get("decisionWeight", 1.0), job["optim"].get("tokenWeightedLoss", False))
     if job["optim"].get("sharedPrefixRows", 1) > 1:
         train = share_prefixes(train, job["optim"]["sharedPrefixRows"], max_length)
     val = encode_rows(tokenizer, val_rows, max_length, job["data"]["val"])

@@ -225,6 +225,33 @@ def test_decision_weight_weighs_the_decision_tokens_in_the_training_loss_only(tm
     assert train_loss.item() > eval_loss.item()
 
 
+def test_token_weighted_loss_weighs_every_answer_token_alike(tmp_path, dataset):
+    """optim.tokenWeightedLoss: each row's answer tokens weigh its answer length over the rows' mean, so a step's
+    loss, sum(weight x NLL) / its answer tokens, is sum(NLL) / that mean: a short answer's tokens (a no-call's
+    decision) no longer weigh more than a long one's. With decisionWeight the two multiply."""
+    import torch
+
+    trainer, _ = build_trainer(make_job(tmp_path / "t", dataset, precision="fp32", optim={"tokenWeightedLoss": True, "decisionWeight": 2.0}))
+    assert "loss_weight" not in trainer.eval_dataset.column_names
+    rows = [trainer.train_dataset[i] for i in range(len(trainer.train_dataset))]
+    lengths = [sum(1 for label in ex["labels"] if label != -100) for ex in rows]
+    mean = sum(lengths) / len(lengths)
+    assert len(set(lengths)) > 1, "precondition: answers of different lengths"
+    for ex, n in zip(rows, lengths):
+        answer = {round(w, 6) for w, label in zip(ex["loss_weight"], ex["labels"]) if label != -100}
+        assert answer <= {round(n / mean, 6), round(2.0 * n / mean, 6)} and round(2.0 * n / mean, 6) in answer, (n, answer)
+
+    batch = next(iter(trainer.get_train_dataloader()))
+    model = trainer.model
+    with torch.no_grad():
+        model.eval()
+        logits = model(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"]).logits
+        nll = torch.nn.functional.cross_entropy(logits[:, :-1].transpose(1, 2), batch["labels"][:, 1:], ignore_index=-100, reduction="none")
+        expected = (nll * batch["loss_weight"][:, 1:]).sum() / (batch["labels"][:, 1:] != -100).sum()
+        model.training = True
+        assert trainer.compute_loss(model, dict(batch)).item() == pytest.approx(expected.item(), rel=1e-4)
+
+
 def test_lora_plus_ratio_gives_the_b_matrices_a_larger_learning_rate(tmp_path, dataset):
     """optim.loraPlusRatio: LoRA+'s optimizer, B matrices at ratio x the learning rate, A (and anything else) at it;
     absent, the Trainer's own optimizer with one learning rate."""

@@ -33,7 +33,8 @@ export function toolScopes(tools: readonly CatalogTool[], domain: string | null 
   return out;
 }
 
-/** What the caller lacks to call `tool` (empty: allowed, or a tool the check knows nothing of). */
-export function lackedFor(tool: string, check: ScopeCheck): string[] {
-  return lackedScopes(check.tools[tool] ?? [], check.caller);
+/** Why a call to `tool` is refused ("called X; the caller lacks Y"), or null: allowed, or a tool the check does not know. */
+export function scopeRefusal(tool: string, check: ScopeCheck): string | null {
+  const lacked = lackedScopes(check.tools[tool] ?? [], check.caller);
+  return lacked.length ? `called ${tool}; the caller lacks ${lacked.join(', ')}` : null;
 }

@@ -15,7 +15,7 @@ import { createEscalator, escalationReason, type Escalator } from './escalate.js
 import { type RenderedRequest, RequestError, renderAgentRequest } from './render-request.js';
 import { appendTrace, callerOf, gatewayTrace, type TraceRequest } from './trace-log.js';
 import { postChat, UpstreamError, type ChatCompletion } from './upstream.js';
-import { lackedFor, MISSING_SCOPE, type ScopeCheck } from '../core/scope-guard.js';
+import { MISSING_SCOPE, scopeRefusal, type ScopeCheck } from '../core/scope-guard.js';
 
 export interface GatewayOptions {
   log?: (line: string) => void;
@@ -201,8 +201,8 @@ export async function startGateway(cfg: GatewayConfig, opts: GatewayOptions = {}
     const callerScopes = cfg.render ? cfg.render.caller.scopes : callerOf(body.messages as TraceMessage[])?.scopes;
     const scopeCheck: ScopeCheck | undefined = opts.toolScopes && callerScopes ? { caller: callerScopes, tools: opts.toolScopes } : undefined;
     const answered = escalated ? decisionOf(final.choices[0]!.message, offered) : decision;
-    const lacked = scopeCheck && answered.kind === 'call' ? lackedFor(answered.tool, scopeCheck) : [];
-    const scopeRefused = answered.kind === 'call' && lacked.length ? `called ${answered.tool}; the caller lacks ${lacked.join(', ')}` : null;
+    const scopeRefused = scopeCheck && answered.kind === 'call' ? scopeRefusal(answered.tool, scopeCheck) : null;
+    const refusedTool = scopeRefused && answered.kind === 'call' ? answered.tool : null;
     if (scopeRefused) final = { ...final, choices: final.choices.map((c, i) => (i === 0 ? { ...c, message: { role: 'assistant', content: JSON.stringify(MISSING_SCOPE) }, finish_reason: 'stop' } : c)) };
 
     const out: ChatCompletion = { ...final, model: version.name };
@@ -237,7 +237,7 @@ export async function startGateway(cfg: GatewayConfig, opts: GatewayOptions = {}
       ...(escalated ? { 'x-flywheel-frontier-model': escalator!.model } : {}),
       ...(skipped ? { 'x-flywheel-escalation-skipped': skipped } : {}),
       ...(rendered?.truncatedTurns ? { 'x-flywheel-truncated-turns': String(rendered.truncatedTurns) } : {}),
-      ...(scopeRefused ? { 'x-flywheel-scope-refused': (answered as { tool: string }).tool } : {}),
+      ...(refusedTool ? { 'x-flywheel-scope-refused': refusedTool } : {}),
     });
     const conf = confidence === null ? '-' : confidence.toFixed(3);
     log(`${body.model} -> ${version.name}: ${describe(decision)} conf ${conf}${reason ? `; ${escalated ? 'escalated' : skipped ? 'not escalated' : 'escalation failed'} (${reason}${skipped ? `; ${skipped}` : ''})` : ''}${scopeRefused ? `; refused: ${scopeRefused}` : ''} ${Date.now() - started} ms`);

@@ -4,7 +4,7 @@ import { aggregate } from './metrics.js';
 import { parsePrediction } from './parse.js';
 import { scoreCase } from './score.js';
 import type { CaseResult, EndpointResult, EvalCase, Prediction } from './types.js';
-import { lackedFor, MISSING_SCOPE, type ScopeCheck } from '../scope-guard.js';
+import { MISSING_SCOPE, scopeRefusal, type ScopeCheck } from '../scope-guard.js';
 
 export interface EvaluateOptions {
   concurrency: number;
@@ -52,8 +52,6 @@ export async function evaluateEndpoint(cases: EvalCase[], spec: EndpointSpec, op
 
 /** A call the caller may not make, answered as the gateway answers it: the missing_scope violation. */
 export function checkScopes(p: Prediction, check: ScopeCheck | undefined): Prediction {
-  if (!check || p.kind !== 'call') return p;
-  const lacked = lackedFor(p.tool, check);
-  if (!lacked.length) return p;
-  return { kind: 'no-call', verdict: MISSING_SCOPE.verdict, code: MISSING_SCOPE.code, refused: `called ${p.tool}; the caller lacks ${lacked.join(', ')}` };
+  const refused = check && p.kind === 'call' ? scopeRefusal(p.tool, check) : null;
+  return refused ? { kind: 'no-call', verdict: MISSING_SCOPE.verdict, code: MISSING_SCOPE.code, refused } : p;
 }

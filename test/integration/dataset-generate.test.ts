@@ -186,6 +186,7 @@ describe('dataset generation against the sandboxes', () => {
     it('preference pairs: every rejected answer differs from the chosen one in the way its operator says, and no pair crosses the split', async () => {
       const validator = new CallValidator(catalog, mcpDryRunner(connections));
       const checked: Record<string, number> = {};
+      let scopeNegatives = 0;
       const entitiesOf = (rows: RouterRow[]) => new Set(rows.flatMap((r) => r.entities));
       for (const domain of DOMAINS) {
         const rows = await positives(domain, validator);
@@ -195,6 +196,7 @@ describe('dataset generation against the sandboxes', () => {
           return { ...(v.reason ? { reason: v.reason } : {}), ...(v.detail ? { detail: v.detail } : {}) };
         }, 0.5);
         const all = [...rows, ...negatives];
+        scopeNegatives += negatives.filter((r) => r.provenance.operator === 'missing_scope').length;
         const byId = new Map(all.map((r) => [r.id, r]));
         const { pairs } = preferencePairs(all, catalog, 'router-json');
         for (const p of pairs) {
@@ -223,7 +225,10 @@ describe('dataset generation against the sandboxes', () => {
         const trainEntities = entitiesOf(rowsBehind(splits.train));
         assert.deepEqual([...entitiesOf(rowsBehind(splits.test))].filter((e) => trainEntities.has(e)), []);
       }
-      for (const name of ['sibling_swap', 'drop_required', 'missing_scope', 'prompt_injection', 'tool_absent']) assert.ok(checked[`abstention:${name}`], `abstention pairs for ${name}: ${JSON.stringify(checked)}`);
+      for (const name of ['sibling_swap', 'drop_required', 'prompt_injection', 'tool_absent']) assert.ok(checked[`abstention:${name}`], `abstention pairs for ${name}: ${JSON.stringify(checked)}`);
+      // The scope check refuses those calls, so no pair teaches the model a missing scope (core/dataset/taught.ts).
+      assert.ok(scopeNegatives > 0, 'precondition: missing_scope negatives were made');
+      assert.equal(checked['abstention:missing_scope'], undefined);
       for (const name of ['sibling_swap', 'drop_required']) assert.ok(checked[`near_miss:${name}`], `near-miss pairs for ${name}: ${JSON.stringify(checked)}`);
       assert.ok(checked['near_miss:server_refusal'] || checked['near_miss:wrong_entity_type'], `value near misses: ${JSON.stringify(checked)}`);
     });

@@ -49,7 +49,7 @@ export function summaryRows(report: EvalReport): TextTable {
       row('abstention recall', (m) => fmtEstimate(m.abstention.recall)),
       row('abstention F1', (m) => fmtEstimate(m.abstention.f1)),
       row('schema-valid rate', (m) => fmtEstimate(m.schemaValidRate)),
-      // Calls answered as missing_scope by the scope check (core/scope-guard.ts); "—" where cases had no scopes.
+      // Calls answered as missing_scope by the scope check (core/scope-guard.ts); "—" in reports from before it.
       row('calls refused for scope', (m) => (fin(m.scopeRefusals) ? String(m.scopeRefusals) : '—')),
       row('p50 latency (ms)', (m) => fmtNum(m.latencyMs.p50, 0)),
       row('p95 latency (ms)', (m) => fmtNum(m.latencyMs.p95, 0)),

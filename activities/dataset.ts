@@ -231,8 +231,8 @@ export async function renderStage(a: Common & { catalog: ArtifactRef; train: Art
     for (const name of ['train', 'val', 'test'] as const) {
       beat({ rendering: name });
       const rows = await store.readJsonl<RouterRow>(a[name]);
-      // The test set keeps its labels: it scores the model and the scope check together.
-      const rendered = renderRows(name === 'test' ? rows : asTaught(rows), catalog, a.dataset.render.format);
+      // The test set keeps its labels: it scores the model and the checks after it together (taught.ts).
+      const rendered = renderRows(name === 'test' ? rows : asTaught(rows, a.dataset.render.format), catalog, a.dataset.render.format);
       const Name = `${name[0]!.toUpperCase()}${name.slice(1)}`;
       outputs[`rendered${Name}`] = await store.putJsonl(`rendered-${name}`, rendered, { parents: [a[name], a.catalog], stats: { rows: rendered.length, format: a.dataset.render.format } });
       // Preference pairs from this split's near-miss negatives, for preference tuning after SFT. Each names the

@@ -96,7 +96,7 @@ export const STAGES = [
     inputs: { intents: 'intents.intents' }, config: { dataset: 'dataset' }, keyedBy: ['dataset.seed', 'dataset.teacher'], chunkedBy: 'intents' },
   { name: 'solve', version: '2', group: 'dataset', activity: 'solveStage', queue: 'cpu', profile: 'dataset', outputs: ['candidates'], runsWhen: 'a `dataset` section',
     inputs: { catalog: 'ingest.catalog', intents: 'intents.intents', requests: 'generate.requests' }, config: { dataset: 'dataset' }, keyedBy: ['dataset.seed', 'dataset.teacher'], chunkedBy: 'requests' },
-  { name: 'validate', version: '2', group: 'dataset', activity: 'validateStage', queue: 'cpu', profile: 'dataset', outputs: ['validated', 'rejections'], runsWhen: 'a `dataset` section',
+  { name: 'validate', version: '3', group: 'dataset', activity: 'validateStage', queue: 'cpu', profile: 'dataset', outputs: ['validated', 'rejections'], runsWhen: 'a `dataset` section',
     inputs: { catalog: 'ingest.catalog', intents: 'intents.intents', candidates: 'solve.candidates' }, config: { dataset: 'dataset', servers: 'servers' },
     keyedBy: ['servers', 'dataset.sliceSize', 'dataset.slicing', 'dataset.seed', 'dataset.personas'], chunkedBy: 'candidates' },
   { name: 'traces', version: '2', group: 'dataset', activity: 'tracesStage', queue: 'cpu', profile: 'dataset', outputs: ['traceRows', 'traceRejections'], runsWhen: 'a `dataset` section and `traces` sources', optional: true,
@@ -110,9 +110,9 @@ export const STAGES = [
     // Also keyed by the test set pinned for the catalog version, which the activity looks up.
     inputs: { catalog: 'ingest.catalog', augmented: 'corrupt.augmented' }, config: { dataset: 'dataset', project: 'name' },
     keyedBy: ['project', 'dataset.split', 'dataset.seed', 'dataset.minPerTool', 'dataset.negativeShare'] },
-  { name: 'render', version: '5', group: 'dataset', activity: 'renderStage', queue: 'cpu', profile: 'dataset', outputs: ['renderedTrain', 'renderedVal', 'renderedTest', 'pairsTrain', 'pairsVal', 'pairsTest'], runsWhen: 'a `dataset` section',
+  { name: 'render', version: '6', group: 'dataset', activity: 'renderStage', queue: 'cpu', profile: 'dataset', outputs: ['renderedTrain', 'renderedVal', 'renderedTest', 'pairsTrain', 'pairsVal', 'pairsTest'], runsWhen: 'a `dataset` section',
     inputs: { catalog: 'ingest.catalog', train: 'split.train', val: 'split.val', test: 'split.test' }, config: { dataset: 'dataset' }, keyedBy: ['dataset.render.format'] },
-  { name: 'train', version: '2', group: 'train', activity: 'trainStage', queue: 'gpu', profile: 'training', outputs: ['adapter', 'metrics', 'trainerLog'], runsWhen: '`dataset` and `train` sections',
+  { name: 'train', version: '3', group: 'train', activity: 'trainStage', queue: 'gpu', profile: 'training', outputs: ['adapter', 'metrics', 'trainerLog'], runsWhen: '`dataset` and `train` sections',
     // Keyed by the normalised job (core/train/job.ts), which also names the adapter version.
     inputs: { train: 'render.renderedTrain', val: 'render.renderedVal' }, config: { settings: 'train', format: 'dataset.render.format' } },
   { name: 'preference', version: '1', group: 'train', activity: 'preferenceStage', queue: 'gpu', profile: 'training', outputs: ['adapter', 'metrics', 'trainerLog'], runsWhen: '`dataset`, `train` and `preference` sections', optional: true,

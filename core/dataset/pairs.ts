@@ -13,7 +13,7 @@ import { canonicalJson } from '../hash.js';
 import { completionText, renderRow, type ChatMessage, type RenderedRow, type RenderFormat } from './render.js';
 import { rowId } from './rows.js';
 import type { RouterRow, ToolCallTarget } from './types.js';
-import { refusedByScopeCheck } from './taught.js';
+import { decidedAfterModel } from './taught.js';
 
 /** One pair in TRL's conversational preference format, with the tools the prompt offers. */
 export interface PreferencePair {
@@ -59,8 +59,8 @@ export function preferencePairs(rows: RouterRow[], catalog: Catalog, format: Ren
   };
   for (const negative of rows) {
     const tempting = negative.provenance.negativeCall;
-    // A missing scope is the scope check's to refuse, not the model's (taught.ts): no pair teaches it.
-    if (!negative.provenance.operator || !tempting || negative.target.tool !== null || refusedByScopeCheck(negative)) continue;
+    // A missing scope or an absent tool is a check's to answer, not the model's (taught.ts): no pair teaches it.
+    if (!negative.provenance.operator || !tempting || negative.target.tool !== null || decidedAfterModel(negative, format)) continue;
     add('abstention', negative, negative, completionText(negative.target, format), completionText(tempting, format));
     const positive = negative.provenance.from ? byId.get(negative.provenance.from) : undefined;
     if (positive && positive.target.tool !== null && nearMissOf(positive.target, tempting)) {

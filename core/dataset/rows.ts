@@ -32,6 +32,7 @@ export function candidateRow(intent: Intent, candidate: Candidate, domainTools: 
     persona: { name: intent.persona.name, scopes: intent.persona.scopes },
     tools,
     target,
-    provenance: { source: 'generated', intent: intent.id, goal: intent.goal, teacher: candidate.teacher },
+    // A miss records the call its request needs: router-json rows teach it, and serve answers tool_not_offered (taught.ts).
+    provenance: { source: 'generated', intent: intent.id, goal: intent.goal, teacher: candidate.teacher, ...(missed && candidate.target.tool !== null ? { negativeCall: candidate.target } : {}) },
   };
 }

@@ -96,12 +96,12 @@ const write = async (name: string, rows: RenderedRow[]) => {
   await writeFile(file, rows.map((r) => `${JSON.stringify(r)}\n`).join(''));
   return file;
 };
-// Taught as the render stage teaches them: a missing scope is the scope check's to refuse (core/dataset/taught.ts).
-const trainRows = asTaught(built.rows.train);
+// Taught as the render stage teaches them: a missing scope or an absent tool is a check's to answer (core/dataset/taught.ts).
+const trainRows = asTaught(built.rows.train, format);
 const files = {
   train: await write('train', renderRows(trainRows, built.catalog, format)),
   trainNoNegatives: await write('train-no-negatives', renderRows(trainRows.filter((r) => !r.provenance.operator), built.catalog, format)),
-  val: await write('val', renderRows(asTaught(built.rows.val), built.catalog, format)),
+  val: await write('val', renderRows(asTaught(built.rows.val, format), built.catalog, format)),
 };
 const testRendered = renderRows(built.rows.test, built.catalog, format);
 const testCases = sampleCases(casesFrom(testRendered, built.rows.test, 'test set', built.catalog), full ? undefined : Number(values.test), ev.sampleSeed);

@@ -42,6 +42,7 @@ describe('retriever slicing', () => {
     const miss = candidateRow(intent('i2', 'move_file', { source: 'report.txt', destination: 'archive/report.txt' }), { intentId: 'i2', request: missRequest, target: { tool: 'move_file', arguments: { source: 'report.txt', destination: 'archive/report.txt' } }, teacher: 't' }, TOOLS, 3, 1, 'retriever');
     assert.deepEqual({ tool: miss.target.tool, code: miss.target.tool === null ? miss.target.code : null }, { tool: null, code: 'tool_not_offered' });
     assert.ok(!miss.tools.includes('move_file'));
+    assert.deepEqual(miss.provenance.negativeCall, { tool: 'move_file', arguments: { source: 'report.txt', destination: 'archive/report.txt' } }, 'the call it needs, which router-json rows teach');
 
     // The classic slicing always offers the right tool.
     const classic = candidateRow(intent('i2', 'move_file', { source: 'report.txt', destination: 'archive/report.txt' }), { intentId: 'i2', request: missRequest, target: { tool: 'move_file', arguments: { source: 'report.txt', destination: 'archive/report.txt' } }, teacher: 't' }, TOOLS, 3, 1);

@@ -1,12 +1,13 @@
 /**
  * The scope check after the router (core/scope-guard.ts): what a caller lacks, how eval cases carry the check and
- * score a refused call, and what the model is taught for a missing_scope row (core/dataset/taught.ts).
+ * score a refused call, and what the model is taught for the rows a check answers, missing_scope and
+ * tool_not_offered (core/dataset/taught.ts).
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Catalog } from '../../core/catalog/types.js';
 import { renderRows } from '../../core/dataset/render.js';
-import { asTaught, refusedByScopeCheck } from '../../core/dataset/taught.js';
+import { answeredByOfferCheck, asTaught, refusedByScopeCheck } from '../../core/dataset/taught.js';
 import type { RouterRow } from '../../core/dataset/types.js';
 import { casesFrom } from '../../core/eval/cases.js';
 import { checkScopes } from '../../core/eval/evaluate.js';
@@ -69,10 +70,21 @@ describe('scope check', () => {
     const injection: RouterRow = { ...positive, id: 'n2', target: { tool: null, verdict: 'escalate', code: 'prompt_injection', reason: '' }, provenance: { source: 'generated', operator: 'prompt_injection', negativeCall: { tool: 'export', arguments: {} } } };
     const untold: RouterRow = { ...scopeNegative, id: 'n3', provenance: { source: 'trace' } };
     assert.deepEqual([positive, scopeNegative, injection, untold].map(refusedByScopeCheck), [false, true, false, false]);
-    const taught = asTaught([positive, scopeNegative, injection, untold]);
+    const taught = asTaught([positive, scopeNegative, injection, untold], 'router-json');
     assert.deepEqual(taught[1]!.target, { tool: 'delete_record', arguments: { recordId: '1' } });
     assert.deepEqual(taught[1]!.persona, reader, 'the prompt is the refused caller\'s, as at serving');
     assert.deepEqual(taught[2], injection);
     assert.deepEqual(taught[3], untold, 'a missing_scope label without a recorded call stays the model\'s to learn');
+  });
+
+  it('teaches the recorded call of a tool_not_offered row for router-json, whose decoder answers the absent tool; hermes keeps the label', () => {
+    const absent: RouterRow = { ...positive, id: 'n4', tools: ['get_record', 'ping'], target: { tool: null, verdict: 'abstain', code: 'tool_not_offered', reason: 'delete_record is not among the offered tools' }, provenance: { source: 'generated', operator: 'tool_absent', negativeCall: { tool: 'delete_record', arguments: { recordId: '1' } }, from: 'p1' } };
+    const unlabelled: RouterRow = { ...absent, id: 'n5', provenance: { source: 'trace' } };
+    assert.deepEqual([positive, scopeNegative, absent, unlabelled].map((r) => answeredByOfferCheck(r, 'router-json')), [false, false, true, false]);
+    const [taught, kept] = asTaught([absent, unlabelled], 'router-json');
+    assert.deepEqual(taught!.target, { tool: 'delete_record', arguments: { recordId: '1' } });
+    assert.deepEqual(taught!.tools, ['get_record', 'ping'], 'the prompt still lacks the tool, as at serving');
+    assert.deepEqual(kept, unlabelled, 'without a recorded call the model must say it');
+    assert.deepEqual(asTaught([absent], 'hermes')[0], absent, 'hermes is decoded freely: nothing answers for the model');
   });
 });

@@ -120,6 +120,9 @@ class Adapter:
     path: str
     fmt: str  # how it renders completions: router-json or hermes
     base: Base
+    # The catalog's tools it was trained on (flywheel.json "tools"): it may name one the request does not offer,
+    # which is then answered as tool_not_offered (completion).
+    tools: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass
@@ -220,7 +223,9 @@ class Engine:
     def load_adapter(self, name: str, path: str) -> None:
         adapter_dir = Path(path)
         source = base_of(adapter_dir)
-        fmt = adapter_meta(adapter_dir).get("format", "router-json")
+        meta = adapter_meta(adapter_dir)
+        fmt = meta.get("format", "router-json")
+        known = known_tools(meta, adapter_dir)
         with self.lock:  # checks and changes under one lock: concurrent loads of one name cannot both pass
             if not name or name == self.served_name or name in self.bases:
                 raise ApiError(400, f"lora_name {name!r} is empty or shadows a base model's name")
@@ -232,7 +237,7 @@ class Engine:
             except Exception:
                 self._drop_if_unused(base)
                 raise
-            self.adapters[name] = Adapter(str(adapter_dir), fmt, base)
+            self.adapters[name] = Adapter(str(adapter_dir), fmt, base, known)
 
     def _base_for(self, name: str, source: str) -> Base:
         """The hosted base with the adapter's base identity, else that base loaded beside the others."""
@@ -314,10 +319,13 @@ class Engine:
             # hermes adapters are served unconstrained; `constrained: false` (our extension) turns it off, for ablations
             constrained = p.wants_tools and fmt == "router-json" and p.constrained
             ids = prompt_ids(base, p)
-            out = self._generate(base, adapter, ids, p, constrained)
+            # What the answer may name: the offered tools, and the catalog's others an adapter knows (their
+            # schemas constrain the arguments as an offered tool's would).
+            nameable = (p.tools or []) + [t for t in (self.adapters[adapter].tools if adapter else []) if t["function"]["name"] not in p.names]
+            out = self._generate(base, adapter, ids, p, constrained, nameable)
         return completion(base.tokenizer, p, ids.shape[1], out, fmt, constrained)
 
-    def _generate(self, base: Base, adapter: str | None, ids, p: ChatParams, constrained: bool):
+    def _generate(self, base: Base, adapter: str | None, ids, p: ChatParams, constrained: bool, nameable: list[dict[str, Any]]):
         import torch
 
         tokenizer = base.tokenizer
@@ -335,7 +343,7 @@ class Engine:
         if constrained:
             if base.enforcer_data is None:
                 base.enforcer_data = tokenizer_data(tokenizer)
-            constraint = RouterConstraint(base.enforcer_data, p.tools)
+            constraint = RouterConstraint(base.enforcer_data, nameable)
         fast = p.temperature == 0 and not p.logprobs  # greedy, no scores to report: decode.greedy
         if constraint is not None and not fast:
             from transformers import LogitsProcessorList
@@ -412,6 +420,11 @@ def completion(tokenizer: Any, p: ChatParams, n_prompt: int, out: Any, fmt: str,
             raise ApiError(500, f"constrained decoding produced invalid JSON: {content[:200]!r}", "InternalServerError") from None
     message: dict[str, Any] = {"role": "assistant", "content": content}
     finish = "stop" if finished else "length"
+    absent = named_absent_tool(content, p.names) if constrained and finished else None
+    if absent is not None:
+        # The router named the tool the request needs and the request does not offer it: that is the
+        # tool_not_offered no-call, decided by a lookup, as the gateway decides missing_scope.
+        message = {"role": "assistant", "content": json.dumps(NOT_OFFERED, separators=(",", ":")), "flywheel": {"notOffered": absent}}
     call = _tool_call(content, p.names, fmt) if p.tools else None
     if call is not None:
         message = {"role": "assistant", "content": None, "tool_calls": [call]}
@@ -470,6 +483,27 @@ def token_texts(tokenizer: Any, ids: list[int]) -> list[str]:
         texts.append(text[len(done):] if text.startswith(done) else tokenizer.decode(ids[i - 1 : i]))
         done = text
     return texts
+
+
+NOT_OFFERED = {"tool": None, "verdict": "abstain", "code": "tool_not_offered"}
+
+
+def named_absent_tool(content: str, names: list[str]) -> str | None:
+    """The tool a router-JSON call names when the request did not offer it, else None."""
+    try:
+        obj = json.loads(content)
+    except json.JSONDecodeError:
+        return None
+    tool = obj.get("tool") if isinstance(obj, dict) else None
+    return tool if isinstance(tool, str) and tool not in names else None
+
+
+def known_tools(meta: dict[str, Any], adapter_dir: Path) -> list[dict[str, Any]]:
+    """flywheel.json's "tools": OpenAI tool objects, each with a function name; anything else is refused."""
+    tools = meta.get("tools") or []
+    if not isinstance(tools, list) or not all(isinstance(t, dict) and isinstance(t.get("function"), dict) and isinstance(t["function"].get("name"), str) for t in tools):
+        raise ApiError(400, f"{adapter_dir / 'flywheel.json'}: tools must be a list of OpenAI tool objects with function.name")
+    return tools
 
 
 HERMES_CALL = re.compile(r"^\s*<tool_call>\s*(\{.*\})\s*</tool_call>\s*$", re.DOTALL)

@@ -311,6 +311,19 @@ def _sft_dataset(job: dict[str, Any]) -> str | None:
     return json.loads((Path(job["preference"]["startFrom"]) / "flywheel.json").read_text()).get("trainSha256")
 
 
+def _catalog_tools(job: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every tool the SFT rows offered, by name (first seen), in name order; (dpo) its starting adapter's."""
+    if job["method"] == "dpo":
+        return json.loads((Path(job["preference"]["startFrom"]) / "flywheel.json").read_text()).get("tools", [])
+    tools: dict[str, dict[str, Any]] = {}
+    with open(job["data"]["train"], encoding="utf-8") as f:
+        for line in f:
+            if line.strip():
+                for tool in json.loads(line).get("tools") or []:
+                    tools.setdefault(tool["function"]["name"], tool)
+    return [tools[name] for name in sorted(tools)]
+
+
 def _write_outputs(job: dict[str, Any], trainer, tokenizer, out: Path) -> Path:
     final = out / "adapter"
     staging = out / "adapter.tmp"
@@ -329,6 +342,8 @@ def _write_outputs(job: dict[str, Any], trainer, tokenizer, out: Path) -> Path:
         "trainSha256": _sft_dataset(job),
         "steps": trainer.state.global_step,
         "bestEvalLoss": best if _best_on_disk(trainer.state) else None,
+        # The tools its rows offered: serve lets it name one a request does not offer (answered tool_not_offered).
+        "tools": _catalog_tools(job),
     }
     (staging / "flywheel.json").write_text(json.dumps(meta, indent=2))
     shutil.rmtree(final, ignore_errors=True)

@@ -18,7 +18,10 @@ import pytest
 from conftest import make_job
 from flywheel_trainer.access import Access, check_exposure
 from flywheel_trainer.errors import BadJob
-from flywheel_trainer.serve import Engine, _tool_call, base_of, fingerprint, make_handler, token_texts
+from flywheel_trainer import serve as serve_module
+from flywheel_trainer.constrain import RouterConstraint, tokenizer_data
+from flywheel_trainer.decode import Decoded
+from flywheel_trainer.serve import NOT_OFFERED, Engine, _tool_call, base_of, fingerprint, make_handler, named_absent_tool, token_texts
 from synthetic import TOOLS, write_rows
 
 
@@ -117,6 +120,40 @@ def plain_answer(base: str, adapter: str | None = None) -> tuple:
     if adapter:
         engine.load_adapter("only", adapter)
     return answer(engine.chat({"model": "only" if adapter else "base", "messages": PROMPT, "tools": TOOLS, "max_tokens": 96}))
+
+
+# the offer check --------------------------------------------------------------------------------------------
+def test_a_call_naming_a_tool_the_request_does_not_offer_is_answered_tool_not_offered(adapters, monkeypatch):
+    meta = json.loads((Path(adapters["a"]) / "flywheel.json").read_text())
+    assert [t["function"]["name"] for t in meta["tools"]] == sorted(t["function"]["name"] for t in TOOLS), "the tools its rows offered"
+    assert named_absent_tool('{"tool":"get_invoice","arguments":{}}', ["get_invoice"]) is None
+    assert named_absent_tool('{"tool":null,"verdict":"abstain","code":"no_tool"}', []) is None
+    assert named_absent_tool("not json", []) is None
+
+    engine = Engine()
+    engine.load_adapter("a", adapters["a"])
+    tokenizer = engine.adapters["a"].base.tokenizer
+    offered = [t for t in TOOLS if t["function"]["name"] != "get_invoice"]
+    absent_call = tokenizer.encode('{"tool":"get_invoice","arguments":{"number":"1234"}}', add_special_tokens=False)
+    seen = {}
+
+    def choose_the_absent_tool(model, tok, prompt, max_new, constraint, *rest):
+        # Stands in for the model's choice (a tiny model's is noise); the constraint is serve's own.
+        seen["constraint"] = constraint
+        constraint.begin(prompt, absent_call)  # raises if the decoder could not have named it
+        return Decoded(absent_call + [tok.eos_token_id])
+
+    monkeypatch.setattr(serve_module, "greedy", choose_the_absent_tool)
+    res = engine.chat({"model": "a", "messages": PROMPT, "tools": offered, "max_tokens": 96})
+    choice = res["choices"][0]
+    assert json.loads(choice["message"]["content"]) == NOT_OFFERED and choice["finish_reason"] == "stop"
+    assert choice["message"]["flywheel"] == {"notOffered": "get_invoice"}
+    assert "tool_calls" not in choice["message"]
+    with pytest.raises(ValueError):  # offered tools alone: the absent name cannot be decoded
+        RouterConstraint(tokenizer_data(tokenizer), offered).begin([0], absent_call)
+    # The bare base was trained on no catalog: it may name only what is offered.
+    with pytest.raises(ValueError):
+        engine.chat({"model": base_id(adapters["a"]), "messages": PROMPT, "tools": offered, "max_tokens": 96})
 
 
 # several bases --------------------------------------------------------------------------------------------

@@ -29,6 +29,8 @@ export interface GatewayTraceMeta {
   escalationSkipped?: string;
   /** The answer was a call its caller lacks scopes for, refused as missing_scope: "called X; the caller lacks Y". */
   scopeRefused?: string;
+  /** The router named this tool, which the request did not offer: answered as tool_not_offered (the offer check). */
+  notOffered?: string;
   at: string;
   /** With gateway.render: what the router was shown (the trace's messages and tools are that rendering). */
   rendered?: {

@@ -6,6 +6,7 @@
  * its request asked for teaches that call, and the check answers the no-call in the model's place, at serving and
  * in scoring alike. Test rows keep their labels: they score the model and the checks together.
  */
+import { NOT_OFFERED } from '../offer-check.js';
 import { MISSING_SCOPE } from '../scope-guard.js';
 import type { RenderFormat } from './render.js';
 import type { RouterRow } from './types.js';
@@ -16,7 +17,7 @@ export const refusedByScopeCheck = (row: RouterRow): boolean =>
 
 /** Is this row's no-call the offer check's (a tool_not_offered label over the recorded call to the absent tool)? */
 export const answeredByOfferCheck = (row: RouterRow, format: RenderFormat): boolean =>
-  format === 'router-json' && row.target.tool === null && row.target.code === 'tool_not_offered' && row.provenance.negativeCall !== undefined;
+  format === 'router-json' && row.target.tool === null && row.target.code === NOT_OFFERED.code && row.provenance.negativeCall !== undefined;
 
 /** Is this row's no-call made by a check after the model rather than by the model? */
 export const decidedAfterModel = (row: RouterRow, format: RenderFormat): boolean => refusedByScopeCheck(row) || answeredByOfferCheck(row, format);

@@ -4,6 +4,7 @@ import { aggregate } from './metrics.js';
 import { parsePrediction } from './parse.js';
 import { scoreCase } from './score.js';
 import type { CaseResult, EndpointResult, EvalCase, Prediction } from './types.js';
+import { isNotOffered, NOT_OFFERED } from '../offer-check.js';
 import { MISSING_SCOPE, scopeRefusal, type ScopeCheck } from '../scope-guard.js';
 
 export interface EvaluateOptions {
@@ -32,7 +33,7 @@ export async function evaluateEndpoint(cases: EvalCase[], spec: EndpointSpec, op
     const asked = performance.now();
     try {
       const answer = await ask(c.messages, c.tools);
-      result = scoreCase(c, checkScopes(parsePrediction(answer.message), c.scopes), { latencyMs: answer.latencyMs, promptTokens: answer.promptTokens, completionTokens: answer.completionTokens });
+      result = scoreCase(c, checkScopes(checkOffered(parsePrediction(answer.message), c.tools.map((t) => t.function.name)), c.scopes), { latencyMs: answer.latencyMs, promptTokens: answer.promptTokens, completionTokens: answer.completionTokens });
     } catch (err) {
       // The time spent failing counts (a flaky endpoint must not look fast); no usage came back, so no tokens.
       const error = (err as Error).message;
@@ -48,6 +49,11 @@ export async function evaluateEndpoint(cases: EvalCase[], spec: EndpointSpec, op
   const wallSeconds = (performance.now() - started) / 1000;
   const metrics = aggregate(results, { bootstrap: opts.bootstrap, cost: spec.cost, wallSeconds });
   return { label: spec.label, endpoint: spec.baseUrl, model: spec.model, metrics, cases: results };
+}
+
+/** A call to a tool the case did not offer, answered as serve and the gateway answer it: tool_not_offered. */
+export function checkOffered(p: Prediction, offered: readonly string[]): Prediction {
+  return p.kind === 'call' && isNotOffered(p.tool, offered) ? { kind: 'no-call', verdict: NOT_OFFERED.verdict, code: NOT_OFFERED.code } : p;
 }
 
 /** A call the caller may not make, answered as the gateway answers it: the missing_scope violation. */

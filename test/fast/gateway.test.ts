@@ -42,6 +42,7 @@ const SCRIPT: Record<string, Scripted> = {
   'mumble': { raw: 'I would probably use get_record here.' },
   'delete everything': { abstain: { code: 'missing_scope', reason: 'caller lacks crm.delete' }, confidence: 0.9 },
   'delete record 003': { call: 'delete_record', arguments: { recordId: '003' }, confidence: 0.95 },
+  'archive record 004': { call: 'archive_record', arguments: { recordId: '004' }, confidence: 0.9 },
   'crash': { status: 500, message: 'CUDA out of memory' },
   'bad request': { status: 400, message: 'messages: cannot apply the chat template' },
 };
@@ -278,6 +279,21 @@ describe('router gateway', () => {
     // Without the tools' scopes nothing is refused: the gateway above (no catalog) passes the call on.
     const r = await chat({ model: 'router', messages: [system('support-agent', ['crm.read']), { role: 'user', content: 'delete record 003' }], tools: TOOLS });
     assert.equal(r.json.choices[0].message.tool_calls[0].function.name, 'delete_record');
+  });
+
+  it('answers a call to a tool the request did not offer as tool_not_offered (the offer check), not as an invalid answer to escalate', async () => {
+    const before = frontier.requests.length;
+    const res = await fetch(`${gw.url}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'router', messages: [system('support-agent', ['crm.read']), { role: 'user', content: 'archive record 004' }], tools: TOOLS }) });
+    const message = ((await res.json()) as Record<string, any>).choices[0].message;
+    assert.equal(res.headers.get('x-flywheel-not-offered'), 'archive_record');
+    assert.equal(res.headers.get('x-flywheel-escalated'), 'false', 'escalation here is on invalid answers only');
+    assert.equal(frontier.requests.length, before);
+    assert.equal(message.tool_calls, undefined);
+    assert.deepEqual(JSON.parse(message.content), { tool: null, verdict: 'abstain', code: 'tool_not_offered' });
+    assert.deepEqual(message.flywheel, { decision: 'abstain', verdict: 'abstain', code: 'tool_not_offered' });
+    // An offered tool passes as before.
+    assert.equal(res.headers.get('x-flywheel-scope-refused'), null);
+    assert.equal((await ask('delete record 003')).json.choices[0].message.tool_calls[0].function.name, 'delete_record');
   });
 
   it('flywheel gateway: prints its URL and aliases, serves, and stops cleanly on SIGTERM', async () => {

@@ -10,7 +10,7 @@ import { renderRows } from '../../core/dataset/render.js';
 import { answeredByOfferCheck, asTaught, refusedByScopeCheck } from '../../core/dataset/taught.js';
 import type { RouterRow } from '../../core/dataset/types.js';
 import { casesFrom } from '../../core/eval/cases.js';
-import { checkScopes } from '../../core/eval/evaluate.js';
+import { checkOffered, checkScopes } from '../../core/eval/evaluate.js';
 import { aggregate } from '../../core/eval/metrics.js';
 import { scoreCase } from '../../core/eval/score.js';
 import type { Prediction } from '../../core/eval/types.js';
@@ -86,5 +86,16 @@ describe('scope check', () => {
     assert.deepEqual(taught!.tools, ['get_record', 'ping'], 'the prompt still lacks the tool, as at serving');
     assert.deepEqual(kept, unlabelled, 'without a recorded call the model must say it');
     assert.deepEqual(asTaught([absent], 'hermes')[0], absent, 'hermes is decoded freely: nothing answers for the model');
+  });
+
+  it('a call to a tool the case did not offer scores as tool_not_offered, as serve and the gateway answer it', () => {
+    const absent: RouterRow = { ...positive, id: 'n6', tools: ['get_record', 'ping'], target: { tool: null, verdict: 'abstain', code: 'tool_not_offered', reason: '' } };
+    const [c] = casesFrom(renderRows([absent], CATALOG), [absent], 'test', CATALOG);
+    const offered = c!.tools.map((t) => t.function.name);
+    assert.deepEqual(offered, ['get_record', 'ping']);
+    assert.equal(scoreCase(c!, checkScopes(checkOffered(call('delete_record'), offered), c!.scopes), MEASURE).outcome, 'correct');
+    assert.equal(scoreCase(c!, checkOffered(call('get_record'), offered), MEASURE).outcome, 'missed_abstention', 'an offered tool is the model\'s call, right or wrong');
+    const noCall: Prediction = { kind: 'no-call', verdict: 'abstain', code: 'no_tool' };
+    assert.deepEqual(checkOffered(noCall, offered), noCall);
   });
 });

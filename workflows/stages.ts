@@ -118,7 +118,7 @@ export const STAGES = [
   { name: 'preference', version: '1', group: 'train', activity: 'preferenceStage', queue: 'gpu', profile: 'training', outputs: ['adapter', 'metrics', 'trainerLog'], runsWhen: '`dataset`, `train` and `preference` sections', optional: true,
     // Keyed by the normalised DPO job; the SFT adapter it continues is an input.
     inputs: { sft: 'train.adapter', pairs: 'render.pairsTrain', pairsVal: 'render.pairsVal' }, config: { settings: 'train', preference: 'preference', format: 'dataset.render.format' } },
-  { name: 'evaluate', version: '4', group: 'release', activity: 'evaluateStage', queue: 'gpu', profile: 'scoring', outputs: ['evalResults'], runsWhen: '`train` and `evaluate` sections',
+  { name: 'evaluate', version: '5', group: 'release', activity: 'evaluateStage', queue: 'gpu', profile: 'scoring', outputs: ['evalResults'], runsWhen: '`train` and `evaluate` sections',
     // Also keyed by the teacher's endpoint when it is scored; `production` is what the alias served at the time.
     inputs: { renderedTest: 'render.renderedTest', test: 'split.test', adapter: 'preference.adapter|train.adapter', catalog: 'ingest.catalog?' }, config: { evaluate: 'evaluate', teacher: 'dataset.teacher' },
     keyedBy: ['evaluate', 'production'] },

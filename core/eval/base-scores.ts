@@ -5,9 +5,10 @@ import { PACKAGED_BASES, BASE_CONVERSION } from '../train/base-model.js';
 /**
  * Bump when scoring or serving changes what a base would score (decoding, parsing, metrics). 2: the constraint's
  * tokenizer alphabet and no exponents in numbers; serve's greedy decoder. 3: calls the caller
- * may not make are scored as the missing_scope violation (core/scope-guard.ts).
+ * may not make are scored as the missing_scope violation (core/scope-guard.ts). 4: calls to a tool the case did not
+ * offer are scored as tool_not_offered (core/offer-check.ts).
  */
-export const BASE_SCORES_VERSION = 3;
+export const BASE_SCORES_VERSION = 4;
 
 /**
  * The store pointer holding a base model's eval result on these cases, or null when the base has no stable

@@ -12,10 +12,10 @@ import type { DeployedVersion } from '../core/deploy/types.js';
 import type { TraceMessage } from '../core/traces/types.js';
 import { decisionOf, toolConfidence, type Decision } from './confidence.js';
 import { createEscalator, escalationReason, type Escalator } from './escalate.js';
+import { answerFor, offerOutcome } from './offer-check.js';
 import { type RenderedRequest, RequestError, renderAgentRequest } from './render-request.js';
 import { appendTrace, callerOf, gatewayTrace, type TraceRequest } from './trace-log.js';
 import { postChat, UpstreamError, type ChatCompletion } from './upstream.js';
-import { isNotOffered, NOT_OFFERED } from '../core/offer-check.js';
 import { MISSING_SCOPE, scopeRefusal, type ScopeCheck } from '../core/scope-guard.js';
 
 export interface GatewayOptions {
@@ -173,13 +173,15 @@ export async function startGateway(cfg: GatewayConfig, opts: GatewayOptions = {}
     const backendLatencyMs = Date.now() - backendStart;
 
     const tools = Array.isArray(body.tools) ? (body.tools as NonNullable<TraceRequest['tools']>) : undefined;
-    // A rendered request offered the router its slice only: a call outside it is invalid.
-    const offered = rendered?.slice ?? tools?.map((t) => t?.function?.name).filter((n): n is string => typeof n === 'string');
-    // The offer check, for any backend (`flywheel serve` makes it itself): a router naming a tool the request does
-    // not offer has said that the tool it needs is not offered.
-    const named = decisionOf(small.choices[0]?.message);
-    const notOffered = named.kind === 'call' && isNotOffered(named.tool, offered) ? named.tool : null;
-    if (notOffered) small = { ...small, choices: small.choices.map((c, i) => (i === 0 ? { ...c, message: { role: 'assistant', content: JSON.stringify(NOT_OFFERED) }, finish_reason: 'stop' } : c)) };
+    const agentTools = tools?.map((t) => t?.function?.name).filter((n): n is string => typeof n === 'string');
+    // The offer check (gateway/offer-check.ts): a call to a tool the agent did not offer is tool_not_offered; with
+    // render, one outside the slice that the agent did offer is answered as that call.
+    const outcome = offerOutcome(small.choices[0]?.message, rendered?.slice ?? agentTools, agentTools);
+    const notOffered = outcome.kind === 'not-offered' ? outcome.tool : null;
+    const beyondSlice = outcome.kind === 'beyond-slice' ? outcome.tool : null;
+    if (outcome.kind !== 'offered') small = { ...small, choices: small.choices.map((c, i) => (i === 0 ? { ...c, message: answerFor(outcome), finish_reason: outcome.kind === 'not-offered' ? 'stop' : 'tool_calls' } : c)) };
+    // What the router may call: its slice with render (and the tool it reached past it for), else the agent's tools.
+    const offered = rendered ? [...rendered.slice, ...(beyondSlice ? [beyondSlice] : [])] : agentTools;
     const choice = small.choices[0]!;
     const decision = decisionOf(choice.message, offered);
     const confidence = decision.kind === 'invalid' ? null : toolConfidence(choice.logprobs, decision.kind === 'call' ? decision.tool : null);
@@ -225,7 +227,7 @@ export async function startGateway(cfg: GatewayConfig, opts: GatewayOptions = {}
     const trace = gatewayTrace(shown, final.choices[0]!.message, {
       domain: (isObject(metadata) && typeof metadata.domain === 'string' ? metadata.domain : undefined) ?? (req.headers['x-flywheel-domain'] as string | undefined) ?? null,
       gateway: {
-        alias: version.alias, version: version.name, key, escalated, confidence, reason, backendLatencyMs, frontierModel: reason && escalator && !skipped ? escalator.model : null, frontierError, ...(skipped ? { escalationSkipped: skipped } : {}), ...(scopeRefused ? { scopeRefused } : {}), ...(notOffered ? { notOffered } : {}), at: at.toISOString(),
+        alias: version.alias, version: version.name, key, escalated, confidence, reason, backendLatencyMs, frontierModel: reason && escalator && !skipped ? escalator.model : null, frontierError, ...(skipped ? { escalationSkipped: skipped } : {}), ...(scopeRefused ? { scopeRefused } : {}), ...(notOffered ? { notOffered } : {}), ...(beyondSlice ? { beyondSlice } : {}), at: at.toISOString(),
         ...(rendered ? { rendered: { promptSha256: rendered.promptSha256, slice: rendered.slice, offered: rendered.offered, caller: cfg.render!.caller.name, truncatedTurns: rendered.truncatedTurns, targetInSlice: escalated ? targetInSlice(final.choices[0]!.message, rendered.slice) : null } } : {}),
       },
     });
@@ -245,6 +247,7 @@ export async function startGateway(cfg: GatewayConfig, opts: GatewayOptions = {}
       ...(rendered?.truncatedTurns ? { 'x-flywheel-truncated-turns': String(rendered.truncatedTurns) } : {}),
       ...(refusedTool ? { 'x-flywheel-scope-refused': refusedTool } : {}),
       ...(notOffered ? { 'x-flywheel-not-offered': notOffered } : {}),
+      ...(beyondSlice ? { 'x-flywheel-beyond-slice': beyondSlice } : {}),
     });
     const conf = confidence === null ? '-' : confidence.toFixed(3);
     log(`${body.model} -> ${version.name}: ${describe(decision)} conf ${conf}${reason ? `; ${escalated ? 'escalated' : skipped ? 'not escalated' : 'escalation failed'} (${reason}${skipped ? `; ${skipped}` : ''})` : ''}${scopeRefused ? `; refused: ${scopeRefused}` : ''} ${Date.now() - started} ms`);

@@ -31,6 +31,8 @@ export interface GatewayTraceMeta {
   scopeRefused?: string;
   /** The router named this tool, which the request did not offer: answered as tool_not_offered (the offer check). */
   notOffered?: string;
+  /** With render: the router called this tool, which the agent offered but the retriever left out of the slice. */
+  beyondSlice?: string;
   at: string;
   /** With gateway.render: what the router was shown (the trace's messages and tools are that rendering). */
   rendered?: {

@@ -18,6 +18,7 @@ import type { Trace } from '../../core/traces/types.js';
 import { decisionOf, toolConfidence } from '../../gateway/confidence.js';
 import { createEscalator, escalationReason } from '../../gateway/escalate.js';
 import { callerOf } from '../../gateway/trace-log.js';
+import { offerOutcome } from '../../gateway/offer-check.js';
 import { startGateway } from '../../gateway/server.js';
 import { startBackendStandIn, startFrontierStandIn, type BackendStandIn, type ChatRequest, type FrontierStandIn, type Scripted } from '../helpers/backend-stand-in.js';
 import { spawnListening, tempDir } from '../helpers/fixtures.js';
@@ -43,6 +44,7 @@ const SCRIPT: Record<string, Scripted> = {
   'delete everything': { abstain: { code: 'missing_scope', reason: 'caller lacks crm.delete' }, confidence: 0.9 },
   'delete record 003': { call: 'delete_record', arguments: { recordId: '003' }, confidence: 0.95 },
   'archive record 004': { call: 'archive_record', arguments: { recordId: '004' }, confidence: 0.9 },
+  'read record 007': { call: 'delete_record', arguments: { recordId: '007' }, confidence: 0.9 },
   'crash': { status: 500, message: 'CUDA out of memory' },
   'bad request': { status: 400, message: 'messages: cannot apply the chat template' },
 };
@@ -294,6 +296,37 @@ describe('router gateway', () => {
     // An offered tool passes as before.
     assert.equal(res.headers.get('x-flywheel-scope-refused'), null);
     assert.equal((await ask('delete record 003')).json.choices[0].message.tool_calls[0].function.name, 'delete_record');
+  });
+
+  it('reads the call serve names in message.flywheel when it answered tool_not_offered, and a plain call from any backend', () => {
+    const fromServe = { role: 'assistant', content: '{"tool":null,"verdict":"abstain","code":"tool_not_offered"}', flywheel: { notOffered: 'delete_record', arguments: { recordId: '1' } } };
+    assert.deepEqual(offerOutcome(fromServe, ['get_record'], ['get_record', 'delete_record']), { kind: 'beyond-slice', tool: 'delete_record', arguments: { recordId: '1' } });
+    assert.deepEqual(offerOutcome(fromServe, ['get_record'], ['get_record']), { kind: 'not-offered', tool: 'delete_record' });
+    const plain = { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'get_record', arguments: '{"recordId":"1"}' } }] };
+    assert.deepEqual(offerOutcome(plain, ['get_record'], ['get_record']), { kind: 'offered' });
+    assert.deepEqual(offerOutcome(plain, undefined, undefined), { kind: 'offered' }, 'nothing known offered: nothing to check');
+    assert.deepEqual(offerOutcome({ role: 'assistant', content: '{"tool":null,"verdict":"abstain","code":"no_tool"}' }, ['get_record'], ['get_record']), { kind: 'offered' });
+  });
+
+  it('with render, a call to a tool the agent offered but the retriever left out of the slice is answered as that call', async () => {
+    const rendering = await startGateway(gatewaySchema.parse({ port: 0, registry: registryFile, tracesDir: join(dir, 'traces-beyond'), timeoutMs: 5000, render: { sliceSize: 1, caller: { name: 'admin', scopes: ['crm.read', 'crm.delete'] } } }));
+    try {
+      const send = async (request: string, tools: unknown[]) => {
+        const res = await fetch(`${rendering.url}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'router', messages: [{ role: 'user', content: request }], tools }) });
+        return { res, message: ((await res.json()) as Record<string, any>).choices[0].message };
+      };
+      const beyond = await send('read record 007', TOOLS);
+      assert.deepEqual(backend.requests.at(-1)!.tools!.map((t) => t.function.name), ['get_record'], 'precondition: the slice left delete_record out');
+      assert.equal(beyond.res.headers.get('x-flywheel-beyond-slice'), 'delete_record');
+      assert.equal(beyond.message.tool_calls[0].function.name, 'delete_record');
+      assert.deepEqual(JSON.parse(beyond.message.tool_calls[0].function.arguments), { recordId: '007' });
+      // An agent that did not offer the tool gets tool_not_offered.
+      const absent = await send('read record 007', TOOLS.filter((t) => t.function.name !== 'delete_record'));
+      assert.equal(absent.res.headers.get('x-flywheel-not-offered'), 'delete_record');
+      assert.deepEqual(JSON.parse(absent.message.content), { tool: null, verdict: 'abstain', code: 'tool_not_offered' });
+    } finally {
+      await rendering.close();
+    }
   });
 
   it('flywheel gateway: prints its URL and aliases, serves, and stops cleanly on SIGTERM', async () => {

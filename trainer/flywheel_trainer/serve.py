@@ -4,8 +4,11 @@
                                    of the base it runs on
   POST /v1/chat/completions        `model` picks an adapter or a base; `tools` offered -> router JSON, constrained
                                    to an offered tool with arguments valid for its schema, or a known verdict and
-                                   code; a call comes back as tool_calls; `logprobs` / `top_logprobs` (0-5) as in
-                                   OpenAI's API; `constrained: false` (an extension) decodes freely
+                                   code; a call comes back as tool_calls; an adapter may also name a tool of its
+                                   catalog (flywheel.json "tools") the request does not offer, answered as the
+                                   tool_not_offered no-call with message.flywheel {notOffered, arguments};
+                                   `logprobs` / `top_logprobs` (0-5) as in OpenAI's API; `constrained: false` (an
+                                   extension) decodes freely
   POST /v1/load_lora_adapter       {lora_name, lora_path}   (vLLM's runtime adapter API)
   POST /v1/unload_lora_adapter     {lora_name}
 
@@ -423,8 +426,10 @@ def completion(tokenizer: Any, p: ChatParams, n_prompt: int, out: Any, fmt: str,
     absent = named_absent_tool(content, p.names) if constrained and finished else None
     if absent is not None:
         # The router named the tool the request needs and the request does not offer it: that is the
-        # tool_not_offered no-call, decided by a lookup, as the gateway decides missing_scope.
-        message = {"role": "assistant", "content": json.dumps(NOT_OFFERED, separators=(",", ":")), "flywheel": {"notOffered": absent}}
+        # tool_not_offered no-call, decided by a lookup, as the gateway decides missing_scope. The call stays in
+        # `flywheel` (a gateway that sliced the agent's tools answers it when the agent offered that tool).
+        message = {"role": "assistant", "content": json.dumps(NOT_OFFERED, separators=(",", ":")),
+                   "flywheel": {"notOffered": absent, "arguments": json.loads(content).get("arguments", {})}}
     call = _tool_call(content, p.names, fmt) if p.tools else None
     if call is not None:
         message = {"role": "assistant", "content": None, "tool_calls": [call]}

@@ -147,7 +147,7 @@ def test_a_call_naming_a_tool_the_request_does_not_offer_is_answered_tool_not_of
     res = engine.chat({"model": "a", "messages": PROMPT, "tools": offered, "max_tokens": 96})
     choice = res["choices"][0]
     assert json.loads(choice["message"]["content"]) == NOT_OFFERED and choice["finish_reason"] == "stop"
-    assert choice["message"]["flywheel"] == {"notOffered": "get_invoice"}
+    assert choice["message"]["flywheel"] == {"notOffered": "get_invoice", "arguments": {"number": "1234"}}
     assert "tool_calls" not in choice["message"]
     with pytest.raises(ValueError):  # offered tools alone: the absent name cannot be decoded
         RouterConstraint(tokenizer_data(tokenizer), offered).begin([0], absent_call)

@@ -59,9 +59,9 @@ export function preferencePairs(rows: RouterRow[], catalog: Catalog, format: Ren
   };
   for (const negative of rows) {
     const tempting = negative.provenance.negativeCall;
-    // A missing scope or an absent tool is a check's to answer, not the model's (taught.ts): no pair teaches it.
-    if (!negative.provenance.operator || !tempting || negative.target.tool !== null || decidedAfterModel(negative, format)) continue;
-    add('abstention', negative, negative, completionText(negative.target, format), completionText(tempting, format));
+    if (!negative.provenance.operator || !tempting || negative.target.tool !== null) continue;
+    // A missing scope or an absent tool is a check's to answer, not the model's (taught.ts): no pair teaches the no-call.
+    if (!decidedAfterModel(negative, format, byId)) add('abstention', negative, negative, completionText(negative.target, format), completionText(tempting, format));
     const positive = negative.provenance.from ? byId.get(negative.provenance.from) : undefined;
     if (positive && positive.target.tool !== null && nearMissOf(positive.target, tempting)) {
       add('near_miss', positive, negative, completionText(positive.target, format), completionText(tempting, format));

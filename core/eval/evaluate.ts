@@ -51,9 +51,12 @@ export async function evaluateEndpoint(cases: EvalCase[], spec: EndpointSpec, op
   return { label: spec.label, endpoint: spec.baseUrl, model: spec.model, metrics, cases: results };
 }
 
-/** A call to a tool the case did not offer, answered as serve and the gateway answer it: tool_not_offered. */
+/**
+ * A call to a tool the case did not offer, answered as serve and the gateway answer it: tool_not_offered. Several
+ * calls at once stay as they are (the gateway takes them as an invalid answer, not as one call).
+ */
 export function checkOffered(p: Prediction, offered: readonly string[]): Prediction {
-  return p.kind === 'call' && isNotOffered(p.tool, offered) ? { kind: 'no-call', verdict: NOT_OFFERED.verdict, code: NOT_OFFERED.code } : p;
+  return p.kind === 'call' && p.extraCalls === 0 && isNotOffered(p.tool, offered) ? { kind: 'no-call', verdict: NOT_OFFERED.verdict, code: NOT_OFFERED.code } : p;
 }
 
 /** A call the caller may not make, answered as the gateway answers it: the missing_scope violation. */

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Catalog } from '../../core/catalog/types.js';
 import { renderRows } from '../../core/dataset/render.js';
-import { answeredByOfferCheck, asTaught, refusedByScopeCheck } from '../../core/dataset/taught.js';
+import { absentToolCall, asTaught, refusedByScopeCheck } from '../../core/dataset/taught.js';
 import type { RouterRow } from '../../core/dataset/types.js';
 import { casesFrom } from '../../core/eval/cases.js';
 import { checkOffered, checkScopes } from '../../core/eval/evaluate.js';
@@ -77,15 +77,21 @@ describe('scope check', () => {
     assert.deepEqual(taught[3], untold, 'a missing_scope label without a recorded call stays the model\'s to learn');
   });
 
-  it('teaches the recorded call of a tool_not_offered row for router-json, whose decoder answers the absent tool; hermes keeps the label', () => {
-    const absent: RouterRow = { ...positive, id: 'n4', tools: ['get_record', 'ping'], target: { tool: null, verdict: 'abstain', code: 'tool_not_offered', reason: 'delete_record is not among the offered tools' }, provenance: { source: 'generated', operator: 'tool_absent', negativeCall: { tool: 'delete_record', arguments: { recordId: '1' } }, from: 'p1' } };
+  it('teaches a tool_not_offered row the call its request needs, for router-json: the recorded call, or a sibling swap\'s positive; hermes keeps the label', () => {
+    const needed = { tool: 'delete_record', arguments: { recordId: '1' } };
+    const absent: RouterRow = { ...positive, id: 'n4', tools: ['get_record', 'ping'], target: { tool: null, verdict: 'abstain', code: 'tool_not_offered', reason: 'delete_record is not among the offered tools' }, provenance: { source: 'generated', operator: 'tool_absent', negativeCall: needed, from: 'p1' } };
+    // A sibling swap records the tempting sibling, which is offered: the call the request needs is its positive's.
+    const swap: RouterRow = { ...absent, id: 'n7', provenance: { source: 'generated', operator: 'sibling_swap', negativeCall: { tool: 'get_record', arguments: { recordId: '1' } }, from: 'p1' } };
     const unlabelled: RouterRow = { ...absent, id: 'n5', provenance: { source: 'trace' } };
-    assert.deepEqual([positive, scopeNegative, absent, unlabelled].map((r) => answeredByOfferCheck(r, 'router-json')), [false, false, true, false]);
-    const [taught, kept] = asTaught([absent, unlabelled], 'router-json');
-    assert.deepEqual(taught!.target, { tool: 'delete_record', arguments: { recordId: '1' } });
-    assert.deepEqual(taught!.tools, ['get_record', 'ping'], 'the prompt still lacks the tool, as at serving');
-    assert.deepEqual(kept, unlabelled, 'without a recorded call the model must say it');
-    assert.deepEqual(asTaught([absent], 'hermes')[0], absent, 'hermes is decoded freely: nothing answers for the model');
+    const byId = new Map([positive, absent, swap].map((r) => [r.id, r]));
+    assert.deepEqual([positive, scopeNegative, absent, swap, unlabelled].map((r) => absentToolCall(r, 'router-json', byId)), [undefined, undefined, needed, needed, undefined]);
+    assert.equal(absentToolCall(swap, 'router-json', new Map()), undefined, 'without its positive the needed call is not known');
+    const [, taughtAbsent, taughtSwap, kept] = asTaught([positive, absent, swap, unlabelled], 'router-json');
+    assert.deepEqual([taughtAbsent!.target, taughtSwap!.target], [needed, needed]);
+    assert.deepEqual(taughtAbsent!.tools, ['get_record', 'ping'], 'the prompt still lacks the tool, as at serving');
+    assert.deepEqual(kept, unlabelled, 'without a known call the model must say it');
+    assert.deepEqual(asTaught([swap], 'router-json')[0], swap, 'a sibling swap without its positive keeps its label');
+    assert.deepEqual(asTaught([positive, absent, swap], 'hermes').slice(1), [absent, swap], 'hermes is decoded freely: nothing answers for the model');
   });
 
   it('a call to a tool the case did not offer scores as tool_not_offered, as serve and the gateway answer it', () => {

@@ -187,6 +187,7 @@ describe('dataset generation against the sandboxes', () => {
       const validator = new CallValidator(catalog, mcpDryRunner(connections));
       const checked: Record<string, number> = {};
       let scopeNegatives = 0;
+      const hermesAbstentions = new Set<string>();
       const entitiesOf = (rows: RouterRow[]) => new Set(rows.flatMap((r) => r.entities));
       for (const domain of DOMAINS) {
         const rows = await positives(domain, validator);
@@ -199,6 +200,7 @@ describe('dataset generation against the sandboxes', () => {
         scopeNegatives += negatives.filter((r) => r.provenance.operator === 'missing_scope').length;
         const byId = new Map(all.map((r) => [r.id, r]));
         const { pairs } = preferencePairs(all, catalog, 'router-json');
+        for (const p of preferencePairs(all, catalog, 'hermes').pairs) if (p.kind === 'abstention') hermesAbstentions.add(p.operator);
         for (const p of pairs) {
           const negative = byId.get(p.from.negative)!;
           const op = OPERATORS.find((o) => o.name === p.operator)!;
@@ -225,10 +227,13 @@ describe('dataset generation against the sandboxes', () => {
         const trainEntities = entitiesOf(rowsBehind(splits.train));
         assert.deepEqual([...entitiesOf(rowsBehind(splits.test))].filter((e) => trainEntities.has(e)), []);
       }
-      for (const name of ['sibling_swap', 'drop_required', 'prompt_injection', 'tool_absent']) assert.ok(checked[`abstention:${name}`], `abstention pairs for ${name}: ${JSON.stringify(checked)}`);
-      // The scope check refuses those calls, so no pair teaches the model a missing scope (core/dataset/taught.ts).
+      for (const name of ['drop_required', 'prompt_injection']) assert.ok(checked[`abstention:${name}`], `abstention pairs for ${name}: ${JSON.stringify(checked)}`);
+      // The scope check refuses those calls and the offer check answers calls to absent tools, so in router-json no
+      // pair teaches the model a missing scope or a tool that is not offered (core/dataset/taught.ts); hermes,
+      // decoded freely, keeps the abstention pairs for absent tools.
       assert.ok(scopeNegatives > 0, 'precondition: missing_scope negatives were made');
-      assert.equal(checked['abstention:missing_scope'], undefined);
+      for (const name of ['missing_scope', 'tool_absent', 'sibling_swap']) assert.equal(checked[`abstention:${name}`], undefined, name);
+      for (const name of ['sibling_swap', 'tool_absent']) assert.ok(hermesAbstentions.has(name), `hermes abstention pairs for ${name}: ${[...hermesAbstentions].join(', ')}`);
       for (const name of ['sibling_swap', 'drop_required']) assert.ok(checked[`near_miss:${name}`], `near-miss pairs for ${name}: ${JSON.stringify(checked)}`);
       assert.ok(checked['near_miss:server_refusal'] || checked['near_miss:wrong_entity_type'], `value near misses: ${JSON.stringify(checked)}`);
     });

@@ -312,16 +312,20 @@ def _sft_dataset(job: dict[str, Any]) -> str | None:
 
 
 def _catalog_tools(job: dict[str, Any]) -> list[dict[str, Any]]:
-    """Every tool the SFT rows offered, by name (first seen), in name order; (dpo) its starting adapter's."""
+    """Every tool the SFT rows offered, in name order; (dpo) its starting adapter's. A name offered with two
+    different schemas (two servers' tools of one name) is left out: serve could not tell which one was meant."""
     if job["method"] == "dpo":
         return json.loads((Path(job["preference"]["startFrom"]) / "flywheel.json").read_text()).get("tools", [])
     tools: dict[str, dict[str, Any]] = {}
+    ambiguous: set[str] = set()
     with open(job["data"]["train"], encoding="utf-8") as f:
         for line in f:
             if line.strip():
                 for tool in json.loads(line).get("tools") or []:
-                    tools.setdefault(tool["function"]["name"], tool)
-    return [tools[name] for name in sorted(tools)]
+                    name = tool["function"]["name"]
+                    if tools.setdefault(name, tool)["function"].get("parameters") != tool["function"].get("parameters"):
+                        ambiguous.add(name)
+    return [tools[name] for name in sorted(tools) if name not in ambiguous]
 
 
 def _write_outputs(job: dict[str, Any], trainer, tokenizer, out: Path) -> Path:

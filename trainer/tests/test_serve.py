@@ -156,6 +156,18 @@ def test_a_call_naming_a_tool_the_request_does_not_offer_is_answered_tool_not_of
         engine.chat({"model": base_id(adapters["a"]), "messages": PROMPT, "tools": offered, "max_tokens": 96})
 
 
+def test_an_adapter_lists_the_tools_its_rows_offered_leaving_out_a_name_offered_with_two_schemas(tmp_path):
+    from flywheel_trainer.train import _catalog_tools
+
+    def tool(name, prop):
+        return {"type": "function", "function": {"name": name, "parameters": {"type": "object", "properties": {prop: {"type": "string"}}}}}
+
+    rows = [{"tools": [tool("b_get", "id"), tool("a_list", "q")]}, {"tools": [tool("b_get", "id"), tool("a_list", "region")]}]
+    train = tmp_path / "train.jsonl"
+    train.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    assert _catalog_tools({"method": "lora", "data": {"train": str(train)}}) == [tool("b_get", "id")]
+
+
 # several bases --------------------------------------------------------------------------------------------
 def test_an_empty_server_hosts_each_adapters_base_and_drops_it_with_its_last_adapter(adapters, tmp_path):
     with serving(Engine()) as client:

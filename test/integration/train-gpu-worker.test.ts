@@ -153,6 +153,8 @@ describe('train stage on the GPU queue', () => {
     const base = await smallConfig('preference-crash', { optim: { epochs: 1, maxSteps: 8, effectiveBatchSize: 4, microBatchSize: 4, learningRate: 0.005 } });
     const cfg = parseConfig({
       ...base,
+      // Enough rows that the val split holds negatives that make pairs (absent tools and missing scopes make none).
+      dataset: { ...base.dataset!, perGoal: 8 },
       preference: { beta: 0.1, job: { optim: { maxSteps, effectiveBatchSize: 8, microBatchSize: 2, learningRate: 0.002, earlyStoppingPatience: 0 } } },
       evaluate: { limit: 4, concurrency: 2 },
     });

@@ -58,6 +58,8 @@ def test_dpo_starts_from_the_sft_adapter_and_writes_one_lora(tmp_path, sft):
     meta = json.loads((out / "flywheel.json").read_text())
     assert meta["method"] == "dpo" and meta["startFrom"] == str(sft) and meta["base"] == "../base"
     assert meta["trainSha256"] == sft_dataset, "a DPO adapter keeps the SFT dataset it continues"
+    sft_tools = json.loads((sft / "flywheel.json").read_text())["tools"]
+    assert sft_tools and meta["tools"] == sft_tools, "and the tools it may name (serve's offer check)"
 
     from peft import PeftModel
     from safetensors.torch import load_file

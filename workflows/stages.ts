@@ -112,7 +112,7 @@ export const STAGES = [
     keyedBy: ['project', 'dataset.split', 'dataset.seed', 'dataset.minPerTool', 'dataset.negativeShare'] },
   { name: 'render', version: '6', group: 'dataset', activity: 'renderStage', queue: 'cpu', profile: 'dataset', outputs: ['renderedTrain', 'renderedVal', 'renderedTest', 'pairsTrain', 'pairsVal', 'pairsTest'], runsWhen: 'a `dataset` section',
     inputs: { catalog: 'ingest.catalog', train: 'split.train', val: 'split.val', test: 'split.test' }, config: { dataset: 'dataset' }, keyedBy: ['dataset.render.format'] },
-  { name: 'train', version: '3', group: 'train', activity: 'trainStage', queue: 'gpu', profile: 'training', outputs: ['adapter', 'metrics', 'trainerLog'], runsWhen: '`dataset` and `train` sections',
+  { name: 'train', version: '4', group: 'train', activity: 'trainStage', queue: 'gpu', profile: 'training', outputs: ['adapter', 'metrics', 'trainerLog'], runsWhen: '`dataset` and `train` sections',
     // Keyed by the normalised job (core/train/job.ts), which also names the adapter version.
     inputs: { train: 'render.renderedTrain', val: 'render.renderedVal' }, config: { settings: 'train', format: 'dataset.render.format' } },
   { name: 'preference', version: '1', group: 'train', activity: 'preferenceStage', queue: 'gpu', profile: 'training', outputs: ['adapter', 'metrics', 'trainerLog'], runsWhen: '`dataset`, `train` and `preference` sections', optional: true,

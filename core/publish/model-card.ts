@@ -135,7 +135,12 @@ ${evaluationSection(p, rows)}
 ${table(['path', 'bytes', 'sha256'], p.files.map((f) => [f.path, f.bytes, code(f.sha256)]))}
 
 Plus \`README.md\` (this card), the evaluation under \`eval/\` when there is one, and \`manifest.json\` (every
-file with its sha256).
+file with its sha256).${p.files.some((f) => f.path === 'adapter/examples.jsonl') ? `
+
+\`adapter/examples.jsonl\` holds the training rows' requests (their user turns) and the decision each was taught:
+mcp-flywheel's serve looks the nearest ones up to steer which tool the router names (its retrieval prior). It is
+training data: leave it out of a public upload if the requests are private (serve then answers from the weights
+alone).` : ''}
 
 ## Usage
 

@@ -7,7 +7,7 @@ export const serveCommand: Command = {
   name: 'serve',
   summary: "run the local serving backend (the trainer's OpenAI-compatible multi-adapter server)",
   usage: `flywheel serve [--host H] [--port N] [--adapter NAME=DIR ...] [--adapter-dir DIR] [--admin-token-env VAR] [--api-key-env VAR]
-                     [--cpu-dtype auto|float32|bfloat16]
+                     [--cpu-dtype auto|float32|bfloat16] [--retrieval-weight W]
 
 The "local" deploy target: an OpenAI-compatible server (/v1/chat/completions, /v1/models) with vLLM's
 runtime LoRA API (/v1/load_lora_adapter, /v1/unload_lora_adapter). Starts empty; deploys load versions
@@ -24,6 +24,9 @@ into it, each on the base it was trained on. In production, point deploy.endpoin
                        auto (default, or $FLYWHEEL_SERVE_CPU_DTYPE): bf16 where the CPU has native bf16
                        (avx512_bf16, amx_bf16), where it reads a prompt about twice as fast; answers can differ
                        from float32's where two tokens are nearly tied
+  --retrieval-weight W how much an adapter's nearest training requests (its examples.jsonl) sway which tool it
+                       names or which no-call it answers: λ at similarity 1, from 0 (off) to 1; default 0.5, or
+                       $FLYWHEEL_SERVE_RETRIEVAL_WEIGHT (docs/training-and-serving.md, "The retrieval prior")
 A --host beyond loopback needs the admin token and the adapter directory, or the server does not start.
 Runs until interrupted (Ctrl-C).`,
   async run(argv) {
@@ -35,11 +38,13 @@ Runs until interrupted (Ctrl-C).`,
       'admin-token-env': { type: 'string', default: DEFAULT_SERVE_ADMIN_TOKEN_ENV },
       'api-key-env': { type: 'string' },
       'cpu-dtype': { type: 'string' },
+      'retrieval-weight': { type: 'string' },
     });
     const args = [
       '-m', 'flywheel_trainer', 'serve', '--host', values.host, '--port', values.port, ...(values.adapter ?? []).flatMap((a) => ['--adapter', a]),
       '--adapter-dir', values['adapter-dir'], '--admin-token-env', values['admin-token-env'], ...(values['api-key-env'] ? ['--api-key-env', values['api-key-env']] : []),
       ...(values['cpu-dtype'] ? ['--cpu-dtype', values['cpu-dtype']] : []),
+      ...(values['retrieval-weight'] ? ['--retrieval-weight', values['retrieval-weight']] : []),
     ];
     const child = spawn(trainerPython(), args, { stdio: 'inherit', env: { ...process.env, PYTHONPATH: [TRAINER_ROOT, process.env.PYTHONPATH].filter(Boolean).join(':') } });
     const stop = (): void => void child.kill('SIGTERM');

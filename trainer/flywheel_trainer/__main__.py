@@ -19,6 +19,7 @@ import sys
 import traceback
 
 from .errors import EXIT_BAD_JOB, BadJob
+from .examples import DEFAULT_WEIGHT
 from .job import load_job
 from .launch import is_main_process
 
@@ -96,7 +97,8 @@ def _serve(args) -> int:
     if args.api_key_env and not keys:
         raise BadJob(f"--api-key-env {args.api_key_env}: the variable is not set (or empty) in the server's environment")
     access = Access(admin_token=admin, api_keys=keys, adapter_dir=Path(args.adapter_dir) if args.adapter_dir else None)
-    serve(args.base, adapters, host=args.host, port=args.port, served_name=args.served_name, access=access, cpu_dtype=args.cpu_dtype)
+    serve(args.base, adapters, host=args.host, port=args.port, served_name=args.served_name, access=access, cpu_dtype=args.cpu_dtype,
+          retrieval_weight=args.retrieval_weight)
     return 0
 
 
@@ -110,6 +112,13 @@ def _convert_base(args) -> int:
     out = ensure_converted(args.name, Path(args.out) if args.out else None)
     print(json.dumps({"dir": str(out.resolve()), "name": args.name, "ggufSha256": PACKAGED[args.name].sha256}))
     return 0
+
+
+def _weight(text: str) -> float:
+    value = float(text)
+    if not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"{text}: a number from 0 to 1 is required")
+    return value
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -136,6 +145,9 @@ def main(argv: list[str] | None = None) -> int:
     s.add_argument("--cpu-dtype", choices=["auto", "float32", "bfloat16"], default=os.environ.get("FLYWHEEL_SERVE_CPU_DTYPE", "auto"),
                    help="on a CPU, answer from bf16 copies of the weights or from the float32 weights; auto: bf16 where the CPU "
                    "has native bf16 (avx512_bf16, amx_bf16), about twice as fast there (default: $FLYWHEEL_SERVE_CPU_DTYPE or auto)")
+    s.add_argument("--retrieval-weight", type=_weight, default=os.environ.get("FLYWHEEL_SERVE_RETRIEVAL_WEIGHT", str(DEFAULT_WEIGHT)),
+                   help="how much an adapter's nearest training requests sway its decision (λ at similarity 1, 0 to 1; "
+                   "0 turns the retrieval prior off; default: $FLYWHEEL_SERVE_RETRIEVAL_WEIGHT or %(default)s)")
     s.add_argument("--port", type=int, default=8000, help="0 picks a free port (printed on stdout)")
     s.add_argument("--adapter-dir", help="runtime loads may only name adapters inside this directory ('..' and symlinks out refused)")
     s.add_argument("--admin-token-env", default="FLYWHEEL_SERVE_ADMIN_TOKEN",

@@ -41,6 +41,14 @@ PARSER_CONFIG = parser_config()
 # Any JSON value (what the engine uses for a schema without a type); `integer` is a subset of `number`.
 ANY = {"anyOf": [{"type": t} for t in ("string", "number", "boolean", "null", "array", "object")]}
 SIMPLE_TYPES = {"string", "number", "integer", "boolean", "null", "array", "object"}
+# JSON Schema formats whose shape a pattern forces (the engine ignores `format`): a model that copies "Jun 9 2026"
+# from the request must write 2026-06-09. The calendar itself (month 13) is left to validation.
+FORMAT_PATTERNS = {
+    "date": r"^\d{4}-\d{2}-\d{2}$",
+    "date-time": r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?(Z|[+-]\d{2}:\d{2})$",
+    "time": r"^\d{2}:\d{2}:\d{2}(\.\d{1,6})?(Z|[+-]\d{2}:\d{2})?$",
+    "uuid": r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$",
+}
 
 
 def _regex_ok(pattern: str) -> bool:
@@ -57,8 +65,8 @@ def _regex_ok(pattern: str) -> bool:
 def arguments_schema(parameters: Any) -> dict[str, Any]:
     """A tool's input schema reduced to what the engine enforces exactly: types, properties, required,
     additionalProperties: false, items, enum, const, anyOf/oneOf (as anyOf), allOf of objects, string lengths,
-    patterns it can compile, array lengths; local $refs inlined (a cycle becomes any value). Keywords it cannot
-    enforce (numeric bounds, formats) are dropped: the answer is then checked, not forced, on those."""
+    patterns it can compile (a date, date-time, time or uuid format as its pattern), array lengths; local $refs
+    inlined (a cycle becomes any value). Keywords it cannot enforce (numeric bounds, other formats) are dropped: the answer is then checked, not forced, on those."""
     if not isinstance(parameters, dict):
         return {"type": "object"}
     out = _reduce(parameters, parameters, ())
@@ -157,7 +165,7 @@ def _reduce(s: Any, root: dict[str, Any], refs: tuple[str, ...]) -> dict[str, An
             if isinstance(s.get(key), int):
                 out[key] = s[key]
     elif kind == "string":
-        pattern = s.get("pattern")
+        pattern = s.get("pattern") if "pattern" in s else FORMAT_PATTERNS.get(s.get("format"))
         if isinstance(pattern, str) and _regex_ok(pattern):
             out["pattern"] = pattern  # the engine refuses a pattern together with lengths
         else:
@@ -385,13 +393,18 @@ class RouterLogitsProcessor:
     distribution over what the constraint allowed: it masks every step by the full allowed set. (Greedy answers
     take decode.greedy, which checks the model's own first choice and computes the set only when it is refused.)"""
 
-    def __init__(self, constraint: RouterConstraint):
+    def __init__(self, constraint: RouterConstraint | None, prior: Any = None):
         self.constraint = constraint
+        self.prior = prior  # examples.DecisionPrior: the retrieval prior mixed in along the decision
 
     def __call__(self, input_ids, scores):
         import torch
 
         for b in range(scores.shape[0]):
+            if self.prior is not None:
+                scores[b] = self.prior.mix(input_ids[b].tolist(), scores[b])
+            if self.constraint is None:
+                continue
             allowed = self.constraint.allowed(input_ids[b].tolist())
             mask = torch.full_like(scores[b], float("-inf"))
             mask[torch.tensor(allowed, dtype=torch.long)] = 0

@@ -21,6 +21,7 @@ from typing import Any
 
 from .constrain import RouterConstraint
 from .data import common_prefix_length
+from .examples import DecisionPrior
 
 # A shared opening shorter than this is recomputed: reusing it would save less than copying the cache costs.
 MIN_REUSE = 16
@@ -124,10 +125,13 @@ def draft_tokens(tokenizer: Any, constraint: RouterConstraint | None, seq: list[
     return draft[:room]
 
 
-def _choose(constraint: RouterConstraint | None, seq: list[int], logits) -> int:
-    """Greedy's pick: the model's first choice when the constraint allows it, else the best allowed token."""
+def _choose(constraint: RouterConstraint | None, seq: list[int], logits, prior: DecisionPrior | None = None) -> int:
+    """Greedy's pick: the model's first choice (with the retrieval prior mixed in along the decision) when the
+    constraint allows it, else the best allowed token."""
     import torch
 
+    if prior is not None:
+        logits = prior.mix(seq, logits)
     best = int(logits.argmax())
     if constraint is None or constraint.accepts(seq, best):
         return best
@@ -135,11 +139,11 @@ def _choose(constraint: RouterConstraint | None, seq: list[int], logits) -> int:
     return int(allowed[logits[allowed].argmax()])
 
 
-def greedy(model: Any, tokenizer: Any, prompt: list[int], max_new: int, constraint: RouterConstraint | None, prefixes: PrefixCache | None, key: str | None, drafts: bool = True, lookup: bool = True) -> Decoded:
+def greedy(model: Any, tokenizer: Any, prompt: list[int], max_new: int, constraint: RouterConstraint | None, prefixes: PrefixCache | None, key: str | None, drafts: bool = True, lookup: bool = True, prior: DecisionPrior | None = None) -> Decoded:
     """The greedy answer to `prompt` (token ids, eos included when it finished) from `model` as it is set up now
     (adapter chosen or disabled by the caller). `key` names that setup in `prefixes`; without `prefixes` nothing is
     reused or kept; without `lookup` only the grammar drafts, and without `drafts` every token takes its own pass
-    (for benchmarks' baselines)."""
+    (for benchmarks' baselines). `prior`: the retrieval prior (examples.py) for this request."""
     import torch
     from transformers import DynamicCache
 
@@ -161,7 +165,7 @@ def greedy(model: Any, tokenizer: Any, prompt: list[int], max_new: int, constrai
     logits = forward(prompt[reused:], last_only=True)[-1]
     seq, answer = list(prompt), done.tokens
     while len(answer) < max_new:
-        token = _choose(constraint, seq, logits)
+        token = _choose(constraint, seq, logits, prior)
         seq.append(token)
         answer.append(token)
         if token == eos or len(answer) >= max_new:
@@ -171,7 +175,7 @@ def greedy(model: Any, tokenizer: Any, prompt: list[int], max_new: int, constrai
         step = forward([token, *draft])
         kept = 0
         for i, d in enumerate(draft):
-            if _choose(constraint, seq, step[i]) != d:
+            if _choose(constraint, seq, step[i], prior) != d:
                 break
             seq.append(d)
             answer.append(d)

@@ -40,6 +40,7 @@ from typing import Any
 
 from .access import Access, AccessError, check_exposure
 from .constrain import RouterConstraint, RouterLogitsProcessor, tokenizer_data
+from .examples import DEFAULT_WEIGHT, DecisionPrior, ExampleIndex, callable_decision, request_text
 from .decode import Decoded, PrefixCache, greedy
 from .errors import BadJob
 from .model import cpu_has_native_bf16
@@ -126,6 +127,8 @@ class Adapter:
     # The catalog's tools it was trained on (flywheel.json "tools"): it may name one the request does not offer,
     # which is then answered as tool_not_offered (completion).
     tools: list[dict[str, Any]] = field(default_factory=list)
+    # Its training requests and what each was taught (examples.jsonl): the retrieval prior's neighbours.
+    examples: ExampleIndex | None = None
 
 
 @dataclass
@@ -142,6 +145,7 @@ class ChatParams:
     logprobs: bool
     top_logprobs: int
     constrained: bool = True
+    retrieval: bool = True
 
 
 def chat_params(req: dict[str, Any], default_model: str) -> ChatParams:
@@ -163,6 +167,9 @@ def chat_params(req: dict[str, Any], default_model: str) -> ChatParams:
     constrained = req.get("constrained", True)
     if not isinstance(constrained, bool):
         raise ApiError(400, "constrained: a boolean is required")
+    retrieval = req.get("retrieval", True)
+    if not isinstance(retrieval, bool):
+        raise ApiError(400, "retrieval: a boolean is required")
     return ChatParams(
         model=req.get("model") or default_model,
         messages=messages,
@@ -174,6 +181,7 @@ def chat_params(req: dict[str, Any], default_model: str) -> ChatParams:
         logprobs=logprobs,
         top_logprobs=top or 0,
         constrained=constrained,
+        retrieval=retrieval,
     )
 
 
@@ -209,8 +217,9 @@ def bf16_copy(model: Any) -> Any:
 
 
 class Engine:
-    def __init__(self, base: str | None = None, served_name: str = "base", cpu_dtype: str = "auto"):
+    def __init__(self, base: str | None = None, served_name: str = "base", cpu_dtype: str = "auto", retrieval_weight: float = DEFAULT_WEIGHT):
         self.served_name = served_name
+        self.retrieval_weight = retrieval_weight  # λ of the retrieval prior at similarity 1 (examples.py); 0: off
         # Weights stay float32 (adapters merge and unmerge exactly); answers may come from bf16 copies (_runner).
         self.bf16_answers = answers_in_bf16(cpu_dtype)
         self.bases: dict[str, Base] = {}  # by id
@@ -229,6 +238,10 @@ class Engine:
         meta = adapter_meta(adapter_dir)
         fmt = meta.get("format", "router-json")
         known = known_tools(meta, adapter_dir)
+        try:
+            examples = ExampleIndex.load(adapter_dir) if fmt == "router-json" else None
+        except ValueError as err:
+            raise ApiError(400, str(err)) from None
         with self.lock:  # checks and changes under one lock: concurrent loads of one name cannot both pass
             if not name or name == self.served_name or name in self.bases:
                 raise ApiError(400, f"lora_name {name!r} is empty or shadows a base model's name")
@@ -240,7 +253,7 @@ class Engine:
             except Exception:
                 self._drop_if_unused(base)
                 raise
-            self.adapters[name] = Adapter(str(adapter_dir), fmt, base, known)
+            self.adapters[name] = Adapter(str(adapter_dir), fmt, base, known, examples)
 
     def _base_for(self, name: str, source: str) -> Base:
         """The hosted base with the adapter's base identity, else that base loaded beside the others."""
@@ -325,10 +338,20 @@ class Engine:
             # What the answer may name: the offered tools, and the catalog's others an adapter knows (their
             # schemas constrain the arguments as an offered tool's would).
             nameable = (p.tools or []) + [t for t in (self.adapters[adapter].tools if adapter else []) if t["function"]["name"] not in p.names]
-            out = self._generate(base, adapter, ids, p, constrained, nameable)
+            prior = self._prior(base, adapter, p, nameable, ids.shape[1]) if constrained else None
+            out = self._generate(base, adapter, ids, p, constrained, nameable, prior)
         return completion(base.tokenizer, p, ids.shape[1], out, fmt, constrained)
 
-    def _generate(self, base: Base, adapter: str | None, ids, p: ChatParams, constrained: bool, nameable: list[dict[str, Any]]):
+    def _prior(self, base: Base, adapter: str | None, p: ChatParams, nameable: list[dict[str, Any]], n_prompt: int) -> DecisionPrior | None:
+        """The retrieval prior for this request: the adapter's nearest training requests' decisions among those it
+        may answer, λ scaled by the best similarity. None without examples, when turned off, or with no neighbour."""
+        examples = self.adapters[adapter].examples if adapter else None
+        if examples is None or not p.retrieval or self.retrieval_weight <= 0:
+            return None
+        votes, best = examples.vote(request_text(p.messages), callable_decision({t["function"]["name"] for t in nameable}))
+        return DecisionPrior.build(base.tokenizer, votes, self.retrieval_weight * best, n_prompt)
+
+    def _generate(self, base: Base, adapter: str | None, ids, p: ChatParams, constrained: bool, nameable: list[dict[str, Any]], prior: DecisionPrior | None = None):
         import torch
 
         tokenizer = base.tokenizer
@@ -351,12 +374,12 @@ class Engine:
         if constraint is not None and not fast:
             from transformers import LogitsProcessorList
 
-            kwargs["logits_processor"] = LogitsProcessorList([RouterLogitsProcessor(constraint)])
+            kwargs["logits_processor"] = LogitsProcessorList([RouterLogitsProcessor(constraint, prior)])
         context, model = self._runner(base, adapter)
         with context, torch.no_grad():
             if fast:
                 prompt = ids[0].tolist()
-                self.last_decode = greedy(model, tokenizer, prompt, p.max_tokens, constraint, base.prefixes, adapter)
+                self.last_decode = greedy(model, tokenizer, prompt, p.max_tokens, constraint, base.prefixes, adapter, prior=prior)
                 return torch.tensor([prompt + self.last_decode.tokens], device=ids.device)
             return model.generate(ids, attention_mask=torch.ones_like(ids), **kwargs)
 
@@ -621,7 +644,7 @@ def make_handler(engine: Engine, access: Access | None = None):
 
 
 def serve(base: str | None, adapters: dict[str, str], host: str = "127.0.0.1", port: int = 8000, served_name: str = "base",
-          access: Access | None = None, cpu_dtype: str = "auto") -> None:
+          access: Access | None = None, cpu_dtype: str = "auto", retrieval_weight: float = DEFAULT_WEIGHT) -> None:
     """With neither a base nor adapters the server starts empty; adapters are loaded at runtime (access.py says by whom)."""
     from .train import quiet_libraries
 
@@ -635,7 +658,7 @@ def serve(base: str | None, adapters: dict[str, str], host: str = "127.0.0.1", p
             base = base_of(Path(path))
         except ApiError as err:
             raise BadJob(f"--adapter {name}={path}: {err}") from None
-    engine = Engine(base, served_name, cpu_dtype)
+    engine = Engine(base, served_name, cpu_dtype, retrieval_weight)
     for name, path in adapters.items():
         try:
             engine.load_adapter(name, path)

@@ -19,6 +19,7 @@ from typing import Any
 
 from .data import corpus_texts, encode_rows, load_rows, share_prefixes
 from .errors import BadJob
+from .examples import EXAMPLES_FILE, write_examples
 from .job import check_resume
 from .launch import is_main_process, rank_zero_first, world_size
 from .model import Hardware, check_method, detect_hardware, load_base, padding_free
@@ -328,6 +329,18 @@ def _catalog_tools(job: dict[str, Any]) -> list[dict[str, Any]]:
     return [tools[name] for name in sorted(tools) if name not in ambiguous]
 
 
+def _write_examples(job: dict[str, Any], adapter_dir: Path) -> None:
+    """examples.jsonl: each SFT row's request and the decision it was taught, the retrieval prior's neighbours
+    (examples.py); (dpo) its starting adapter's."""
+    if job["method"] == "dpo":
+        source = Path(job["preference"]["startFrom"]) / EXAMPLES_FILE
+        if source.is_file():
+            shutil.copyfile(source, adapter_dir / EXAMPLES_FILE)
+        return
+    with open(job["data"]["train"], encoding="utf-8") as f:
+        write_examples((json.loads(line) for line in f if line.strip()), adapter_dir / EXAMPLES_FILE)
+
+
 def _write_outputs(job: dict[str, Any], trainer, tokenizer, out: Path) -> Path:
     final = out / "adapter"
     staging = out / "adapter.tmp"
@@ -350,6 +363,8 @@ def _write_outputs(job: dict[str, Any], trainer, tokenizer, out: Path) -> Path:
         "tools": _catalog_tools(job),
     }
     (staging / "flywheel.json").write_text(json.dumps(meta, indent=2))
+    if job["data"]["format"] == "router-json":
+        _write_examples(job, staging)
     shutil.rmtree(final, ignore_errors=True)
     os.replace(staging, final)
     if job["mergedExport"] and job["method"] != "full":

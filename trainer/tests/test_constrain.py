@@ -116,6 +116,9 @@ def test_arguments_follow_the_chosen_tools_schema():
     journal = '{"tool":"create_journal","arguments":{"lines":[{"account":1}]'
     assert "}" not in fed(journal, ALL).get_allowed_characters(), "periodName is required before the object may close"
     assert set(fed('{"tool":"create_journal","arguments":{"periodName":"', ALL).get_allowed_characters()) <= set("ABCDEFGHIJKLMNOPQRSTUVWXYZ"), "the pattern holds"
+    dated = '{"tool":"get_ar_aging","arguments":{"asOfDate":"'
+    assert set(fed(dated, ALL).get_allowed_characters()) <= set("0123456789"), "format date: written as YYYY-MM-DD, not 'Jun 9 2026'"
+    assert set(fed(dated + "2026", ALL).get_allowed_characters()) == {"-"}
     assert fed('{"tool":"ping","arguments":{', ALL).get_allowed_characters().strip() == "}", "no arguments: only {}"
     assert set(fed('{"tool":"', ALL).get_allowed_characters()) == set("gcsp"), "only offered names"
     assert set(fed('{"tool":"get_invoice","arguments":{"', ALL).get_allowed_characters()) == set("ct"), "branches keep the parent's properties"

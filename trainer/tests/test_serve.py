@@ -137,7 +137,7 @@ def test_a_call_naming_a_tool_the_request_does_not_offer_is_answered_tool_not_of
     absent_call = tokenizer.encode('{"tool":"get_invoice","arguments":{"number":"1234"}}', add_special_tokens=False)
     seen = {}
 
-    def choose_the_absent_tool(model, tok, prompt, max_new, constraint, *rest):
+    def choose_the_absent_tool(model, tok, prompt, max_new, constraint, *rest, **kw):
         # Stands in for the model's choice (a tiny model's is noise); the constraint is serve's own.
         seen["constraint"] = constraint
         constraint.begin(prompt, absent_call)  # raises if the decoder could not have named it
@@ -166,6 +166,46 @@ def test_an_adapter_lists_the_tools_its_rows_offered_leaving_out_a_name_offered_
     train = tmp_path / "train.jsonl"
     train.write_text("".join(json.dumps(r) + "\n" for r in rows))
     assert _catalog_tools({"method": "lora", "data": {"train": str(train)}}) == [tool("b_get", "id")]
+
+
+# the retrieval prior ----------------------------------------------------------------------------------------
+def test_an_adapter_keeps_its_training_requests_and_what_each_was_taught(adapters):
+    lines = (Path(adapters["a"]) / "examples.jsonl").read_text().splitlines()
+    examples = [json.loads(line) for line in lines]
+    assert len(examples) == 96, "one per training row"
+    assert {e["decision"] for e in examples} <= {'{"tool":"get_invoice"', '{"tool":"create_case"', '{"tool":"list_accounts"', '{"tool":null,"verdict":"abstain","code":"no_tool"}'}
+    shown = next(e for e in examples if e["text"].startswith("Show me invoice"))
+    assert shown["decision"] == '{"tool":"get_invoice"'
+
+
+def test_the_nearest_training_requests_decide_at_full_weight_and_retrieval_false_turns_them_off(adapters, tmp_path):
+    """At weight 1 and a request identical to an example (similarity 1) the examples' vote is the whole
+    distribution along the decision, whatever the weights say: examples that teach something the adapter was
+    not trained on show that it is the vote that decides."""
+    shutil.copytree(Path(adapters["b"]).parent, tmp_path / "out", ignore=shutil.ignore_patterns("checkpoints"))
+    adapter = tmp_path / "out" / "adapter"  # beside its tiny base (flywheel.json: "../base")
+    no_call = {"tool": None, "verdict": "escalate", "code": "prompt_injection"}
+    request = {"model": "b", "messages": PROMPT, "tools": TOOLS, "max_tokens": 96}
+
+    def served(decision: str, weight: float = 1.0, **extra) -> tuple:
+        (adapter / "examples.jsonl").write_text(json.dumps({"text": PROMPT[-1]["content"], "decision": decision}) + "\n")
+        engine = Engine(retrieval_weight=weight)
+        engine.load_adapter("b", str(adapter))
+        return answer(engine.chat({**request, **extra}))
+
+    _, _, calls = served('{"tool":"list_accounts"')
+    assert [c["name"] for c in calls] == ["list_accounts"], "the vote named the tool; the model wrote its arguments"
+    assert json.loads(served(json.dumps(no_call, separators=(",", ":")))[1]) == no_call
+    own = served('{"tool":"list_accounts"', retrieval=False)
+    (adapter / "examples.jsonl").unlink()
+    engine = Engine()
+    engine.load_adapter("b", str(adapter))
+    assert answer(engine.chat(request)) == own, "retrieval: false answers as an adapter without examples"
+    assert served('{"tool":"list_accounts"', weight=0.0) == own, "--retrieval-weight 0 too"
+    # A vote for a tool the request does not let it name is no vote.
+    assert served('{"tool":"delete_everything"') == own
+    with pytest.raises(serve_module.ApiError, match="retrieval: a boolean"):
+        Engine().chat({**request, "model": "x", "retrieval": "yes"})
 
 
 # several bases --------------------------------------------------------------------------------------------
@@ -251,7 +291,8 @@ def test_token_texts_concatenate_to_the_text_even_through_partial_characters(ada
 # greedy decoding ------------------------------------------------------------------------------------------
 def test_greedy_answers_are_generates_token_for_token_with_fewer_passes(adapters):
     """decode.greedy (prompt prefix reuse, grammar and prompt lookup drafts checked by the model) answers exactly
-    what generate() answers under the full constraint mask, for the adapter and for the bare base, constrained and free; and on
+    what generate() answers under the full constraint mask (and the adapter's retrieval prior), for the adapter and for the bare
+    base, constrained and free; and on
     a trained adapter it keeps drafted tokens and reuses the system prompt's keys and values. The adapter is
     merged into the float32 weights while it answers, and unmerged for the base."""
     import torch
@@ -273,7 +314,9 @@ def test_greedy_answers_are_generates_token_for_token_with_fewer_passes(adapters
                 kept, reused = kept + decoded.kept, reused + decoded.reused
                 p = chat_params(req, "base")
                 ids = prompt_ids(base, p)
-                processors = [RouterLogitsProcessor(RouterConstraint(base.enforcer_data, tools))] if tools else []
+                # The adapter's retrieval prior (its examples.jsonl) goes into both: the two paths agree with it too.
+                prior = engine._prior(base, "a", p, tools, ids.shape[1]) if tools and model == "a" else None
+                processors = [RouterLogitsProcessor(RouterConstraint(base.enforcer_data, tools), prior)] if tools else []
                 with engine._select(base, "a" if model == "a" else None), torch.no_grad():
                     ref = base.model.generate(ids, attention_mask=torch.ones_like(ids), max_new_tokens=64, do_sample=False, logits_processor=processors,
                                               eos_token_id=base.tokenizer.eos_token_id, pad_token_id=base.tokenizer.pad_token_id)

@@ -7,7 +7,7 @@ export const serveCommand: Command = {
   name: 'serve',
   summary: "run the local serving backend (the trainer's OpenAI-compatible multi-adapter server)",
   usage: `flywheel serve [--host H] [--port N] [--adapter NAME=DIR ...] [--adapter-dir DIR] [--admin-token-env VAR] [--api-key-env VAR]
-                     [--cpu-dtype auto|float32|bfloat16] [--retrieval-weight W]
+                     [--cpu-dtype auto|float32|bfloat16] [--retrieval-weight W] [--copy-weight W]
 
 The "local" deploy target: an OpenAI-compatible server (/v1/chat/completions, /v1/models) with vLLM's
 runtime LoRA API (/v1/load_lora_adapter, /v1/unload_lora_adapter). Starts empty; deploys load versions
@@ -26,7 +26,9 @@ into it, each on the base it was trained on. In production, point deploy.endpoin
                        from float32's where two tokens are nearly tied
   --retrieval-weight W how much an adapter's nearest training requests (its examples.jsonl) sway which tool it
                        names or which no-call it answers: λ at similarity 1, from 0 (off) to 1; default 0.5, or
-                       $FLYWHEEL_SERVE_RETRIEVAL_WEIGHT (docs/training-and-serving.md, "The retrieval prior")
+                       $FLYWHEEL_SERVE_RETRIEVAL_WEIGHT (docs/training-and-serving.md, "Priors")
+  --copy-weight W      mid-word in an argument value, how much the rest of the request's word it began sways the
+                       next token (a miscounted id or number): 0 (off) to 1; default 0.5, or $FLYWHEEL_SERVE_COPY_WEIGHT
 A --host beyond loopback needs the admin token and the adapter directory, or the server does not start.
 Runs until interrupted (Ctrl-C).`,
   async run(argv) {
@@ -39,12 +41,14 @@ Runs until interrupted (Ctrl-C).`,
       'api-key-env': { type: 'string' },
       'cpu-dtype': { type: 'string' },
       'retrieval-weight': { type: 'string' },
+      'copy-weight': { type: 'string' },
     });
     const args = [
       '-m', 'flywheel_trainer', 'serve', '--host', values.host, '--port', values.port, ...(values.adapter ?? []).flatMap((a) => ['--adapter', a]),
       '--adapter-dir', values['adapter-dir'], '--admin-token-env', values['admin-token-env'], ...(values['api-key-env'] ? ['--api-key-env', values['api-key-env']] : []),
       ...(values['cpu-dtype'] ? ['--cpu-dtype', values['cpu-dtype']] : []),
       ...(values['retrieval-weight'] ? ['--retrieval-weight', values['retrieval-weight']] : []),
+      ...(values['copy-weight'] ? ['--copy-weight', values['copy-weight']] : []),
     ];
     const child = spawn(trainerPython(), args, { stdio: 'inherit', env: { ...process.env, PYTHONPATH: [TRAINER_ROOT, process.env.PYTHONPATH].filter(Boolean).join(':') } });
     const stop = (): void => void child.kill('SIGTERM');

@@ -395,7 +395,7 @@ class RouterLogitsProcessor:
 
     def __init__(self, constraint: RouterConstraint | None, prior: Any = None):
         self.constraint = constraint
-        self.prior = prior  # examples.DecisionPrior: the retrieval prior mixed in along the decision
+        self.prior = prior  # what priors.py mixes into the answer (the retrieval and copy priors)
 
     def __call__(self, input_ids, scores):
         import torch

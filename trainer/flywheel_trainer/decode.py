@@ -21,7 +21,6 @@ from typing import Any
 
 from .constrain import RouterConstraint
 from .data import common_prefix_length
-from .examples import DecisionPrior
 
 # A shared opening shorter than this is recomputed: reusing it would save less than copying the cache costs.
 MIN_REUSE = 16
@@ -125,8 +124,8 @@ def draft_tokens(tokenizer: Any, constraint: RouterConstraint | None, seq: list[
     return draft[:room]
 
 
-def _choose(constraint: RouterConstraint | None, seq: list[int], logits, prior: DecisionPrior | None = None) -> int:
-    """Greedy's pick: the model's first choice (with the retrieval prior mixed in along the decision) when the
+def _choose(constraint: RouterConstraint | None, seq: list[int], logits, prior: Any = None) -> int:
+    """Greedy's pick: the model's first choice (with the request's priors mixed in, priors.py) when the
     constraint allows it, else the best allowed token."""
     import torch
 
@@ -139,11 +138,11 @@ def _choose(constraint: RouterConstraint | None, seq: list[int], logits, prior: 
     return int(allowed[logits[allowed].argmax()])
 
 
-def greedy(model: Any, tokenizer: Any, prompt: list[int], max_new: int, constraint: RouterConstraint | None, prefixes: PrefixCache | None, key: str | None, drafts: bool = True, lookup: bool = True, prior: DecisionPrior | None = None) -> Decoded:
+def greedy(model: Any, tokenizer: Any, prompt: list[int], max_new: int, constraint: RouterConstraint | None, prefixes: PrefixCache | None, key: str | None, drafts: bool = True, lookup: bool = True, prior: Any = None) -> Decoded:
     """The greedy answer to `prompt` (token ids, eos included when it finished) from `model` as it is set up now
     (adapter chosen or disabled by the caller). `key` names that setup in `prefixes`; without `prefixes` nothing is
     reused or kept; without `lookup` only the grammar drafts, and without `drafts` every token takes its own pass
-    (for benchmarks' baselines). `prior`: the retrieval prior (examples.py) for this request."""
+    (for benchmarks' baselines). `prior`: what priors.py mixes into this request's answer."""
     import torch
     from transformers import DynamicCache
 

@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
 
+from .priors import mix_in
+
 EXAMPLES_FILE = "examples.jsonl"  # in the adapter directory, written by the trainer (train.py)
 DEFAULT_WEIGHT = 0.5  # λ at similarity 1; `flywheel serve --retrieval-weight`
 TOP_K = 10
@@ -161,21 +163,13 @@ class DecisionPrior:
     def mix(self, seq: list[int], logits):
         """`logits` (the model's, one position) as the log of the interpolated distribution after `seq`; unchanged
         where no decision's path continues from the answer so far."""
-        import torch
-
         answer = seq[self.n_prompt :]
         n = len(answer)
         nxt: dict[int, float] = {}
         for ids, w in self.paths:
             if len(ids) > n and ids[:n] == answer:
                 nxt[ids[n]] = nxt.get(ids[n], 0.0) + w
-        if not nxt:
-            return logits
-        total = sum(nxt.values())
-        probs = torch.softmax(logits.float(), dim=-1) * (1 - self.weight)
-        for token, w in nxt.items():
-            probs[token] += self.weight * w / total
-        return torch.log(probs)
+        return mix_in(logits, nxt, self.weight) if nxt else logits
 
 
 def _covering(tokenizer: Any, text: str, length: int) -> list[int]:

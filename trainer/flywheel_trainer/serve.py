@@ -41,6 +41,7 @@ from typing import Any
 from .access import Access, AccessError, check_exposure
 from .constrain import RouterConstraint, RouterLogitsProcessor, tokenizer_data
 from .examples import DEFAULT_WEIGHT, DecisionPrior, ExampleIndex, callable_decision, request_text
+from .priors import DEFAULT_COPY_WEIGHT, CopyPrior, chain, source_text
 from .decode import Decoded, PrefixCache, greedy
 from .errors import BadJob
 from .model import cpu_has_native_bf16
@@ -146,6 +147,7 @@ class ChatParams:
     top_logprobs: int
     constrained: bool = True
     retrieval: bool = True
+    copy: bool = True
 
 
 def chat_params(req: dict[str, Any], default_model: str) -> ChatParams:
@@ -167,9 +169,11 @@ def chat_params(req: dict[str, Any], default_model: str) -> ChatParams:
     constrained = req.get("constrained", True)
     if not isinstance(constrained, bool):
         raise ApiError(400, "constrained: a boolean is required")
-    retrieval = req.get("retrieval", True)
+    retrieval, copy_values = req.get("retrieval", True), req.get("copy", True)
     if not isinstance(retrieval, bool):
         raise ApiError(400, "retrieval: a boolean is required")
+    if not isinstance(copy_values, bool):
+        raise ApiError(400, "copy: a boolean is required")
     return ChatParams(
         model=req.get("model") or default_model,
         messages=messages,
@@ -182,6 +186,7 @@ def chat_params(req: dict[str, Any], default_model: str) -> ChatParams:
         top_logprobs=top or 0,
         constrained=constrained,
         retrieval=retrieval,
+        copy=copy_values,
     )
 
 
@@ -217,9 +222,11 @@ def bf16_copy(model: Any) -> Any:
 
 
 class Engine:
-    def __init__(self, base: str | None = None, served_name: str = "base", cpu_dtype: str = "auto", retrieval_weight: float = DEFAULT_WEIGHT):
+    def __init__(self, base: str | None = None, served_name: str = "base", cpu_dtype: str = "auto", retrieval_weight: float = DEFAULT_WEIGHT,
+                 copy_weight: float = DEFAULT_COPY_WEIGHT):
         self.served_name = served_name
         self.retrieval_weight = retrieval_weight  # λ of the retrieval prior at similarity 1 (examples.py); 0: off
+        self.copy_weight = copy_weight  # the copy prior's weight on values (priors.py); 0: off
         # Weights stay float32 (adapters merge and unmerge exactly); answers may come from bf16 copies (_runner).
         self.bf16_answers = answers_in_bf16(cpu_dtype)
         self.bases: dict[str, Base] = {}  # by id
@@ -342,16 +349,19 @@ class Engine:
             out = self._generate(base, adapter, ids, p, constrained, nameable, prior)
         return completion(base.tokenizer, p, ids.shape[1], out, fmt, constrained)
 
-    def _prior(self, base: Base, adapter: str | None, p: ChatParams, nameable: list[dict[str, Any]], n_prompt: int) -> DecisionPrior | None:
-        """The retrieval prior for this request: the adapter's nearest training requests' decisions among those it
-        may answer, λ scaled by the best similarity. None without examples, when turned off, or with no neighbour."""
+    def _prior(self, base: Base, adapter: str | None, p: ChatParams, nameable: list[dict[str, Any]], n_prompt: int) -> Any:
+        """What is mixed into a constrained answer's next-token distribution (priors.py): the copy prior on
+        argument values, and for an adapter with examples the retrieval prior on the decision (its nearest
+        training requests' decisions among those it may answer, λ scaled by the best similarity). None when
+        neither applies."""
+        copying = CopyPrior.build(base.tokenizer, source_text(p.messages), self.copy_weight, n_prompt) if p.copy else None
         examples = self.adapters[adapter].examples if adapter else None
         if examples is None or not p.retrieval or self.retrieval_weight <= 0:
-            return None
+            return copying
         votes, best = examples.vote(request_text(p.messages), callable_decision({t["function"]["name"] for t in nameable}))
-        return DecisionPrior.build(base.tokenizer, votes, self.retrieval_weight * best, n_prompt)
+        return chain(DecisionPrior.build(base.tokenizer, votes, self.retrieval_weight * best, n_prompt), copying)
 
-    def _generate(self, base: Base, adapter: str | None, ids, p: ChatParams, constrained: bool, nameable: list[dict[str, Any]], prior: DecisionPrior | None = None):
+    def _generate(self, base: Base, adapter: str | None, ids, p: ChatParams, constrained: bool, nameable: list[dict[str, Any]], prior: Any = None):
         import torch
 
         tokenizer = base.tokenizer
@@ -644,7 +654,8 @@ def make_handler(engine: Engine, access: Access | None = None):
 
 
 def serve(base: str | None, adapters: dict[str, str], host: str = "127.0.0.1", port: int = 8000, served_name: str = "base",
-          access: Access | None = None, cpu_dtype: str = "auto", retrieval_weight: float = DEFAULT_WEIGHT) -> None:
+          access: Access | None = None, cpu_dtype: str = "auto", retrieval_weight: float = DEFAULT_WEIGHT,
+          copy_weight: float = DEFAULT_COPY_WEIGHT) -> None:
     """With neither a base nor adapters the server starts empty; adapters are loaded at runtime (access.py says by whom)."""
     from .train import quiet_libraries
 
@@ -658,7 +669,7 @@ def serve(base: str | None, adapters: dict[str, str], host: str = "127.0.0.1", p
             base = base_of(Path(path))
         except ApiError as err:
             raise BadJob(f"--adapter {name}={path}: {err}") from None
-    engine = Engine(base, served_name, cpu_dtype, retrieval_weight)
+    engine = Engine(base, served_name, cpu_dtype, retrieval_weight, copy_weight)
     for name, path in adapters.items():
         try:
             engine.load_adapter(name, path)

@@ -209,7 +209,7 @@ try {
   rows.push({ name: 'main (free decoding)', test: await score('main-free', 'main', testCases, { constrained: false }) });
   // The adapter's weights alone: serve's retrieval prior (its training requests' votes on the decision) and copy
   // prior (mid-word, the rest of the request's word) off.
-  const alone = { retrieval: false, copy: false };
+  const alone = { retrieval: false, copy: false, grounding: false };
   rows.push({ name: 'main (weights alone)', test: await score('main-alone', 'main', testCases, alone), hand: await score('main-alone', 'main', handCases, alone) });
   for (const v of variants.filter((x) => x.name !== 'main')) rows.push({ name: v.name, test: await score(v.name, v.name, testCases) });
 } finally {

@@ -41,6 +41,7 @@ from typing import Any
 from .access import Access, AccessError, check_exposure
 from .constrain import RouterConstraint, RouterLogitsProcessor, tokenizer_data
 from .examples import DEFAULT_WEIGHT, DecisionPrior, ExampleIndex, callable_decision, request_text
+from .grounding import ground_answer
 from .priors import DEFAULT_COPY_WEIGHT, CopyPrior, chain, source_text
 from .decode import Decoded, PrefixCache, greedy
 from .errors import BadJob
@@ -148,6 +149,7 @@ class ChatParams:
     constrained: bool = True
     retrieval: bool = True
     copy: bool = True
+    grounding: bool = True
 
 
 def chat_params(req: dict[str, Any], default_model: str) -> ChatParams:
@@ -169,11 +171,10 @@ def chat_params(req: dict[str, Any], default_model: str) -> ChatParams:
     constrained = req.get("constrained", True)
     if not isinstance(constrained, bool):
         raise ApiError(400, "constrained: a boolean is required")
-    retrieval, copy_values = req.get("retrieval", True), req.get("copy", True)
-    if not isinstance(retrieval, bool):
-        raise ApiError(400, "retrieval: a boolean is required")
-    if not isinstance(copy_values, bool):
-        raise ApiError(400, "copy: a boolean is required")
+    switches = {key: req.get(key, True) for key in ("retrieval", "copy", "grounding")}
+    for key, value in switches.items():
+        if not isinstance(value, bool):
+            raise ApiError(400, f"{key}: a boolean is required")
     return ChatParams(
         model=req.get("model") or default_model,
         messages=messages,
@@ -185,8 +186,7 @@ def chat_params(req: dict[str, Any], default_model: str) -> ChatParams:
         logprobs=logprobs,
         top_logprobs=top or 0,
         constrained=constrained,
-        retrieval=retrieval,
-        copy=copy_values,
+        **switches,
     )
 
 
@@ -463,9 +463,15 @@ def completion(tokenizer: Any, p: ChatParams, n_prompt: int, out: Any, fmt: str,
         # `flywheel` (a gateway that sliced the agent's tools answers it when the agent offered that tool).
         message = {"role": "assistant", "content": json.dumps(NOT_OFFERED, separators=(",", ":")),
                    "flywheel": {"notOffered": absent, "arguments": json.loads(content).get("arguments", {})}}
+    elif constrained and finished and p.grounding and fmt == "router-json":
+        # Ids and made-up values the conversation does not hold (grounding.py): a required one makes the answer
+        # missing_argument, an optional one is dropped.
+        content, grounding = ground_answer(content, p.tools, p.messages)
+        if grounding is not None:
+            message = {"role": "assistant", "content": content, "flywheel": grounding}
     call = _tool_call(content, p.names, fmt) if p.tools else None
     if call is not None:
-        message = {"role": "assistant", "content": None, "tool_calls": [call]}
+        message = {"role": "assistant", "content": None, "tool_calls": [call], **({"flywheel": message["flywheel"]} if "flywheel" in message else {})}
         finish = "tool_calls"
     logprobs = None
     if p.logprobs:

@@ -156,6 +156,26 @@ def test_a_call_naming_a_tool_the_request_does_not_offer_is_answered_tool_not_of
         engine.chat({"model": base_id(adapters["a"]), "messages": PROMPT, "tools": offered, "max_tokens": 96})
 
 
+def test_a_call_whose_id_the_conversation_lacks_is_answered_missing_argument_and_grounding_false_keeps_it(adapters, monkeypatch):
+    engine = Engine()
+    engine.load_adapter("a", adapters["a"])
+    tokenizer = engine.adapters["a"].base.tokenizer
+    made_up = tokenizer.encode('{"tool":"get_invoice","arguments":{"number":"9876"}}', add_special_tokens=False)
+
+    def write_a_made_up_number(model, tok, prompt, max_new, constraint, *rest, **kw):
+        # Stands in for the model's choice (a tiny model's is noise); the constraint is serve's own.
+        constraint.begin(prompt, made_up)
+        return Decoded(made_up + [tok.eos_token_id])
+
+    monkeypatch.setattr(serve_module, "greedy", write_a_made_up_number)
+    request = {"model": "a", "messages": PROMPT, "tools": TOOLS, "max_tokens": 96}  # PROMPT asks for invoice 1234
+    message = engine.chat(request)["choices"][0]["message"]
+    assert json.loads(message["content"]) == {"tool": None, "verdict": "abstain", "code": "missing_argument"}
+    assert message["flywheel"] == {"ungrounded": ["number"], "call": {"tool": "get_invoice", "arguments": {"number": "9876"}}}
+    kept = engine.chat({**request, "grounding": False})["choices"][0]
+    assert kept["finish_reason"] == "tool_calls" and json.loads(kept["message"]["tool_calls"][0]["function"]["arguments"]) == {"number": "9876"}
+
+
 def test_an_adapter_lists_the_tools_its_rows_offered_leaving_out_a_name_offered_with_two_schemas(tmp_path):
     from flywheel_trainer.train import _catalog_tools
 

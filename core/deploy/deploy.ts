@@ -134,7 +134,10 @@ async function previousVersion(registry: AliasRegistry, alias: string): Promise<
 function smokeRoute(backend: Backend, route: Route, probes: SmokeProbe[], opts: { timeoutMs: number; apiKey?: string }): Promise<SmokeResult> {
   const common = { baseUrl: backend.endpoint, cost: { kind: 'none' as const }, ...(opts.apiKey ? { apiKey: opts.apiKey } : {}) };
   const client = { timeoutMs: opts.timeoutMs, maxRetries: 2 };
-  const version = chatClient({ ...common, label: 'version', model: route.servedModel, ...(route.adapterId ? { adapterId: route.adapterId } : {}) }, client);
+  // The smoke test is of the weights: on the local serve the adapter's retrieval prior (its training requests'
+  // votes, examples.jsonl) is turned off, or a zeroed adapter would still answer unlike its base.
+  const weightsOnly = backend.target === 'local' ? { extraBody: { retrieval: false } } : {};
+  const version = chatClient({ ...common, label: 'version', model: route.servedModel, ...(route.adapterId ? { adapterId: route.adapterId } : {}), ...weightsOnly }, client);
   const base = chatClient({ ...common, label: 'base', model: route.baseModel }, client);
   return smokeTest(probes, version, base);
 }

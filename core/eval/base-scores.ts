@@ -6,8 +6,9 @@ import { PACKAGED_BASES, BASE_CONVERSION } from '../train/base-model.js';
  * Bump when scoring or serving changes what a base would score (decoding, parsing, metrics). 2: the constraint's
  * tokenizer alphabet and no exponents in numbers; serve's greedy decoder. 3: calls the caller
  * may not make are scored as the missing_scope violation (core/scope-guard.ts). 4: calls to a tool the case did not
- * offer are scored as tool_not_offered (core/offer-check.ts). 5: serve's copy prior on argument values, and the
- * date/date-time/time/uuid formats forced as patterns (trainer/flywheel_trainer/priors.py, constrain.py).
+ * offer are scored as tool_not_offered (core/offer-check.ts). 5: serve's copy prior on argument values, its
+ * grounding check, and the date/date-time/time/uuid formats forced as patterns (trainer/flywheel_trainer/priors.py,
+ * grounding.py, constrain.py).
  */
 export const BASE_SCORES_VERSION = 5;
 

@@ -7,7 +7,7 @@ import { datasetName, datasetOfAdapter, datasetOfSplit, type DatasetParts } from
 import { findEvaluation } from './evaluation.js';
 import { LineageIndex } from './lineage-index.js';
 import { MANIFEST_PATH, manifestFile } from './manifest.js';
-import { modelCard } from './model-card.js';
+import { EXAMPLES_PATH, modelCard } from './model-card.js';
 import { publishFile, PublishInputError, type Publication, type PublishFile } from './types.js';
 
 /** A card's license unless one is given: the flywheel cannot know the data's terms. */
@@ -22,6 +22,8 @@ export interface CollectOptions {
   trainStageVersion: string;
   /** A deploy registry (SQLite file): an adapter's evaluation is the one a deployed version of it was gated on. */
   registry?: string;
+  /** Publish adapter/examples.jsonl (its training requests, serve's retrieval prior); left out by default. */
+  withExamples?: boolean;
 }
 
 const CARD_PATH = 'README.md';
@@ -107,13 +109,14 @@ export async function collectAdapter(store: ArtifactStore, id: string, opts: Col
   const files: PublishFile[] = [];
   for (const f of parts.files) {
     if (f.path === CARD_PATH || f.path === MANIFEST_PATH) continue; // ours take these names
+    if (f.path === EXAMPLES_PATH && !opts.withExamples) continue;
     files.push(publishFile(f.path, await store.readTreeFile(f)));
   }
   const ev = parts.evaluation;
   if (ev?.report) for (const f of await store.readTree(ev.report.sha256)) files.push(publishFile(`eval/${f.path}`, await store.readTreeFile(f)));
   else if (ev) files.push(publishFile('eval/results.json', await store.read(ev.results.sha256)));
   const catalog = await catalogVersionOf(store, parts.dataset.catalog);
-  const card = modelCard({ parts, license: opts.license ?? DEFAULT_LICENSE, ...(catalog ? { catalogVersion: catalog } : {}), ...(opts.datasetRepo ? { datasetRepo: opts.datasetRepo } : {}) });
+  const card = modelCard({ parts, examples: parts.files.some((f) => f.path === EXAMPLES_PATH) ? (opts.withExamples ? 'published' : 'withheld') : 'none', license: opts.license ?? DEFAULT_LICENSE, ...(catalog ? { catalogVersion: catalog } : {}), ...(opts.datasetRepo ? { datasetRepo: opts.datasetRepo } : {}) });
   const artifacts: Record<string, string> = { adapter: parts.adapter.sha256, ...datasetArtifacts(parts.dataset) };
   if (ev) artifacts['eval-results'] = ev.results.sha256;
   if (ev?.report) artifacts['eval-report'] = ev.report.sha256;

@@ -11,7 +11,12 @@ export interface ModelCardInput {
   license: string;
   /** The Hub dataset repo the training data was published to (ORG/NAME): goes into `datasets` and model-index. */
   datasetRepo?: string;
+  /** Whether the adapter's EXAMPLES_PATH goes out with it (`none`: the adapter has none). Default `none`. */
+  examples?: 'published' | 'withheld' | 'none';
 }
+
+/** The adapter's training requests and their decisions (trainer/flywheel_trainer/examples.py): training data. */
+export const EXAMPLES_PATH = 'adapter/examples.jsonl';
 
 function baseModel(p: AdapterParts): string {
   return String(p.meta?.baseModel ?? p.adapter.stats.baseModel ?? 'unknown');
@@ -83,6 +88,16 @@ tokenizer = AutoTokenizer.from_pretrained(f"{path}/adapter")
 \`\`\``;
 }
 
+function examplesNote(examples: 'published' | 'withheld' | 'none'): string {
+  if (examples === 'none') return '';
+  const what = `\`${EXAMPLES_PATH}\` holds the training rows' requests (their user turns) and the decision each was
+taught: mcp-flywheel's serve looks the nearest ones up to steer which tool the router names (its retrieval prior).`;
+  return examples === 'published'
+    ? `\n\n${what} It is training data, published here on purpose (\`flywheel publish --with-examples\`).`
+    : `\n\n${what} It is training data and is not published here (\`flywheel publish --with-examples\` would);
+without it serve answers from the weights alone.`;
+}
+
 /** The model card: Hub metadata, then provenance, hyperparameters, eval metrics, files and usage. */
 export function modelCard(input: ModelCardInput): string {
   const p = input.parts;
@@ -132,15 +147,10 @@ ${evaluationSection(p, rows)}
 
 ## Files
 
-${table(['path', 'bytes', 'sha256'], p.files.map((f) => [f.path, f.bytes, code(f.sha256)]))}
+${table(['path', 'bytes', 'sha256'], p.files.filter((f) => !(f.path === EXAMPLES_PATH && input.examples === 'withheld')).map((f) => [f.path, f.bytes, code(f.sha256)]))}
 
 Plus \`README.md\` (this card), the evaluation under \`eval/\` when there is one, and \`manifest.json\` (every
-file with its sha256).${p.files.some((f) => f.path === 'adapter/examples.jsonl') ? `
-
-\`adapter/examples.jsonl\` holds the training rows' requests (their user turns) and the decision each was taught:
-mcp-flywheel's serve looks the nearest ones up to steer which tool the router names (its retrieval prior). It is
-training data: leave it out of a public upload if the requests are private (serve then answers from the weights
-alone).` : ''}
+file with its sha256).${examplesNote(input.examples ?? 'none')}
 
 ## Usage
 

@@ -41,6 +41,8 @@ adapter  the adapter artifact's files (adapter/, base/ for a tiny base, metrics.
                    An existing repo keeps its visibility.
   --license ID     the card's license (default ${DEFAULT_LICENSE})
   --dataset-repo ORG/NAME  adapter: the Hub dataset its training data went to (card datasets + model-index)
+  --with-examples  adapter: also publish adapter/examples.jsonl, its training requests (the retrieval prior's
+                   neighbours, docs/training-and-serving.md); left out by default: they are training data
   --registry PATH|URL  the deploy registry (default ${DEFAULT_REGISTRY} when it exists): when a deployed version of
                    the adapter names an eval report in the store, that evaluation (the one its deploy was gated
                    on) is used instead of the newest, and the card names the version
@@ -60,6 +62,7 @@ adapter  the adapter artifact's files (adapter/, base/ for a tiny base, metrics.
         public: { type: 'boolean', default: false },
         license: { type: 'string' },
         'dataset-repo': { type: 'string' },
+        'with-examples': { type: 'boolean', default: false },
         registry: { type: 'string' },
         'dry-run': { type: 'boolean', default: false },
         out: { type: 'string' },
@@ -89,7 +92,7 @@ adapter  the adapter artifact's files (adapter/, base/ for a tiny base, metrics.
     if (target?.kind === 'hf' && !values['dry-run'] && !token) throw new UsageError(`${tokenEnv} is not set: put a Hugging Face access token with write access in the environment variable ${tokenEnv}`);
 
     const store = openStore(storeUriFrom(values.store));
-    const opts: CollectOptions = { trainStageVersion: stageVersion('train'), ...(registry ? { registry } : {}), ...(values.license ? { license: values.license } : {}), ...(values['dataset-repo'] ? { datasetRepo: values['dataset-repo'] } : {}) };
+    const opts: CollectOptions = { trainStageVersion: stageVersion('train'), ...(registry ? { registry } : {}), ...(values.license ? { license: values.license } : {}), ...(values['dataset-repo'] ? { datasetRepo: values['dataset-repo'] } : {}), withExamples: values['with-examples'] };
     const pub = await inputError(() => (what === 'dataset' ? collectDataset(store, id, opts) : collectAdapter(store, id, opts)));
 
     if (values['dry-run']) return dryRun(pub, target, values.out, values.json);

@@ -94,6 +94,8 @@ async function buildStore(): Promise<Fixture> {
   writeFileSync(join(adir, 'adapter', 'adapter_config.json'), JSON.stringify({ peft_type: 'LORA', r: 8, lora_alpha: 16, lora_dropout: 0.1, target_modules: ['v_proj', 'q_proj'], base_model_name_or_path: BASE, task_type: 'CAUSAL_LM' }));
   writeFileSync(join(adir, 'adapter', 'adapter_model.safetensors'), weights);
   writeFileSync(join(adir, 'adapter', 'flywheel.json'), JSON.stringify({ baseModel: BASE, base: BASE, method: 'lora', format: 'router-json', steps: 40, bestEvalLoss: 0.81 }));
+  // The retrieval prior's neighbours: training requests, which a publication leaves out unless asked.
+  writeFileSync(join(adir, 'adapter', 'examples.jsonl'), `${JSON.stringify({ text: 'show invoice 42 for ACME-PRIVATE', decision: '{"tool":"get_invoice"' })}\n`);
   writeFileSync(join(adir, 'metrics.jsonl'), ['{"event":"start","step":0,"total":40,"epoch":0}', '{"event":"step","step":20,"total":40,"epoch":1.0,"loss":1.2,"lr":0.0003,"tokens_per_s":900}', '{"event":"done","step":40,"total":40,"loss":0.9,"eval_loss":0.81}'].join('\n'));
   const stats = { adapterVersion: version, baseModel: BASE, method: 'lora', steps: 40, trainLoss: 0.9, evalLoss: 0.81, firstEvalLoss: 1.7, resumedFromStep: null };
   const adapter = await store.putDir('adapter', adir, { parents: [rendered.train, rendered.val], stats });
@@ -226,6 +228,11 @@ describe('publish: what gets published and the cards', () => {
     assert.deepEqual(fileOf(pub, 'adapter/adapter_model.safetensors'), fx.weights);
     for (const p of ['adapter/adapter_config.json', 'adapter/flywheel.json', 'metrics.jsonl', 'eval/report.json', 'eval/report.md', 'eval/report.html']) fileOf(pub, p);
     const card = pub.card;
+    assert.ok(!pub.files.some((f) => f.path === 'adapter/examples.jsonl'), 'training requests stay home by default');
+    assert.ok(!card.includes('| adapter/examples.jsonl |') && card.includes('is not published here'), 'the card says so');
+    const withExamples = await collectAdapter(fx.store, fx.version, { ...opts, withExamples: true });
+    assert.match(fileOf(withExamples, 'adapter/examples.jsonl').toString(), /ACME-PRIVATE/);
+    assert.ok(withExamples.card.includes('| adapter/examples.jsonl |') && withExamples.card.includes('published here on purpose'));
     const meta = frontMatterOf(card);
     assert.equal(meta.base_model, BASE);
     assert.equal(meta.library_name, 'peft');

@@ -165,7 +165,8 @@ def _reduce(s: Any, root: dict[str, Any], refs: tuple[str, ...]) -> dict[str, An
             if isinstance(s.get(key), int):
                 out[key] = s[key]
     elif kind == "string":
-        pattern = s.get("pattern") if "pattern" in s else FORMAT_PATTERNS.get(s.get("format"))
+        fmt = s.get("format")
+        pattern = s.get("pattern") if "pattern" in s else FORMAT_PATTERNS.get(fmt) if isinstance(fmt, str) else None
         if isinstance(pattern, str) and _regex_ok(pattern):
             out["pattern"] = pattern  # the engine refuses a pattern together with lengths
         else:

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
 
-from .priors import mix_in
+from .priors import encode_continuation, mix_in, text_of
 
 EXAMPLES_FILE = "examples.jsonl"  # in the adapter directory, written by the trainer (train.py)
 DEFAULT_WEIGHT = 0.5  # λ at similarity 1; `flywheel serve --retrieval-weight`
@@ -31,7 +31,7 @@ _WORD = re.compile(r"[a-z]+|\d+")
 def request_text(messages: list[dict[str, Any]]) -> str:
     """What a request asks, for lookup: its user turns (the system prompt and tool results are the same kind of
     text for every request)."""
-    return "\n".join(m.get("content") or "" for m in messages if m.get("role") == "user" and isinstance(m.get("content"), str))
+    return "\n".join(text_of(m.get("content")) for m in messages if m.get("role") == "user")
 
 
 def decision_of(answer: str) -> str | None:
@@ -105,6 +105,8 @@ class ExampleIndex:
                 raise ValueError(f"{path}:{n}: not JSON: {err}") from None
             if not isinstance(e, dict) or not isinstance(e.get("text"), str) or not isinstance(e.get("decision"), str):
                 raise ValueError(f"{path}:{n}: an example needs string fields text and decision")
+            if _decision_tool(e["decision"]) is False:
+                raise ValueError(f"{path}:{n}: decision {e['decision'][:80]!r} is neither {{\"tool\":\"NAME\" nor a router-JSON no-call")
             examples.append(e)
         return cls(examples) if examples else None
 
@@ -131,11 +133,21 @@ def callable_decision(nameable: set[str]):
     """Whether a decision may be answered to a request that lets the router name `nameable` tools."""
 
     def allowed(decision: str) -> bool:
-        if decision.startswith('{"tool":null'):
-            return True
-        return json.loads(decision + "}")["tool"] in nameable
+        tool = _decision_tool(decision)
+        return tool is None or tool in nameable
 
     return allowed
+
+
+def _decision_tool(decision: str) -> str | None | bool:
+    """The tool a decision names; None for a no-call; False when it is neither (a damaged examples.jsonl)."""
+    if decision.startswith('{"tool":null'):
+        return None if decision_of(decision) == decision else False
+    try:
+        tool = json.loads(decision + "}").get("tool")
+    except (json.JSONDecodeError, AttributeError):
+        return False
+    return tool if isinstance(tool, str) and decision == '{"tool":' + json.dumps(tool, ensure_ascii=False) else False
 
 
 @dataclass
@@ -154,7 +166,7 @@ class DecisionPrior:
         paths = []
         for decision, w in votes.items():
             if decision.startswith('{"tool":null'):
-                ids = tokenizer.encode(decision, add_special_tokens=False)
+                ids = encode_continuation(tokenizer, decision)
             else:  # the token holding the name's closing quote may run on into `,"`: tokenize what follows too
                 ids = _covering(tokenizer, decision + ',"arguments":', len(decision))
             paths.append((ids, w / total))
@@ -174,7 +186,7 @@ class DecisionPrior:
 
 def _covering(tokenizer: Any, text: str, length: int) -> list[int]:
     """The tokens of `text` up to and including the one that covers character `length - 1`."""
-    ids = tokenizer.encode(text, add_special_tokens=False)
+    ids = encode_continuation(tokenizer, text)
     out, seen = [], 0
     for token in ids:
         out.append(token)

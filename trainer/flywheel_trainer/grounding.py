@@ -1,13 +1,16 @@
-"""The grounding check: ids and made-up values in a call's arguments must come from the conversation.
+"""The grounding check: ids in a call's arguments must come from the conversation.
 
 A small router asked to "post the journal we discussed" writes a journal id anyway, and one asked for an invoice
-adds an `accountNumber` nobody gave. After the answer is decoded, each argument value of a kind that has to be
-copied is looked up in the conversation's user turns, tool results and earlier assistant turns (not the system
-prompt; `grounded` says how). Values from a closed set or normalised by a format (enum, const, date, email and the
-like), numbers with a fraction, booleans, arrays and objects are not checked.
+adds an `accountNumber` nobody gave. After the answer is decoded, the values that name something — an argument
+whose key says it is an identifier (`…id`, `…Id`, `…_id`, `…number`, `…Number`, `…no`, `…key`, `…code`, `…ref`)
+and whose value is an integer of four or more digits or a string with digits and no whitespace — are looked up in
+the conversation: its user, tool and system turns and its earlier calls' arguments. Each run of digits and letters
+in the value that holds a digit must be a whole word there (an integer: the number, thousands separators aside):
+an id is copied whole. Quantities, amounts, dates, free text, URLs and paths are left alone, as is anything from a
+closed set or a format (enum, const, format), booleans, arrays and objects.
 
-- A required argument that is not grounded means the request lacks it: the answer becomes the
-  `missing_argument` no-call.
+- A required argument that is not grounded means the request lacks it (or the router miscopied it): the answer
+  becomes the `missing_argument` no-call, which the gateway may escalate, rather than a call on a made-up id.
 - An optional one is dropped from the call, unless a oneOf/anyOf alternative requires it.
 
 serve reports either in `message.flywheel` (`ungrounded`, `dropped`); `"grounding": false` in a request skips it."""
@@ -18,61 +21,55 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from .priors import text_of
+
 MISSING_ARGUMENT = {"tool": None, "verdict": "abstain", "code": "missing_argument"}
 MIN_ID_DIGITS = 4
-MIN_WORD = 3
+MAX_ID_LENGTH = 80
+# Keys that name an identifier, as MCP servers spell them: customerId, record_id, issue_number, trxNumber, sku …
+ID_KEY = re.compile(r"(?:id|ids|number|num|no|key|code|ref|sku|uuid)$", re.IGNORECASE)
 _WORDS = re.compile(r"[a-z0-9]+")
-_NUMBER = re.compile(r"\d+")
 _THOUSANDS = re.compile(r"(?<=\d)[,_ ](?=\d{3}\b)")
 
 
 @dataclass
 class Source:
-    text: str  # lower case
-    words: frozenset[str]
-    numbers: frozenset[str]
+    words: frozenset[str]  # lower case; "12,345" also as "12345"
 
     @classmethod
     def of(cls, messages: list[dict[str, Any]]) -> "Source":
-        text = "\n".join(m["content"] for m in messages if m.get("role") in ("user", "tool", "assistant") and isinstance(m.get("content"), str)).lower()
-        numbers = frozenset(n.lstrip("0") or "0" for n in _NUMBER.findall(_THOUSANDS.sub("", text)))
-        return cls(text, frozenset(_WORDS.findall(text)), numbers)
+        parts = []
+        for m in messages:
+            parts.append(text_of(m.get("content")))
+            for call in m.get("tool_calls") or []:
+                fn = call.get("function") if isinstance(call, dict) else None
+                args = fn.get("arguments") if isinstance(fn, dict) else None
+                parts.append(args if isinstance(args, str) else json.dumps(args) if args is not None else "")
+        text = "\n".join(parts).lower()
+        return cls(frozenset(_WORDS.findall(text)) | frozenset(_WORDS.findall(_THOUSANDS.sub("", text))))
 
 
-def _checked(schema: Any) -> str | None:
-    """The kind of value that must be copied ("string", "integer"), or None for values the check leaves alone."""
-    if not isinstance(schema, dict) or any(k in schema for k in ("enum", "const", "format", "anyOf", "oneOf", "allOf", "$ref")):
-        return None
-    kind = schema.get("type")
-    return kind if kind in ("string", "integer") else None
-
-
-def grounded(value: Any, kind: str, source: Source, strict: bool) -> bool:
-    """Whether `value` could have come from the conversation. Always checked: integers of MIN_ID_DIGITS or more
-    digits (as numbers there), empty strings, and the words with digits in a string (each verbatim there: an id is
-    copied whole). `strict` (optional arguments) also checks a string of letters: some word of it must begin like
-    a word there (its first four letters), so "Dec" and "invoices" are grounded by "December" and "invoice".
-    Without `strict` a string of letters passes: a required value may be a word the request implies ("Account"
-    for "acct", "United Kingdom" for "UK")."""
-    if kind == "integer":
-        if not isinstance(value, int) or isinstance(value, bool) or len(str(abs(value))) < MIN_ID_DIGITS:
-            return True
-        return str(abs(value)) in source.numbers
-    if not isinstance(value, str):
-        return True
-    v = value.strip().lower()
-    if not v:
+def _checked(key: str, schema: Any) -> bool:
+    """Whether the value of `key` is an identifier the check looks up."""
+    if not ID_KEY.search(key) or not isinstance(schema, dict):
         return False
-    if v in source.text:
+    if any(k in schema for k in ("enum", "const", "format", "anyOf", "oneOf", "allOf", "$ref")):
+        return False
+    return schema.get("type") in ("string", "integer", "number")
+
+
+def grounded(value: Any, source: Source) -> bool:
+    """Whether an identifier value could have come from the conversation (see the module's docstring)."""
+    if isinstance(value, bool):
         return True
-    words = _WORDS.findall(v)
-    with_digits = [w for w in words if any(c.isdigit() for c in w)]
-    if with_digits:
-        return all(w in source.text for w in with_digits)
-    if not strict:
+    if isinstance(value, (int, float)):
+        if value != int(value) or len(str(abs(int(value)))) < MIN_ID_DIGITS:
+            return True
+        return str(abs(int(value))) in source.words
+    if not isinstance(value, str) or not value.strip() or len(value) > MAX_ID_LENGTH or re.search(r"\s", value.strip()):
         return True
-    stems = [w[:4] for w in words if len(w) >= MIN_WORD]
-    return any(any(sw.startswith(stem) for sw in source.words) for stem in stems)
+    with_digits = [w for w in _WORDS.findall(value.lower()) if any(c.isdigit() for c in w)]
+    return all(w in source.words for w in with_digits)
 
 
 def _alternatives_require(parameters: dict[str, Any]) -> set[str]:
@@ -92,8 +89,7 @@ def ungrounded(arguments: dict[str, Any], parameters: Any, source: Source) -> tu
     pinned = _alternatives_require(parameters)
     missing, droppable = [], []
     for key, value in arguments.items():
-        kind = _checked(props.get(key))
-        if kind is None or grounded(value, kind, source, strict=key not in required):
+        if not _checked(key, props.get(key)) or grounded(value, source):
             continue
         if key in required:
             missing.append(key)

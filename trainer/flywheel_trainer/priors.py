@@ -4,49 +4,85 @@ where they have a view: the retrieval prior on the decision (examples.py) and th
 The copy prior: a router copies ids, numbers and names from the request into its arguments, and a small one
 miscounts long runs (a Salesforce id's eight zeros become seven, 20234 becomes 2024). Where the answer's last word
 (its trailing run of letters and digits, two or more, inside the arguments) is the start of a longer word in the
-request's user turns or tool results, the rest of that word's first token gets the weight; several such words
-share it. Whether a value ends where the request's word ends, or goes on past it, stays the model's call: the
-prior only speaks mid-word (a pointer-generator's copy, Gu et al. 2016 / See et al. 2017, reduced to a lookup)."""
+request's user turns or tool results, and is not itself a word there, the rest of that word's first token gets the
+weight; several such words share it. Whether a value ends where a request's word ends stays the model's call (the
+prior is silent once the run is a whole word there), and the weight is low enough that a model sure of another
+token keeps it: a pointer-generator's copy (Gu et al. 2016, See et al. 2017) reduced to a lookup."""
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
 from typing import Any
 
-DEFAULT_COPY_WEIGHT = 0.5  # `flywheel serve --copy-weight`
+# `flywheel serve --copy-weight`. At 0.3 the prior's token wins unless the model gives another one 0.43 more
+# probability than it (0.7 p_other > 0.7 p_copy + 0.3); at 0.5 it would always win.
+DEFAULT_COPY_WEIGHT = 0.3
 MIN_RUN = 2
 _WORD = re.compile(r"[A-Za-z0-9]+")
 _TRAILING_WORD = re.compile(r"[A-Za-z0-9]+$")
 ARGUMENTS = '"arguments":'
 
 
+# A prior never takes the whole distribution: among the tokens it does not name (all of them, where the
+# constraint refuses its choice) the model's order must survive. Also keeps 1 - weight positive.
+MAX_WEIGHT = 0.99
+
+
 def mix_in(logits, shares: dict[int, float], weight: float):
-    """log((1 - weight) softmax(logits) + weight q), q the normalised `shares` over token ids."""
+    """log((1 - weight) softmax(logits) + weight q), q the normalised `shares` over token ids; weight at most
+    MAX_WEIGHT. Computed in log space, so a token whose probability underflows keeps a finite score and the
+    model's order among the tokens the prior does not name survives (the constraint may refuse every one it
+    names)."""
+    import math
+
     import torch
 
+    weight = min(max(weight, 0.0), MAX_WEIGHT)
     total = sum(shares.values())
-    probs = torch.softmax(logits.float(), dim=-1) * (1 - weight)
+    out = torch.log_softmax(logits.float(), dim=-1) + math.log1p(-weight)
+    if weight <= 0 or total <= 0:
+        return out
     for token, share in shares.items():
-        probs[token] += weight * share / total
-    return torch.log(probs)
+        out[token] = torch.logaddexp(out[token], torch.tensor(math.log(weight * share / total)))
+    return out
+
+
+def text_of(content: Any) -> str:
+    """A message's text: a string, or the text parts of a list of content parts (as OpenAI SDKs send them)."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(p["text"] for p in content if isinstance(p, dict) and isinstance(p.get("text"), str))
+    return ""
 
 
 def source_text(messages: list[dict[str, Any]]) -> str:
     """Where argument values come from: the user turns and tool results (not the system prompt and tool list)."""
-    return "\n".join(m["content"] for m in messages if m.get("role") in ("user", "tool") and isinstance(m.get("content"), str))
+    return "\n".join(text_of(m.get("content")) for m in messages if m.get("role") in ("user", "tool"))
+
+
+def encode_continuation(tokenizer: Any, text: str) -> list[int]:
+    """`text`'s tokens as they follow other text, not as a text's start: a SentencePiece tokenizer marks a start
+    with a space (▁), which an answer continuing mid-line does not have. Encoded after a quote and cut there when
+    the quote's tokens are a prefix; else encoded alone."""
+    opening = tokenizer.encode('"', add_special_tokens=False)
+    ids = tokenizer.encode('"' + text, add_special_tokens=False)
+    if ids[: len(opening)] == opening and len(ids) > len(opening):
+        return ids[len(opening) :]
+    return tokenizer.encode(text, add_special_tokens=False)
 
 
 @dataclass
 class CopyPrior:
     tokenizer: Any
-    words: frozenset[str]
+    words: frozenset[str]  # every word of the request, whatever its length
     weight: float
     n_prompt: int
 
     @classmethod
     def build(cls, tokenizer: Any, text: str, weight: float, n_prompt: int) -> "CopyPrior | None":
-        words = frozenset(w for w in _WORD.findall(text) if len(w) > MIN_RUN)
-        return cls(tokenizer, words, weight, n_prompt) if words and weight > 0 else None
+        words = frozenset(_WORD.findall(text))
+        return cls(tokenizer, words, weight, n_prompt) if any(len(w) > MIN_RUN for w in words) and weight > 0 else None
 
     def continuations(self, answer_text: str) -> list[str]:
         """The rest of each request word the answer's last word begins (none before the arguments)."""
@@ -57,6 +93,8 @@ class CopyPrior:
         if m is None or len(m.group()) < MIN_RUN:
             return []
         run = m.group()
+        if run in self.words:
+            return []  # a whole word there: the value may end here
         return sorted(w[len(run):] for w in self.words if len(w) > len(run) and w.startswith(run))
 
     def mix(self, seq: list[int], logits):
@@ -66,7 +104,7 @@ class CopyPrior:
             return logits
         shares: dict[int, float] = {}
         for rest in rests:
-            token = self.tokenizer.encode(rest, add_special_tokens=False)[0]
+            token = encode_continuation(self.tokenizer, rest)[0]
             shares[token] = shares.get(token, 0.0) + 1.0
         return mix_in(logits, shares, self.weight)
 

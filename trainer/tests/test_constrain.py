@@ -149,6 +149,7 @@ def test_no_call_is_verdict_and_code_without_a_free_text_reason():
 def test_schemas_the_engine_cannot_enforce_are_reduced_not_fatal():
     reduced = arguments_schema(SEARCH["function"]["parameters"])
     assert "pattern" not in reduced["properties"]["sku"], "a lookbehind pattern is dropped (then checked, not forced)"
+    assert arguments_schema({"type": "object", "properties": {"d": {"type": "string", "format": ["date"]}}})["properties"]["d"] == {"type": "string"}, "a malformed format is ignored"
     assert arguments_schema(JOURNAL["function"]["parameters"])["properties"]["lines"]["items"]["required"] == ["account"], "$ref inlined"
     cyclic = {"type": "object", "properties": {"node": {"$ref": "#"}}}
     assert arguments_schema(cyclic)["properties"]["node"]["properties"]["node"], "a cycle stops at a fixed depth"

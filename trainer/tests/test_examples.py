@@ -28,6 +28,8 @@ def test_the_request_is_its_user_turns_without_the_system_prompt_or_tool_results
                 {"role": "assistant", "content": None, "tool_calls": []}, {"role": "tool", "content": "[...]"},
                 {"role": "user", "content": "now its invoices"}]
     assert request_text(messages) == "find acme\nnow its invoices"
+    parts = [{"role": "user", "content": [{"type": "text", "text": "find"}, {"type": "image_url", "image_url": {}}, {"type": "text", "text": "acme"}]}]
+    assert request_text(parts) == "find\nacme", "content parts, as OpenAI SDKs send them"
 
 
 def test_examples_round_trip_and_a_bad_line_names_the_file_and_line(tmp_path):
@@ -37,8 +39,12 @@ def test_examples_round_trip_and_a_bad_line_names_the_file_and_line(tmp_path):
     assert write_examples(rows, tmp_path / "examples.jsonl") == 2, "a row that is not router JSON is left out"
     index = ExampleIndex.load(tmp_path)
     assert index.decisions == ['{"tool":"get_invoice"', '{"tool":null,"verdict":"abstain","code":"no_tool"}']
-    (tmp_path / "examples.jsonl").write_text('{"text": "a", "decision": "b"}\n{"text": 3}\n')
+    good = json.dumps({"text": "a", "decision": '{"tool":"get_invoice"'})
+    (tmp_path / "examples.jsonl").write_text(good + '\n{"text": 3}\n')
     with pytest.raises(ValueError, match=r"examples.jsonl:2: an example needs string fields"):
+        ExampleIndex.load(tmp_path)
+    (tmp_path / "examples.jsonl").write_text(good + '\n{"text": "b", "decision": "get_invoice"}\n')
+    with pytest.raises(ValueError, match=r"examples.jsonl:2: decision 'get_invoice' is neither"):
         ExampleIndex.load(tmp_path)
     assert ExampleIndex.load(tmp_path / "nowhere") is None
 

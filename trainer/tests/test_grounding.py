@@ -7,38 +7,49 @@ import json
 from flywheel_trainer.grounding import MISSING_ARGUMENT, Source, ground_answer, grounded, ungrounded
 
 CONVERSATION = [
-    {"role": "system", "content": "Caller: controller; account 99999"},
-    {"role": "user", "content": "Invoice cust 20234 for the Support renewal, 3 seats at $4,082 each; account 0018d00000000J4QAA; period December 2026"},
+    {"role": "system", "content": "Caller: controller; workspace 99999"},
+    {"role": "user", "content": [{"type": "text", "text": "Invoice cust 20234 for the Support renewal, 3 seats at $4,082 each"},
+                                 {"type": "text", "text": "account 0018d00000000J4QAA, ticket INV-48213"}]},
+    {"role": "assistant", "content": None, "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "find", "arguments": '{"orderId": 777123}'}}]},
     {"role": "tool", "content": '{"jeHeaderId": 40607}'},
 ]
 SOURCE = Source.of(CONVERSATION)
 
 
-def test_ids_and_long_integers_must_be_copied_whole():
-    assert grounded(20234, "integer", SOURCE, strict=False)
-    assert grounded(40607, "integer", SOURCE, strict=False), "tool results count"
-    assert not grounded(20235, "integer", SOURCE, strict=False)
-    assert not grounded(99999, "integer", SOURCE, strict=False), "the system prompt does not"
-    assert grounded(4082, "integer", SOURCE, strict=False), "thousands separators aside"
-    assert grounded(7, "integer", SOURCE, strict=False), "a quantity is not an id: unchecked"
-    assert grounded("0018d00000000J4QAA", "string", SOURCE, strict=False)
-    assert not grounded("0018d0000000J4QAA1", "string", SOURCE, strict=False), "a miscopied id"
-    assert not grounded("", "string", SOURCE, strict=False)
+def test_an_id_must_be_copied_whole_from_any_turn_of_the_conversation():
+    assert grounded(20234, SOURCE)
+    assert grounded(40607, SOURCE), "tool results"
+    assert grounded(777123, SOURCE), "earlier calls' arguments"
+    assert grounded(99999, SOURCE), "the system prompt (an agent's workspace id)"
+    assert grounded("0018d00000000J4QAA", SOURCE), "content parts, as OpenAI SDKs send them"
+    assert grounded(4082, SOURCE), "thousands separators aside"
+    assert grounded(40607.0, SOURCE), "an integral number is an integer"
+    assert not grounded(20235, SOURCE)
+    assert not grounded("0018d0000000J4QAA1", SOURCE), "a miscopied id"
+    assert not grounded("INV-482", SOURCE), "a truncated one: whole words only"
+    assert grounded("INV-48213", SOURCE)
 
 
-def test_words_a_required_value_may_imply_pass_and_an_optional_ones_must_begin_like_the_conversations():
-    assert grounded("DEC-26", "string", SOURCE, strict=False), "'26' is in '2026'"
-    assert grounded("Account", "string", SOURCE, strict=False), "required: a word the request implies passes"
-    assert not grounded("MAGIE_LOGOS_GBM", "string", SOURCE, strict=True)
-    assert grounded("renewals", "string", SOURCE, strict=True), "optional: the word's first letters are there"
-    assert grounded("support renewal", "string", SOURCE, strict=True)
+def test_what_is_not_an_id_is_left_alone():
+    assert grounded(7, SOURCE), "a quantity"
+    assert grounded(12.5, SOURCE), "a fraction"
+    assert grounded("", SOURCE) and grounded("   ", SOURCE)
+    assert grounded("SELECT id FROM t WHERE n > 2024", SOURCE), "free text (whitespace)"
+    assert grounded("x" * 100 + "1", SOURCE), "too long for an id"
 
 
 def tool(properties, required, **extra):
     return [{"type": "function", "function": {"name": "t", "parameters": {"type": "object", "properties": properties, "required": required, **extra}}}]
 
 
-def test_a_required_ungrounded_value_makes_the_answer_missing_argument():
+def test_only_keys_that_name_an_identifier_are_checked():
+    props = {"jeHeaderId": {"type": "integer"}, "quantity": {"type": "integer"}, "url": {"type": "string"},
+             "periodCode": {"type": "string", "enum": ["P1"]}, "issue_number": {"type": "number"}, "dueDate": {"type": "string"}}
+    args = {"jeHeaderId": 51234, "quantity": 3000, "url": "https://docs.python.org/3.12/", "periodCode": "P1", "issue_number": 8812, "dueDate": "2031-01-01"}
+    assert ungrounded(args, {"type": "object", "properties": props, "required": list(props)}, SOURCE) == (["jeHeaderId", "issue_number"], [])
+
+
+def test_a_required_ungrounded_id_makes_the_answer_missing_argument():
     tools = tool({"jeHeaderId": {"type": "integer"}}, ["jeHeaderId"])
     content, info = ground_answer('{"tool":"t","arguments":{"jeHeaderId":51234}}', tools, CONVERSATION)
     assert json.loads(content) == MISSING_ARGUMENT
@@ -46,7 +57,7 @@ def test_a_required_ungrounded_value_makes_the_answer_missing_argument():
     assert ground_answer('{"tool":"t","arguments":{"jeHeaderId":40607}}', tools, CONVERSATION) == ('{"tool":"t","arguments":{"jeHeaderId":40607}}', None)
 
 
-def test_an_optional_ungrounded_value_is_dropped_unless_an_alternative_requires_it():
+def test_an_optional_ungrounded_id_is_dropped_unless_an_alternative_requires_it():
     props = {"custAccountId": {"type": "integer"}, "accountNumber": {"type": "string"}, "status": {"type": "string", "enum": ["OP"]},
              "trxNumber": {"type": "string"}, "when": {"type": "string", "format": "date"}}
     tools = tool(props, ["custAccountId"], oneOf=[{"required": ["trxNumber"]}, {"required": ["custAccountId"]}])
@@ -57,4 +68,4 @@ def test_an_optional_ungrounded_value_is_dropped_unless_an_alternative_requires_
     assert info == {"dropped": {"accountNumber": "C123456789"}}, "enum and format values are not checked; trxNumber is an alternative's"
     assert ungrounded({"x": 1}, None, SOURCE) == ([], [])
     assert ground_answer('{"tool":null,"verdict":"abstain","code":"no_tool"}', tools, CONVERSATION)[1] is None
-    assert ground_answer('{"tool":"other","arguments":{"a":"zzz9"}}', tools, CONVERSATION)[1] is None, "a tool not offered is not checked here"
+    assert ground_answer('{"tool":"other","arguments":{"someId":"zzz9"}}', tools, CONVERSATION)[1] is None, "a tool not offered is not checked here"

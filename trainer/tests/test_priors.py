@@ -2,7 +2,7 @@
 pushed; nowhere else. A character tokenizer stands in for SmolLM2's, which also writes digits one token each."""
 from __future__ import annotations
 
-from flywheel_trainer.priors import Chain, CopyPrior, chain, mix_in, source_text
+from flywheel_trainer.priors import Chain, CopyPrior, chain, encode_continuation, mix_in, source_text
 
 
 class Chars:
@@ -34,6 +34,24 @@ def test_the_rest_of_each_request_word_the_answer_began_inside_the_arguments():
     assert p.continuations(args + '"x":"0019') == [], "no request word begins so"
 
 
+def test_silent_once_the_run_is_a_whole_word_there():
+    p = CopyPrior.build(Chars(), "show 1000 rows, 10 a page", 0.3, 0)
+    assert p.continuations('{"tool":"t","arguments":{"limit":10') == [], "10 is a word there: the value may end"
+    assert p.continuations('{"tool":"t","arguments":{"limit":100') == ["0"]
+
+
+class SentencePieceLike(Chars):
+    """Marks a text's start with ▁, as SentencePiece tokenizers do."""
+
+    def encode(self, text, add_special_tokens=False):
+        return [ord("▁")] + super().encode(text)
+
+
+def test_a_continuation_is_tokenized_as_text_that_follows_other_text():
+    assert encode_continuation(SentencePieceLike(), "0J4") == [ord("0"), ord("J"), ord("4")], "no start-of-text ▁ mid-value"
+    assert encode_continuation(Chars(), "0J4") == [ord("0"), ord("J"), ord("4")]
+
+
 def test_it_mixes_the_continuations_first_token_in_at_its_weight():
     import torch
 
@@ -44,8 +62,10 @@ def test_it_mixes_the_continuations_first_token_in_at_its_weight():
     mixed = p.mix(seq, logits)
     assert int(mixed.argmax()) == ord("0"), "both ids go on with a zero here"
     assert torch.allclose(mixed.exp().sum(), torch.tensor(1.0))
-    assert torch.equal(p.mix([ord(c) for c in '{"arguments":{"a":"Bo'], logits), logits)
-    assert torch.equal(CopyPrior.build(Chars(), REQUEST, 0.25, 0).mix(seq, logits).exp()[ord("0")], torch.tensor(0.75 * float(torch.softmax(logits, -1)[ord("0")]) + 0.25))
+    assert torch.equal(p.mix([ord(c) for c in '{"arguments":{"a":"Bo'], logits), logits), "silent: the logits as they were"
+    quarter = CopyPrior.build(Chars(), REQUEST, 0.25, 0).mix(seq, logits).exp()[ord("0")]
+    assert torch.allclose(quarter, torch.tensor(0.75 * float(torch.softmax(logits, -1)[ord("0")]) + 0.25))
+    assert int(CopyPrior.build(Chars(), REQUEST, 0.25, 0).mix(seq, logits).argmax()) == ord("J"), "a sure model keeps its token"
 
 
 def test_values_come_from_user_turns_and_tool_results_and_priors_chain():
@@ -58,5 +78,7 @@ def test_values_come_from_user_turns_and_tool_results_and_priors_chain():
     assert CopyPrior.build(Chars(), REQUEST, 0.0, 0) is None, "weight 0: off"
     assert chain(None, None) is None and chain(None, prior()) is not None
     assert isinstance(chain(prior(), prior()), Chain)
-    logits = torch.zeros(4)
-    assert torch.allclose(mix_in(logits, {1: 3.0, 2: 1.0}, 1.0).exp(), torch.tensor([0.0, 0.75, 0.25, 0.0]))
+    assert torch.isfinite(mix_in(torch.tensor([0.0, -200.0, 0.0, 0.0]), {0: 1.0}, 0.5)).all(), "an underflowing token stays finite"
+    p = mix_in(torch.tensor([0.0, 0.0, 0.0, 2.0]), {1: 3.0, 2: 1.0}, 1.0).exp()
+    assert p[1] > p[2] > p[3] > p[0] > 0, "weight 1 is capped: the model still orders the tokens the prior leaves out"
+    assert torch.allclose(p.sum(), torch.tensor(1.0))

@@ -28,7 +28,7 @@ into it, each on the base it was trained on. In production, point deploy.endpoin
                        names or which no-call it answers: λ at similarity 1, from 0 (off) to 1; default 0.5, or
                        $FLYWHEEL_SERVE_RETRIEVAL_WEIGHT (docs/training-and-serving.md, "Priors and the grounding check")
   --copy-weight W      mid-word in an argument value, how much the rest of the request's word it began sways the
-                       next token (a miscounted id or number): 0 (off) to 1; default 0.3, or $FLYWHEEL_SERVE_COPY_WEIGHT
+                       next token (a miscounted id or number): 0 (off) to 1; default 0.5, or $FLYWHEEL_SERVE_COPY_WEIGHT
 A request may turn each off for itself (our extensions, like "constrained": false): "retrieval": false,
 "copy": false, and "grounding": false (the check that answers missing_argument to a call whose id the
 conversation lacks, and drops a made-up optional id).

@@ -6,17 +6,18 @@ miscounts long runs (a Salesforce id's eight zeros become seven, 20234 becomes 2
 (its trailing run of letters and digits, two or more, inside the arguments) is the start of a longer word in the
 request's user turns or tool results, and is not itself a word there, the rest of that word's first token gets the
 weight; several such words share it. Whether a value ends where a request's word ends stays the model's call (the
-prior is silent once the run is a whole word there), and the weight is low enough that a model sure of another
-token keeps it: a pointer-generator's copy (Gu et al. 2016, See et al. 2017) reduced to a lookup."""
+prior is silent once the run is a whole word there): a pointer-generator's copy (Gu et al. 2016, See et al. 2017)
+reduced to a lookup."""
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
 from typing import Any
 
-# `flywheel serve --copy-weight`. At 0.3 the prior's token wins unless the model gives another one 0.43 more
-# probability than it (0.7 p_other > 0.7 p_copy + 0.3); at 0.5 it would always win.
-DEFAULT_COPY_WEIGHT = 0.3
+# `flywheel serve --copy-weight`. At 0.5 the copy wins mid-word unless the model is certain of another token; at 0.3
+# (a model 0.43 surer of another token keeps it) three of the five miscounted Salesforce ids the copy fixes stayed
+# miscounted (docs/benchmarks.md). Where a value may end, the prior is silent.
+DEFAULT_COPY_WEIGHT = 0.5
 MIN_RUN = 2
 _WORD = re.compile(r"[A-Za-z0-9]+")
 _TRAILING_WORD = re.compile(r"[A-Za-z0-9]+$")

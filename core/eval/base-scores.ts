@@ -8,9 +8,9 @@ import { PACKAGED_BASES, BASE_CONVERSION } from '../train/base-model.js';
  * may not make are scored as the missing_scope violation (core/scope-guard.ts). 4: calls to a tool the case did not
  * offer are scored as tool_not_offered (core/offer-check.ts). 5: serve's copy prior on argument values, its
  * grounding check, and the date/date-time/time/uuid formats forced as patterns (trainer/flywheel_trainer/priors.py,
- * grounding.py, constrain.py).
+ * grounding.py, constrain.py). 6: serve's fill prior on optional values the request states (fill.py).
  */
-export const BASE_SCORES_VERSION = 5;
+export const BASE_SCORES_VERSION = 6;
 
 /**
  * The store pointer holding a base model's eval result on these cases, or null when the base has no stable

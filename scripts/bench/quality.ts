@@ -8,7 +8,8 @@
  *   no-negatives  trained without the near-miss negatives (the second: what they buy in abstention F1)
  *   main (free)   the main adapter decoded without the schema constraint (schema-valid rate, exact match)
  *   main (weights alone)  the main adapter without `flywheel serve`'s priors (docs/training-and-serving.md): the
- *                 retrieval prior (its training requests' votes on the decision) and the copy prior (values)
+ *                 retrieval prior (its training requests' votes on the decision), the copy and fill priors
+ *                 (values) and the grounding check
  *   main + DPO    main's adapter tuned further with DPO on the train split's near-miss pairs (the `preference`
  *                 stage's job from config.preference, else its defaults, but at learning rate 0.0005 unless
  *                 preference.job sets one; with a step cap, only the pairs it reaches), with
@@ -207,9 +208,9 @@ try {
   say(`scoring main on ${rawRows.length} hand-written cases sent raw through the gateway (${built.catalog.tools.length} tools offered)`);
   raw = await scoreThroughGateway(rawRows, built.catalog, { url: served.url, model: 'main' }, config.dataset.sliceSize, out, opts);
   rows.push({ name: 'main (free decoding)', test: await score('main-free', 'main', testCases, { constrained: false }) });
-  // The adapter's weights alone: serve's retrieval prior (its training requests' votes on the decision) and copy
-  // prior (mid-word, the rest of the request's word) off.
-  const alone = { retrieval: false, copy: false, grounding: false };
+  // The adapter's weights alone: serve's priors (retrieval on the decision, copy and fill on values) and its
+  // grounding check off.
+  const alone = { retrieval: false, copy: false, fill: false, grounding: false };
   rows.push({ name: 'main (weights alone)', test: await score('main-alone', 'main', testCases, alone), hand: await score('main-alone', 'main', handCases, alone) });
   for (const v of variants.filter((x) => x.name !== 'main')) rows.push({ name: v.name, test: await score(v.name, v.name, testCases) });
 } finally {

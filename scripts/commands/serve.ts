@@ -8,6 +8,7 @@ export const serveCommand: Command = {
   summary: "run the local serving backend (the trainer's OpenAI-compatible multi-adapter server)",
   usage: `flywheel serve [--host H] [--port N] [--adapter NAME=DIR ...] [--adapter-dir DIR] [--admin-token-env VAR] [--api-key-env VAR]
                      [--cpu-dtype auto|float32|bfloat16] [--retrieval-weight W] [--copy-weight W]
+                     [--fill-weight W]
 
 The "local" deploy target: an OpenAI-compatible server (/v1/chat/completions, /v1/models) with vLLM's
 runtime LoRA API (/v1/load_lora_adapter, /v1/unload_lora_adapter). Starts empty; deploys load versions
@@ -25,12 +26,15 @@ into it, each on the base it was trained on. In production, point deploy.endpoin
                        (avx512_bf16, amx_bf16), where it reads a prompt about twice as fast; answers can differ
                        from float32's where two tokens are nearly tied
   --retrieval-weight W how much an adapter's nearest training requests (its examples.jsonl) sway which tool it
-                       names or which no-call it answers: λ at similarity 1, from 0 (off) to 1; default 0.5, or
+                       names or which no-call it answers: λ at similarity 1, from 0 (off) to 1; default 0.8, or
                        $FLYWHEEL_SERVE_RETRIEVAL_WEIGHT (docs/training-and-serving.md, "Priors and the grounding check")
   --copy-weight W      mid-word in an argument value, how much the rest of the request's word it began sways the
                        next token (a miscounted id or number): 0 (off) to 1; default 0.5, or $FLYWHEEL_SERVE_COPY_WEIGHT
+  --fill-weight W      where a call's arguments would close, how much an optional value the request states (the
+                       only email address, for an email property; the only one of an enum's values, as a word)
+                       sways writing it: 0 (off) to 1; default 0.5, or $FLYWHEEL_SERVE_FILL_WEIGHT
 A request may turn each off for itself (our extensions, like "constrained": false): "retrieval": false,
-"copy": false, and "grounding": false (the check that answers missing_argument to a call whose id the
+"copy": false, "fill": false, and "grounding": false (the check that answers missing_argument to a call whose id the
 conversation lacks, and drops a made-up optional id).
 A --host beyond loopback needs the admin token and the adapter directory, or the server does not start.
 Runs until interrupted (Ctrl-C).`,
@@ -45,6 +49,7 @@ Runs until interrupted (Ctrl-C).`,
       'cpu-dtype': { type: 'string' },
       'retrieval-weight': { type: 'string' },
       'copy-weight': { type: 'string' },
+      'fill-weight': { type: 'string' },
     });
     const args = [
       '-m', 'flywheel_trainer', 'serve', '--host', values.host, '--port', values.port, ...(values.adapter ?? []).flatMap((a) => ['--adapter', a]),
@@ -52,6 +57,7 @@ Runs until interrupted (Ctrl-C).`,
       ...(values['cpu-dtype'] ? ['--cpu-dtype', values['cpu-dtype']] : []),
       ...(values['retrieval-weight'] ? ['--retrieval-weight', values['retrieval-weight']] : []),
       ...(values['copy-weight'] ? ['--copy-weight', values['copy-weight']] : []),
+      ...(values['fill-weight'] ? ['--fill-weight', values['fill-weight']] : []),
     ];
     const child = spawn(trainerPython(), args, { stdio: 'inherit', env: { ...process.env, PYTHONPATH: [TRAINER_ROOT, process.env.PYTHONPATH].filter(Boolean).join(':') } });
     const stop = (): void => void child.kill('SIGTERM');

@@ -20,6 +20,7 @@ import traceback
 
 from .errors import EXIT_BAD_JOB, BadJob
 from .examples import DEFAULT_WEIGHT
+from .fill import DEFAULT_FILL_WEIGHT
 from .priors import DEFAULT_COPY_WEIGHT
 from .job import load_job
 from .launch import is_main_process
@@ -99,7 +100,7 @@ def _serve(args) -> int:
         raise BadJob(f"--api-key-env {args.api_key_env}: the variable is not set (or empty) in the server's environment")
     access = Access(admin_token=admin, api_keys=keys, adapter_dir=Path(args.adapter_dir) if args.adapter_dir else None)
     serve(args.base, adapters, host=args.host, port=args.port, served_name=args.served_name, access=access, cpu_dtype=args.cpu_dtype,
-          retrieval_weight=args.retrieval_weight, copy_weight=args.copy_weight)
+          retrieval_weight=args.retrieval_weight, copy_weight=args.copy_weight, fill_weight=args.fill_weight)
     return 0
 
 
@@ -152,6 +153,9 @@ def main(argv: list[str] | None = None) -> int:
     s.add_argument("--copy-weight", type=_weight, default=os.environ.get("FLYWHEEL_SERVE_COPY_WEIGHT", str(DEFAULT_COPY_WEIGHT)),
                    help="mid-word in an argument value, how much the rest of the request's word it began sways the next token "
                    "(0 to 1; 0 turns the copy prior off; default: $FLYWHEEL_SERVE_COPY_WEIGHT or %(default)s)")
+    s.add_argument("--fill-weight", type=_weight, default=os.environ.get("FLYWHEEL_SERVE_FILL_WEIGHT", str(DEFAULT_FILL_WEIGHT)),
+                   help="where a call's arguments would close, how much an optional value the request states (an email, an "
+                   "enum's value) sways writing it (0 to 1; 0 turns the fill prior off; default: $FLYWHEEL_SERVE_FILL_WEIGHT or %(default)s)")
     s.add_argument("--port", type=int, default=8000, help="0 picks a free port (printed on stdout)")
     s.add_argument("--adapter-dir", help="runtime loads may only name adapters inside this directory ('..' and symlinks out refused)")
     s.add_argument("--admin-token-env", default="FLYWHEEL_SERVE_ADMIN_TOKEN",

@@ -22,7 +22,9 @@ from typing import Any, Iterable
 from .priors import encode_continuation, mix_in, text_of
 
 EXAMPLES_FILE = "examples.jsonl"  # in the adapter directory, written by the trainer (train.py)
-DEFAULT_WEIGHT = 0.5  # λ at similarity 1; `flywheel serve --retrieval-weight`
+# λ at similarity 1; `flywheel serve --retrieval-weight`. Chosen on the demo's validation split (172 rows, not the
+# test set): 0.5 / 0.8 / 1.0 scored 0.558 / 0.593 / 0.576 exact, tool accuracy 0.703 / 0.750 / 0.750.
+DEFAULT_WEIGHT = 0.8
 TOP_K = 10
 
 _WORD = re.compile(r"[a-z]+|\d+")

@@ -42,6 +42,7 @@ from .access import Access, AccessError, check_exposure
 from .constrain import RouterConstraint, RouterLogitsProcessor, tokenizer_data
 from .examples import DEFAULT_WEIGHT, DecisionPrior, ExampleIndex, callable_decision, request_text
 from .grounding import ground_answer
+from .fill import DEFAULT_FILL_WEIGHT, FillPrior
 from .priors import DEFAULT_COPY_WEIGHT, CopyPrior, chain, source_text
 from .decode import Decoded, PrefixCache, greedy
 from .errors import BadJob
@@ -149,6 +150,7 @@ class ChatParams:
     constrained: bool = True
     retrieval: bool = True
     copy: bool = True
+    fill: bool = True
     grounding: bool = True
 
 
@@ -171,7 +173,7 @@ def chat_params(req: dict[str, Any], default_model: str) -> ChatParams:
     constrained = req.get("constrained", True)
     if not isinstance(constrained, bool):
         raise ApiError(400, "constrained: a boolean is required")
-    switches = {key: req.get(key, True) for key in ("retrieval", "copy", "grounding")}
+    switches = {key: req.get(key, True) for key in ("retrieval", "copy", "fill", "grounding")}
     for key, value in switches.items():
         if not isinstance(value, bool):
             raise ApiError(400, f"{key}: a boolean is required")
@@ -223,10 +225,11 @@ def bf16_copy(model: Any) -> Any:
 
 class Engine:
     def __init__(self, base: str | None = None, served_name: str = "base", cpu_dtype: str = "auto", retrieval_weight: float = DEFAULT_WEIGHT,
-                 copy_weight: float = DEFAULT_COPY_WEIGHT):
+                 copy_weight: float = DEFAULT_COPY_WEIGHT, fill_weight: float = DEFAULT_FILL_WEIGHT):
         self.served_name = served_name
         self.retrieval_weight = retrieval_weight  # λ of the retrieval prior at similarity 1 (examples.py); 0: off
         self.copy_weight = copy_weight  # the copy prior's weight on values (priors.py); 0: off
+        self.fill_weight = fill_weight  # the fill prior's weight on stated optional values (fill.py); 0: off
         # Weights stay float32 (adapters merge and unmerge exactly); answers may come from bf16 copies (_runner).
         self.bf16_answers = answers_in_bf16(cpu_dtype)
         self.bases: dict[str, Base] = {}  # by id
@@ -350,16 +353,17 @@ class Engine:
         return completion(base.tokenizer, p, ids.shape[1], out, fmt, constrained)
 
     def _prior(self, base: Base, adapter: str | None, p: ChatParams, nameable: list[dict[str, Any]], n_prompt: int) -> Any:
-        """What is mixed into a constrained answer's next-token distribution (priors.py): the copy prior on
-        argument values, and for an adapter with examples the retrieval prior on the decision (its nearest
-        training requests' decisions among those it may answer, λ scaled by the best similarity). None when
-        neither applies."""
+        """What is mixed into a constrained answer's next-token distribution: the copy prior on argument values
+        (priors.py), the fill prior on optional values the request states (fill.py), and for an adapter with
+        examples the retrieval prior on the decision (examples.py: its nearest training requests' decisions among
+        those it may answer, λ scaled by the best similarity). None when none applies."""
         copying = CopyPrior.build(base.tokenizer, source_text(p.messages), self.copy_weight, n_prompt) if p.copy else None
+        filling = FillPrior.build(base.tokenizer, nameable, request_text(p.messages), self.fill_weight, n_prompt) if p.fill else None
         examples = self.adapters[adapter].examples if adapter else None
         if examples is None or not p.retrieval or self.retrieval_weight <= 0:
-            return copying
+            return chain(copying, filling)
         votes, best = examples.vote(request_text(p.messages), callable_decision({t["function"]["name"] for t in nameable}))
-        return chain(DecisionPrior.build(base.tokenizer, votes, self.retrieval_weight * best, n_prompt), copying)
+        return chain(DecisionPrior.build(base.tokenizer, votes, self.retrieval_weight * best, n_prompt), copying, filling)
 
     def _generate(self, base: Base, adapter: str | None, ids, p: ChatParams, constrained: bool, nameable: list[dict[str, Any]], prior: Any = None):
         import torch
@@ -661,7 +665,7 @@ def make_handler(engine: Engine, access: Access | None = None):
 
 def serve(base: str | None, adapters: dict[str, str], host: str = "127.0.0.1", port: int = 8000, served_name: str = "base",
           access: Access | None = None, cpu_dtype: str = "auto", retrieval_weight: float = DEFAULT_WEIGHT,
-          copy_weight: float = DEFAULT_COPY_WEIGHT) -> None:
+          copy_weight: float = DEFAULT_COPY_WEIGHT, fill_weight: float = DEFAULT_FILL_WEIGHT) -> None:
     """With neither a base nor adapters the server starts empty; adapters are loaded at runtime (access.py says by whom)."""
     from .train import quiet_libraries
 
@@ -675,7 +679,7 @@ def serve(base: str | None, adapters: dict[str, str], host: str = "127.0.0.1", p
             base = base_of(Path(path))
         except ApiError as err:
             raise BadJob(f"--adapter {name}={path}: {err}") from None
-    engine = Engine(base, served_name, cpu_dtype, retrieval_weight, copy_weight)
+    engine = Engine(base, served_name, cpu_dtype, retrieval_weight, copy_weight, fill_weight)
     for name, path in adapters.items():
         try:
             engine.load_adapter(name, path)

@@ -228,6 +228,40 @@ def test_the_nearest_training_requests_decide_at_full_weight_and_retrieval_false
         Engine().chat({**request, "model": "x", "retrieval": "yes"})
 
 
+# the fill prior ---------------------------------------------------------------------------------------------
+def test_a_request_stating_an_optional_value_decodes_with_the_fill_prior_and_fill_false_without(adapters, monkeypatch):
+    from flywheel_trainer.fill import FillPrior
+    from flywheel_trainer.priors import Chain
+
+    engine = Engine()
+    engine.load_adapter("a", adapters["a"])
+    seen = []
+
+    def record_the_prior(model, tok, prompt, max_new, constraint, *rest, prior=None, **kw):
+        seen.append(prior)  # what fill.py would steer: its own tests (test_fill.py) show how
+        no_call = tok.encode('{"tool":null,"verdict":"abstain","code":"no_tool"}', add_special_tokens=False)
+        return Decoded(no_call + [tok.eos_token_id])
+
+    monkeypatch.setattr(serve_module, "greedy", record_the_prior)
+    contact = {"type": "function", "function": {"name": "create_contact", "parameters": {"type": "object", "required": ["lastName"],
+               "properties": {"lastName": {"type": "string"}, "email": {"type": "string", "format": "email"}}}}}
+    ask = [{"role": "user", "content": "add Bo Novak, bo@novak.example"}]
+    request = {"model": "a", "messages": ask, "tools": TOOLS + [contact], "max_tokens": 96}
+
+    def fills(p) -> list:
+        return [q for q in (p.priors if isinstance(p, Chain) else [p]) if isinstance(q, FillPrior)]
+
+    engine.chat(request)
+    assert [f.stated for f in fills(seen[-1])] == [{"create_contact": {"email": "bo@novak.example"}}]
+    engine.chat({**request, "fill": False})
+    assert fills(seen[-1]) == []
+    engine.fill_weight = 0.0  # --fill-weight 0
+    engine.chat(request)
+    assert fills(seen[-1]) == []
+    with pytest.raises(serve_module.ApiError, match="fill: a boolean"):
+        Engine().chat({**request, "model": "x", "fill": "yes"})
+
+
 # several bases --------------------------------------------------------------------------------------------
 def test_an_empty_server_hosts_each_adapters_base_and_drops_it_with_its_last_adapter(adapters, tmp_path):
     with serving(Engine()) as client:

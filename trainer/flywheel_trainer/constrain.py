@@ -388,6 +388,15 @@ class RouterConstraint:
             parser = parser.add_character(c)
         return bool(chars)
 
+    def accepts_text(self, seq: list[int], text: str) -> bool:
+        """Whether the constraint allows the characters of `text` after `seq` (whatever tokens spell them)."""
+        parser = self._state(seq).parser
+        for c in text:
+            if c not in parser.get_allowed_characters():
+                return False
+            parser = parser.add_character(c)
+        return True
+
 
 class RouterLogitsProcessor:
     """A transformers logits processor over RouterConstraint for sampling, or for logprobs that must show the

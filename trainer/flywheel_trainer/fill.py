@@ -2,25 +2,28 @@
 
 A small router stops its arguments at the required ones and leaves out what the request also said: the new
 contact's email, "pivoted into healthcare" for an `industry` enum, "lost to a competitor" for a `lossReason` enum.
-Where the model would close the arguments object (`}` is its first choice) and the chosen tool has an optional
+Where the model would close the arguments object and may (its first choice begins with `}`, or is `{}` for empty
+arguments, and the constraint allows it: every required argument is written) and the chosen tool has an optional
 property, not yet written, whose value the request states, `,"key":value` gets the weight, token by token, as the
-copy prior's words do (priors.py). Stated unmistakably means: the only email address in the request's user turns
-for a property of format `email` (or named …email), or the only value of a string enum that occurs there as a whole
-word, in any case (the enum's own spelling is written). A value stated for two properties, or two values for one,
-is left to the model."""
+copy prior's words do (priors.py). Stated unmistakably means: the only email address in the request's user turns,
+for a string property of format `email` (or named …email); or the only value of a string enum (two characters or
+more) that occurs there as a whole word, in any case (the enum's own spelling is written). Left to the model: a
+value that would fit two properties (required ones included), two values for one property, a value the call
+already holds inside another argument ("phone system down" as the subject is not an `origin: Phone`), a piece the
+constraint refuses (a pattern, a length), and a key the model turned down once."""
 from __future__ import annotations
 
 import json
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 from .priors import encode_continuation, mix_in
 
 # `flywheel serve --fill-weight`. At 0.5 a stated value is written unless the model is certain of something else.
 DEFAULT_FILL_WEIGHT = 0.5
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
-_OPENING = re.compile(r'^\{"tool":"([^"\\]+)","arguments":\{')
+_OPENING = re.compile(r'^\{"tool":"([^"\\]+)","arguments":')
 
 
 def _mentions(text: str, value: str) -> bool:
@@ -34,27 +37,28 @@ def stated_values(parameters: Any, text: str) -> dict[str, Any]:
     required = set(parameters.get("required") or [])
     lowered = text.lower()
     emails = sorted(set(_EMAIL.findall(text)))
-    found: dict[str, Any] = {}
+    found: dict[str, list[Any]] = {}
     for key, prop in parameters["properties"].items():
-        if key in required or not isinstance(prop, dict):
+        if not isinstance(prop, dict):
             continue
-        values: list[Any] = []
         if prop.get("type") == "string" and (prop.get("format") == "email" or key.lower().endswith("email")):
-            values = emails
+            found[key] = emails
         elif isinstance(prop.get("enum"), list):
-            values = [v for v in prop["enum"] if isinstance(v, str) and len(v) > 1 and _mentions(lowered, v)]
-        if len(values) == 1:
-            found[key] = values[0]
-    counts: dict[str, int] = {}
-    for value in found.values():
-        counts[json.dumps(value)] = counts.get(json.dumps(value), 0) + 1
-    return {k: v for k, v in found.items() if counts[json.dumps(v)] == 1}
+            found[key] = [v for v in prop["enum"] if isinstance(v, str) and len(v) > 1 and _mentions(lowered, v)]
+    # A value that would fit two properties, a required one among them (the recipient's address is not also the
+    # reply-to), is nobody's.
+    fits: dict[str, int] = {}
+    for values in found.values():
+        for value in set(values):
+            fits[value.lower()] = fits.get(value.lower(), 0) + 1
+    return {k: v[0] for k, v in found.items() if k not in required and len(v) == 1 and fits[v[0].lower()] == 1}
 
 
 def _arguments_so_far(text: str) -> dict[str, Any] | None:
     """The arguments written when `text` (an answer's start) ends right after one of them, or right after the
-    arguments' `{`; None elsewhere (mid-value, inside a nested value, after a number that may go on, once closed)."""
-    if not _OPENING.match(text) or text[-1:].isdigit() or text.endswith("."):
+    arguments' `{`; None elsewhere (mid-value, inside a nested value, once closed). A number may go on: the caller
+    asks only where the model would close."""
+    if not _OPENING.match(text):
         return None
     try:
         obj = json.loads(text + "}}")
@@ -64,15 +68,24 @@ def _arguments_so_far(text: str) -> dict[str, Any] | None:
     return args if isinstance(args, dict) else None
 
 
+def _holds(args: dict[str, Any], value: str) -> bool:
+    """Whether an argument written so far holds `value` as a whole word (in any case)."""
+    written = json.dumps(list(args.values()), ensure_ascii=False).lower()
+    return _mentions(written, value)
+
+
 @dataclass
 class FillPrior:
     tokenizer: Any
     stated: dict[str, dict[str, Any]]  # tool → {optional property: stated value}
     weight: float
     n_prompt: int
-    # Where in the answer's text a stated value began to be written: it is followed there to its end, and a comma
-    # the model writes itself (its own next key follows) is left alone.
-    began: set[int] = field(default_factory=set)
+    # Whether the constraint allows `text` after a sequence (set by serve once the request's constraint exists):
+    # a piece it refuses part-way would leave a half-written value or a key the model never meant.
+    allows: Callable[[list[int], str], bool] | None = None
+    # Where in the answer's text a stated value began to be written, with its key and text: it is followed there to
+    # its end; a key the model turned down is not pushed again; a comma the model writes itself is left alone.
+    began: dict[int, tuple[str, str]] = field(default_factory=dict)
 
     @classmethod
     def build(cls, tokenizer: Any, tools: list[dict[str, Any]], text: str, weight: float, n_prompt: int) -> "FillPrior | None":
@@ -86,37 +99,44 @@ class FillPrior:
                 stated[fn["name"]] = values
         return cls(tokenizer, stated, weight, n_prompt) if stated else None
 
-    def pending(self, answer_text: str, closing: bool) -> str:
-        """The rest of the text to write now: a stated property's `,"key":value` begun earlier, or, when the model
-        would close the arguments (`closing`), the first one not yet written; "" when none."""
+    def pending(self, answer_text: str, closing: bool, empty: bool = False, seq: list[int] | None = None) -> str:
+        """The rest of the text to write now: a stated property's `,"key":value` begun earlier, or, where the model
+        would close the arguments (`closing`; `empty`: with `{}`), the first one not yet written; "" when none."""
         m = _OPENING.match(answer_text)
         values = self.stated.get(m.group(1)) if m else None
         if not values:
             return ""
-        for cut in sorted(self.began, reverse=True):
-            args = _arguments_so_far(answer_text[:cut]) if cut <= len(answer_text) else None
-            written = answer_text[cut:] if args is not None else None
-            for key, value in values.items() if args is not None else ():
-                piece = _piece(args, key, value)
-                if key not in args and len(written) < len(piece) and piece.startswith(written):
-                    return piece[len(written):]
-        args = _arguments_so_far(answer_text) if closing else None
+        declined = set()
+        for cut, (key, piece) in self.began.items():
+            written = answer_text[cut:]
+            if len(written) < len(piece) and piece.startswith(written):
+                return piece[len(written):]
+            if not piece.startswith(written[: len(piece)]):
+                declined.add(key)
+        if empty and answer_text == m.group(0):
+            args, opening = {}, "{"
+        else:
+            args, opening = (_arguments_so_far(answer_text) if closing else None), ""
         for key, value in values.items() if args is not None else ():
-            if key not in args:
-                self.began.add(len(answer_text))
-                return _piece(args, key, value)
+            if key in args or key in declined or _holds(args, value):
+                continue
+            piece = opening + ("," if args else "") + json.dumps(key, ensure_ascii=False) + ":" + json.dumps(value, ensure_ascii=False)
+            if self.allows is not None and seq is not None and not self.allows(seq, piece):
+                continue
+            self.began[len(answer_text)] = (key, piece)
+            return piece
         return ""
 
     def mix(self, seq: list[int], logits):
         answer = seq[self.n_prompt :]
         if not answer:
             return logits
-        closing = self.tokenizer.decode([int(logits.argmax())]).lstrip().startswith("}")
-        rest = self.pending(self.tokenizer.decode(answer), closing)
+        first = self.tokenizer.decode([int(logits.argmax())]).lstrip()
+        # Closing where the constraint lets it: a model that would close before a required argument is written
+        # cannot, and writes that argument next.
+        closing = first.startswith("}") and (self.allows is None or self.allows(seq, "}"))
+        empty = first.startswith("{}") and (self.allows is None or self.allows(seq, "{}"))
+        rest = self.pending(self.tokenizer.decode(answer), closing, empty, seq)
         if not rest:
             return logits
         return mix_in(logits, {encode_continuation(self.tokenizer, rest)[0]: 1.0}, self.weight)
-
-
-def _piece(args: dict[str, Any], key: str, value: Any) -> str:
-    return ("," if args else "") + json.dumps(key, ensure_ascii=False) + ":" + json.dumps(value, ensure_ascii=False)

@@ -348,24 +348,33 @@ class Engine:
             # What the answer may name: the offered tools, and the catalog's others an adapter knows (their
             # schemas constrain the arguments as an offered tool's would).
             nameable = (p.tools or []) + [t for t in (self.adapters[adapter].tools if adapter else []) if t["function"]["name"] not in p.names]
-            prior = self._prior(base, adapter, p, nameable, ids.shape[1]) if constrained else None
-            out = self._generate(base, adapter, ids, p, constrained, nameable, prior)
+            constraint = self._constraint(base, nameable) if constrained else None
+            prior = self._prior(base, adapter, p, nameable, ids.shape[1], constraint) if constraint is not None else None
+            out = self._generate(base, adapter, ids, p, constraint, prior)
         return completion(base.tokenizer, p, ids.shape[1], out, fmt, constrained)
 
-    def _prior(self, base: Base, adapter: str | None, p: ChatParams, nameable: list[dict[str, Any]], n_prompt: int) -> Any:
+    def _constraint(self, base: Base, nameable: list[dict[str, Any]]) -> RouterConstraint:
+        if base.enforcer_data is None:
+            base.enforcer_data = tokenizer_data(base.tokenizer)
+        return RouterConstraint(base.enforcer_data, nameable)
+
+    def _prior(self, base: Base, adapter: str | None, p: ChatParams, nameable: list[dict[str, Any]], n_prompt: int,
+               constraint: RouterConstraint | None = None) -> Any:
         """What is mixed into a constrained answer's next-token distribution: the copy prior on argument values
         (priors.py), the fill prior on optional values the request states (fill.py), and for an adapter with
         examples the retrieval prior on the decision (examples.py: its nearest training requests' decisions among
         those it may answer, λ scaled by the best similarity). None when none applies."""
         copying = CopyPrior.build(base.tokenizer, source_text(p.messages), self.copy_weight, n_prompt) if p.copy else None
         filling = FillPrior.build(base.tokenizer, nameable, request_text(p.messages), self.fill_weight, n_prompt) if p.fill else None
+        if filling is not None and constraint is not None:
+            filling.allows = constraint.accepts_text
         examples = self.adapters[adapter].examples if adapter else None
         if examples is None or not p.retrieval or self.retrieval_weight <= 0:
             return chain(copying, filling)
         votes, best = examples.vote(request_text(p.messages), callable_decision({t["function"]["name"] for t in nameable}))
         return chain(DecisionPrior.build(base.tokenizer, votes, self.retrieval_weight * best, n_prompt), copying, filling)
 
-    def _generate(self, base: Base, adapter: str | None, ids, p: ChatParams, constrained: bool, nameable: list[dict[str, Any]], prior: Any = None):
+    def _generate(self, base: Base, adapter: str | None, ids, p: ChatParams, constraint: RouterConstraint | None, prior: Any = None):
         import torch
 
         tokenizer = base.tokenizer
@@ -379,11 +388,6 @@ class Engine:
             kwargs["temperature"] = p.temperature
         if p.logprobs:
             kwargs.update(output_scores=True, return_dict_in_generate=True)
-        constraint = None
-        if constrained:
-            if base.enforcer_data is None:
-                base.enforcer_data = tokenizer_data(tokenizer)
-            constraint = RouterConstraint(base.enforcer_data, nameable)
         fast = p.temperature == 0 and not p.logprobs  # greedy, no scores to report: decode.greedy
         if constraint is not None and not fast:
             from transformers import LogitsProcessorList

@@ -369,8 +369,9 @@ def test_greedy_answers_are_generates_token_for_token_with_fewer_passes(adapters
                 p = chat_params(req, "base")
                 ids = prompt_ids(base, p)
                 # The adapter's retrieval prior (its examples.jsonl) goes into both: the two paths agree with it too.
-                prior = engine._prior(base, "a" if model == "a" else None, p, tools, ids.shape[1]) if tools else None
-                processors = [RouterLogitsProcessor(RouterConstraint(base.enforcer_data, tools), prior)] if tools else []
+                constraint = RouterConstraint(base.enforcer_data, tools) if tools else None
+                prior = engine._prior(base, "a" if model == "a" else None, p, tools, ids.shape[1], constraint) if tools else None
+                processors = [RouterLogitsProcessor(constraint, prior)] if tools else []
                 with engine._select(base, "a" if model == "a" else None), torch.no_grad():
                     ref = base.model.generate(ids, attention_mask=torch.ones_like(ids), max_new_tokens=64, do_sample=False, logits_processor=processors,
                                               eos_token_id=base.tokenizer.eos_token_id, pad_token_id=base.tokenizer.pad_token_id)

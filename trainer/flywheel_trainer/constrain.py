@@ -381,21 +381,20 @@ class RouterConstraint:
         else:
             before = e.decoder(state.current_word_tokens)
             chars = e.decoder(state.current_word_tokens + [token])[len(before):]
-        parser = state.parser
-        for c in chars:
-            if c not in parser.get_allowed_characters():
-                return False
-            parser = parser.add_character(c)
-        return bool(chars)
+        return bool(chars) and _walks(state.parser, chars)
 
     def accepts_text(self, seq: list[int], text: str) -> bool:
         """Whether the constraint allows the characters of `text` after `seq` (whatever tokens spell them)."""
-        parser = self._state(seq).parser
-        for c in text:
-            if c not in parser.get_allowed_characters():
-                return False
-            parser = parser.add_character(c)
-        return True
+        return _walks(self._state(seq).parser, text)
+
+
+def _walks(parser: Any, text: str) -> bool:
+    """Whether `parser` takes `text` character by character."""
+    for c in text:
+        if c not in parser.get_allowed_characters():
+            return False
+        parser = parser.add_character(c)
+    return True
 
 
 class RouterLogitsProcessor:

@@ -80,7 +80,7 @@ class FillPrior:
     stated: dict[str, dict[str, Any]]  # tool → {optional property: stated value}
     weight: float
     n_prompt: int
-    # Whether the constraint allows `text` after a sequence (set by serve once the request's constraint exists):
+    # Whether the constraint allows `text` after a sequence (serve: the request's RouterConstraint.accepts_text):
     # a piece it refuses part-way would leave a half-written value or a key the model never meant.
     allows: Callable[[list[int], str], bool] | None = None
     # Where in the answer's text a stated value began to be written, with its key and text: it is followed there to
@@ -88,7 +88,8 @@ class FillPrior:
     began: dict[int, tuple[str, str]] = field(default_factory=dict)
 
     @classmethod
-    def build(cls, tokenizer: Any, tools: list[dict[str, Any]], text: str, weight: float, n_prompt: int) -> "FillPrior | None":
+    def build(cls, tokenizer: Any, tools: list[dict[str, Any]], text: str, weight: float, n_prompt: int,
+              allows: Callable[[list[int], str], bool] | None = None) -> "FillPrior | None":
         if weight <= 0:
             return None
         stated = {}
@@ -97,7 +98,7 @@ class FillPrior:
             values = stated_values(fn.get("parameters"), text)
             if values and isinstance(fn.get("name"), str):
                 stated[fn["name"]] = values
-        return cls(tokenizer, stated, weight, n_prompt) if stated else None
+        return cls(tokenizer, stated, weight, n_prompt, allows) if stated else None
 
     def pending(self, answer_text: str, closing: bool, empty: bool = False, seq: list[int] | None = None) -> str:
         """The rest of the text to write now: a stated property's `,"key":value` begun earlier, or, where the model

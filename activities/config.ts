@@ -26,7 +26,11 @@ export async function resolveConfig(raw: FlywheelRunInput): Promise<ResolvedConf
       const stored = await openStore(input.configStore).readJson(input.configRef);
       config = parseConfig(stored, `stored config ${input.configRef.sha256.slice(0, 12)}`);
     } else config = parseConfig(input.config, 'workflow input "config"');
-    if (input.traces?.length) config = parseConfig({ ...config, traces: withTraces(config.traces, input.traces) }, 'config with the input\'s traces');
+    if (input.traces?.length)
+      config = parseConfig(
+        { ...config, traces: withTraces(config.traces, input.traces) },
+        "config with the input's traces",
+      );
     const configRef = await storeFor(config.artifacts).putJson('config', config);
     return { config, configRef };
   });

@@ -26,7 +26,12 @@ async function acquire(server: ServerConfig): Promise<{ conn: McpConnection; rel
     if (cached.timer) clearTimeout(cached.timer);
     cached.users++;
     const conn = await cached.conn.catch(() => undefined);
-    const alive = conn ? await conn.client.ping({ timeout: 2000 }).then(() => true, () => false) : false;
+    const alive = conn
+      ? await conn.client.ping({ timeout: 2000 }).then(
+          () => true,
+          () => false,
+        )
+      : false;
     if (alive) return { conn: conn!, release: () => release(key, cached, conn!) };
     // A hung or crashed server: drop it for everyone and close it, so its process does not linger.
     cached.users--;
@@ -63,10 +68,18 @@ function release(key: string, entry: Pooled, conn: McpConnection): void {
 }
 
 /** Connections to every server (opened in parallel, reused when already open) for the duration of fn. */
-export async function withConnections<T>(servers: ServerConfig[], fn: (conns: Map<string, McpConnection>) => Promise<T>): Promise<T> {
+export async function withConnections<T>(
+  servers: ServerConfig[],
+  fn: (conns: Map<string, McpConnection>) => Promise<T>,
+): Promise<T> {
   const leases = await Promise.allSettled(servers.map(async (s) => [s.name, await acquire(s)] as const));
   const failed = leases.find((l): l is PromiseRejectedResult => l.status === 'rejected');
-  const held = leases.filter((l): l is PromiseFulfilledResult<readonly [string, { conn: McpConnection; release: () => void }]> => l.status === 'fulfilled').map((l) => l.value);
+  const held = leases
+    .filter(
+      (l): l is PromiseFulfilledResult<readonly [string, { conn: McpConnection; release: () => void }]> =>
+        l.status === 'fulfilled',
+    )
+    .map((l) => l.value);
   try {
     if (failed) throw failed.reason;
     return await fn(new Map(held.map(([name, lease]) => [name, lease.conn])));
@@ -79,9 +92,11 @@ export async function withConnections<T>(servers: ServerConfig[], fn: (conns: Ma
 export async function closeAllConnections(): Promise<void> {
   const entries = [...pool.values()];
   pool.clear();
-  await Promise.all(entries.map(async (e) => {
-    e.closed = true;
-    if (e.timer) clearTimeout(e.timer);
-    await (await e.conn.catch(() => undefined))?.close().catch(() => undefined);
-  }));
+  await Promise.all(
+    entries.map(async (e) => {
+      e.closed = true;
+      if (e.timer) clearTimeout(e.timer);
+      await (await e.conn.catch(() => undefined))?.close().catch(() => undefined);
+    }),
+  );
 }

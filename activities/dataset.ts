@@ -9,7 +9,15 @@ import { catalogVersion } from '../core/catalog/history.js';
 import type { Catalog, CatalogTool } from '../core/catalog/types.js';
 import type { DatasetConfig, ServerConfig } from '../core/config/schema.js';
 import { mcpDryRunner } from '../core/dataset/mcp-dry-run.js';
-import { augmentRows, buildIntents, distinctCallsByTool, type Rejection, rowStats, validateCandidates, type ToolNote } from '../core/dataset/pipeline.js';
+import {
+  augmentRows,
+  buildIntents,
+  distinctCallsByTool,
+  type Rejection,
+  rowStats,
+  validateCandidates,
+  type ToolNote,
+} from '../core/dataset/pipeline.js';
 import { renderRows } from '../core/dataset/render.js';
 import { asTaught } from '../core/dataset/taught.js';
 import { preferencePairs } from '../core/dataset/pairs.js';
@@ -33,50 +41,104 @@ import type { ArtifactStore } from '../core/artifacts/store.js';
 import { type ChunkRange, sumStats } from '../core/pipeline/chunks.js';
 import { storeFor } from './store.js';
 
-
 interface Common extends StageArgs {
   dataset: DatasetConfig;
 }
 
 const beat = (details: unknown) => Context.current().heartbeat(details);
 
-export async function intentsStage(a: Common & { catalog: ArtifactRef; servers: ServerConfig[] }): Promise<StageOutcome> {
+export async function intentsStage(
+  a: Common & { catalog: ArtifactRef; servers: ServerConfig[] },
+): Promise<StageOutcome> {
   const { dataset } = a;
   return runStage(a, 'intents', async (store) => {
     const catalog = await store.readJson<Catalog>(a.catalog);
     const { pools, intents, stats } = await withConnections(a.servers, async (conns) => {
       // Every probe and trial call heartbeats (the SDK throttles them): a slow server must not look like a dead worker.
-      const pools = await discoverPools(conns, a.servers, catalog, DOMAIN_PACKS, dataset.seed, (at) => beat({ probing: at }));
+      const pools = await discoverPools(conns, a.servers, catalog, DOMAIN_PACKS, dataset.seed, (at) =>
+        beat({ probing: at }),
+      );
       beat({ drawing: catalog.tools.length });
-      return { pools, ...(await buildIntents(catalog, dataset, pools, DOMAIN_PACKS, trialCaller(conns, a.servers, (calls) => beat({ trialCalls: calls })))) };
+      return {
+        pools,
+        ...(await buildIntents(
+          catalog,
+          dataset,
+          pools,
+          DOMAIN_PACKS,
+          trialCaller(conns, a.servers, (calls) => beat({ trialCalls: calls })),
+        )),
+      };
     });
-    if (intents.length === 0) throw new ConfigError('dataset', [`no intents for any tool of ${catalog.servers.map((s) => s.name).join(', ')}: ${Object.entries(stats.tools).map(([t, n]) => `${t}: ${n.skipped ?? 'no intents'}`).slice(0, 10).join('; ')}`]);
-    const poolsRef = await store.putJson('entity-pools', pools, { parents: [a.catalog], stats: Object.fromEntries(Object.entries(pools).map(([d, p]) => [d, { packPools: Object.keys(p.pack ?? {}).length, harvestedKeys: Object.keys(p.harvested).length, probes: Object.fromEntries(['ok', 'failed', 'skipped'].map((st) => [st, p.probes.filter((x) => x.status === st).length])) }])) });
+    if (intents.length === 0)
+      throw new ConfigError('dataset', [
+        `no intents for any tool of ${catalog.servers.map((s) => s.name).join(', ')}: ${Object.entries(stats.tools)
+          .map(([t, n]) => `${t}: ${n.skipped ?? 'no intents'}`)
+          .slice(0, 10)
+          .join('; ')}`,
+      ]);
+    const poolsRef = await store.putJson('entity-pools', pools, {
+      parents: [a.catalog],
+      stats: Object.fromEntries(
+        Object.entries(pools).map(([d, p]) => [
+          d,
+          {
+            packPools: Object.keys(p.pack ?? {}).length,
+            harvestedKeys: Object.keys(p.harvested).length,
+            probes: Object.fromEntries(
+              ['ok', 'failed', 'skipped'].map((st) => [st, p.probes.filter((x) => x.status === st).length]),
+            ),
+          },
+        ]),
+      ),
+    });
     const ref = await store.putJsonl('intents', intents, { parents: [a.catalog, poolsRef], stats: { ...stats } });
     const generic = Object.values(stats.tools).filter((t) => t.source === 'generic').length;
-    return { outputs: { intents: ref, pools: poolsRef }, summary: `${stats.intents} intents (${stats.unsatisfiable} unsatisfiable) for ${Object.values(stats.tools).filter((t) => t.intents > 0).length}/${catalog.tools.length} tools (${generic} generic) over ${Object.keys(stats.byDomain).join(', ')}${Object.values(stats.packNotes).map((n) => `; ${n}`).join('')}` };
+    return {
+      outputs: { intents: ref, pools: poolsRef },
+      summary: `${stats.intents} intents (${stats.unsatisfiable} unsatisfiable) for ${Object.values(stats.tools).filter((t) => t.intents > 0).length}/${catalog.tools.length} tools (${generic} generic) over ${Object.keys(stats.byDomain).join(', ')}${Object.values(
+        stats.packNotes,
+      )
+        .map((n) => `; ${n}`)
+        .join('')}`,
+    };
   });
 }
 
 type GenerateArgs = Common & { intents: ArtifactRef };
 type SolveArgs = Common & { catalog: ArtifactRef; intents: ArtifactRef; requests: ArtifactRef };
-type ValidateArgs = Common & { catalog: ArtifactRef; intents: ArtifactRef; candidates: ArtifactRef; servers: ServerConfig[] };
+type ValidateArgs = Common & {
+  catalog: ArtifactRef;
+  intents: ArtifactRef;
+  candidates: ArtifactRef;
+  servers: ServerConfig[];
+};
 /** The chunks a row-parallel stage ran (workflows/stages.ts `chunkedBy`), each chunk's outputs: merged, not recomputed. */
 type Parts = { parts?: Array<Record<string, ArtifactRef>> };
 
 export async function generateStage(a: GenerateArgs & Parts): Promise<StageOutcome> {
   return runStage(a, 'generate', async (store) => {
-    const { rows, stats } = a.parts ? await mergeParts<RequestDraft>(store, a.parts, 'requests') : await draftRequests(store, a);
+    const { rows, stats } = a.parts
+      ? await mergeParts<RequestDraft>(store, a.parts, 'requests')
+      : await draftRequests(store, a);
     const ref = await store.putJsonl('requests', rows, { parents: [a.intents], stats });
-    return { outputs: { requests: ref }, summary: `${rows.length} requests drafted by the ${String(stats.teacher)} teacher${chunked(a)}` };
+    return {
+      outputs: { requests: ref },
+      summary: `${rows.length} requests drafted by the ${String(stats.teacher)} teacher${chunked(a)}`,
+    };
   });
 }
 
 export async function solveStage(a: SolveArgs & Parts): Promise<StageOutcome> {
   return runStage(a, 'solve', async (store) => {
-    const { rows, stats } = a.parts ? await mergeParts<Candidate>(store, a.parts, 'candidates') : await solveRequests(store, a);
+    const { rows, stats } = a.parts
+      ? await mergeParts<Candidate>(store, a.parts, 'candidates')
+      : await solveRequests(store, a);
     const ref = await store.putJsonl('candidates', rows, { parents: [a.intents, a.requests], stats });
-    return { outputs: { candidates: ref }, summary: `${rows.length} candidate answers from the ${String(stats.teacher)} teacher${chunked(a)}` };
+    return {
+      outputs: { candidates: ref },
+      summary: `${rows.length} candidate answers from the ${String(stats.teacher)} teacher${chunked(a)}`,
+    };
   });
 }
 
@@ -89,8 +151,18 @@ export async function validateStage(a: ValidateArgs & Parts): Promise<StageOutco
     const coverage = toolCoverage(catalog, notes, intents, rows, rejections);
     const parents = [a.catalog, a.intents, a.candidates];
     const validated = await store.putJsonl('validated', rows, { parents, stats: { ...stats, coverage } });
-    const rejected = await store.putJsonl('rejections', rejections, { parents, stats: { rejected: stats.rejected, byReason: stats.rejectionsByReason } });
-    return { outputs: { validated, rejections: rejected }, summary: `${stats.valid} valid, ${stats.rejected} rejected (${Object.entries(stats.rejectionsByReason).map(([r, n]) => `${r} ${n}`).join(', ') || 'none'}); ${coverageSummary(coverage)}${chunked(a)}` };
+    const rejected = await store.putJsonl('rejections', rejections, {
+      parents,
+      stats: { rejected: stats.rejected, byReason: stats.rejectionsByReason },
+    });
+    return {
+      outputs: { validated, rejections: rejected },
+      summary: `${stats.valid} valid, ${stats.rejected} rejected (${
+        Object.entries(stats.rejectionsByReason)
+          .map(([r, n]) => `${r} ${n}`)
+          .join(', ') || 'none'
+      }); ${coverageSummary(coverage)}${chunked(a)}`,
+    };
   });
 }
 
@@ -106,33 +178,52 @@ export type ChunkArgs =
  */
 export async function stageChunk(a: ChunkArgs): Promise<StageOutcome> {
   const range = { from: a.from, to: a.to };
-  return runChunk(a, a.stage, range, async (store): Promise<{ outputs: Record<string, ArtifactRef>; summary: string }> => {
-    switch (a.stage) {
-      case 'generate': {
-        const { rows, stats } = await draftRequests(store, a, range);
-        return { outputs: { requests: await store.putJsonl('requests-part', rows, { parents: [a.intents], stats }) }, summary: `${rows.length} requests` };
+  return runChunk(
+    a,
+    a.stage,
+    range,
+    async (store): Promise<{ outputs: Record<string, ArtifactRef>; summary: string }> => {
+      switch (a.stage) {
+        case 'generate': {
+          const { rows, stats } = await draftRequests(store, a, range);
+          return {
+            outputs: { requests: await store.putJsonl('requests-part', rows, { parents: [a.intents], stats }) },
+            summary: `${rows.length} requests`,
+          };
+        }
+        case 'solve': {
+          const { rows, stats } = await solveRequests(store, a, range);
+          return {
+            outputs: {
+              candidates: await store.putJsonl('candidates-part', rows, { parents: [a.intents, a.requests], stats }),
+            },
+            summary: `${rows.length} candidates`,
+          };
+        }
+        case 'validate': {
+          const { rows, rejections, stats } = await validateRows(store, a, range);
+          const parents = [a.catalog, a.intents, a.candidates];
+          return {
+            outputs: {
+              validated: await store.putJsonl('validated-part', rows, { parents, stats }),
+              rejections: await store.putJsonl('rejections-part', rejections, { parents }),
+            },
+            summary: `${stats.valid} valid, ${stats.rejected} rejected`,
+          };
+        }
       }
-      case 'solve': {
-        const { rows, stats } = await solveRequests(store, a, range);
-        return { outputs: { candidates: await store.putJsonl('candidates-part', rows, { parents: [a.intents, a.requests], stats }) }, summary: `${rows.length} candidates` };
-      }
-      case 'validate': {
-        const { rows, rejections, stats } = await validateRows(store, a, range);
-        const parents = [a.catalog, a.intents, a.candidates];
-        return {
-          outputs: { validated: await store.putJsonl('validated-part', rows, { parents, stats }), rejections: await store.putJsonl('rejections-part', rejections, { parents }) },
-          summary: `${stats.valid} valid, ${stats.rejected} rejected`,
-        };
-      }
-    }
-  });
+    },
+  );
 }
 
 async function draftRequests(store: ArtifactStore, a: GenerateArgs, range?: ChunkRange) {
   const intents = await readShared(a.intents, (r) => store.readJsonl<Intent>(r));
   const teacher = makeTeacher(a.dataset.teacher, a.dataset.seed, { store, onProgress: beat });
   const rows = await teacher.generate(intents, range).finally(() => teacher.close?.());
-  return { rows, stats: { requests: rows.length, teacher: teacher.name, ...teacher.stats?.() } as Record<string, unknown> };
+  return {
+    rows,
+    stats: { requests: rows.length, teacher: teacher.name, ...teacher.stats?.() } as Record<string, unknown>,
+  };
 }
 
 async function solveRequests(store: ArtifactStore, a: SolveArgs, range?: ChunkRange) {
@@ -141,8 +232,13 @@ async function solveRequests(store: ArtifactStore, a: SolveArgs, range?: ChunkRa
   const drafts = await readShared(a.requests, (r) => store.readJsonl<RequestDraft>(r));
   const toolsByDomain = new Map(catalog.servers.map((s) => [s.name, catalog.tools.filter((t) => t.server === s.name)]));
   const teacher = makeTeacher(a.dataset.teacher, a.dataset.seed, { store, onProgress: beat }, toolsByDomain);
-  const rows = await teacher.solve(intents, range ? drafts.slice(range.from, range.to) : drafts).finally(() => teacher.close?.());
-  return { rows, stats: { candidates: rows.length, teacher: teacher.name, ...teacher.stats?.() } as Record<string, unknown> };
+  const rows = await teacher
+    .solve(intents, range ? drafts.slice(range.from, range.to) : drafts)
+    .finally(() => teacher.close?.());
+  return {
+    rows,
+    stats: { candidates: rows.length, teacher: teacher.name, ...teacher.stats?.() } as Record<string, unknown>,
+  };
 }
 
 async function validateRows(store: ArtifactStore, a: ValidateArgs, range?: ChunkRange) {
@@ -151,13 +247,24 @@ async function validateRows(store: ArtifactStore, a: ValidateArgs, range?: Chunk
   const candidates = await readShared(a.candidates, (r) => store.readJsonl<Candidate>(r));
   return withConnections(a.servers, async (conns) => {
     const runner = mcpDryRunner(conns, a.servers);
-    const { rows, rejections, stats } = await validateCandidates(intents, range ? candidates.slice(range.from, range.to) : candidates, catalog, new CallValidator(catalog, runner), a.dataset, (done) => beat({ done }));
+    const { rows, rejections, stats } = await validateCandidates(
+      intents,
+      range ? candidates.slice(range.from, range.to) : candidates,
+      catalog,
+      new CallValidator(catalog, runner),
+      a.dataset,
+      (done) => beat({ done }),
+    );
     return { rows, rejections, stats: { ...stats, notDryRunChecked: runner.skipped, callsCheckedBy: runner.counts } };
   });
 }
 
 /** The chunks' rows of one output, in chunk order, and their manifests' stats summed. */
-async function mergeParts<T>(store: ArtifactStore, parts: Array<Record<string, ArtifactRef>>, output: string): Promise<{ rows: T[]; stats: Record<string, unknown> }> {
+async function mergeParts<T>(
+  store: ArtifactStore,
+  parts: Array<Record<string, ArtifactRef>>,
+  output: string,
+): Promise<{ rows: T[]; stats: Record<string, unknown> }> {
   const rows: T[] = [];
   const stats: Array<Record<string, unknown>> = [];
   for (const part of parts) {
@@ -180,7 +287,15 @@ function chunked(a: Parts): string {
   return a.parts ? ` (${a.parts.length} chunks)` : '';
 }
 
-export async function corruptStage(a: Common & { catalog: ArtifactRef; validated: ArtifactRef; pools: ArtifactRef; traceRows?: ArtifactRef; servers: ServerConfig[] }): Promise<StageOutcome> {
+export async function corruptStage(
+  a: Common & {
+    catalog: ArtifactRef;
+    validated: ArtifactRef;
+    pools: ArtifactRef;
+    traceRows?: ArtifactRef;
+    servers: ServerConfig[];
+  },
+): Promise<StageOutcome> {
   return runStage(a, 'corrupt', async (store) => {
     beat({ stage: 'corrupt' });
     const catalog = await store.readJson<Catalog>(a.catalog);
@@ -190,40 +305,73 @@ export async function corruptStage(a: Common & { catalog: ArtifactRef; validated
     const modeOf = callModeFor(a.servers);
     const callable = (t: CatalogTool) => modeOf(t).mode !== 'schema';
     return withConnections(a.servers, async (conns) => {
-      const { rows: corrupted, stats } = await augmentRows(rows, catalog, new CallValidator(catalog, mcpDryRunner(conns, a.servers)), a.dataset, pools, DOMAIN_PACKS, callable, (done) => beat({ done }));
+      const { rows: corrupted, stats } = await augmentRows(
+        rows,
+        catalog,
+        new CallValidator(catalog, mcpDryRunner(conns, a.servers)),
+        a.dataset,
+        pools,
+        DOMAIN_PACKS,
+        callable,
+        (done) => beat({ done }),
+      );
       // Trace rows join as positives; corruption rewrites single requests, so it applies to generated rows only.
       const augmented = [...corrupted, ...traceRows];
-      const ref = await store.putJsonl('augmented', augmented, { parents: [a.validated, a.pools, ...(a.traceRows ? [a.traceRows] : [])], stats: { ...rowStats(augmented), corruption: stats, traceRows: traceRows.length } });
-      return { outputs: { augmented: ref }, summary: `${stats.positives} positives + ${stats.negatives} near-miss negatives (${Object.entries(stats.kept).map(([k, n]) => `${k} ${n}`).join(', ')})` };
+      const ref = await store.putJsonl('augmented', augmented, {
+        parents: [a.validated, a.pools, ...(a.traceRows ? [a.traceRows] : [])],
+        stats: { ...rowStats(augmented), corruption: stats, traceRows: traceRows.length },
+      });
+      return {
+        outputs: { augmented: ref },
+        summary: `${stats.positives} positives + ${stats.negatives} near-miss negatives (${Object.entries(stats.kept)
+          .map(([k, n]) => `${k} ${n}`)
+          .join(', ')})`,
+      };
     });
   });
 }
 
-export async function splitStage(a: Common & { project: string; catalog: ArtifactRef; augmented: ArtifactRef }): Promise<StageOutcome> {
+export async function splitStage(
+  a: Common & { project: string; catalog: ArtifactRef; augmented: ArtifactRef },
+): Promise<StageOutcome> {
   const version = catalogVersion(a.catalog);
   const pinned = await frozenTestSet(storeFor(a.store), a.project, version);
   // The key names the project, the catalog and the pinned test set, so a memo hit never stands in for a split
   // that should have used (or created) another frozen test set.
-  const outcome = await runStage(a, 'split', async (store) => {
-    beat({ stage: 'split' });
-    const rows = await store.readJsonl<RouterRow>(a.augmented);
-    const frozen = pinned ? await store.readJsonl<RouterRow>(pinned.ref) : undefined;
-    const s = splitByEntity(rows, a.dataset.split, a.dataset.seed, frozen);
-    const overlap = entityOverlap(s);
-    if (overlap.length) throw new Error(`entity overlap across splits: ${overlap.slice(0, 5).join(', ')}`);
-    const train = balanceTrain(s.train, { minPerTool: a.dataset.minPerTool, negativeShare: a.dataset.negativeShare });
-    const parents = [a.augmented];
-    const trainRef = await store.putJsonl('train', train, { parents, stats: { ...rowStats(train), distinctByTool: distinctCallsByTool(s.train) } });
-    const valRef = await store.putJsonl('val', s.val, { parents, stats: rowStats(s.val) });
-    const testRef = pinned ? pinned.ref : await store.putJsonl('test', s.test, { parents, stats: rowStats(s.test) });
-    return { outputs: { train: trainRef, val: valRef, test: testRef }, summary: `train ${train.length} (${s.train.length} before oversampling), val ${s.val.length}, test ${s.test.length}${pinned ? ' (frozen)' : ' (new, now frozen)'}${s.heldOut ? `, ${s.heldOut} held out for touching test entities` : ''}` };
-  }, { key: { frozenTest: pinned?.ref.sha256 ?? null } });
+  const outcome = await runStage(
+    a,
+    'split',
+    async (store) => {
+      beat({ stage: 'split' });
+      const rows = await store.readJsonl<RouterRow>(a.augmented);
+      const frozen = pinned ? await store.readJsonl<RouterRow>(pinned.ref) : undefined;
+      const s = splitByEntity(rows, a.dataset.split, a.dataset.seed, frozen);
+      const overlap = entityOverlap(s);
+      if (overlap.length) throw new Error(`entity overlap across splits: ${overlap.slice(0, 5).join(', ')}`);
+      const train = balanceTrain(s.train, { minPerTool: a.dataset.minPerTool, negativeShare: a.dataset.negativeShare });
+      const parents = [a.augmented];
+      const trainRef = await store.putJsonl('train', train, {
+        parents,
+        stats: { ...rowStats(train), distinctByTool: distinctCallsByTool(s.train) },
+      });
+      const valRef = await store.putJsonl('val', s.val, { parents, stats: rowStats(s.val) });
+      const testRef = pinned ? pinned.ref : await store.putJsonl('test', s.test, { parents, stats: rowStats(s.test) });
+      return {
+        outputs: { train: trainRef, val: valRef, test: testRef },
+        summary: `train ${train.length} (${s.train.length} before oversampling), val ${s.val.length}, test ${s.test.length}${pinned ? ' (frozen)' : ' (new, now frozen)'}${s.heldOut ? `, ${s.heldOut} held out for touching test entities` : ''}`,
+      };
+    },
+    { key: { frozenTest: pinned?.ref.sha256 ?? null } },
+  );
   // Pinned outside the memo, so a reused split still pins its test set; the first pin wins.
-  if (!pinned) await pinTestSet(storeFor(a.store), a.project, version, outcome.outputs.test!, 'split', { onlyIfAbsent: true });
+  if (!pinned)
+    await pinTestSet(storeFor(a.store), a.project, version, outcome.outputs.test!, 'split', { onlyIfAbsent: true });
   return outcome;
 }
 
-export async function renderStage(a: Common & { catalog: ArtifactRef; train: ArtifactRef; val: ArtifactRef; test: ArtifactRef }): Promise<StageOutcome> {
+export async function renderStage(
+  a: Common & { catalog: ArtifactRef; train: ArtifactRef; val: ArtifactRef; test: ArtifactRef },
+): Promise<StageOutcome> {
   return runStage(a, 'render', async (store) => {
     const catalog = await store.readJson<Catalog>(a.catalog);
     const outputs: Record<string, ArtifactRef> = {};
@@ -232,22 +380,35 @@ export async function renderStage(a: Common & { catalog: ArtifactRef; train: Art
       beat({ rendering: name });
       const rows = await store.readJsonl<RouterRow>(a[name]);
       // The test set keeps its labels: it scores the model and the checks after it together (taught.ts).
-      const rendered = renderRows(name === 'test' ? rows : asTaught(rows, a.dataset.render.format), catalog, a.dataset.render.format);
+      const rendered = renderRows(
+        name === 'test' ? rows : asTaught(rows, a.dataset.render.format),
+        catalog,
+        a.dataset.render.format,
+      );
       const Name = `${name[0]!.toUpperCase()}${name.slice(1)}`;
-      outputs[`rendered${Name}`] = await store.putJsonl(`rendered-${name}`, rendered, { parents: [a[name], a.catalog], stats: { rows: rendered.length, format: a.dataset.render.format } });
+      outputs[`rendered${Name}`] = await store.putJsonl(`rendered-${name}`, rendered, {
+        parents: [a[name], a.catalog],
+        stats: { rows: rendered.length, format: a.dataset.render.format },
+      });
       // Preference pairs from this split's near-miss negatives, for preference tuning after SFT. Each names the
       // SFT dataset it belongs with (the rendered train file's sha256), which the trainer checks against the
       // starting adapter's.
       const { pairs, counts: byOperator } = preferencePairs(rows, catalog, a.dataset.render.format);
       const dataset = outputs.renderedTrain!.sha256;
-      outputs[`pairs${Name}`] = await store.putJsonl(`pairs-${name}`, pairs.map((p) => ({ ...p, dataset })), { parents: [a[name], a.catalog], stats: { pairs: pairs.length, byOperator, format: a.dataset.render.format } });
+      outputs[`pairs${Name}`] = await store.putJsonl(
+        `pairs-${name}`,
+        pairs.map((p) => ({ ...p, dataset })),
+        { parents: [a[name], a.catalog], stats: { pairs: pairs.length, byOperator, format: a.dataset.render.format } },
+      );
       counts.push(`${name} ${rendered.length} (${pairs.length} pairs)`);
     }
     return { outputs, summary: `${a.dataset.render.format} rows: ${counts.join(', ')}` };
   });
 }
 
-export async function tracesStage(a: Common & { catalog: ArtifactRef; traces: Array<string | { path: string; domain?: string }> }): Promise<StageOutcome> {
+export async function tracesStage(
+  a: Common & { catalog: ArtifactRef; traces: Array<string | { path: string; domain?: string }> },
+): Promise<StageOutcome> {
   // Trace files are read once and stored, so the memo key and the lineage pin their exact content.
   const store = storeFor(a.store);
   const files: Array<{ ref: ArtifactRef; path: string; domain?: string }> = [];
@@ -267,29 +428,53 @@ export async function tracesStage(a: Common & { catalog: ArtifactRef; traces: Ar
       } catch (err) {
         throw sourceError(err);
       }
-      files.push({ ref: await store.putBytes('traces-raw', bytes, 'application/octet-stream', 1, { stats: { path: f.path } }), path: f.path, ...(typeof t !== 'string' && t.domain ? { domain: t.domain } : {}) });
+      files.push({
+        ref: await store.putBytes('traces-raw', bytes, 'application/octet-stream', 1, { stats: { path: f.path } }),
+        path: f.path,
+        ...(typeof t !== 'string' && t.domain ? { domain: t.domain } : {}),
+      });
     }
   }
-  return runStage(a, 'traces', async (store) => {
-    const catalog = await store.readJson<Catalog>(a.catalog);
-    const validator = new CallValidator(catalog, async () => ({ ok: true }));
-    const rows: RouterRow[] = [];
-    const rejections: TraceRejection[] = [];
-    let traces = 0;
-    for (const f of files) {
-      const parsed = parseTraceFile(f.path, (await store.read(f.ref)).toString('utf8'));
-      const result = ingestTraces(parsed.traces, validator, { catalog, ...(f.domain ? { defaultDomain: f.domain } : {}) });
-      rows.push(...result.rows);
-      rejections.push(...parsed.rejections, ...result.rejections);
-      traces += parsed.traces.length + parsed.rejections.length;
-    }
-    const byReason: Record<string, number> = {};
-    for (const r of rejections) byReason[r.reason] = (byReason[r.reason] ?? 0) + 1;
-    const parents = [a.catalog, ...files.map((f) => f.ref)];
-    const rowsRef = await store.putJsonl('trace-rows', rows, { parents, stats: { ...rowStats(rows), traces } });
-    const rejRef = await store.putJsonl('trace-rejections', rejections, { parents, stats: { rejected: rejections.length, byReason } });
-    return { outputs: { traceRows: rowsRef, traceRejections: rejRef }, summary: `${traces} traces -> ${rows.length} rows, ${rejections.length} rejected${rejections.length ? ` (${Object.entries(byReason).map(([r, n]) => `${r} ${n}`).join(', ')})` : ''}` };
-  }, { inputs: files.map((f) => f.ref), key: { files: files.map((f) => ({ path: f.path, domain: f.domain ?? null })) } });
+  return runStage(
+    a,
+    'traces',
+    async (store) => {
+      const catalog = await store.readJson<Catalog>(a.catalog);
+      const validator = new CallValidator(catalog, async () => ({ ok: true }));
+      const rows: RouterRow[] = [];
+      const rejections: TraceRejection[] = [];
+      let traces = 0;
+      for (const f of files) {
+        const parsed = parseTraceFile(f.path, (await store.read(f.ref)).toString('utf8'));
+        const result = ingestTraces(parsed.traces, validator, {
+          catalog,
+          ...(f.domain ? { defaultDomain: f.domain } : {}),
+        });
+        rows.push(...result.rows);
+        rejections.push(...parsed.rejections, ...result.rejections);
+        traces += parsed.traces.length + parsed.rejections.length;
+      }
+      const byReason: Record<string, number> = {};
+      for (const r of rejections) byReason[r.reason] = (byReason[r.reason] ?? 0) + 1;
+      const parents = [a.catalog, ...files.map((f) => f.ref)];
+      const rowsRef = await store.putJsonl('trace-rows', rows, { parents, stats: { ...rowStats(rows), traces } });
+      const rejRef = await store.putJsonl('trace-rejections', rejections, {
+        parents,
+        stats: { rejected: rejections.length, byReason },
+      });
+      return {
+        outputs: { traceRows: rowsRef, traceRejections: rejRef },
+        summary: `${traces} traces -> ${rows.length} rows, ${rejections.length} rejected${
+          rejections.length
+            ? ` (${Object.entries(byReason)
+                .map(([r, n]) => `${r} ${n}`)
+                .join(', ')})`
+            : ''
+        }`,
+      };
+    },
+    { inputs: files.map((f) => f.ref), key: { files: files.map((f) => ({ path: f.path, domain: f.domain ?? null })) } },
+  );
 }
 
 /** A store that did not answer is retried; a missing file, bucket or key is the config's problem: fail at once. */

@@ -22,7 +22,6 @@ import { runChunk, runStage, type StageArgs } from './stage.js';
 import type { ChunkRange } from '../core/pipeline/chunks.js';
 import { mergeEndpointResults } from '../core/eval/merge.js';
 
-
 /** The version an alias serves now, as the workflow looked it up (null before the first deploy). */
 export interface ServedVersion {
   name: string;
@@ -54,21 +53,42 @@ export interface EvaluateArgs extends StageArgs {
  */
 export async function evaluateStage(a: EvaluateArgs): Promise<StageOutcome> {
   const teacher = teacherSpec(a.teacher, a.evaluate);
-  return runStage(a, 'evaluate', (store) => whileBeating(async () => {
-    const { testRows, catalog, all, cases } = await evalCases(store, a);
-    const results = a.parts ? await mergeParts(store, a.parts, a.evaluate, teacher) : await scoreAll(store, a, cases, teacher);
-    const report: EvalReport = {
-      createdAt: new Date().toISOString(),
-      testSet: { sha256: a.renderedTest.sha256, cases: cases.length, source: cases.length < all.length ? `a stratified sample (seed ${a.evaluate.sampleSeed}) of ${cases.length} of the frozen test set's ${all.length} cases` : 'frozen test set' },
-      bootstrap: a.evaluate.bootstrap,
-      results,
-      ...(a.trainMetrics ? { trainingCurve: lossCurve((await store.read(a.trainMetrics)).toString('utf8')) } : {}),
-      ...(catalog ? { retriever: testSetRecall(testRows, catalog.tools) } : {}),
-    };
-    const ref = await store.putJson('eval-results', report, { parents: [a.renderedTest, a.adapter], stats: { cases: cases.length, endpoints: results.map((r) => r.label) } });
-    const skipped = a.evaluate.teacher && !teacher ? '; teacher not scored (built-in template teacher)' : '';
-    return { outputs: { evalResults: ref }, summary: `${cases.length} cases: ${results.map((r) => `${r.label} ${fmt(r.metrics.exactMatch.value)}`).join(', ')} exact${skipped}` };
-  }), teacherKey(teacher));
+  return runStage(
+    a,
+    'evaluate',
+    (store) =>
+      whileBeating(async () => {
+        const { testRows, catalog, all, cases } = await evalCases(store, a);
+        const results = a.parts
+          ? await mergeParts(store, a.parts, a.evaluate, teacher)
+          : await scoreAll(store, a, cases, teacher);
+        const report: EvalReport = {
+          createdAt: new Date().toISOString(),
+          testSet: {
+            sha256: a.renderedTest.sha256,
+            cases: cases.length,
+            source:
+              cases.length < all.length
+                ? `a stratified sample (seed ${a.evaluate.sampleSeed}) of ${cases.length} of the frozen test set's ${all.length} cases`
+                : 'frozen test set',
+          },
+          bootstrap: a.evaluate.bootstrap,
+          results,
+          ...(a.trainMetrics ? { trainingCurve: lossCurve((await store.read(a.trainMetrics)).toString('utf8')) } : {}),
+          ...(catalog ? { retriever: testSetRecall(testRows, catalog.tools) } : {}),
+        };
+        const ref = await store.putJson('eval-results', report, {
+          parents: [a.renderedTest, a.adapter],
+          stats: { cases: cases.length, endpoints: results.map((r) => r.label) },
+        });
+        const skipped = a.evaluate.teacher && !teacher ? '; teacher not scored (built-in template teacher)' : '';
+        return {
+          outputs: { evalResults: ref },
+          summary: `${cases.length} cases: ${results.map((r) => `${r.label} ${fmt(r.metrics.exactMatch.value)}`).join(', ')} exact${skipped}`,
+        };
+      }),
+    teacherKey(teacher),
+  );
 }
 
 /**
@@ -77,12 +97,25 @@ export async function evaluateStage(a: EvaluateArgs): Promise<StageOutcome> {
  */
 export async function evaluateChunk(a: EvaluateArgs & ChunkRange): Promise<StageOutcome> {
   const teacher = teacherSpec(a.teacher, a.evaluate);
-  return runChunk(a, 'evaluate', { from: a.from, to: a.to }, (store) => whileBeating(async () => {
-    const cases = (await evalCases(store, a)).cases.slice(a.from, a.to);
-    const results = await scoreAll(store, a, cases, teacher);
-    const part = await store.putJson('eval-results-part', results, { parents: [a.renderedTest, a.adapter], stats: { cases: cases.length, from: a.from, to: a.to } });
-    return { outputs: { evalPart: part }, summary: `cases ${a.from}-${a.to}: ${results.map((r) => `${r.label} ${fmt(r.metrics.exactMatch.value)}`).join(', ')} exact` };
-  }), teacherKey(teacher));
+  return runChunk(
+    a,
+    'evaluate',
+    { from: a.from, to: a.to },
+    (store) =>
+      whileBeating(async () => {
+        const cases = (await evalCases(store, a)).cases.slice(a.from, a.to);
+        const results = await scoreAll(store, a, cases, teacher);
+        const part = await store.putJson('eval-results-part', results, {
+          parents: [a.renderedTest, a.adapter],
+          stats: { cases: cases.length, from: a.from, to: a.to },
+        });
+        return {
+          outputs: { evalPart: part },
+          summary: `cases ${a.from}-${a.to}: ${results.map((r) => `${r.label} ${fmt(r.metrics.exactMatch.value)}`).join(', ')} exact`,
+        };
+      }),
+    teacherKey(teacher),
+  );
 }
 
 /** The teacher's endpoint keys the memo too: its answers change with it, and it is not in the table's config key. */
@@ -94,32 +127,67 @@ function teacherKey(teacher: EndpointSpec | undefined) {
 async function evalCases(store: ArtifactStore, a: EvaluateArgs) {
   const testRows = await store.readJsonl<RouterRow>(a.test);
   const catalog = a.catalog ? await store.readJson<Catalog>(a.catalog) : undefined;
-  const all = casesFrom(await store.readJsonl<RenderedRow>(a.renderedTest), testRows, `test set ${a.renderedTest.sha256.slice(0, 12)}`, catalog);
+  const all = casesFrom(
+    await store.readJsonl<RenderedRow>(a.renderedTest),
+    testRows,
+    `test set ${a.renderedTest.sha256.slice(0, 12)}`,
+    catalog,
+  );
   return { testRows, catalog, all, cases: sampleCases(all, a.evaluate.limit, a.evaluate.sampleSeed) };
 }
 
 /** Every endpoint on these cases: the candidate (and the base before a first deploy), production, the teacher. */
-async function scoreAll(store: ArtifactStore, a: EvaluateArgs, cases: EvalCase[], teacher: EndpointSpec | undefined): Promise<EndpointResult[]> {
+async function scoreAll(
+  store: ArtifactStore,
+  a: EvaluateArgs,
+  cases: EvalCase[],
+  teacher: EndpointSpec | undefined,
+): Promise<EndpointResult[]> {
   const results = await evaluateCandidate(store, a, cases);
-  if (a.production) results.push(await score(cases, { label: 'production', baseUrl: a.production.endpoint, model: a.production.servedModel, ...(a.production.adapterId ? { adapterId: a.production.adapterId } : {}), cost: a.evaluate.cost }, a.evaluate));
+  if (a.production)
+    results.push(
+      await score(
+        cases,
+        {
+          label: 'production',
+          baseUrl: a.production.endpoint,
+          model: a.production.servedModel,
+          ...(a.production.adapterId ? { adapterId: a.production.adapterId } : {}),
+          cost: a.evaluate.cost,
+        },
+        a.evaluate,
+      ),
+    );
   if (teacher) results.push(await score(cases, teacher, a.evaluate));
   return results;
 }
 
 /** The chunks' results, endpoint by endpoint, as one evaluation of all their cases (core/eval/merge.ts). */
-async function mergeParts(store: ArtifactStore, parts: Array<Record<string, ArtifactRef>>, cfg: EvaluateConfig, teacher: EndpointSpec | undefined): Promise<EndpointResult[]> {
+async function mergeParts(
+  store: ArtifactStore,
+  parts: Array<Record<string, ArtifactRef>>,
+  cfg: EvaluateConfig,
+  teacher: EndpointSpec | undefined,
+): Promise<EndpointResult[]> {
   const chunks: EndpointResult[][] = [];
   for (const part of parts) {
     if (!part.evalPart) throw new Error('a chunk of this evaluation has no evalPart output');
     chunks.push(await store.readJson<EndpointResult[]>(part.evalPart));
   }
-  return mergeEndpointResults(chunks, { bootstrap: cfg.bootstrap, costOf: (label) => (label === 'teacher' ? teacher?.cost ?? cfg.teacherCost : cfg.cost) });
+  return mergeEndpointResults(chunks, {
+    bootstrap: cfg.bootstrap,
+    costOf: (label) => (label === 'teacher' ? (teacher?.cost ?? cfg.teacherCost) : cfg.cost),
+  });
 }
 
 /** Recall at 1, at the test rows' slice size (what a rendering gateway offers by default) and at 8. */
 function testSetRecall(rows: RouterRow[], tools: Catalog['tools']) {
   const sliceSize = Math.max(1, ...rows.map((r) => r.tools.length));
-  return retrieverRecall(rows, tools, [...new Set([1, sliceSize, 8])].sort((x, y) => x - y));
+  return retrieverRecall(
+    rows,
+    tools,
+    [...new Set([1, sliceSize, 8])].sort((x, y) => x - y),
+  );
 }
 
 function fmt(x: number | null): string {
@@ -143,8 +211,15 @@ async function evaluateCandidate(store: ArtifactStore, a: EvaluateArgs, cases: E
     const adapterDir = join(work, 'adapter-dir', 'adapter');
     const served = await startServe(['--adapter', `${a.adapterVersion}=${adapterDir}`], join(work, 'serve.log'));
     try {
-      const results = [await score(cases, { label: 'candidate', baseUrl: served.url, model: a.adapterVersion, cost: a.evaluate.cost }, a.evaluate)];
-      if (!a.production && a.evaluate.scoreBase) results.push(await scoreBase(store, await baseOf(adapterDir), served.url, cases, a));
+      const results = [
+        await score(
+          cases,
+          { label: 'candidate', baseUrl: served.url, model: a.adapterVersion, cost: a.evaluate.cost },
+          a.evaluate,
+        ),
+      ];
+      if (!a.production && a.evaluate.scoreBase)
+        results.push(await scoreBase(store, await baseOf(adapterDir), served.url, cases, a));
       return results;
     } catch (err) {
       const log = await readFile(join(work, 'serve.log'), 'utf8').catch(() => '');
@@ -160,28 +235,53 @@ async function evaluateCandidate(store: ArtifactStore, a: EvaluateArgs, cases: E
 
 /** The base model an adapter was trained on, as its flywheel.json records it. */
 async function baseOf(adapterDir: string): Promise<string> {
-  const meta = JSON.parse(await readFile(join(adapterDir, 'flywheel.json'), 'utf8').catch(() => '{}')) as { base?: string };
+  const meta = JSON.parse(await readFile(join(adapterDir, 'flywheel.json'), 'utf8').catch(() => '{}')) as {
+    base?: string;
+  };
   return meta.base ?? 'unknown';
 }
 
 /** The base (served by the candidate's server as "base") scored in production's place, from the memo when it has it. */
-async function scoreBase(store: ArtifactStore, base: string, url: string, cases: EvalCase[], a: EvaluateArgs): Promise<EndpointResult> {
-  const key = baseScoresKey(base, a.renderedTest.sha256, cases.map((c) => c.id), a.evaluate);
+async function scoreBase(
+  store: ArtifactStore,
+  base: string,
+  url: string,
+  cases: EvalCase[],
+  a: EvaluateArgs,
+): Promise<EndpointResult> {
+  const key = baseScoresKey(
+    base,
+    a.renderedTest.sha256,
+    cases.map((c) => c.id),
+    a.evaluate,
+  );
   const memo = key ? await store.getPointer<EndpointResult>(key) : undefined;
   if (memo) return memo;
-  const result = { ...(await score(cases, { label: 'production', baseUrl: url, model: 'base', cost: a.evaluate.cost }, a.evaluate)), model: `base ${base}` };
+  const result = {
+    ...(await score(cases, { label: 'production', baseUrl: url, model: 'base', cost: a.evaluate.cost }, a.evaluate)),
+    model: `base ${base}`,
+  };
   if (key) await store.putPointer(key, result);
   return result;
 }
 
 function score(cases: EvalCase[], spec: EndpointSpec, cfg: EvaluateConfig): Promise<EndpointResult> {
   const ctx = Context.current();
-  return evaluateEndpoint(cases, spec, { ...cfg, onProgress: (done, total) => ctx.heartbeat({ endpoint: spec.label, done, total }) });
+  return evaluateEndpoint(cases, spec, {
+    ...cfg,
+    onProgress: (done, total) => ctx.heartbeat({ endpoint: spec.label, done, total }),
+  });
 }
 
 /** The teacher is scored when it is an endpoint; the built-in template teacher cannot answer free-form prompts. */
 function teacherSpec(teacher: TeacherConfig, cfg: EvaluateConfig): EndpointSpec | undefined {
   if (!cfg.teacher || teacher.kind !== 'openai') return undefined;
   const apiKey = process.env[teacher.apiKeyEnv];
-  return { label: 'teacher', baseUrl: teacher.baseUrl, model: teacher.model, ...(apiKey ? { apiKey } : {}), cost: cfg.teacherCost };
+  return {
+    label: 'teacher',
+    baseUrl: teacher.baseUrl,
+    model: teacher.model,
+    ...(apiKey ? { apiKey } : {}),
+    cost: cfg.teacherCost,
+  };
 }

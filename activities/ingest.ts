@@ -58,7 +58,12 @@ export async function buildCatalog(args: BuildCatalogArgs): Promise<IngestResult
     const memo = await memoized(
       store,
       // The servers' listings (read at run time) and the table's keys: the project and the catalog section.
-      { stage: 'ingest', version: stageVersion('ingest'), inputs: args.snapshots, config: memoParts('ingest', args as unknown as Record<string, unknown>).config },
+      {
+        stage: 'ingest',
+        version: stageVersion('ingest'),
+        inputs: args.snapshots,
+        config: memoParts('ingest', args as unknown as Record<string, unknown>).config,
+      },
       async () => {
         const snapshots = await Promise.all(args.snapshots.map((r) => store.readJson<ServerSnapshot>(r)));
         const catalog = build(args.project, snapshots);

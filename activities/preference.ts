@@ -24,11 +24,20 @@ export interface PreferenceArgs extends Omit<TrainArgs, 'train' | 'val'> {
  */
 export async function preferenceStage(a: PreferenceArgs): Promise<TrainOutcome> {
   return failFast(async () => {
-    for (const [key, split, ref] of [['pairsTrain', 'train', a.pairs], ['pairsVal', 'val', a.pairsVal]] as const) {
-      if (ref.count === 0) throw new InputError(`preference: render made no ${key} (the ${split} split has no near-miss negatives to pair); raise dataset.negativeShare or dataset.perGoal, or drop the preference section`);
+    for (const [key, split, ref] of [
+      ['pairsTrain', 'train', a.pairs],
+      ['pairsVal', 'val', a.pairsVal],
+    ] as const) {
+      if (ref.count === 0)
+        throw new InputError(
+          `preference: render made no ${key} (the ${split} split has no near-miss negatives to pair); raise dataset.negativeShare or dataset.perGoal, or drop the preference section`,
+        );
     }
     const identity = { ...preferenceIdentity(a.settings.job, a.preference, a.format), sft: a.sft.sha256 };
-    const version = adapterVersion(a.pairs.sha256, a.pairsVal.sha256, { ...identity, stageVersion: stageVersion('preference') });
+    const version = adapterVersion(a.pairs.sha256, a.pairsVal.sha256, {
+      ...identity,
+      stageVersion: stageVersion('preference'),
+    });
     return trainMemoized(a, 'preference', identity, {
       version,
       format: a.format,

@@ -15,10 +15,12 @@ export function readShared<T>(ref: ArtifactRef, read: (ref: ArtifactRef) => Prom
   const key = ref.sha256;
   const hit = cache.get(key);
   if (hit) clearTimeout(hit.timer);
-  const value = hit?.value ?? read(ref).catch((err: unknown) => {
-    drop(key);
-    throw err;
-  });
+  const value =
+    hit?.value ??
+    read(ref).catch((err: unknown) => {
+      drop(key);
+      throw err;
+    });
   cache.delete(key); // re-inserted last: the map's order is least recently used first
   cache.set(key, { value, timer: setTimeout(() => drop(key), IDLE_MS).unref() });
   while (cache.size > KEEP) drop(cache.keys().next().value!);

@@ -34,9 +34,18 @@ export async function runStage<O extends Record<string, ArtifactRef>>(
   return failFast(async () => {
     const store = storeFor(args.store);
     const parts = memoParts(stage, args as unknown as Record<string, unknown>);
-    const key = { stage, version: stageVersion(stage), inputs: [...parts.inputs, ...(extras.inputs ?? [])], config: { ...parts.config, ...extras.key } };
+    const key = {
+      stage,
+      version: stageVersion(stage),
+      inputs: [...parts.inputs, ...(extras.inputs ?? [])],
+      config: { ...parts.config, ...extras.key },
+    };
     const memo = await memoized(store, key, () => produce(store), args.runId);
-    return { outputs: memo.outputs, reused: memo.reused, summary: memo.reused ? `${memo.summary} (reused)` : memo.summary };
+    return {
+      outputs: memo.outputs,
+      reused: memo.reused,
+      summary: memo.reused ? `${memo.summary} (reused)` : memo.summary,
+    };
   });
 }
 
@@ -54,7 +63,12 @@ export async function runChunk<O extends Record<string, ArtifactRef>>(
   return failFast(async () => {
     const store = storeFor(args.store);
     const parts = memoParts(stage, args as unknown as Record<string, unknown>);
-    const key = { stage: `${stage}#chunk`, version: stageVersion(stage), inputs: [...parts.inputs, ...(extras.inputs ?? [])], config: { ...parts.config, ...extras.key, chunk: range } };
+    const key = {
+      stage: `${stage}#chunk`,
+      version: stageVersion(stage),
+      inputs: [...parts.inputs, ...(extras.inputs ?? [])],
+      config: { ...parts.config, ...extras.key, chunk: range },
+    };
     const memo = await memoized(store, key, () => produce(store), args.runId);
     return { outputs: memo.outputs, reused: memo.reused, summary: memo.summary };
   });

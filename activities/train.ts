@@ -11,7 +11,13 @@ import type { StageOutcome } from '../core/pipeline/types.js';
 import { adapterVersion } from '../core/train/adapter-version.js';
 import { jobIdentity, normalizeTrainJob, trainJobFor, type RunPaths } from '../core/train/job.js';
 import { ensureBaseModel, isPackagedBase } from '../core/train/base-model.js';
-import { baseCacheRoot, BaseModelError, convertBase, startTrainer, type TrainerEvent } from '../core/train/trainer-process.js';
+import {
+  baseCacheRoot,
+  BaseModelError,
+  convertBase,
+  startTrainer,
+  type TrainerEvent,
+} from '../core/train/trainer-process.js';
 import { failFast } from './errors.js';
 import type { StageArgs } from './stage.js';
 import { storeFor } from './store.js';
@@ -53,7 +59,12 @@ export async function trainStage(a: TrainArgs): Promise<TrainOutcome> {
   return failFast(async () => {
     const identity = jobIdentity(a.settings.job, a.format);
     const version = adapterVersion(a.train.sha256, a.val.sha256, { ...identity, stageVersion: stageVersion('train') });
-    return trainMemoized(a, 'train', identity, { version, format: a.format, data: { train: a.train, val: a.val }, jobFor: async (_work, paths) => trainJobFor(a.settings.job, paths) });
+    return trainMemoized(a, 'train', identity, {
+      version,
+      format: a.format,
+      data: { train: a.train, val: a.val },
+      jobFor: async (_work, paths) => trainJobFor(a.settings.job, paths),
+    });
   });
 }
 
@@ -70,14 +81,32 @@ export interface TrainingPlan {
 }
 
 /** A training stage memoized by its inputs and job identity: the same inputs reuse the stored adapter. */
-export async function trainMemoized(a: StageArgs, stage: 'train' | 'preference', identity: Record<string, unknown>, plan: TrainingPlan): Promise<TrainOutcome> {
+export async function trainMemoized(
+  a: StageArgs,
+  stage: 'train' | 'preference',
+  identity: Record<string, unknown>,
+  plan: TrainingPlan,
+): Promise<TrainOutcome> {
   const store = storeFor(a.store);
   const { inputs } = memoParts(stage, a as unknown as Record<string, unknown>);
-  const memo = await memoized(store, { stage, version: stageVersion(stage), inputs, config: identity }, () => runTrainer(store, plan), a.runId);
-  return { outputs: memo.outputs, reused: memo.reused, summary: memo.reused ? `${memo.summary} (reused)` : memo.summary, adapterVersion: plan.version };
+  const memo = await memoized(
+    store,
+    { stage, version: stageVersion(stage), inputs, config: identity },
+    () => runTrainer(store, plan),
+    a.runId,
+  );
+  return {
+    outputs: memo.outputs,
+    reused: memo.reused,
+    summary: memo.reused ? `${memo.summary} (reused)` : memo.summary,
+    adapterVersion: plan.version,
+  };
 }
 
-async function runTrainer(store: ArtifactStore, plan: TrainingPlan): Promise<{ outputs: Record<string, ArtifactRef>; summary: string }> {
+async function runTrainer(
+  store: ArtifactStore,
+  plan: TrainingPlan,
+): Promise<{ outputs: Record<string, ArtifactRef>; summary: string }> {
   const version = plan.version;
   const ctx = Context.current();
   ctx.heartbeat(ctx.info.heartbeatDetails); // alive while the dataset downloads; keeps the last checkpoint
@@ -94,11 +123,19 @@ async function runTrainer(store: ArtifactStore, plan: TrainingPlan): Promise<{ o
 
 /** A cancel the server asked for ends the activity as cancelled; a worker shutdown or timeout is retried. */
 function interrupted(ctx: Context): Error {
-  if (ctx.cancellationDetails?.cancelRequested) return new CancelledFailure('train cancelled; trainer process group killed');
-  return ApplicationFailure.retryable('train interrupted (worker shutting down or activity timed out); the retry resumes from the last checkpoint', 'TrainInterrupted');
+  if (ctx.cancellationDetails?.cancelRequested)
+    return new CancelledFailure('train cancelled; trainer process group killed');
+  return ApplicationFailure.retryable(
+    'train interrupted (worker shutting down or activity timed out); the retry resumes from the last checkpoint',
+    'TrainInterrupted',
+  );
 }
 
-async function trainIn(work: string, store: ArtifactStore, plan: TrainingPlan): Promise<{ outputs: Record<string, ArtifactRef>; summary: string }> {
+async function trainIn(
+  work: string,
+  store: ArtifactStore,
+  plan: TrainingPlan,
+): Promise<{ outputs: Record<string, ArtifactRef>; summary: string }> {
   const ctx = Context.current();
   const { version, data } = plan;
   const parents = [data.train, data.val, ...(plan.parents ?? [])];
@@ -129,7 +166,9 @@ async function trainIn(work: string, store: ArtifactStore, plan: TrainingPlan): 
     ctx.log.info('resuming from checkpoint', { step: prior.checkpointStep, checkpoint: prior.checkpoint.sha256 });
   }
 
-  const job = normalizeTrainJob(await plan.jobFor(work, { train: trainFile, val: valFile, format: plan.format, outputDir: out, resumeFrom }));
+  const job = normalizeTrainJob(
+    await plan.jobFor(work, { train: trainFile, val: valFile, format: plan.format, outputDir: out, resumeFrom }),
+  );
   const jobFile = join(work, 'job.json');
   await writeFile(jobFile, JSON.stringify(job, null, 2));
   const tiny = String(job.baseModel).startsWith('tiny:');
@@ -142,14 +181,19 @@ async function trainIn(work: string, store: ArtifactStore, plan: TrainingPlan): 
       const base = await ensureBaseModel(store, String(job.baseModel), baseCache, convertBase);
       ctx.log.info('base model ready', { name: job.baseModel, artifact: base.ref.sha256, converted: base.converted });
     } catch (err) {
-      if (err instanceof BaseModelError) throw ApplicationFailure.nonRetryable(`bad train job: ${err.message}`, 'BadTrainJob');
+      if (err instanceof BaseModelError)
+        throw ApplicationFailure.nonRetryable(`bad train job: ${err.message}`, 'BadTrainJob');
       throw err;
     } finally {
       clearInterval(alive);
     }
   }
 
-  const beat: TrainHeartbeat = { adapterVersion: version, step: prior?.checkpointStep ?? 0, ...(prior?.checkpoint ? { checkpoint: prior.checkpoint, checkpointStep: prior.checkpointStep } : {}) };
+  const beat: TrainHeartbeat = {
+    adapterVersion: version,
+    step: prior?.checkpointStep ?? 0,
+    ...(prior?.checkpoint ? { checkpoint: prior.checkpoint, checkpointStep: prior.checkpointStep } : {}),
+  };
   let done: TrainerEvent | undefined;
   const uploadCheckpoint = async (e: TrainerEvent): Promise<void> => {
     // checkpoint/ is what --resume reads; a tiny base travels with it because it was built from this data;
@@ -168,7 +212,10 @@ async function trainIn(work: string, store: ArtifactStore, plan: TrainingPlan): 
     }
     if (tiny) await cp(join(out, 'base'), join(staging, 'base'), { recursive: true });
     await writeFile(join(staging, 'metrics.jsonl'), curve.map((l) => `${l}\n`).join(''));
-    const ref = await store.putDir('train-checkpoint', staging, { parents, stats: { adapterVersion: version, step: e.step ?? 0 } });
+    const ref = await store.putDir('train-checkpoint', staging, {
+      parents,
+      stats: { adapterVersion: version, step: e.step ?? 0 },
+    });
     await rm(staging, { recursive: true, force: true });
     beat.checkpoint = ref;
     beat.checkpointStep = e.step;
@@ -186,7 +233,11 @@ async function trainIn(work: string, store: ArtifactStore, plan: TrainingPlan): 
 
   if (ctx.cancellationSignal.aborted) throw interrupted(ctx); // cancelled while the data downloaded
   const stderrFile = join(work, 'trainer.stderr.log');
-  const run = startTrainer(['train', '--job', jobFile], { stderrFile, onEvent, env: { FLYWHEEL_BASE_CACHE: baseCache } });
+  const run = startTrainer(['train', '--job', jobFile], {
+    stderrFile,
+    onEvent,
+    env: { FLYWHEEL_BASE_CACHE: baseCache },
+  });
   // Model loading and evals print nothing for a while; the SDK throttles these to its own interval.
   const keepAlive = setInterval(() => ctx.heartbeat(beat), 1_000);
   const onCancel = (): void => run.kill();
@@ -201,11 +252,20 @@ async function trainIn(work: string, store: ArtifactStore, plan: TrainingPlan): 
     clearInterval(keepAlive);
     ctx.cancellationSignal.removeEventListener('abort', onCancel);
   }
-  const trainerLog = await store.putBytes('trainer-log', existsSync(stderrFile) ? await readFile(stderrFile) : Buffer.alloc(0), 'text/plain', 1, { parents, stats: { adapterVersion: version, attempt, exitCode: exit?.code ?? null } });
+  const trainerLog = await store.putBytes(
+    'trainer-log',
+    existsSync(stderrFile) ? await readFile(stderrFile) : Buffer.alloc(0),
+    'text/plain',
+    1,
+    { parents, stats: { adapterVersion: version, attempt, exitCode: exit?.code ?? null } },
+  );
 
   if (ctx.cancellationSignal.aborted) throw interrupted(ctx);
   if (uploadError !== undefined || !exit) {
-    throw ApplicationFailure.retryable(`checkpoint upload failed, trainer stopped: ${(uploadError as Error)?.message ?? uploadError}`, 'CheckpointUploadFailed');
+    throw ApplicationFailure.retryable(
+      `checkpoint upload failed, trainer stopped: ${(uploadError as Error)?.message ?? uploadError}`,
+      'CheckpointUploadFailed',
+    );
   }
   if (exit.code !== 0 || !done) {
     const why = exit.error?.message ?? (exit.signal ? `killed by ${exit.signal}` : `exit code ${exit.code}`);
@@ -221,12 +281,37 @@ async function trainIn(work: string, store: ArtifactStore, plan: TrainingPlan): 
   if (existsSync(join(out, 'merged'))) await cp(join(out, 'merged'), join(artifactDir, 'merged'), { recursive: true });
   await cp(join(out, 'metrics.jsonl'), join(artifactDir, 'metrics.jsonl'));
   const metricsText = await readFile(join(out, 'metrics.jsonl'), 'utf8');
-  const firstEval = metricsText.split('\n').filter(Boolean).map((l) => JSON.parse(l) as TrainerEvent).find((e) => e.event === 'eval')?.eval_loss;
-  const stats = { adapterVersion: version, baseModel: job.baseModel, method: job.method, steps: done.step, trainLoss: done.loss, evalLoss: done.eval_loss, firstEvalLoss: firstEval ?? null, resumedFromStep: resumeFrom ? prior?.checkpointStep : null };
+  const firstEval = metricsText
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as TrainerEvent)
+    .find((e) => e.event === 'eval')?.eval_loss;
+  const stats = {
+    adapterVersion: version,
+    baseModel: job.baseModel,
+    method: job.method,
+    steps: done.step,
+    trainLoss: done.loss,
+    evalLoss: done.eval_loss,
+    firstEvalLoss: firstEval ?? null,
+    resumedFromStep: resumeFrom ? prior?.checkpointStep : null,
+  };
   const adapter = await store.putDir('adapter', artifactDir, { parents, stats });
-  const metrics = await store.putBytes('train-metrics', Buffer.from(metricsText), 'application/jsonl', metricsText.split('\n').filter(Boolean).length, { parents: [adapter], stats: { adapterVersion: version } });
+  const metrics = await store.putBytes(
+    'train-metrics',
+    Buffer.from(metricsText),
+    'application/jsonl',
+    metricsText.split('\n').filter(Boolean).length,
+    { parents: [adapter], stats: { adapterVersion: version } },
+  );
   // Short: the run memo keeps 72 characters of it for `flywheel status`.
   const resumed = resumeFrom ? `, resumed at ${prior?.checkpointStep}` : '';
-  const evalPart = firstEval !== undefined ? `eval loss ${firstEval.toFixed(3)}→${done.eval_loss?.toFixed(3)}` : `eval loss ${done.eval_loss?.toFixed(3)}`;
-  return { outputs: { adapter, metrics, trainerLog }, summary: `${version}: ${done.step} steps, ${evalPart}${resumed}` };
+  const evalPart =
+    firstEval !== undefined
+      ? `eval loss ${firstEval.toFixed(3)}→${done.eval_loss?.toFixed(3)}`
+      : `eval loss ${done.eval_loss?.toFixed(3)}`;
+  return {
+    outputs: { adapter, metrics, trainerLog },
+    summary: `${version}: ${done.step} steps, ${evalPart}${resumed}`,
+  };
 }

@@ -17,7 +17,10 @@ export function parseDbLocation(location: string, key: string): DbLocation {
   } catch {
     throw new InputError(`${key}: "${location}" is not a valid PostgreSQL URL`);
   }
-  if (url.password) throw new InputError(`${key}: the PostgreSQL URL carries a password; leave it out and set PGPASSWORD in the worker's environment instead`);
+  if (url.password)
+    throw new InputError(
+      `${key}: the PostgreSQL URL carries a password; leave it out and set PGPASSWORD in the worker's environment instead`,
+    );
   return { kind: 'postgres', url: location };
 }
 

@@ -21,4 +21,3 @@ export class TransientError extends Error {
     this.name = new.target.name;
   }
 }
-

@@ -69,7 +69,9 @@ function write(value: unknown): string | undefined {
 
 /** Canonical subtrees (a catalog schema inside a row, say) go to the native serializer. */
 function child(value: unknown): string | undefined {
-  return value !== undefined && typeof value === 'object' && value !== null && isCanonical(value) ? JSON.stringify(value) : write(value);
+  return value !== undefined && typeof value === 'object' && value !== null && isCanonical(value)
+    ? JSON.stringify(value)
+    : write(value);
 }
 
 export function sha256Hex(data: string | Uint8Array): string {

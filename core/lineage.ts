@@ -14,7 +14,9 @@ export interface LineageNode {
 const LABEL_KEYS = ['adapterVersion', 'version', 'promote', 'rows', 'cases', 'format'];
 
 function label(m: Manifest): string {
-  return LABEL_KEYS.filter((k) => m.stats[k] !== undefined).map((k) => `${k} ${JSON.stringify(m.stats[k])}`).join(', ');
+  return LABEL_KEYS.filter((k) => m.stats[k] !== undefined)
+    .map((k) => `${k} ${JSON.stringify(m.stats[k])}`)
+    .join(', ');
 }
 
 /**
@@ -58,7 +60,10 @@ export class LineageGraph {
     const children: LineageNode[] = [];
     for (const s of next(m)) if (!seen.has(s)) children.push(this.walk(s, next, seen, sha));
     // Walking down, an artifact's other inputs matter too (an eval report's test set): name them.
-    const others = from === undefined || next === this.upstreamOf ? [] : m.parents.filter((p) => p !== from).map((p) => `${this.bySha.get(p)?.kind ?? 'artifact'} ${p.slice(0, 12)}`);
+    const others =
+      from === undefined || next === this.upstreamOf
+        ? []
+        : m.parents.filter((p) => p !== from).map((p) => `${this.bySha.get(p)?.kind ?? 'artifact'} ${p.slice(0, 12)}`);
     const text = [label(m), others.length ? `also from ${others.join(', ')}` : ''].filter(Boolean).join('; ');
     return { sha256: sha, kind: m.kind, count: m.count, createdAt: m.createdAt, label: text, children };
   }

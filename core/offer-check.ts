@@ -10,4 +10,5 @@ import { VERDICT_CODES } from './dataset/verdicts.js';
 export const NOT_OFFERED = { tool: null, verdict: VERDICT_CODES.tool_not_offered!, code: 'tool_not_offered' } as const;
 
 /** Whether `tool` is outside the offered names (never, when what was offered is unknown). */
-export const isNotOffered = (tool: string, offered: readonly string[] | undefined): boolean => offered !== undefined && !offered.includes(tool);
+export const isNotOffered = (tool: string, offered: readonly string[] | undefined): boolean =>
+  offered !== undefined && !offered.includes(tool);

@@ -42,11 +42,17 @@ export function temporalEnv(env: NodeJS.ProcessEnv = process.env): TemporalEnv {
   if (Boolean(certPath) !== Boolean(keyPath)) {
     throw new Error('set both TEMPORAL_TLS_CLIENT_CERT_PATH and TEMPORAL_TLS_CLIENT_KEY_PATH, or neither');
   }
-  const wantsTls = env.TEMPORAL_TLS === 'true' || Boolean(out.apiKey) || Boolean(certPath) || Boolean(env.TEMPORAL_TLS_SERVER_CA_CERT_PATH);
+  const wantsTls =
+    env.TEMPORAL_TLS === 'true' ||
+    Boolean(out.apiKey) ||
+    Boolean(certPath) ||
+    Boolean(env.TEMPORAL_TLS_SERVER_CA_CERT_PATH);
   if (wantsTls) {
     out.tls = {
       ...(env.TEMPORAL_TLS_SERVER_NAME ? { serverNameOverride: env.TEMPORAL_TLS_SERVER_NAME } : {}),
-      ...(env.TEMPORAL_TLS_SERVER_CA_CERT_PATH ? { serverRootCACertificate: readFileSync(env.TEMPORAL_TLS_SERVER_CA_CERT_PATH) } : {}),
+      ...(env.TEMPORAL_TLS_SERVER_CA_CERT_PATH
+        ? { serverRootCACertificate: readFileSync(env.TEMPORAL_TLS_SERVER_CA_CERT_PATH) }
+        : {}),
       ...(certPath && keyPath ? { clientCertPair: { crt: readFileSync(certPath), key: readFileSync(keyPath) } } : {}),
     };
   }

@@ -30,13 +30,18 @@ export interface ClientKeys {
 const sha256 = (text: string) => createHash('sha256').update(text).digest();
 
 function parseFile(path: string): Array<{ name: string; hash: Buffer }> {
-  return readFileSync(path, 'utf8').split('\n').flatMap((line, i) => {
-    const text = line.trim();
-    if (!text || text.startsWith('#')) return [];
-    const [name, hash, ...rest] = text.split(':');
-    if (rest.length || !name || !NAME.test(name) || !hash || !HASH.test(hash)) throw new ClientKeysError(`${path}:${i + 1}: expected NAME:SHA256 (a name of letters, digits, . _ -, and the key's sha256 in hex)`);
-    return [{ name, hash: Buffer.from(hash, 'hex') }];
-  });
+  return readFileSync(path, 'utf8')
+    .split('\n')
+    .flatMap((line, i) => {
+      const text = line.trim();
+      if (!text || text.startsWith('#')) return [];
+      const [name, hash, ...rest] = text.split(':');
+      if (rest.length || !name || !NAME.test(name) || !hash || !HASH.test(hash))
+        throw new ClientKeysError(
+          `${path}:${i + 1}: expected NAME:SHA256 (a name of letters, digits, . _ -, and the key's sha256 in hex)`,
+        );
+      return [{ name, hash: Buffer.from(hash, 'hex') }];
+    });
 }
 
 function parseEnv(value: string | undefined): Array<{ name: string; hash: Buffer }> {
@@ -46,7 +51,8 @@ function parseEnv(value: string | undefined): Array<{ name: string; hash: Buffer
     const name = pair.slice(0, at).trim();
     const key = pair.slice(at + 1).trim();
     // The message names the variable and the entry's position, never the value.
-    if (at < 1 || !NAME.test(name) || !key) throw new ClientKeysError(`${GATEWAY_KEYS_ENV}: entry ${i + 1} is not NAME=KEY`);
+    if (at < 1 || !NAME.test(name) || !key)
+      throw new ClientKeysError(`${GATEWAY_KEYS_ENV}: entry ${i + 1} is not NAME=KEY`);
     return { name, hash: sha256(key) };
   });
 }
@@ -58,9 +64,14 @@ export function loadClientKeys(opts: { keysFile?: string; env?: NodeJS.ProcessEn
   const current = () => {
     if (opts.keysFile) {
       // A stat per request: cheap next to a model call, and a revoked key stops working at once.
-      const stamp = existsSync(opts.keysFile) ? `${statSync(opts.keysFile).mtimeMs}:${statSync(opts.keysFile).size}` : 'absent';
+      const stamp = existsSync(opts.keysFile)
+        ? `${statSync(opts.keysFile).mtimeMs}:${statSync(opts.keysFile).size}`
+        : 'absent';
       if (stamp !== seen) {
-        if (stamp === 'absent') throw new ClientKeysError(`gateway.keysFile: ${opts.keysFile} does not exist (create keys with flywheel gateway keys create NAME)`);
+        if (stamp === 'absent')
+          throw new ClientKeysError(
+            `gateway.keysFile: ${opts.keysFile} does not exist (create keys with flywheel gateway keys create NAME)`,
+          );
         fromFile = parseFile(opts.keysFile);
         seen = stamp;
       }
@@ -84,7 +95,10 @@ export function loadClientKeys(opts: { keysFile?: string; env?: NodeJS.ProcessEn
 /** A new key for NAME, its hash appended to the key file (created 0600); the key is returned to print once. */
 export function createClientKey(keysFile: string, name: string): string {
   if (!NAME.test(name)) throw new ClientKeysError(`key name "${name}": letters, digits, . _ - (up to 64)`);
-  if (existsSync(keysFile) && parseFile(keysFile).some((k) => k.name === name)) throw new ClientKeysError(`${keysFile} already has a key named ${name}; revoke it (delete its line) or pick another name`);
+  if (existsSync(keysFile) && parseFile(keysFile).some((k) => k.name === name))
+    throw new ClientKeysError(
+      `${keysFile} already has a key named ${name}; revoke it (delete its line) or pick another name`,
+    );
   const key = `fwk_${randomBytes(32).toString('base64url')}`;
   mkdirSync(dirname(keysFile), { recursive: true });
   appendFileSync(keysFile, `${name}:${sha256(key).toString('hex')}\n`, { mode: 0o600 });

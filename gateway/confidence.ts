@@ -36,7 +36,8 @@ const HERMES = /^\s*<tool_call>\s*(\{[\s\S]*\})\s*<\/tool_call>\s*$/;
 export function decisionOf(message: AssistantMessage | null | undefined, offered?: string[]): Decision {
   if (!message) return { kind: 'invalid', detail: 'no assistant message' };
   const calls = message.tool_calls ?? [];
-  if (calls.length > 1) return { kind: 'invalid', detail: `${calls.length} parallel tool calls; a router decision is one call` };
+  if (calls.length > 1)
+    return { kind: 'invalid', detail: `${calls.length} parallel tool calls; a router decision is one call` };
   if (calls.length === 1) {
     const c = calls[0]!;
     const name = c.function?.name;
@@ -59,19 +60,24 @@ export function decisionOf(message: AssistantMessage | null | undefined, offered
     return { kind: 'invalid', detail: `content is not router JSON: ${text.slice(0, 80)}` };
   }
   if (!isObject(obj)) return { kind: 'invalid', detail: 'content JSON is not an object' };
-  if (hermes) return typeof obj.name === 'string' ? callOf(obj.name, obj.arguments ?? {}, null, offered) : { kind: 'invalid', detail: 'hermes tool_call without a name' };
+  if (hermes)
+    return typeof obj.name === 'string'
+      ? callOf(obj.name, obj.arguments ?? {}, null, offered)
+      : { kind: 'invalid', detail: 'hermes tool_call without a name' };
   if (!('tool' in obj)) return { kind: 'invalid', detail: 'content JSON has no "tool" key' };
   if (obj.tool === null) {
     const str = (v: unknown) => (typeof v === 'string' ? v : null);
     return { kind: 'abstain', verdict: str(obj.verdict), code: str(obj.code), reason: str(obj.reason) };
   }
-  if (typeof obj.tool !== 'string' || !obj.tool) return { kind: 'invalid', detail: '"tool" is neither a tool name nor null' };
+  if (typeof obj.tool !== 'string' || !obj.tool)
+    return { kind: 'invalid', detail: '"tool" is neither a tool name nor null' };
   return callOf(obj.tool, obj.arguments ?? {}, null, offered);
 }
 
 function callOf(tool: string, args: unknown, callId: string | null, offered?: string[]): Decision {
   if (!isObject(args)) return { kind: 'invalid', detail: `call ${tool}: arguments are not a JSON object` };
-  if (offered && !offered.includes(tool)) return { kind: 'invalid', detail: `call ${tool}: not one of the offered tools` };
+  if (offered && !offered.includes(tool))
+    return { kind: 'invalid', detail: `call ${tool}: not one of the offered tools` };
   return { kind: 'call', tool, arguments: args, callId };
 }
 

@@ -7,15 +7,22 @@ import { postChat, UpstreamError, type ChatCompletion } from './upstream.js';
 export type EscalationConfig = NonNullable<GatewayConfig['escalation']>;
 
 /** Why this decision should go to the frontier, or null when the small model's answer stands. */
-export function escalationReason(decision: Decision, confidence: number | null, esc: EscalationConfig | undefined): string | null {
+export function escalationReason(
+  decision: Decision,
+  confidence: number | null,
+  esc: EscalationConfig | undefined,
+): string | null {
   if (!esc) return null;
   if (decision.kind === 'invalid' && esc.on.includes('invalid')) return `invalid: ${decision.detail}`;
-  if (decision.kind === 'abstain' && esc.on.includes('abstain')) return `abstain${decision.code ? `: ${decision.code}` : ''}`;
-  if (confidence !== null && confidence < esc.minConfidence) return `confidence ${confidence.toFixed(3)} < ${esc.minConfidence}`;
+  if (decision.kind === 'abstain' && esc.on.includes('abstain'))
+    return `abstain${decision.code ? `: ${decision.code}` : ''}`;
+  if (confidence !== null && confidence < esc.minConfidence)
+    return `confidence ${confidence.toFixed(3)} < ${esc.minConfidence}`;
   return null;
 }
 
-export type FrontierResult = { ok: true; response: ChatCompletion; latencyMs: number } | { ok: false; error: string; latencyMs: number };
+export type FrontierResult =
+  { ok: true; response: ChatCompletion; latencyMs: number } | { ok: false; error: string; latencyMs: number };
 
 export interface Escalator {
   model: string;
@@ -24,9 +31,16 @@ export interface Escalator {
 }
 
 /** Reads the API key now, so a gateway without it fails at startup rather than on the first unsure request. */
-export function createEscalator(esc: EscalationConfig, timeoutMs: number, env: NodeJS.ProcessEnv = process.env): Escalator {
+export function createEscalator(
+  esc: EscalationConfig,
+  timeoutMs: number,
+  env: NodeJS.ProcessEnv = process.env,
+): Escalator {
   const apiKey = env[esc.apiKeyEnv];
-  if (!apiKey) throw new Error(`gateway escalation: environment variable ${esc.apiKeyEnv} is not set (it holds the API key for ${esc.baseUrl})`);
+  if (!apiKey)
+    throw new Error(
+      `gateway escalation: environment variable ${esc.apiKeyEnv} is not set (it holds the API key for ${esc.baseUrl})`,
+    );
   return {
     model: esc.model,
     async ask(request) {
@@ -35,8 +49,15 @@ export function createEscalator(esc: EscalationConfig, timeoutMs: number, env: N
         const response = await postChat(esc.baseUrl, { ...request, model: esc.model }, { timeoutMs, apiKey });
         return { ok: true, response, latencyMs: Date.now() - started };
       } catch (err) {
-        const refused = err instanceof UpstreamError && refusedCredential(err.status) ? `the frontier endpoint refused the API key in ${esc.apiKeyEnv}: ` : '';
-        return { ok: false, error: refused + redact((err as Error).message, apiKey, esc.apiKeyEnv), latencyMs: Date.now() - started };
+        const refused =
+          err instanceof UpstreamError && refusedCredential(err.status)
+            ? `the frontier endpoint refused the API key in ${esc.apiKeyEnv}: `
+            : '';
+        return {
+          ok: false,
+          error: refused + redact((err as Error).message, apiKey, esc.apiKeyEnv),
+          latencyMs: Date.now() - started,
+        };
       }
     },
   };

@@ -15,18 +15,27 @@ export type OfferOutcome =
   | { kind: 'beyond-slice'; tool: string; arguments: Record<string, unknown> };
 
 /** The call the router named, if it named one: from serve's `message.flywheel`, else the answer itself. */
-export function namedCall(message: AssistantMessage | undefined): { tool: string; arguments: Record<string, unknown> } | null {
+export function namedCall(
+  message: AssistantMessage | undefined,
+): { tool: string; arguments: Record<string, unknown> } | null {
   const flywheel = message?.flywheel as { notOffered?: unknown; arguments?: unknown } | undefined;
   if (typeof flywheel?.notOffered === 'string') {
     const args = flywheel.arguments;
-    return { tool: flywheel.notOffered, arguments: args && typeof args === 'object' && !Array.isArray(args) ? (args as Record<string, unknown>) : {} };
+    return {
+      tool: flywheel.notOffered,
+      arguments: args && typeof args === 'object' && !Array.isArray(args) ? (args as Record<string, unknown>) : {},
+    };
   }
   const d = decisionOf(message);
   return d.kind === 'call' ? { tool: d.tool, arguments: d.arguments } : null;
 }
 
 /** `shown`: the tools the router was offered (the slice, with render); `agent`: the tools the agent sent. */
-export function offerOutcome(message: AssistantMessage | undefined, shown: readonly string[] | undefined, agent: readonly string[] | undefined): OfferOutcome {
+export function offerOutcome(
+  message: AssistantMessage | undefined,
+  shown: readonly string[] | undefined,
+  agent: readonly string[] | undefined,
+): OfferOutcome {
   const named = namedCall(message);
   if (!named || !isNotOffered(named.tool, shown)) return { kind: 'offered' };
   if (agent?.includes(named.tool)) return { kind: 'beyond-slice', ...named };
@@ -36,5 +45,15 @@ export function offerOutcome(message: AssistantMessage | undefined, shown: reado
 /** The assistant message the agent gets for an outcome other than `offered`. */
 export function answerFor(outcome: Exclude<OfferOutcome, { kind: 'offered' }>): AssistantMessage {
   if (outcome.kind === 'not-offered') return { role: 'assistant', content: JSON.stringify(NOT_OFFERED) };
-  return { role: 'assistant', content: null, tool_calls: [{ id: `call_${randomUUID().replace(/-/g, '').slice(0, 24)}`, type: 'function', function: { name: outcome.tool, arguments: JSON.stringify(outcome.arguments) } }] };
+  return {
+    role: 'assistant',
+    content: null,
+    tool_calls: [
+      {
+        id: `call_${randomUUID().replace(/-/g, '').slice(0, 24)}`,
+        type: 'function',
+        function: { name: outcome.tool, arguments: JSON.stringify(outcome.arguments) },
+      },
+    ],
+  };
 }

@@ -37,14 +37,19 @@ export interface RenderedRequest {
  * BPE tokenizers fit in English and JSON (SmolLM2's: ~3.5-4), so the estimate errs towards cutting early.
  */
 export const CHARS_PER_TOKEN = 3;
-export const estimateTokens = (messages: ChatMessage[], tools: OfferedTool[]) => Math.ceil((JSON.stringify(messages).length + JSON.stringify(tools).length) / CHARS_PER_TOKEN);
+export const estimateTokens = (messages: ChatMessage[], tools: OfferedTool[]) =>
+  Math.ceil((JSON.stringify(messages).length + JSON.stringify(tools).length) / CHARS_PER_TOKEN);
 
 /**
  * Drop the oldest turns until the prompt fits: a turn and the tool results that answer it go together (a tool
  * message without its call is not a conversation a chat template accepts). The last user turn decides the
  * call, so it stays; if it alone does not fit, the request is refused.
  */
-function fitConversation(conversation: ChatMessage[], tools: OfferedTool[], settings: RenderSettings): { kept: ChatMessage[]; dropped: number } {
+function fitConversation(
+  conversation: ChatMessage[],
+  tools: OfferedTool[],
+  settings: RenderSettings,
+): { kept: ChatMessage[]; dropped: number } {
   let kept = conversation.filter((m) => m.role !== 'system');
   let dropped = 0;
   const lastUser = () => kept.map((m) => m.role).lastIndexOf('user');
@@ -56,7 +61,10 @@ function fitConversation(conversation: ChatMessage[], tools: OfferedTool[], sett
   }
   const estimate = estimateTokens(routerPrompt(settings.caller, kept), tools);
   if (estimate > settings.maxPromptTokens) {
-    throw new RequestError(`messages: the last user turn alone makes a prompt of ~${estimate} tokens with ${tools.length} tools, over gateway.render.maxPromptTokens (${settings.maxPromptTokens})`, 'messages');
+    throw new RequestError(
+      `messages: the last user turn alone makes a prompt of ~${estimate} tokens with ${tools.length} tools, over gateway.render.maxPromptTokens (${settings.maxPromptTokens})`,
+      'messages',
+    );
   }
   return { kept, dropped };
 }
@@ -97,33 +105,61 @@ export function agentTools(tools: unknown): OfferedTool[] {
   const seen = new Set<string>();
   return tools.map((t, i) => {
     const fn = isObject(t) ? t.function : undefined;
-    if (!isObject(t) || (t.type !== undefined && t.type !== 'function') || !isObject(fn) || typeof fn.name !== 'string' || !fn.name) {
-      throw new RequestError(`tools[${i}]: expected {"type": "function", "function": {"name": ..., "parameters": {...}}}`, `tools[${i}]`);
+    if (
+      !isObject(t) ||
+      (t.type !== undefined && t.type !== 'function') ||
+      !isObject(fn) ||
+      typeof fn.name !== 'string' ||
+      !fn.name
+    ) {
+      throw new RequestError(
+        `tools[${i}]: expected {"type": "function", "function": {"name": ..., "parameters": {...}}}`,
+        `tools[${i}]`,
+      );
     }
     const name = fn.name;
-    if (seen.has(name)) throw new RequestError(`tools[${i}]: tool ${name} is offered twice`, `tools[${i}].function.name`);
+    if (seen.has(name))
+      throw new RequestError(`tools[${i}]: tool ${name} is offered twice`, `tools[${i}].function.name`);
     seen.add(name);
     const parameters = fn.parameters === undefined ? { type: 'object', properties: {} } : fn.parameters;
-    if (!isObject(parameters)) throw new RequestError(`tools[${i}]: tool ${name}: parameters must be a JSON Schema object`, `tools[${i}].function.parameters`);
+    if (!isObject(parameters))
+      throw new RequestError(
+        `tools[${i}]: tool ${name}: parameters must be a JSON Schema object`,
+        `tools[${i}].function.parameters`,
+      );
     const error = schemaError(parameters);
-    if (error) throw new RequestError(`tools[${i}]: tool ${name}: parameters is not a valid JSON Schema: ${error}`, `tools[${i}].function.parameters`);
-    return offeredTool({ name, ...(typeof fn.description === 'string' ? { description: fn.description } : {}), inputSchema: parameters });
+    if (error)
+      throw new RequestError(
+        `tools[${i}]: tool ${name}: parameters is not a valid JSON Schema: ${error}`,
+        `tools[${i}].function.parameters`,
+      );
+    return offeredTool({
+      name,
+      ...(typeof fn.description === 'string' ? { description: fn.description } : {}),
+      inputSchema: parameters,
+    });
   });
 }
 
 /** Text content of a message, OpenAI content parts included (text parts joined; other parts have no text). */
 function textOf(content: unknown): string | null {
-  if (typeof content === 'string' || content === null || content === undefined) return (content as string | null | undefined) ?? null;
-  if (Array.isArray(content)) return content.map((p) => (isObject(p) && p.type === 'text' && typeof p.text === 'string' ? p.text : '')).join('');
+  if (typeof content === 'string' || content === null || content === undefined)
+    return (content as string | null | undefined) ?? null;
+  if (Array.isArray(content))
+    return content.map((p) => (isObject(p) && p.type === 'text' && typeof p.text === 'string' ? p.text : '')).join('');
   return null;
 }
 
 /** The conversation as training rows carry it: role, text content, tool calls and tool call ids. */
 export function conversationOf(messages: unknown): ChatMessage[] {
-  if (!Array.isArray(messages) || messages.length === 0) throw new RequestError('messages: a non-empty array is required', 'messages');
+  if (!Array.isArray(messages) || messages.length === 0)
+    throw new RequestError('messages: a non-empty array is required', 'messages');
   return messages.map((m, i) => {
     if (!isObject(m) || !['system', 'developer', 'user', 'assistant', 'tool'].includes(m.role as string)) {
-      throw new RequestError(`messages[${i}]: role must be system, developer, user, assistant or tool`, `messages[${i}].role`);
+      throw new RequestError(
+        `messages[${i}]: role must be system, developer, user, assistant or tool`,
+        `messages[${i}].role`,
+      );
     }
     const role = (m.role === 'developer' ? 'system' : m.role) as ChatMessage['role'];
     const out: ChatMessage = { role, content: textOf(m.content) };
@@ -133,14 +169,26 @@ export function conversationOf(messages: unknown): ChatMessage[] {
   });
 }
 
-export function renderAgentRequest(body: { messages?: unknown; tools?: unknown }, settings: RenderSettings): RenderedRequest {
+export function renderAgentRequest(
+  body: { messages?: unknown; tools?: unknown },
+  settings: RenderSettings,
+): RenderedRequest {
   const conversation = conversationOf(body.messages);
   const tools = agentTools(body.tools);
-  const query = conversation.filter((m) => m.role === 'user').map((m) => m.content ?? '').join('\n');
+  const query = conversation
+    .filter((m) => m.role === 'user')
+    .map((m) => m.content ?? '')
+    .join('\n');
   const chosen = new Set(
-    bm25Retriever(tools.map((t) => ({ name: t.function.name, description: t.function.description, inputSchema: t.function.parameters }))).rank(query, settings.sliceSize),
+    bm25Retriever(
+      tools.map((t) => ({
+        name: t.function.name,
+        description: t.function.description,
+        inputSchema: t.function.parameters,
+      })),
+    ).rank(query, settings.sliceSize),
   );
-  const sliced = inOfferOrder(tools.filter((t) => chosen.has(t.function.name)));  // as training renders them
+  const sliced = inOfferOrder(tools.filter((t) => chosen.has(t.function.name))); // as training renders them
   const { kept, dropped } = fitConversation(conversation, sliced, settings);
   const messages = routerPrompt(settings.caller, kept);
   return {
@@ -148,7 +196,9 @@ export function renderAgentRequest(body: { messages?: unknown; tools?: unknown }
     tools: sliced,
     slice: sliced.map((t) => t.function.name),
     offered: tools.length,
-    promptSha256: createHash('sha256').update(canonicalJson({ messages, tools: sliced })).digest('hex'),
+    promptSha256: createHash('sha256')
+      .update(canonicalJson({ messages, tools: sliced }))
+      .digest('hex'),
     truncatedTurns: dropped,
   };
 }

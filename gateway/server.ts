@@ -55,7 +55,9 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 
 function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   const data = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(data), ...headers }).end(data);
+  res
+    .writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(data), ...headers })
+    .end(data);
 }
 
 function sendError(res: ServerResponse, err: HttpError): void {
@@ -87,44 +89,75 @@ function targetInSlice(frontier: ChatCompletion['choices'][number]['message'], s
 }
 
 function describe(d: Decision): string {
-  return d.kind === 'call' ? `call ${d.tool}` : d.kind === 'abstain' ? `abstain${d.code ? ` ${d.code}` : ''}` : 'invalid';
+  return d.kind === 'call'
+    ? `call ${d.tool}`
+    : d.kind === 'abstain'
+      ? `abstain${d.code ? ` ${d.code}` : ''}`
+      : 'invalid';
 }
 
 export async function startGateway(cfg: GatewayConfig, opts: GatewayOptions = {}): Promise<GatewayHandle> {
   const log = opts.log ?? (() => {});
   // A missing frontier key is a startup error, before the port is taken.
-  const escalator: Escalator | undefined = cfg.escalation ? createEscalator(cfg.escalation, cfg.timeoutMs, opts.env ?? process.env) : undefined;
+  const escalator: Escalator | undefined = cfg.escalation
+    ? createEscalator(cfg.escalation, cfg.timeoutMs, opts.env ?? process.env)
+    : undefined;
   const backendKey = cfg.backendApiKeyEnv ? (opts.env ?? process.env)[cfg.backendApiKeyEnv] : undefined;
-  if (cfg.backendApiKeyEnv && !backendKey) throw new Error(`gateway: environment variable ${cfg.backendApiKeyEnv} (gateway.backendApiKeyEnv) is not set`);
+  if (cfg.backendApiKeyEnv && !backendKey)
+    throw new Error(`gateway: environment variable ${cfg.backendApiKeyEnv} (gateway.backendApiKeyEnv) is not set`);
   // Who may call: client keys, checked before the port is taken; no keys beyond loopback only when asked for.
   const keys = loadClientKeys({ ...(cfg.keysFile ? { keysFile: cfg.keysFile } : {}), env: opts.env ?? process.env });
   if (!keys.required && !isLoopback(cfg.host) && !cfg.allowAnonymous) {
-    throw new ClientKeysError(`gateway: host ${cfg.host} is reachable by others and no client keys are configured (gateway.keysFile, ${GATEWAY_KEYS_ENV}); add keys, or set gateway.allowAnonymous: true to let anyone call it`);
+    throw new ClientKeysError(
+      `gateway: host ${cfg.host} is reachable by others and no client keys are configured (gateway.keysFile, ${GATEWAY_KEYS_ENV}); add keys, or set gateway.allowAnonymous: true to let anyone call it`,
+    );
   }
   /** The caller's key name; a 401 when keys are configured and the request has none of them. */
   const callerKey = (req: IncomingMessage): string | null => {
     if (!keys.required) return null;
     const name = keys.check(req.headers.authorization);
-    if (!name) throw new HttpError(401, 'Incorrect API key provided. Send a gateway client key as Authorization: Bearer <key>.', 'invalid_request_error', null, 'invalid_api_key');
+    if (!name)
+      throw new HttpError(
+        401,
+        'Incorrect API key provided. Send a gateway client key as Authorization: Bearer <key>.',
+        'invalid_request_error',
+        null,
+        'invalid_api_key',
+      );
     return name;
   };
   const registry = await openRegistry(cfg.registry);
   // Escalation spend lives beside the alias table: it survives restarts and replicas on PostgreSQL share it.
-  const budget = cfg.escalation?.budget ? await openSpendBudget(cfg.escalation.budget, cfg.registry).catch(async (err: unknown) => {
-    await registry.close();
-    throw err;
-  }) : undefined;
+  const budget = cfg.escalation?.budget
+    ? await openSpendBudget(cfg.escalation.budget, cfg.registry).catch(async (err: unknown) => {
+        await registry.close();
+        throw err;
+      })
+    : undefined;
 
   async function resolve(model: string): Promise<DeployedVersion> {
     if (model.includes('@')) {
       const pinned = await registry.version(model);
-      if (!pinned) throw new HttpError(404, `The model \`${model}\` does not exist: no such version is registered.`, 'invalid_request_error', 'model', 'model_not_found');
+      if (!pinned)
+        throw new HttpError(
+          404,
+          `The model \`${model}\` does not exist: no such version is registered.`,
+          'invalid_request_error',
+          'model',
+          'model_not_found',
+        );
       return pinned;
     }
     const current = await registry.current(model);
     if (!current) {
       const known = (await registry.aliases()).map((a) => a.alias);
-      throw new HttpError(404, `The model \`${model}\` does not exist: it is not an alias this gateway serves (serving: ${known.join(', ') || 'none yet'}).`, 'invalid_request_error', 'model', 'model_not_found');
+      throw new HttpError(
+        404,
+        `The model \`${model}\` does not exist: it is not an alias this gateway serves (serving: ${known.join(', ') || 'none yet'}).`,
+        'invalid_request_error',
+        'model',
+        'model_not_found',
+      );
     }
     return current;
   }
@@ -134,19 +167,32 @@ export async function startGateway(cfg: GatewayConfig, opts: GatewayOptions = {}
     const key = callerKey(req);
     const body = await readJson(req);
     if (!isObject(body)) throw new HttpError(400, 'request body must be a JSON object');
-    if (typeof body.model !== 'string' || !body.model) throw new HttpError(400, 'model: an alias (or a version alias@…) is required', 'invalid_request_error', 'model');
-    if (!Array.isArray(body.messages) || body.messages.length === 0) throw new HttpError(400, 'messages: a non-empty array is required', 'invalid_request_error', 'messages');
-    if (body.stream) throw new HttpError(400, 'stream: streaming is not supported by the gateway (it reads the whole decision before answering)', 'invalid_request_error', 'stream');
+    if (typeof body.model !== 'string' || !body.model)
+      throw new HttpError(400, 'model: an alias (or a version alias@…) is required', 'invalid_request_error', 'model');
+    if (!Array.isArray(body.messages) || body.messages.length === 0)
+      throw new HttpError(400, 'messages: a non-empty array is required', 'invalid_request_error', 'messages');
+    if (body.stream)
+      throw new HttpError(
+        400,
+        'stream: streaming is not supported by the gateway (it reads the whole decision before answering)',
+        'invalid_request_error',
+        'stream',
+      );
     const version = await resolve(body.model);
 
     // `metadata` is the gateway's own (trace domain); it is not forwarded.
     const { metadata, model: _model, ...forward } = body;
     const callerWantsLogprobs = body.logprobs === true;
-    if (version.target === 'lorax' && !version.adapterId) throw new HttpError(502, `version ${version.name} targets lorax but has no adapter id`, 'api_error');
+    if (version.target === 'lorax' && !version.adapterId)
+      throw new HttpError(502, `version ${version.name} targets lorax but has no adapter id`, 'api_error');
     let rendered: RenderedRequest | undefined;
     if (cfg.render) {
       try {
-        rendered = renderAgentRequest(body, { sliceSize: cfg.render.sliceSize ?? DATASET_DEFAULTS.sliceSize, caller: cfg.render.caller, maxPromptTokens: cfg.render.maxPromptTokens });
+        rendered = renderAgentRequest(body, {
+          sliceSize: cfg.render.sliceSize ?? DATASET_DEFAULTS.sliceSize,
+          caller: cfg.render.caller,
+          maxPromptTokens: cfg.render.maxPromptTokens,
+        });
       } catch (err) {
         if (err instanceof RequestError) throw new HttpError(400, err.message, 'invalid_request_error', err.param);
         throw err;
@@ -163,12 +209,19 @@ export async function startGateway(cfg: GatewayConfig, opts: GatewayOptions = {}
     const backendStart = Date.now();
     let small: ChatCompletion;
     try {
-      small = await postChat(version.endpoint, backendBody, { timeoutMs: cfg.timeoutMs, ...(backendKey ? { apiKey: backendKey } : {}) });
+      small = await postChat(version.endpoint, backendBody, {
+        timeoutMs: cfg.timeoutMs,
+        ...(backendKey ? { apiKey: backendKey } : {}),
+      });
     } catch (err) {
       const e = err as Error;
       // The caller's own mistake (bad messages, bad tools) stays a 400; anything else is the backend's failure.
       const status = err instanceof UpstreamError && (err.status === 400 || err.status === 422) ? 400 : 502;
-      throw new HttpError(status, `backend of ${version.name}: ${e.message}`, status === 400 ? 'invalid_request_error' : 'api_error');
+      throw new HttpError(
+        status,
+        `backend of ${version.name}: ${e.message}`,
+        status === 400 ? 'invalid_request_error' : 'api_error',
+      );
     }
     const backendLatencyMs = Date.now() - backendStart;
 
@@ -179,12 +232,27 @@ export async function startGateway(cfg: GatewayConfig, opts: GatewayOptions = {}
     const outcome = offerOutcome(small.choices[0]?.message, rendered?.slice ?? agentTools, agentTools);
     const notOffered = outcome.kind === 'not-offered' ? outcome.tool : null;
     const beyondSlice = outcome.kind === 'beyond-slice' ? outcome.tool : null;
-    if (outcome.kind !== 'offered') small = { ...small, choices: small.choices.map((c, i) => (i === 0 ? { ...c, message: answerFor(outcome), finish_reason: outcome.kind === 'not-offered' ? 'stop' : 'tool_calls' } : c)) };
+    if (outcome.kind !== 'offered')
+      small = {
+        ...small,
+        choices: small.choices.map((c, i) =>
+          i === 0
+            ? {
+                ...c,
+                message: answerFor(outcome),
+                finish_reason: outcome.kind === 'not-offered' ? 'stop' : 'tool_calls',
+              }
+            : c,
+        ),
+      };
     // What the router may call: its slice with render (and the tool it reached past it for), else the agent's tools.
     const offered = rendered ? [...rendered.slice, ...(beyondSlice ? [beyondSlice] : [])] : agentTools;
     const choice = small.choices[0]!;
     const decision = decisionOf(choice.message, offered);
-    const confidence = decision.kind === 'invalid' ? null : toolConfidence(choice.logprobs, decision.kind === 'call' ? decision.tool : null);
+    const confidence =
+      decision.kind === 'invalid'
+        ? null
+        : toolConfidence(choice.logprobs, decision.kind === 'call' ? decision.tool : null);
     const reason = escalationReason(decision, confidence, cfg.escalation);
 
     let final = small;
@@ -207,28 +275,72 @@ export async function startGateway(cfg: GatewayConfig, opts: GatewayOptions = {}
     // caller is the configured one when rendering; a prompt rendered already names its own, which is what the
     // router itself was told (such a client writes the whole prompt, and so the decision, anyway).
     const callerScopes = cfg.render ? cfg.render.caller.scopes : callerOf(body.messages as TraceMessage[])?.scopes;
-    const scopeCheck: ScopeCheck | undefined = opts.toolScopes && callerScopes ? { caller: callerScopes, tools: opts.toolScopes } : undefined;
+    const scopeCheck: ScopeCheck | undefined =
+      opts.toolScopes && callerScopes ? { caller: callerScopes, tools: opts.toolScopes } : undefined;
     const answered = escalated ? decisionOf(final.choices[0]!.message, offered) : decision;
     const scopeRefused = scopeCheck && answered.kind === 'call' ? scopeRefusal(answered.tool, scopeCheck) : null;
     const refusedTool = scopeRefused && answered.kind === 'call' ? answered.tool : null;
-    if (scopeRefused) final = { ...final, choices: final.choices.map((c, i) => (i === 0 ? { ...c, message: { role: 'assistant', content: JSON.stringify(MISSING_SCOPE) }, finish_reason: 'stop' } : c)) };
+    if (scopeRefused)
+      final = {
+        ...final,
+        choices: final.choices.map((c, i) =>
+          i === 0
+            ? { ...c, message: { role: 'assistant', content: JSON.stringify(MISSING_SCOPE) }, finish_reason: 'stop' }
+            : c,
+        ),
+      };
 
     const out: ChatCompletion = { ...final, model: version.name };
     if (!callerWantsLogprobs) out.choices = final.choices.map((c) => ({ ...c, logprobs: null }));
-    const abstention = scopeRefused ? { verdict: MISSING_SCOPE.verdict, code: MISSING_SCOPE.code } : !escalated && decision.kind === 'abstain' ? { verdict: decision.verdict, code: decision.code } : null;
+    const abstention = scopeRefused
+      ? { verdict: MISSING_SCOPE.verdict, code: MISSING_SCOPE.code }
+      : !escalated && decision.kind === 'abstain'
+        ? { verdict: decision.verdict, code: decision.code }
+        : null;
     if (abstention) {
       // The agent acts on an abstention through this field (docs/release.md, Router gateway); content keeps the router's JSON.
-      out.choices = out.choices.map((c, i) => (i === 0 ? { ...c, message: { ...c.message, flywheel: { decision: 'abstain', ...abstention } } } : c));
+      out.choices = out.choices.map((c, i) =>
+        i === 0 ? { ...c, message: { ...c.message, flywheel: { decision: 'abstain', ...abstention } } } : c,
+      );
     }
 
     const at = new Date();
     // A rendered request is logged as the router saw it, so a trace unrolls into a row rendered like training's.
-    const shown: TraceRequest = rendered ? { messages: rendered.messages as TraceMessage[], tools: rendered.tools } : { messages: body.messages as TraceMessage[], ...(tools ? { tools } : {}) };
+    const shown: TraceRequest = rendered
+      ? { messages: rendered.messages as TraceMessage[], tools: rendered.tools }
+      : { messages: body.messages as TraceMessage[], ...(tools ? { tools } : {}) };
     const trace = gatewayTrace(shown, final.choices[0]!.message, {
-      domain: (isObject(metadata) && typeof metadata.domain === 'string' ? metadata.domain : undefined) ?? (req.headers['x-flywheel-domain'] as string | undefined) ?? null,
+      domain:
+        (isObject(metadata) && typeof metadata.domain === 'string' ? metadata.domain : undefined) ??
+        (req.headers['x-flywheel-domain'] as string | undefined) ??
+        null,
       gateway: {
-        alias: version.alias, version: version.name, key, escalated, confidence, reason, backendLatencyMs, frontierModel: reason && escalator && !skipped ? escalator.model : null, frontierError, ...(skipped ? { escalationSkipped: skipped } : {}), ...(scopeRefused ? { scopeRefused } : {}), ...(notOffered ? { notOffered } : {}), ...(beyondSlice ? { beyondSlice } : {}), at: at.toISOString(),
-        ...(rendered ? { rendered: { promptSha256: rendered.promptSha256, slice: rendered.slice, offered: rendered.offered, caller: cfg.render!.caller.name, truncatedTurns: rendered.truncatedTurns, targetInSlice: escalated ? targetInSlice(final.choices[0]!.message, rendered.slice) : null } } : {}),
+        alias: version.alias,
+        version: version.name,
+        key,
+        escalated,
+        confidence,
+        reason,
+        backendLatencyMs,
+        frontierModel: reason && escalator && !skipped ? escalator.model : null,
+        frontierError,
+        ...(skipped ? { escalationSkipped: skipped } : {}),
+        ...(scopeRefused ? { scopeRefused } : {}),
+        ...(notOffered ? { notOffered } : {}),
+        ...(beyondSlice ? { beyondSlice } : {}),
+        at: at.toISOString(),
+        ...(rendered
+          ? {
+              rendered: {
+                promptSha256: rendered.promptSha256,
+                slice: rendered.slice,
+                offered: rendered.offered,
+                caller: cfg.render!.caller.name,
+                truncatedTurns: rendered.truncatedTurns,
+                targetInSlice: escalated ? targetInSlice(final.choices[0]!.message, rendered.slice) : null,
+              },
+            }
+          : {}),
       },
     });
     try {
@@ -250,14 +362,24 @@ export async function startGateway(cfg: GatewayConfig, opts: GatewayOptions = {}
       ...(beyondSlice ? { 'x-flywheel-beyond-slice': beyondSlice } : {}),
     });
     const conf = confidence === null ? '-' : confidence.toFixed(3);
-    log(`${body.model} -> ${version.name}: ${describe(decision)} conf ${conf}${reason ? `; ${escalated ? 'escalated' : skipped ? 'not escalated' : 'escalation failed'} (${reason}${skipped ? `; ${skipped}` : ''})` : ''}${scopeRefused ? `; refused: ${scopeRefused}` : ''} ${Date.now() - started} ms`);
+    log(
+      `${body.model} -> ${version.name}: ${describe(decision)} conf ${conf}${reason ? `; ${escalated ? 'escalated' : skipped ? 'not escalated' : 'escalation failed'} (${reason}${skipped ? `; ${skipped}` : ''})` : ''}${scopeRefused ? `; refused: ${scopeRefused}` : ''} ${Date.now() - started} ms`,
+    );
   }
 
   async function models(res: ServerResponse): Promise<void> {
-    const data = await Promise.all((await registry.aliases()).map(async ({ alias, version }) => {
-      const v = await registry.version(version);
-      return { id: alias, object: 'model', created: v ? Math.floor(Date.parse(v.createdAt) / 1000) : 0, owned_by: 'mcp-flywheel', version };
-    }));
+    const data = await Promise.all(
+      (await registry.aliases()).map(async ({ alias, version }) => {
+        const v = await registry.version(version);
+        return {
+          id: alias,
+          object: 'model',
+          created: v ? Math.floor(Date.parse(v.createdAt) / 1000) : 0,
+          owned_by: 'mcp-flywheel',
+          version,
+        };
+      }),
+    );
     send(res, 200, { object: 'list', data });
   }
 
@@ -274,7 +396,8 @@ export async function startGateway(cfg: GatewayConfig, opts: GatewayOptions = {}
       throw new HttpError(404, `no route ${req.method} ${path}`, 'invalid_request_error', null, 'not_found');
     })();
     work.catch((err: unknown) => {
-      const e = err instanceof HttpError ? err : new HttpError(500, `gateway error: ${(err as Error).message}`, 'api_error');
+      const e =
+        err instanceof HttpError ? err : new HttpError(500, `gateway error: ${(err as Error).message}`, 'api_error');
       if (e.status >= 500 || e.status === 404) log(`${route} ${e.status}: ${e.message}`);
       if (!res.headersSent) sendError(res, e);
       else res.destroy();

@@ -60,16 +60,25 @@ export async function openSpendBudget(config: BudgetConfig, registryLocation: st
     async acquire(key, now = new Date()) {
       const windows: Window[] = [];
       for (const { scope, who, caps } of scopes(key)) {
-        if (caps.requestsPerMinute !== undefined) windows.push({ counter: `${scope}:requests:${minute(now)}`, limit: caps.requestsPerMinute, kind: 'requests', who });
+        if (caps.requestsPerMinute !== undefined)
+          windows.push({
+            counter: `${scope}:requests:${minute(now)}`,
+            limit: caps.requestsPerMinute,
+            kind: 'requests',
+            who,
+          });
         // Tokens are charged after the answer (spend): a day already at its cap refuses the next escalation.
-        if (caps.tokensPerDay !== undefined) windows.push({ counter: `${scope}:tokens:${day(now)}`, limit: caps.tokensPerDay, kind: 'tokens', who });
+        if (caps.tokensPerDay !== undefined)
+          windows.push({ counter: `${scope}:tokens:${day(now)}`, limit: caps.tokensPerDay, kind: 'tokens', who });
       }
       const over = await store.take(windows);
       if (!over) return null;
       return `escalation budget: ${over.limit} ${over.kind === 'requests' ? 'requests/minute' : 'tokens/day'} for ${over.who} spent`;
     },
     async spend(key, tokens, now = new Date()) {
-      const counters = scopes(key).filter(({ caps }) => caps.tokensPerDay !== undefined).map(({ scope }) => `${scope}:tokens:${day(now)}`);
+      const counters = scopes(key)
+        .filter(({ caps }) => caps.tokensPerDay !== undefined)
+        .map(({ scope }) => `${scope}:tokens:${day(now)}`);
       if (counters.length && tokens > 0) await store.add(counters, tokens);
     },
     close: () => store.close(),
@@ -81,10 +90,14 @@ function sqliteSpend(path: string): SpendStore {
   const db = new Database(path);
   db.pragma('journal_mode = WAL');
   db.pragma('busy_timeout = 5000');
-  db.exec('CREATE TABLE IF NOT EXISTS gateway_spend (counter TEXT PRIMARY KEY, amount REAL NOT NULL, touched_ms INTEGER NOT NULL)');
+  db.exec(
+    'CREATE TABLE IF NOT EXISTS gateway_spend (counter TEXT PRIMARY KEY, amount REAL NOT NULL, touched_ms INTEGER NOT NULL)',
+  );
   db.exec('CREATE INDEX IF NOT EXISTS gateway_spend_by_touch ON gateway_spend (touched_ms)');
   const get = db.prepare<[string], { amount: number }>('SELECT amount FROM gateway_spend WHERE counter = ?');
-  const bumpRow = db.prepare('INSERT INTO gateway_spend (counter, amount, touched_ms) VALUES (?, ?, ?) ON CONFLICT (counter) DO UPDATE SET amount = amount + excluded.amount, touched_ms = excluded.touched_ms');
+  const bumpRow = db.prepare(
+    'INSERT INTO gateway_spend (counter, amount, touched_ms) VALUES (?, ?, ?) ON CONFLICT (counter) DO UPDATE SET amount = amount + excluded.amount, touched_ms = excluded.touched_ms',
+  );
   const bump = (counter: string, amount: number) => bumpRow.run(counter, amount, Date.now());
   const prune = db.prepare('DELETE FROM gateway_spend WHERE touched_ms < ?');
   const take = db.transaction((windows: Window[]) => {
@@ -106,7 +119,9 @@ function sqliteSpend(path: string): SpendStore {
 
 async function postgresSpend(url: string): Promise<SpendStore> {
   const pool = postgresPool(url, 'escalation budget', 2);
-  await pool.query('CREATE TABLE IF NOT EXISTS flywheel_gateway_spend (counter TEXT PRIMARY KEY, amount DOUBLE PRECISION NOT NULL, touched_ms BIGINT NOT NULL)');
+  await pool.query(
+    'CREATE TABLE IF NOT EXISTS flywheel_gateway_spend (counter TEXT PRIMARY KEY, amount DOUBLE PRECISION NOT NULL, touched_ms BIGINT NOT NULL)',
+  );
   await pool.query('CREATE INDEX IF NOT EXISTS flywheel_gateway_spend_by_touch ON flywheel_gateway_spend (touched_ms)');
   return {
     take: (windows) =>
@@ -114,15 +129,32 @@ async function postgresSpend(url: string): Promise<SpendStore> {
         await db.query('DELETE FROM flywheel_gateway_spend WHERE touched_ms < $1', [Date.now() - KEEP_MS]);
         // Lock the counters (created at 0 when new) in a fixed order, so replicas never deadlock on them.
         const names = [...new Set(windows.map((w) => w.counter))].sort();
-        for (const n of names) await db.query('INSERT INTO flywheel_gateway_spend (counter, amount, touched_ms) VALUES ($1, 0, $2) ON CONFLICT (counter) DO NOTHING', [n, Date.now()]);
-        const { rows } = await db.query<{ counter: string; amount: number }>('SELECT counter, amount FROM flywheel_gateway_spend WHERE counter = ANY($1) ORDER BY counter FOR UPDATE', [names]);
+        for (const n of names)
+          await db.query(
+            'INSERT INTO flywheel_gateway_spend (counter, amount, touched_ms) VALUES ($1, 0, $2) ON CONFLICT (counter) DO NOTHING',
+            [n, Date.now()],
+          );
+        const { rows } = await db.query<{ counter: string; amount: number }>(
+          'SELECT counter, amount FROM flywheel_gateway_spend WHERE counter = ANY($1) ORDER BY counter FOR UPDATE',
+          [names],
+        );
         const amounts = new Map(rows.map((r) => [r.counter, Number(r.amount)]));
         const over = windows.find((w) => (amounts.get(w.counter) ?? 0) >= w.limit) ?? null;
-        if (!over) for (const w of windows) if (w.kind === 'requests') await db.query('UPDATE flywheel_gateway_spend SET amount = amount + 1, touched_ms = $2 WHERE counter = $1', [w.counter, Date.now()]);
+        if (!over)
+          for (const w of windows)
+            if (w.kind === 'requests')
+              await db.query(
+                'UPDATE flywheel_gateway_spend SET amount = amount + 1, touched_ms = $2 WHERE counter = $1',
+                [w.counter, Date.now()],
+              );
         return over;
       }),
     async add(counters, amount) {
-      for (const c of counters) await pool.query('INSERT INTO flywheel_gateway_spend (counter, amount, touched_ms) VALUES ($1, $2, $3) ON CONFLICT (counter) DO UPDATE SET amount = flywheel_gateway_spend.amount + excluded.amount, touched_ms = excluded.touched_ms', [c, amount, Date.now()]);
+      for (const c of counters)
+        await pool.query(
+          'INSERT INTO flywheel_gateway_spend (counter, amount, touched_ms) VALUES ($1, $2, $3) ON CONFLICT (counter) DO UPDATE SET amount = flywheel_gateway_spend.amount + excluded.amount, touched_ms = excluded.touched_ms',
+          [c, amount, Date.now()],
+        );
     },
     close: () => pool.end(),
   };

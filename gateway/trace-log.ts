@@ -58,7 +58,14 @@ export function callerOf(messages: TraceMessage[]): { persona: string; scopes: s
   for (const m of messages) {
     if (m.role !== 'system' || typeof m.content !== 'string') continue;
     const match = CALLER.exec(m.content);
-    if (match) return { persona: match[1]!.trim(), scopes: match[2]!.split(',').map((s) => s.trim()).filter(Boolean) };
+    if (match)
+      return {
+        persona: match[1]!.trim(),
+        scopes: match[2]!
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean),
+      };
   }
   return null;
 }
@@ -67,17 +74,38 @@ export function callerOf(messages: TraceMessage[]): { persona: string; scopes: s
 export function traceAnswer(message: AssistantMessage, offered?: string[]): TraceMessage {
   const d = decisionOf(message, offered);
   if (d.kind === 'call') {
-    return { role: 'assistant', content: null, tool_calls: [{ id: d.callId ?? `call_${randomUUID().replace(/-/g, '').slice(0, 24)}`, type: 'function', function: { name: d.tool, arguments: JSON.stringify(d.arguments) } }] };
+    return {
+      role: 'assistant',
+      content: null,
+      tool_calls: [
+        {
+          id: d.callId ?? `call_${randomUUID().replace(/-/g, '').slice(0, 24)}`,
+          type: 'function',
+          function: { name: d.tool, arguments: JSON.stringify(d.arguments) },
+        },
+      ],
+    };
   }
-  const out: TraceMessage = { role: 'assistant', content: typeof message.content === 'string' ? message.content : null };
+  const out: TraceMessage = {
+    role: 'assistant',
+    content: typeof message.content === 'string' ? message.content : null,
+  };
   // Kept as answered (ids filled in) so the record is true; ingest drops or rejects such turns itself.
   if (message.tool_calls?.length) {
-    out.tool_calls = message.tool_calls.map((c, i) => ({ id: c.id || `call_${i}_${randomUUID().slice(0, 8)}`, type: 'function' as const, function: { name: c.function?.name ?? '', arguments: c.function?.arguments ?? '' } }));
+    out.tool_calls = message.tool_calls.map((c, i) => ({
+      id: c.id || `call_${i}_${randomUUID().slice(0, 8)}`,
+      type: 'function' as const,
+      function: { name: c.function?.name ?? '', arguments: c.function?.arguments ?? '' },
+    }));
   }
   return out;
 }
 
-export function gatewayTrace(request: TraceRequest, answer: AssistantMessage, meta: { domain: string | null; gateway: GatewayTraceMeta }): Trace {
+export function gatewayTrace(
+  request: TraceRequest,
+  answer: AssistantMessage,
+  meta: { domain: string | null; gateway: GatewayTraceMeta },
+): Trace {
   const offered = request.tools?.map((t) => t.function.name);
   const caller = callerOf(request.messages);
   return {

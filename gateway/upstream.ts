@@ -4,7 +4,12 @@ import { TransientError } from '../core/errors.js';
 
 export interface ChatCompletion {
   model?: string;
-  choices: Array<{ index?: number; message: AssistantMessage; finish_reason?: string | null; logprobs?: ChoiceLogprobs | null }>;
+  choices: Array<{
+    index?: number;
+    message: AssistantMessage;
+    finish_reason?: string | null;
+    logprobs?: ChoiceLogprobs | null;
+  }>;
   usage?: { prompt_tokens?: number; completion_tokens?: number; total_tokens?: number };
   [k: string]: unknown;
 }
@@ -33,19 +38,29 @@ function errorMessage(text: string): string {
 }
 
 /** `baseUrl` is the OpenAI base (…/v1). */
-export async function postChat(baseUrl: string, body: Record<string, unknown>, opts: { timeoutMs: number; apiKey?: string }): Promise<ChatCompletion> {
+export async function postChat(
+  baseUrl: string,
+  body: Record<string, unknown>,
+  opts: { timeoutMs: number; apiKey?: string },
+): Promise<ChatCompletion> {
   const url = `${baseUrl.replace(/\/+$/, '')}/chat/completions`;
   let res: Response;
   try {
     res = await fetch(url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', ...(opts.apiKey ? { authorization: `Bearer ${opts.apiKey}` } : {}) },
+      headers: {
+        'content-type': 'application/json',
+        ...(opts.apiKey ? { authorization: `Bearer ${opts.apiKey}` } : {}),
+      },
       body: JSON.stringify(body),
       signal: AbortSignal.timeout(opts.timeoutMs),
     });
   } catch (err) {
     const e = err as Error;
-    const why = e.name === 'TimeoutError' ? `no answer within ${opts.timeoutMs} ms` : `${e.message}${e.cause instanceof Error ? ` (${e.cause.message})` : ''}`;
+    const why =
+      e.name === 'TimeoutError'
+        ? `no answer within ${opts.timeoutMs} ms`
+        : `${e.message}${e.cause instanceof Error ? ` (${e.cause.message})` : ''}`;
     throw new UpstreamError(null, `${url}: ${why}`);
   }
   let text: string;
@@ -59,8 +74,12 @@ export async function postChat(baseUrl: string, body: Record<string, unknown>, o
   try {
     json = JSON.parse(text) as ChatCompletion;
   } catch {
-    throw new UpstreamError(res.status, `${url} answered ${res.status} with a body that is not JSON: ${text.slice(0, 200)}`);
+    throw new UpstreamError(
+      res.status,
+      `${url} answered ${res.status} with a body that is not JSON: ${text.slice(0, 200)}`,
+    );
   }
-  if (!Array.isArray(json?.choices) || !json.choices[0]?.message) throw new UpstreamError(res.status, `${url} answered without choices[0].message`);
+  if (!Array.isArray(json?.choices) || !json.choices[0]?.message)
+    throw new UpstreamError(res.status, `${url} answered without choices[0].message`);
   return json;
 }

@@ -21,7 +21,31 @@ import { lineageCommand } from './commands/lineage.js';
 import { gcCommand } from './commands/gc.js';
 import { publishCommand } from './commands/publish.js';
 
-export const COMMANDS: Command[] = [devServerCommand, workerCommand, runCommand, statusCommand, runsCommand, catalogCommand, tracesCommand, datasetCommand, testsetCommand, evalCommand, serveCommand, gatewayCommand, approveCommand, rejectCommand, rollbackCommand, versionsCommand, scheduleCommand, lineageCommand, publishCommand, gcCommand, configCommand, artifactsCommand, demoCommand];
+export const COMMANDS: Command[] = [
+  devServerCommand,
+  workerCommand,
+  runCommand,
+  statusCommand,
+  runsCommand,
+  catalogCommand,
+  tracesCommand,
+  datasetCommand,
+  testsetCommand,
+  evalCommand,
+  serveCommand,
+  gatewayCommand,
+  approveCommand,
+  rejectCommand,
+  rollbackCommand,
+  versionsCommand,
+  scheduleCommand,
+  lineageCommand,
+  publishCommand,
+  gcCommand,
+  configCommand,
+  artifactsCommand,
+  demoCommand,
+];
 
 export function help(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));

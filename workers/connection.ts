@@ -23,5 +23,8 @@ export async function connectWorker(): Promise<{ connection: NativeConnection; n
 /** Client-side connection, configured the same way. `connectTimeout` bounds the first contact. */
 export async function connectClient(connectTimeoutMs = 10_000): Promise<{ connection: Connection; namespace: string }> {
   const { env, opts } = options();
-  return { connection: await Connection.connect({ ...opts, connectTimeout: connectTimeoutMs }), namespace: env.namespace };
+  return {
+    connection: await Connection.connect({ ...opts, connectTimeout: connectTimeoutMs }),
+    namespace: env.namespace,
+  };
 }

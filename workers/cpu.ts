@@ -1,5 +1,10 @@
 import { fileURLToPath } from 'node:url';
-import { bundleWorkflowCode, Worker, type NativeConnection, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import {
+  bundleWorkflowCode,
+  Worker,
+  type NativeConnection,
+  type WorkflowBundleWithSourceMap,
+} from '@temporalio/worker';
 import * as activities from '../activities/index.js';
 
 import { CPU_TASK_QUEUE } from '../workflows/queues.js';
@@ -13,7 +18,14 @@ export async function bundleWorkflows(): Promise<WorkflowBundleWithSourceMap> {
 }
 
 const noop = (): void => undefined;
-const quietBundlerLogger = { trace: noop, debug: noop, info: noop, warn: console.warn, error: console.error, log: noop };
+const quietBundlerLogger = {
+  trace: noop,
+  debug: noop,
+  info: noop,
+  warn: console.warn,
+  error: console.error,
+  log: noop,
+};
 
 /** The `flywheel` queue: all workflows plus the CPU activities. */
 export async function createCpuWorker(opts: {
@@ -32,7 +44,9 @@ export async function createCpuWorker(opts: {
     taskQueue: opts.taskQueue ?? CPU_TASK_QUEUE,
     ...(opts.identity ? { identity: opts.identity } : {}),
     ...(opts.maxActivities ? { maxConcurrentActivityTaskExecutions: opts.maxActivities } : {}),
-    ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath: WORKFLOWS_PATH, bundlerOptions: {} }),
+    ...(opts.workflowBundle
+      ? { workflowBundle: opts.workflowBundle }
+      : { workflowsPath: WORKFLOWS_PATH, bundlerOptions: {} }),
     activities,
     shutdownGraceTime: '10 seconds',
   });

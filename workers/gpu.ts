@@ -17,7 +17,13 @@ export function gpuWorkerIdentity(gpus: number): string {
  * training gets every GPU the worker has (a job asks for them with resources.gpus; the trainer then runs data-parallel).
  * The worker's identity says how many it has, so the Temporal UI's pollers list shows each worker's size.
  */
-export async function createGpuWorker(opts: { connection: NativeConnection; namespace: string; taskQueue?: string; maxConcurrent?: number; gpus?: number }): Promise<Worker> {
+export async function createGpuWorker(opts: {
+  connection: NativeConnection;
+  namespace: string;
+  taskQueue?: string;
+  maxConcurrent?: number;
+  gpus?: number;
+}): Promise<Worker> {
   return Worker.create({
     connection: opts.connection,
     namespace: opts.namespace,

@@ -14,7 +14,10 @@ export async function missingSearchAttributes(connection: Connection, namespace:
 
 export function searchAttributeFix(missing: string[], namespace: string): string {
   return missing
-    .map((n) => `temporal operator search-attribute create --namespace ${namespace} --name ${n} --type ${cliType(SEARCH_ATTRIBUTES.find((k) => k.name === n)!)}`)
+    .map(
+      (n) =>
+        `temporal operator search-attribute create --namespace ${namespace} --name ${n} --type ${cliType(SEARCH_ATTRIBUTES.find((k) => k.name === n)!)}`,
+    )
     .join('\n');
 }
 
@@ -26,7 +29,12 @@ export async function addMissingSearchAttributes(connection: Connection, namespa
   const missing = await missingSearchAttributes(connection, namespace);
   if (missing.length === 0) return [];
   // temporal.api.enums.v1.IndexedValueType: KEYWORD = 2, KEYWORD_LIST = 7.
-  const searchAttributes = Object.fromEntries(missing.map((n) => [n, SEARCH_ATTRIBUTES.find((k) => k.name === n)!.type === SearchAttributeType.KEYWORD_LIST ? 7 : 2]));
+  const searchAttributes = Object.fromEntries(
+    missing.map((n) => [
+      n,
+      SEARCH_ATTRIBUTES.find((k) => k.name === n)!.type === SearchAttributeType.KEYWORD_LIST ? 7 : 2,
+    ]),
+  );
   await connection.operatorService.addSearchAttributes({ namespace, searchAttributes });
   return missing;
 }

@@ -9,8 +9,28 @@ import type { ArtifactRef } from '../core/artifacts/types.js';
 import type { FlywheelConfig, GateSettings } from '../core/config/schema.js';
 import { GPU_TASK_QUEUE } from './queues.js';
 import type { FlywheelRunInput, RunProgress, StageProgress } from '../core/pipeline/types.js';
-import { ADAPTER_VERSION, DATASET_SHA, DEPLOYED_VERSION, DOMAIN, FLYWHEEL_STAGE, TRIGGER } from './search-attributes.js';
-import { appliesTo, CATALOG_STAGES, chunkRanges, type OutputName, PROFILES, specOf, stageArgs, STAGES, type StageCallArgs, type StageName, type StageSpec, trainingProfile } from './stages.js';
+import {
+  ADAPTER_VERSION,
+  DATASET_SHA,
+  DEPLOYED_VERSION,
+  DOMAIN,
+  FLYWHEEL_STAGE,
+  TRIGGER,
+} from './search-attributes.js';
+import {
+  appliesTo,
+  CATALOG_STAGES,
+  chunkRanges,
+  type OutputName,
+  PROFILES,
+  specOf,
+  stageArgs,
+  STAGES,
+  type StageCallArgs,
+  type StageName,
+  type StageSpec,
+  trainingProfile,
+} from './stages.js';
 
 // The stages, their order and when each runs: workflows/stages.ts.
 export { CATALOG_STAGES, DATASET_STAGES, RELEASE_STAGES, TRAIN_STAGES, type StageName } from './stages.js';
@@ -71,7 +91,16 @@ export async function flywheelRun(input: FlywheelRunInput): Promise<RunProgress>
     // The memo stays small: stage states, times and 72-char details, ~3 KB for thirteen stages (Temporal's limit is
     // 2 MB; its default *warning* at 2 KB is raised to 8 KB in temporal-config/dev-server.json). Outputs live in the
     // history as activity results, where `flywheel status` reads them; the progress query has it all.
-    wf.upsertMemo({ progress: { ...progress, stages: progress.stages.map(({ outputs: _o, detail, ...rest }) => ({ ...rest, outputs: {}, detail: detail.length > 72 ? `${detail.slice(0, 71)}…` : detail })) } });
+    wf.upsertMemo({
+      progress: {
+        ...progress,
+        stages: progress.stages.map(({ outputs: _o, detail, ...rest }) => ({
+          ...rest,
+          outputs: {},
+          detail: detail.length > 72 ? `${detail.slice(0, 71)}…` : detail,
+        })),
+      },
+    });
     // One upsert per publish, carrying every attribute known so far (the same commands as before they existed).
     wf.upsertSearchAttributes([{ key: FLYWHEEL_STAGE, value: current }, ...labels]);
     wf.setCurrentDetails(describe(progress));
@@ -93,7 +122,12 @@ export async function flywheelRun(input: FlywheelRunInput): Promise<RunProgress>
       stage.detail = wf.isCancellation(err) ? 'cancelled' : rootMessage(err);
       progress.state = 'failed';
       if (wf.isCancellation(err)) throw err; // the run ends Cancelled, not Failed
-      throw wf.ApplicationFailure.create({ message: `stage ${name} failed: ${stage.detail}`, type: 'StageFailed', nonRetryable: true, cause: err as Error });
+      throw wf.ApplicationFailure.create({
+        message: `stage ${name} failed: ${stage.detail}`,
+        type: 'StageFailed',
+        nonRetryable: true,
+        cause: err as Error,
+      });
     } finally {
       stage.finishedAt = new Date().toISOString();
       publish(progress.state === 'failed' ? 'failed' : name);
@@ -111,14 +145,30 @@ export async function flywheelRun(input: FlywheelRunInput): Promise<RunProgress>
   } catch (err) {
     progress.state = 'failed';
     publish('failed');
-    throw wf.ApplicationFailure.create({ message: `config: ${rootMessage(err)}`, type: 'ConfigError', nonRetryable: true, cause: err as Error });
+    throw wf.ApplicationFailure.create({
+      message: `config: ${rootMessage(err)}`,
+      type: 'ConfigError',
+      nonRetryable: true,
+      cause: err as Error,
+    });
   }
-  progress.stages.push(...STAGES.filter((s) => s.group !== 'catalog' && appliesTo(s.name, config)).map((s) => pendingStage(s.name)));
+  progress.stages.push(
+    ...STAGES.filter((s) => s.group !== 'catalog' && appliesTo(s.name, config)).map((s) => pendingStage(s.name)),
+  );
   publish('starting');
 
   // The run is the stage table in order: each listed stage's activity called with the arguments its entry names,
   // or its own step (STEPS below) where it does more.
-  const run: RunContext = { config, runId: wf.workflowInfo().runId, runStage, progress, approvals, publish, adapterVersion: '', promoted: false };
+  const run: RunContext = {
+    config,
+    runId: wf.workflowInfo().runId,
+    runStage,
+    progress,
+    approvals,
+    publish,
+    adapterVersion: '',
+    promoted: false,
+  };
   for (const spec of STAGES) {
     if (!progress.stages.some((st) => st.name === spec.name)) continue;
     const step = STEPS[spec.name];
@@ -129,7 +179,9 @@ export async function flywheelRun(input: FlywheelRunInput): Promise<RunProgress>
     const skipReason = await step(run);
     if (skipReason) {
       // Not enough new data: the run ends here, completed, with the reason on the run and every later stage.
-      for (const st of progress.stages) if (st.state === 'pending') Object.assign(st, { state: 'skipped', detail: 'skipped: not enough new data (see watermark)' });
+      for (const st of progress.stages)
+        if (st.state === 'pending')
+          Object.assign(st, { state: 'skipped', detail: 'skipped: not enough new data (see watermark)' });
       progress.skipReason = skipReason;
       progress.state = 'completed';
       publish('skipped');
@@ -152,25 +204,34 @@ interface Approvals {
 function approvalGate(): Approvals {
   const state: Approvals = { waiting: false };
   const validate = (a: ApprovalInput): void => {
-    if (!state.waiting) throw new Error(state.decision ? `already ${state.decision.approved ? 'approved' : 'rejected'} by ${state.decision.by}` : 'this run is not waiting for approval');
+    if (!state.waiting)
+      throw new Error(
+        state.decision
+          ? `already ${state.decision.approved ? 'approved' : 'rejected'} by ${state.decision.by}`
+          : 'this run is not waiting for approval',
+      );
     if (!a?.by?.trim() || !a?.reason?.trim()) throw new Error('give who decides (by) and why (reason)');
   };
-  const decide = (approved: boolean) => (a: ApprovalInput): string => {
-    state.decision = { by: a.by.trim(), reason: a.reason.trim(), approved };
-    state.waiting = false;
-    return `${approved ? 'approved' : 'rejected'} by ${state.decision.by}`;
-  };
+  const decide =
+    (approved: boolean) =>
+    (a: ApprovalInput): string => {
+      state.decision = { by: a.by.trim(), reason: a.reason.trim(), approved };
+      state.waiting = false;
+      return `${approved ? 'approved' : 'rejected'} by ${state.decision.by}`;
+    };
   wf.setHandler(approveUpdate, decide(true), { validator: validate });
   wf.setHandler(rejectUpdate, decide(false), { validator: validate });
   // A signal cannot answer back: one that does not apply is logged and dropped.
-  const fromSignal = (approved: boolean) => (a: ApprovalInput): void => {
-    try {
-      validate(a);
-      decide(approved)(a);
-    } catch (err) {
-      wf.log.warn(`${approved ? 'approve' : 'reject'} signal ignored: ${(err as Error).message}`);
-    }
-  };
+  const fromSignal =
+    (approved: boolean) =>
+    (a: ApprovalInput): void => {
+      try {
+        validate(a);
+        decide(approved)(a);
+      } catch (err) {
+        wf.log.warn(`${approved ? 'approve' : 'reject'} signal ignored: ${(err as Error).message}`);
+      }
+    };
   wf.setHandler(approveSignal, fromSignal(true));
   wf.setHandler(rejectSignal, fromSignal(false));
   return state;
@@ -182,7 +243,11 @@ function outputOf<S extends StageName>(progress: RunProgress, stage: S, name: Ou
 }
 
 /** An output that exists only on some runs (a stage this config does not list, train metrics from older trainers). */
-function optionalOutput<S extends StageName>(progress: RunProgress, stage: S, name: OutputName<S>): ArtifactRef | undefined {
+function optionalOutput<S extends StageName>(
+  progress: RunProgress,
+  stage: S,
+  name: OutputName<S>,
+): ArtifactRef | undefined {
   return progress.stages.find((s) => s.name === stage)?.outputs[name];
 }
 
@@ -216,7 +281,11 @@ interface RunContext {
  * A stage's activity, on its queue with its profile, called with the arguments its table entry names: `store`,
  * `runId`, its config paths and the earlier stages' outputs it reads (`extra`: what only the run knows).
  */
-function callStage<R = StageOutcome>(run: RunContext, name: StageName, extra: Record<string, unknown> = {}): Promise<R> {
+function callStage<R = StageOutcome>(
+  run: RunContext,
+  name: StageName,
+  extra: Record<string, unknown> = {},
+): Promise<R> {
   const spec = specOf(name);
   if (!spec.activity) throw new Error(`stage ${name} has no activity to call`);
   return activitiesOf<R>(run, spec)[spec.activity]!({ ...argsOf(run, name), ...extra });
@@ -225,12 +294,19 @@ function callStage<R = StageOutcome>(run: RunContext, name: StageName, extra: Re
 /** Activities on a stage's queue, with its profile or the one given. */
 function activitiesOf<R>(run: RunContext, spec: StageSpec, profile: StageSpec['profile'] = spec.profile) {
   const options = profile === 'training' ? trainingProfile(run.config.train!) : PROFILES[profile];
-  return wf.proxyActivities<Record<string, (args: Record<string, unknown>) => Promise<R>>>(spec.queue === 'gpu' ? { taskQueue: GPU_TASK_QUEUE, ...options } : options);
+  return wf.proxyActivities<Record<string, (args: Record<string, unknown>) => Promise<R>>>(
+    spec.queue === 'gpu' ? { taskQueue: GPU_TASK_QUEUE, ...options } : options,
+  );
 }
 
 /** A stage activity's arguments as its table entry names them, from this run's config and finished stages. */
 function argsOf(run: RunContext, name: StageName): StageCallArgs {
-  return stageArgs(name, run.config, run.runId, (stage) => run.progress.stages.find((st) => st.name === stage)?.outputs);
+  return stageArgs(
+    name,
+    run.config,
+    run.runId,
+    (stage) => run.progress.stages.find((st) => st.name === stage)?.outputs,
+  );
 }
 
 /**
@@ -250,12 +326,18 @@ async function tableStage(run: RunContext, name: StageName): Promise<StageOutcom
   const ranges = chunkRanges(input.count, size);
   const stage = stageOf(run, name);
   let done = 0;
-  const parts = await Promise.all(ranges.map(async (range) => {
-    const outcome = await activitiesOf<StageOutcome>(run, spec, 'chunk').stageChunk!({ ...args, stage: name, ...range });
-    stage.detail = `${++done}/${ranges.length} chunks of ${input.count} rows done`;
-    run.publish(name);
-    return outcome.outputs;
-  }));
+  const parts = await Promise.all(
+    ranges.map(async (range) => {
+      const outcome = await activitiesOf<StageOutcome>(run, spec, 'chunk').stageChunk!({
+        ...args,
+        stage: name,
+        ...range,
+      });
+      stage.detail = `${++done}/${ranges.length} chunks of ${input.count} rows done`;
+      run.publish(name);
+      return outcome.outputs;
+    }),
+  );
   return callStage(run, name, { parts });
 }
 
@@ -264,7 +346,10 @@ async function tableStage(run: RunContext, name: StageName): Promise<StageOutcom
  * chunk scores every endpoint on its slice, with its own serve of the candidate), for the stage to merge. A chunk
  * is memoised on its own, so a re-run with the same candidate and production scores nothing twice.
  */
-async function evaluateChunks(run: RunContext, extra: Record<string, unknown>): Promise<Array<Record<string, ArtifactRef>> | undefined> {
+async function evaluateChunks(
+  run: RunContext,
+  extra: Record<string, unknown>,
+): Promise<Array<Record<string, ArtifactRef>> | undefined> {
   const size = run.config.evaluate?.chunkSize;
   const args = argsOf(run, 'evaluate');
   const test = args.renderedTest as ArtifactRef;
@@ -273,12 +358,18 @@ async function evaluateChunks(run: RunContext, extra: Record<string, unknown>): 
   const stage = stageOf(run, 'evaluate');
   const ranges = chunkRanges(cases, size);
   let done = 0;
-  return Promise.all(ranges.map(async (range) => {
-    const outcome = await activitiesOf<StageOutcome>(run, specOf('evaluate')).evaluateChunk!({ ...args, ...extra, ...range });
-    stage.detail = `${++done}/${ranges.length} chunks of ${cases} cases scored`;
-    run.publish('evaluate');
-    return outcome.outputs;
-  }));
+  return Promise.all(
+    ranges.map(async (range) => {
+      const outcome = await activitiesOf<StageOutcome>(run, specOf('evaluate')).evaluateChunk!({
+        ...args,
+        ...extra,
+        ...range,
+      });
+      stage.detail = `${++done}/${ranges.length} chunks of ${cases} cases scored`;
+      run.publish('evaluate');
+      return outcome.outputs;
+    }),
+  );
 }
 
 /**
@@ -290,7 +381,11 @@ const STEPS: Partial<Record<StageName, (run: RunContext) => Promise<string | voi
   async ingest(run) {
     const { config } = run;
     await run.runStage('ingest', async () => {
-      const snapshots = await Promise.all(config.servers.map((server) => listServerTools({ store: config.artifacts, server, maxPages: config.catalog.maxPages })));
+      const snapshots = await Promise.all(
+        config.servers.map((server) =>
+          listServerTools({ store: config.artifacts, server, maxPages: config.catalog.maxPages }),
+        ),
+      );
       return callStage(run, 'ingest', { snapshots });
     });
   },
@@ -302,7 +397,14 @@ const STEPS: Partial<Record<StageName, (run: RunContext) => Promise<string | voi
     const policy = config.retrain;
     let train = true;
     await run.runStage('watermark', async () => {
-      const decision = await cpu.retrainCheck({ store: config.artifacts, project: config.name, catalog: out(run, 'ingest', 'catalog'), traceRows, policy, force: progress.force });
+      const decision = await cpu.retrainCheck({
+        store: config.artifacts,
+        project: config.name,
+        catalog: out(run, 'ingest', 'catalog'),
+        traceRows,
+        policy,
+        force: progress.force,
+      });
       train = decision.train;
       return { outputs: {}, reused: false, summary: decision.reason };
     });
@@ -322,7 +424,14 @@ const STEPS: Partial<Record<StageName, (run: RunContext) => Promise<string | voi
       run.adapterVersion = outcome.adapterVersion;
       // The trace rows this run trained on are no longer new to the next run, whatever the gate decides later.
       if (config.retrain) {
-        await cpu.advanceWatermark({ store: config.artifacts, project: config.name, catalog: out(run, 'ingest', 'catalog'), traceRows: outputOf(progress, 'traces', 'traceRows'), runId: run.runId, workflowId: wf.workflowInfo().workflowId });
+        await cpu.advanceWatermark({
+          store: config.artifacts,
+          project: config.name,
+          catalog: out(run, 'ingest', 'catalog'),
+          traceRows: outputOf(progress, 'traces', 'traceRows'),
+          runId: run.runId,
+          workflowId: wf.workflowInfo().workflowId,
+        });
       }
       return outcome;
     });
@@ -341,13 +450,21 @@ const STEPS: Partial<Record<StageName, (run: RunContext) => Promise<string | voi
   async evaluate(run) {
     const { config } = run;
     await run.runStage('evaluate', async () => {
-      const production = config.deploy ? await cpu.currentVersion({ store: config.artifacts, deploy: config.deploy }) : null;
+      const production = config.deploy
+        ? await cpu.currentVersion({ store: config.artifacts, deploy: config.deploy })
+        : null;
       run.production = production;
       // The candidate's training curve: DPO's when it ran (the same value as before on runs without it).
-      const trainMetrics = optionalOutput(run.progress, 'preference', 'metrics') ?? optionalOutput(run.progress, 'train', 'metrics');
+      const trainMetrics =
+        optionalOutput(run.progress, 'preference', 'metrics') ?? optionalOutput(run.progress, 'train', 'metrics');
       // Runs started before the report gained the retriever's recall replay without the catalog.
       const withCatalog = wf.patched('evaluate-retriever-recall');
-      const extra = { adapterVersion: run.adapterVersion, ...(trainMetrics ? { trainMetrics } : {}), production, ...(withCatalog ? {} : { catalog: undefined }) };
+      const extra = {
+        adapterVersion: run.adapterVersion,
+        ...(trainMetrics ? { trainMetrics } : {}),
+        production,
+        ...(withCatalog ? {} : { catalog: undefined }),
+      };
       const parts = await evaluateChunks(run, extra);
       return callStage(run, 'evaluate', { ...extra, ...(parts ? { parts } : {}) });
     });
@@ -359,11 +476,14 @@ const STEPS: Partial<Record<StageName, (run: RunContext) => Promise<string | voi
     const gate: GateSettings = config.gate!;
     let decision: GateDecision | undefined;
     await run.runStage('gate', async () => {
-      decision = (await cpu.gateStage({ store: config.artifacts, runId, evalResults: out(run, 'evaluate', 'evalResults'), gate })).decision;
-      if (decision.promote && gate.requireApproval) decision = await awaitApproval(decision, gate, approvals, () => {
-        stageOf(run, 'gate').detail = 'waiting for approval';
-        run.publish('awaiting-approval');
-      });
+      decision = (
+        await cpu.gateStage({ store: config.artifacts, runId, evalResults: out(run, 'evaluate', 'evalResults'), gate })
+      ).decision;
+      if (decision.promote && gate.requireApproval)
+        decision = await awaitApproval(decision, gate, approvals, () => {
+          stageOf(run, 'gate').detail = 'waiting for approval';
+          run.publish('awaiting-approval');
+        });
       // Recorded after the approval step, so the stored report carries the final decision.
       return callStage(run, 'gate', { decision });
     });
@@ -406,14 +526,28 @@ function stageOf(run: RunContext, name: StageName): StageProgress {
 }
 
 /** Wait for an operator's approve / reject; no answer in time holds the candidate. */
-async function awaitApproval(decision: GateDecision, gate: GateSettings, approvals: Approvals, announce: () => void): Promise<GateDecision> {
+async function awaitApproval(
+  decision: GateDecision,
+  gate: GateSettings,
+  approvals: Approvals,
+  announce: () => void,
+): Promise<GateDecision> {
   approvals.waiting = true;
   announce();
   const answered = await wf.condition(() => approvals.decision !== undefined, `${gate.approvalTimeoutMinutes} minutes`);
   approvals.waiting = false;
   const d = approvals.decision;
-  if (!answered || !d) return { ...decision, promote: false, reasons: [...decision.reasons, `no approval within ${gate.approvalTimeoutMinutes} minutes`] };
-  return { ...decision, promote: d.approved, reasons: [...decision.reasons, `${d.approved ? 'approved' : 'rejected'} by ${d.by}: ${d.reason}`] };
+  if (!answered || !d)
+    return {
+      ...decision,
+      promote: false,
+      reasons: [...decision.reasons, `no approval within ${gate.approvalTimeoutMinutes} minutes`],
+    };
+  return {
+    ...decision,
+    promote: d.approved,
+    reasons: [...decision.reasons, `${d.approved ? 'approved' : 'rejected'} by ${d.by}: ${d.reason}`],
+  };
 }
 
 function text(v: unknown): string | null {
@@ -428,7 +562,10 @@ function rootMessage(err: unknown): string {
 
 /** Markdown for the "current details" panel of the Temporal UI. */
 function describe(p: RunProgress): string {
-  const lines = [`**${p.project ?? 'flywheel'}**: ${p.state}${p.skipReason ? ` (stopped early: ${p.skipReason})` : ''}`, ''];
+  const lines = [
+    `**${p.project ?? 'flywheel'}**: ${p.state}${p.skipReason ? ` (stopped early: ${p.skipReason})` : ''}`,
+    '',
+  ];
   if (p.reason) lines.push(`started by ${p.trigger}: ${p.reason}`, '');
   for (const s of p.stages) lines.push(`- ${s.name}: ${s.state}${s.detail ? ` — ${s.detail}` : ''}`);
   return lines.join('\n');

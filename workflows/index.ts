@@ -1,2 +1,9 @@
-export { flywheelRun, progressQuery, approveUpdate, rejectUpdate, approveSignal, rejectSignal } from './flywheel-run.js';
+export {
+  flywheelRun,
+  progressQuery,
+  approveUpdate,
+  rejectUpdate,
+  approveSignal,
+  rejectSignal,
+} from './flywheel-run.js';
 export { rollback } from './rollback.js';

@@ -40,7 +40,9 @@ export async function rollback(input: RollbackInput): Promise<RollbackResult> {
   if (!input?.alias || !input.by?.trim() || !input.reason?.trim()) {
     throw wf.ApplicationFailure.nonRetryable('rollback needs alias, by (who) and reason', 'ConfigError');
   }
-  wf.setCurrentDetails(`rolling back **${input.alias}**${input.to ? ` to ${input.to}` : ''}: ${input.reason} (by ${input.by})`);
+  wf.setCurrentDetails(
+    `rolling back **${input.alias}**${input.to ? ` to ${input.to}` : ''}: ${input.reason} (by ${input.by})`,
+  );
   const info = wf.workflowInfo();
   const result = await rollbackStage({
     ...(input.registry ? { registry: input.registry } : {}),

@@ -23,26 +23,56 @@ export const PROFILES = {
   /** Reading the config: quick, a few tries. */
   config: { startToCloseTimeout: '1 minute', retry: { maximumAttempts: 3 } },
   /** Listing a server: network-bound, heartbeats every 2 s. */
-  listing: { startToCloseTimeout: '10 minutes', heartbeatTimeout: '10 seconds', retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumAttempts: 5 } },
+  listing: {
+    startToCloseTimeout: '10 minutes',
+    heartbeatTimeout: '10 seconds',
+    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumAttempts: 5 },
+  },
   /** Checking the listings and writing the catalog. */
   catalog: { startToCloseTimeout: '5 minutes', retry: { maximumAttempts: 3 } },
   /** Dataset stages: minutes to hours with a remote teacher; the long ones heartbeat as they go. */
-  dataset: { startToCloseTimeout: '4 hours', heartbeatTimeout: '2 minutes', retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumAttempts: 3 } },
+  dataset: {
+    startToCloseTimeout: '4 hours',
+    heartbeatTimeout: '2 minutes',
+    retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumAttempts: 3 },
+  },
   /**
    * One chunk of a row-parallel stage: short, and beating with every row, so a worker that dies is noticed within
    * 30 s and another takes its chunk over. Never dispatched eagerly: eager dispatch would hand every chunk to the
    * worker that ran the workflow task, instead of spreading them over every worker polling the queue.
    */
-  chunk: { startToCloseTimeout: '2 hours', heartbeatTimeout: '30 seconds', allowEagerDispatch: false, retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumAttempts: 5 } },
+  chunk: {
+    startToCloseTimeout: '2 hours',
+    heartbeatTimeout: '30 seconds',
+    allowEagerDispatch: false,
+    retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumAttempts: 5 },
+  },
   /** Scoring the candidate, on a GPU worker that serves it. */
-  scoring: { startToCloseTimeout: '12 hours', heartbeatTimeout: '5 minutes', retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumAttempts: 3 } },
+  scoring: {
+    startToCloseTimeout: '12 hours',
+    heartbeatTimeout: '5 minutes',
+    retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumAttempts: 3 },
+  },
   /** Short CPU activities: the gate, deploy, the watermark, looking up what an alias serves. */
-  control: { startToCloseTimeout: '10 minutes', heartbeatTimeout: '2 minutes', retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumAttempts: 5 } },
+  control: {
+    startToCloseTimeout: '10 minutes',
+    heartbeatTimeout: '2 minutes',
+    retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumAttempts: 5 },
+  },
 } as const satisfies Record<string, ActivityOptions>;
 
 /** Training's profile comes from its config: a silent GPU worker is presumed dead after heartbeatTimeoutSeconds. */
 export function trainingProfile(train: TrainConfig): ActivityOptions {
-  return { startToCloseTimeout: '72 hours', heartbeatTimeout: `${train.heartbeatTimeoutSeconds} seconds`, retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes', maximumAttempts: train.maxAttempts } };
+  return {
+    startToCloseTimeout: '72 hours',
+    heartbeatTimeout: `${train.heartbeatTimeoutSeconds} seconds`,
+    retry: {
+      initialInterval: '5 seconds',
+      backoffCoefficient: 2,
+      maximumInterval: '5 minutes',
+      maximumAttempts: train.maxAttempts,
+    },
+  };
 }
 
 export interface StageSpec {
@@ -87,46 +117,233 @@ export interface StageSpec {
 }
 
 export const STAGES = [
-  { name: 'ingest', version: '1', group: 'catalog', activity: 'buildCatalog', queue: 'cpu', profile: 'catalog', outputs: ['catalog', 'catalogDiff'], runsWhen: 'always',
-    config: { project: 'name', catalog: 'catalog' }, keyedBy: ['project', 'catalog'] },
-  { name: 'intents', version: '3', group: 'dataset', activity: 'intentsStage', queue: 'cpu', profile: 'dataset', outputs: ['intents', 'pools'], runsWhen: 'a `dataset` section',
-    inputs: { catalog: 'ingest.catalog' }, config: { dataset: 'dataset', servers: 'servers' },
-    keyedBy: ['servers', 'dataset.seed', 'dataset.perGoal', 'dataset.minPerTool', 'dataset.split', 'dataset.unsatisfiableShare', 'dataset.personas'] },
-  { name: 'generate', version: '2', group: 'dataset', activity: 'generateStage', queue: 'cpu', profile: 'dataset', outputs: ['requests'], runsWhen: 'a `dataset` section',
-    inputs: { intents: 'intents.intents' }, config: { dataset: 'dataset' }, keyedBy: ['dataset.seed', 'dataset.teacher'], chunkedBy: 'intents' },
-  { name: 'solve', version: '2', group: 'dataset', activity: 'solveStage', queue: 'cpu', profile: 'dataset', outputs: ['candidates'], runsWhen: 'a `dataset` section',
-    inputs: { catalog: 'ingest.catalog', intents: 'intents.intents', requests: 'generate.requests' }, config: { dataset: 'dataset' }, keyedBy: ['dataset.seed', 'dataset.teacher'], chunkedBy: 'requests' },
-  { name: 'validate', version: '3', group: 'dataset', activity: 'validateStage', queue: 'cpu', profile: 'dataset', outputs: ['validated', 'rejections'], runsWhen: 'a `dataset` section',
-    inputs: { catalog: 'ingest.catalog', intents: 'intents.intents', candidates: 'solve.candidates' }, config: { dataset: 'dataset', servers: 'servers' },
-    keyedBy: ['servers', 'dataset.sliceSize', 'dataset.slicing', 'dataset.seed', 'dataset.personas'], chunkedBy: 'candidates' },
-  { name: 'traces', version: '2', group: 'dataset', activity: 'tracesStage', queue: 'cpu', profile: 'dataset', outputs: ['traceRows', 'traceRejections'], runsWhen: 'a `dataset` section and `traces` sources', optional: true,
+  {
+    name: 'ingest',
+    version: '1',
+    group: 'catalog',
+    activity: 'buildCatalog',
+    queue: 'cpu',
+    profile: 'catalog',
+    outputs: ['catalog', 'catalogDiff'],
+    runsWhen: 'always',
+    config: { project: 'name', catalog: 'catalog' },
+    keyedBy: ['project', 'catalog'],
+  },
+  {
+    name: 'intents',
+    version: '3',
+    group: 'dataset',
+    activity: 'intentsStage',
+    queue: 'cpu',
+    profile: 'dataset',
+    outputs: ['intents', 'pools'],
+    runsWhen: 'a `dataset` section',
+    inputs: { catalog: 'ingest.catalog' },
+    config: { dataset: 'dataset', servers: 'servers' },
+    keyedBy: [
+      'servers',
+      'dataset.seed',
+      'dataset.perGoal',
+      'dataset.minPerTool',
+      'dataset.split',
+      'dataset.unsatisfiableShare',
+      'dataset.personas',
+    ],
+  },
+  {
+    name: 'generate',
+    version: '2',
+    group: 'dataset',
+    activity: 'generateStage',
+    queue: 'cpu',
+    profile: 'dataset',
+    outputs: ['requests'],
+    runsWhen: 'a `dataset` section',
+    inputs: { intents: 'intents.intents' },
+    config: { dataset: 'dataset' },
+    keyedBy: ['dataset.seed', 'dataset.teacher'],
+    chunkedBy: 'intents',
+  },
+  {
+    name: 'solve',
+    version: '2',
+    group: 'dataset',
+    activity: 'solveStage',
+    queue: 'cpu',
+    profile: 'dataset',
+    outputs: ['candidates'],
+    runsWhen: 'a `dataset` section',
+    inputs: { catalog: 'ingest.catalog', intents: 'intents.intents', requests: 'generate.requests' },
+    config: { dataset: 'dataset' },
+    keyedBy: ['dataset.seed', 'dataset.teacher'],
+    chunkedBy: 'requests',
+  },
+  {
+    name: 'validate',
+    version: '3',
+    group: 'dataset',
+    activity: 'validateStage',
+    queue: 'cpu',
+    profile: 'dataset',
+    outputs: ['validated', 'rejections'],
+    runsWhen: 'a `dataset` section',
+    inputs: { catalog: 'ingest.catalog', intents: 'intents.intents', candidates: 'solve.candidates' },
+    config: { dataset: 'dataset', servers: 'servers' },
+    keyedBy: ['servers', 'dataset.sliceSize', 'dataset.slicing', 'dataset.seed', 'dataset.personas'],
+    chunkedBy: 'candidates',
+  },
+  {
+    name: 'traces',
+    version: '2',
+    group: 'dataset',
+    activity: 'tracesStage',
+    queue: 'cpu',
+    profile: 'dataset',
+    outputs: ['traceRows', 'traceRejections'],
+    runsWhen: 'a `dataset` section and `traces` sources',
+    optional: true,
     // Keyed by the trace files' contents and paths, which the activity reads first (a directory's files change).
-    inputs: { catalog: 'ingest.catalog' }, config: { dataset: 'dataset', traces: 'traces' } },
-  { name: 'watermark', version: null, group: 'dataset', activity: null, queue: 'cpu', profile: 'control', outputs: [], runsWhen: 'a `dataset` section, `traces` and `retrain`', optional: true },
-  { name: 'corrupt', version: '2', group: 'dataset', activity: 'corruptStage', queue: 'cpu', profile: 'dataset', outputs: ['augmented'], runsWhen: 'a `dataset` section',
-    inputs: { catalog: 'ingest.catalog', validated: 'validate.validated', pools: 'intents.pools', traceRows: 'traces.traceRows?' }, config: { dataset: 'dataset', servers: 'servers' },
-    keyedBy: ['servers', 'dataset.negativeShare', 'dataset.sliceSize', 'dataset.slicing', 'dataset.seed', 'dataset.personas'] },
-  { name: 'split', version: '3', group: 'dataset', activity: 'splitStage', queue: 'cpu', profile: 'dataset', outputs: ['train', 'val', 'test'], runsWhen: 'a `dataset` section',
+    inputs: { catalog: 'ingest.catalog' },
+    config: { dataset: 'dataset', traces: 'traces' },
+  },
+  {
+    name: 'watermark',
+    version: null,
+    group: 'dataset',
+    activity: null,
+    queue: 'cpu',
+    profile: 'control',
+    outputs: [],
+    runsWhen: 'a `dataset` section, `traces` and `retrain`',
+    optional: true,
+  },
+  {
+    name: 'corrupt',
+    version: '2',
+    group: 'dataset',
+    activity: 'corruptStage',
+    queue: 'cpu',
+    profile: 'dataset',
+    outputs: ['augmented'],
+    runsWhen: 'a `dataset` section',
+    inputs: {
+      catalog: 'ingest.catalog',
+      validated: 'validate.validated',
+      pools: 'intents.pools',
+      traceRows: 'traces.traceRows?',
+    },
+    config: { dataset: 'dataset', servers: 'servers' },
+    keyedBy: [
+      'servers',
+      'dataset.negativeShare',
+      'dataset.sliceSize',
+      'dataset.slicing',
+      'dataset.seed',
+      'dataset.personas',
+    ],
+  },
+  {
+    name: 'split',
+    version: '3',
+    group: 'dataset',
+    activity: 'splitStage',
+    queue: 'cpu',
+    profile: 'dataset',
+    outputs: ['train', 'val', 'test'],
+    runsWhen: 'a `dataset` section',
     // Also keyed by the test set pinned for the catalog version, which the activity looks up.
-    inputs: { catalog: 'ingest.catalog', augmented: 'corrupt.augmented' }, config: { dataset: 'dataset', project: 'name' },
-    keyedBy: ['project', 'dataset.split', 'dataset.seed', 'dataset.minPerTool', 'dataset.negativeShare'] },
-  { name: 'render', version: '6', group: 'dataset', activity: 'renderStage', queue: 'cpu', profile: 'dataset', outputs: ['renderedTrain', 'renderedVal', 'renderedTest', 'pairsTrain', 'pairsVal', 'pairsTest'], runsWhen: 'a `dataset` section',
-    inputs: { catalog: 'ingest.catalog', train: 'split.train', val: 'split.val', test: 'split.test' }, config: { dataset: 'dataset' }, keyedBy: ['dataset.render.format'] },
-  { name: 'train', version: '4', group: 'train', activity: 'trainStage', queue: 'gpu', profile: 'training', outputs: ['adapter', 'metrics', 'trainerLog'], runsWhen: '`dataset` and `train` sections',
+    inputs: { catalog: 'ingest.catalog', augmented: 'corrupt.augmented' },
+    config: { dataset: 'dataset', project: 'name' },
+    keyedBy: ['project', 'dataset.split', 'dataset.seed', 'dataset.minPerTool', 'dataset.negativeShare'],
+  },
+  {
+    name: 'render',
+    version: '6',
+    group: 'dataset',
+    activity: 'renderStage',
+    queue: 'cpu',
+    profile: 'dataset',
+    outputs: ['renderedTrain', 'renderedVal', 'renderedTest', 'pairsTrain', 'pairsVal', 'pairsTest'],
+    runsWhen: 'a `dataset` section',
+    inputs: { catalog: 'ingest.catalog', train: 'split.train', val: 'split.val', test: 'split.test' },
+    config: { dataset: 'dataset' },
+    keyedBy: ['dataset.render.format'],
+  },
+  {
+    name: 'train',
+    version: '4',
+    group: 'train',
+    activity: 'trainStage',
+    queue: 'gpu',
+    profile: 'training',
+    outputs: ['adapter', 'metrics', 'trainerLog'],
+    runsWhen: '`dataset` and `train` sections',
     // Keyed by the normalised job (core/train/job.ts), which also names the adapter version.
-    inputs: { train: 'render.renderedTrain', val: 'render.renderedVal' }, config: { settings: 'train', format: 'dataset.render.format' } },
-  { name: 'preference', version: '1', group: 'train', activity: 'preferenceStage', queue: 'gpu', profile: 'training', outputs: ['adapter', 'metrics', 'trainerLog'], runsWhen: '`dataset`, `train` and `preference` sections', optional: true,
+    inputs: { train: 'render.renderedTrain', val: 'render.renderedVal' },
+    config: { settings: 'train', format: 'dataset.render.format' },
+  },
+  {
+    name: 'preference',
+    version: '1',
+    group: 'train',
+    activity: 'preferenceStage',
+    queue: 'gpu',
+    profile: 'training',
+    outputs: ['adapter', 'metrics', 'trainerLog'],
+    runsWhen: '`dataset`, `train` and `preference` sections',
+    optional: true,
     // Keyed by the normalised DPO job; the SFT adapter it continues is an input.
-    inputs: { sft: 'train.adapter', pairs: 'render.pairsTrain', pairsVal: 'render.pairsVal' }, config: { settings: 'train', preference: 'preference', format: 'dataset.render.format' } },
-  { name: 'evaluate', version: '5', group: 'release', activity: 'evaluateStage', queue: 'gpu', profile: 'scoring', outputs: ['evalResults'], runsWhen: '`train` and `evaluate` sections',
+    inputs: { sft: 'train.adapter', pairs: 'render.pairsTrain', pairsVal: 'render.pairsVal' },
+    config: { settings: 'train', preference: 'preference', format: 'dataset.render.format' },
+  },
+  {
+    name: 'evaluate',
+    version: '5',
+    group: 'release',
+    activity: 'evaluateStage',
+    queue: 'gpu',
+    profile: 'scoring',
+    outputs: ['evalResults'],
+    runsWhen: '`train` and `evaluate` sections',
     // Also keyed by the teacher's endpoint when it is scored; `production` is what the alias served at the time.
-    inputs: { renderedTest: 'render.renderedTest', test: 'split.test', adapter: 'preference.adapter|train.adapter', catalog: 'ingest.catalog?' }, config: { evaluate: 'evaluate', teacher: 'dataset.teacher' },
-    keyedBy: ['evaluate', 'production'] },
-  { name: 'gate', version: null, group: 'release', activity: 'recordGate', queue: 'cpu', profile: 'control', outputs: ['evalReport'], runsWhen: '`train`, `evaluate` and `gate` sections',
-    inputs: { evalResults: 'evaluate.evalResults' } },
-  { name: 'deploy', version: null, group: 'release', activity: 'deployStage', queue: 'cpu', profile: 'control', outputs: ['deployment'], runsWhen: '`train`, `evaluate`, `gate` and `deploy` sections (skipped when the gate holds)',
-    inputs: { adapter: 'preference.adapter|train.adapter', train: 'render.renderedTrain', val: 'render.renderedVal', renderedTest: 'render.renderedTest', evalReport: 'gate.evalReport' },
-    config: { deploy: 'deploy', settings: 'train', preference: 'preference', format: 'dataset.render.format' } },
+    inputs: {
+      renderedTest: 'render.renderedTest',
+      test: 'split.test',
+      adapter: 'preference.adapter|train.adapter',
+      catalog: 'ingest.catalog?',
+    },
+    config: { evaluate: 'evaluate', teacher: 'dataset.teacher' },
+    keyedBy: ['evaluate', 'production'],
+  },
+  {
+    name: 'gate',
+    version: null,
+    group: 'release',
+    activity: 'recordGate',
+    queue: 'cpu',
+    profile: 'control',
+    outputs: ['evalReport'],
+    runsWhen: '`train`, `evaluate` and `gate` sections',
+    inputs: { evalResults: 'evaluate.evalResults' },
+  },
+  {
+    name: 'deploy',
+    version: null,
+    group: 'release',
+    activity: 'deployStage',
+    queue: 'cpu',
+    profile: 'control',
+    outputs: ['deployment'],
+    runsWhen: '`train`, `evaluate`, `gate` and `deploy` sections (skipped when the gate holds)',
+    inputs: {
+      adapter: 'preference.adapter|train.adapter',
+      train: 'render.renderedTrain',
+      val: 'render.renderedVal',
+      renderedTest: 'render.renderedTest',
+      evalReport: 'gate.evalReport',
+    },
+    config: { deploy: 'deploy', settings: 'train', preference: 'preference', format: 'dataset.render.format' },
+  },
 ] as const satisfies readonly StageSpec[];
 
 export type StageName = (typeof STAGES)[number]['name'];
@@ -140,7 +357,13 @@ export const TRAIN_STAGES = ofGroup('train');
 export const RELEASE_STAGES = ofGroup('release');
 
 /** Whether `stage` is part of a run of `config` (the stages it lists, pending, before any runs). */
-export function appliesTo(stage: StageName, config: Pick<FlywheelConfig, 'dataset' | 'train' | 'preference' | 'traces' | 'retrain' | 'evaluate' | 'gate' | 'deploy'>): boolean {
+export function appliesTo(
+  stage: StageName,
+  config: Pick<
+    FlywheelConfig,
+    'dataset' | 'train' | 'preference' | 'traces' | 'retrain' | 'evaluate' | 'gate' | 'deploy'
+  >,
+): boolean {
   const spec = specOf(stage);
   switch (spec.group) {
     case 'catalog':
@@ -152,7 +375,8 @@ export function appliesTo(stage: StageName, config: Pick<FlywheelConfig, 'datase
       return config.dataset !== undefined;
     case 'train':
       // Configs recorded before preference tuning existed lack the key: no preference stage.
-      if (stage === 'preference') return config.dataset !== undefined && config.train !== undefined && config.preference !== undefined;
+      if (stage === 'preference')
+        return config.dataset !== undefined && config.train !== undefined && config.preference !== undefined;
       return config.dataset !== undefined && config.train !== undefined;
     case 'release':
       return config.train !== undefined && config[stage as 'evaluate' | 'gate' | 'deploy'] !== undefined;
@@ -167,7 +391,9 @@ export function stageVersion(stage: StageName): string {
 }
 
 /** Activity type → the stage whose outputs its result carries (how status and gc read a run's history). */
-export const STAGE_OF_ACTIVITY: Readonly<Record<string, StageName>> = Object.fromEntries(STAGES.filter((s) => s.activity !== null).map((s) => [s.activity!, s.name]));
+export const STAGE_OF_ACTIVITY: Readonly<Record<string, StageName>> = Object.fromEntries(
+  STAGES.filter((s) => s.activity !== null).map((s) => [s.activity!, s.name]),
+);
 
 export function specOf(stage: StageName): StageSpec {
   return STAGES.find((s) => s.name === stage)!;
@@ -176,17 +402,24 @@ export function specOf(stage: StageName): StageSpec {
 /** The value at a dotted path (`dataset.render.format`); undefined when any part is missing. */
 export function valueAt(root: unknown, path: string): unknown {
   let v = root;
-  for (const key of path.split('.')) v = v !== null && typeof v === 'object' ? (v as Record<string, unknown>)[key] : undefined;
+  for (const key of path.split('.'))
+    v = v !== null && typeof v === 'object' ? (v as Record<string, unknown>)[key] : undefined;
   return v;
 }
 
 /** The outputs an input binding reads (`stage.output`, alternatives joined by `|`, `?` when a run may lack them all). */
-export function bindingSources(binding: string): { sources: Array<{ from: StageName; output: string }>; optional: boolean } {
+export function bindingSources(binding: string): {
+  sources: Array<{ from: StageName; output: string }>;
+  optional: boolean;
+} {
   const optional = binding.endsWith('?');
-  const sources = binding.replace(/\?$/, '').split('|').map((b) => {
-    const [from, output] = b.split('.') as [StageName, string];
-    return { from, output };
-  });
+  const sources = binding
+    .replace(/\?$/, '')
+    .split('|')
+    .map((b) => {
+      const [from, output] = b.split('.') as [StageName, string];
+      return { from, output };
+    });
   return { sources, optional };
 }
 
@@ -197,7 +430,12 @@ export type StageCallArgs = { store: FlywheelConfig['artifacts']; runId: string 
  * A stage activity's arguments, as the table names them: `store` and `runId`, its config paths, and the outputs of
  * the earlier stages it reads (`outputsOf` gives a stage's outputs; undefined for a stage the run does not list).
  */
-export function stageArgs(stage: StageName, config: FlywheelConfig, runId: string, outputsOf: (stage: StageName) => Readonly<Record<string, ArtifactRef>> | undefined): StageCallArgs {
+export function stageArgs(
+  stage: StageName,
+  config: FlywheelConfig,
+  runId: string,
+  outputsOf: (stage: StageName) => Readonly<Record<string, ArtifactRef>> | undefined,
+): StageCallArgs {
   const spec = specOf(stage);
   const args: StageCallArgs = { store: config.artifacts, runId };
   for (const [arg, path] of Object.entries(spec.config ?? {})) {
@@ -208,15 +446,23 @@ export function stageArgs(stage: StageName, config: FlywheelConfig, runId: strin
     const { sources, optional } = bindingSources(binding);
     const ref = sources.map(({ from, output }) => outputsOf(from)?.[output]).find((r) => r !== undefined);
     if (ref) args[arg] = ref;
-    else if (!optional) throw new Error(`stage ${stage} needs ${sources.map(({ from, output }) => `${from}'s ${output}`).join(' or ')}, which this run has not produced`);
+    else if (!optional)
+      throw new Error(
+        `stage ${stage} needs ${sources.map(({ from, output }) => `${from}'s ${output}`).join(' or ')}, which this run has not produced`,
+      );
   }
   return args;
 }
 
 /** What keys a stage's memo, from its activity's arguments: the input artifacts (table order) and the `keyedBy` values. */
-export function memoParts(stage: StageName, args: Readonly<Record<string, unknown>>): { inputs: ArtifactRef[]; config: Record<string, unknown> } {
+export function memoParts(
+  stage: StageName,
+  args: Readonly<Record<string, unknown>>,
+): { inputs: ArtifactRef[]; config: Record<string, unknown> } {
   const spec = specOf(stage);
-  const inputs = Object.keys(spec.inputs ?? {}).map((arg) => args[arg] as ArtifactRef | undefined).filter((r): r is ArtifactRef => r !== undefined);
+  const inputs = Object.keys(spec.inputs ?? {})
+    .map((arg) => args[arg] as ArtifactRef | undefined)
+    .filter((r): r is ArtifactRef => r !== undefined);
   const config: Record<string, unknown> = {};
   for (const path of spec.keyedBy ?? []) config[path.slice(path.lastIndexOf('.') + 1)] = valueAt(args, path);
   return { inputs, config };

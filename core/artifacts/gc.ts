@@ -96,7 +96,8 @@ export function shasIn(text: string): string[] {
 }
 
 export function planGc(inputs: GcInputs, opts: GcOptions): GcPlan {
-  if (!Number.isInteger(opts.keepLast) || opts.keepLast < 1) throw new Error(`keepLast must be a positive integer, got ${opts.keepLast}`);
+  if (!Number.isInteger(opts.keepLast) || opts.keepLast < 1)
+    throw new Error(`keepLast must be a positive integer, got ${opts.keepLast}`);
   const cutoff = opts.now.getTime() - opts.minAgeMs;
   const warnings: string[] = [];
   // An unparseable time cannot prove age: treat it as fresh.
@@ -107,7 +108,14 @@ export function planGc(inputs: GcInputs, opts: GcOptions): GcPlan {
   };
 
   const reasons = new Map<string, string[]>();
-  const rootsBy: Record<RootReason, Set<string>> = { deployed: new Set(), pointer: new Set(), 'recent-run': new Set(), 'open-run': new Set(), config: new Set(), fresh: new Set() };
+  const rootsBy: Record<RootReason, Set<string>> = {
+    deployed: new Set(),
+    pointer: new Set(),
+    'recent-run': new Set(),
+    'open-run': new Set(),
+    config: new Set(),
+    fresh: new Set(),
+  };
   const root = (sha: string, reason: RootReason, detail: string) => {
     rootsBy[reason].add(sha);
     const list = reasons.get(sha) ?? [];
@@ -119,7 +127,8 @@ export function planGc(inputs: GcInputs, opts: GcOptions): GcPlan {
   for (const p of inputs.pointers) for (const sha of shasIn(p.text)) root(sha, 'pointer', `pointer ${p.doc}`);
 
   const runOf = (doc: string, entry: MemoEntry) => entry.usedBy ?? entry.runId ?? `(no run id) ${doc}`;
-  const lastUse = (entry: MemoEntry) => (entry.usedAt && entry.usedAt > entry.createdAt ? entry.usedAt : entry.createdAt);
+  const lastUse = (entry: MemoEntry) =>
+    entry.usedAt && entry.usedAt > entry.createdAt ? entry.usedAt : entry.createdAt;
   const runs = new Map<string, RunSummary>();
   for (const { doc, entry } of inputs.memos) {
     const id = runOf(doc, entry);
@@ -127,9 +136,12 @@ export function planGc(inputs: GcInputs, opts: GcOptions): GcPlan {
     if (lastUse(entry) > run.newest) run.newest = lastUse(entry);
     run.stages.push(entry.stage);
     runs.set(id, run);
-    if (isFresh(lastUse(entry), doc)) for (const ref of Object.values(entry.outputs)) root(ref.sha256, 'fresh', 'fresh');
+    if (isFresh(lastUse(entry), doc))
+      for (const ref of Object.values(entry.outputs)) root(ref.sha256, 'fresh', 'fresh');
   }
-  const ordered = [...runs.values()].sort((a, b) => (a.newest < b.newest ? 1 : a.newest > b.newest ? -1 : a.runId < b.runId ? -1 : 1));
+  const ordered = [...runs.values()].sort((a, b) =>
+    a.newest < b.newest ? 1 : a.newest > b.newest ? -1 : a.runId < b.runId ? -1 : 1,
+  );
   const keptRuns = ordered.slice(0, opts.keepLast);
   const keptIds = new Set(keptRuns.map((r) => r.runId));
   for (const { doc, entry } of inputs.memos) {
@@ -137,8 +149,10 @@ export function planGc(inputs: GcInputs, opts: GcOptions): GcPlan {
     for (const ref of Object.values(entry.outputs)) root(ref.sha256, 'recent-run', `run ${runOf(doc, entry)}`);
   }
   const temporalRuns = [...(inputs.temporalRuns ?? [])].sort((a, b) => (a.startedAt < b.startedAt ? 1 : -1));
-  for (const run of temporalRuns.filter((r) => r.open)) for (const sha of run.shas) root(sha, 'open-run', `open run ${run.runId}`);
-  for (const run of temporalRuns.slice(0, opts.keepLast)) for (const sha of run.shas) root(sha, 'recent-run', `run ${run.runId}`);
+  for (const run of temporalRuns.filter((r) => r.open))
+    for (const sha of run.shas) root(sha, 'open-run', `open run ${run.runId}`);
+  for (const run of temporalRuns.slice(0, opts.keepLast))
+    for (const sha of run.shas) root(sha, 'recent-run', `run ${run.runId}`);
 
   const bySha = new Map(inputs.manifests.map((m) => [m.sha256, m]));
   for (const m of inputs.manifests) {
@@ -163,9 +177,12 @@ export function planGc(inputs: GcInputs, opts: GcOptions): GcPlan {
       else unknownTreeKept = true;
     }
   }
-  if (unknownTreeKept) warnings.push('a kept directory artifact has an unreadable tree: no manifest-less objects are deleted this time');
+  if (unknownTreeKept)
+    warnings.push('a kept directory artifact has an unreadable tree: no manifest-less objects are deleted this time');
 
-  const deleteMemos = inputs.memos.filter(({ entry }) => !Object.values(entry.outputs).every((ref) => keep.has(ref.sha256))).map((m) => m.doc);
+  const deleteMemos = inputs.memos
+    .filter(({ entry }) => !Object.values(entry.outputs).every((ref) => keep.has(ref.sha256)))
+    .map((m) => m.doc);
   const deleteManifests = inputs.manifests.filter((m) => !keep.has(m.sha256)).map((m) => m.sha256);
   const deleteObjects: string[] = [];
   let bytesFreed = 0;
@@ -187,7 +204,14 @@ export function planGc(inputs: GcInputs, opts: GcOptions): GcPlan {
   return {
     keep,
     reasons,
-    roots: { deployed: count(rootsBy.deployed), pointer: count(rootsBy.pointer), 'recent-run': count(rootsBy['recent-run']), 'open-run': count(rootsBy['open-run']), config: count(rootsBy.config), fresh: count(rootsBy.fresh) },
+    roots: {
+      deployed: count(rootsBy.deployed),
+      pointer: count(rootsBy.pointer),
+      'recent-run': count(rootsBy['recent-run']),
+      'open-run': count(rootsBy['open-run']),
+      config: count(rootsBy.config),
+      fresh: count(rootsBy.fresh),
+    },
     runs: { kept: keptRuns, dropped: ordered.slice(opts.keepLast) },
     delete: { memos: deleteMemos, manifests: deleteManifests, objects: deleteObjects },
     keptArtifacts: inputs.manifests.length - deleteManifests.length,
@@ -200,7 +224,11 @@ export function planGc(inputs: GcInputs, opts: GcOptions): GcPlan {
 const IO_CONCURRENCY = 16;
 
 /** Read everything planGc needs from the store and (when given) the registry file, which must exist. */
-export async function loadGcInputs(store: ArtifactStore, registryPath?: string, temporalRuns?: RunRefs[]): Promise<GcInputs> {
+export async function loadGcInputs(
+  store: ArtifactStore,
+  registryPath?: string,
+  temporalRuns?: RunRefs[],
+): Promise<GcInputs> {
   const backend = store.backend;
   const readDocs = async (prefix: string) => {
     const keys = await backend.listDocs(prefix);
@@ -223,7 +251,15 @@ export async function loadGcInputs(store: ArtifactStore, registryPath?: string, 
     }
   });
   const treeEntries = new Map(trees.map((m, i) => [m.sha256, files[i]!]));
-  return { manifests, memos, pointers, registryRefs: registryPath ? await readRegistryRefs(registryPath) : [], objects, treeEntries, ...(temporalRuns ? { temporalRuns } : {}) };
+  return {
+    manifests,
+    memos,
+    pointers,
+    registryRefs: registryPath ? await readRegistryRefs(registryPath) : [],
+    objects,
+    treeEntries,
+    ...(temporalRuns ? { temporalRuns } : {}),
+  };
 }
 
 /**
@@ -261,7 +297,12 @@ export async function executeGc(store: ArtifactStore, plan: GcPlan): Promise<GcR
   await pool(plan.delete.memos, IO_CONCURRENCY, (doc) => b.deleteDoc(doc));
   await pool(plan.delete.manifests, IO_CONCURRENCY, (sha) => b.deleteDoc(`manifests/${sha}.json`));
   await pool(plan.delete.objects, IO_CONCURRENCY, (sha) => b.deleteObject(sha));
-  return { memos: plan.delete.memos.length, manifests: plan.delete.manifests.length, objects: plan.delete.objects.length, bytes: plan.bytesFreed };
+  return {
+    memos: plan.delete.memos.length,
+    manifests: plan.delete.manifests.length,
+    objects: plan.delete.objects.length,
+    bytes: plan.bytesFreed,
+  };
 }
 
 function parseJson<T>(doc: string, text: string): T {

@@ -14,6 +14,7 @@ export { DEFAULT_STORE_URI } from '../defaults.js';
 export function openStore(uri: string = DEFAULT_STORE_URI, s3: S3Options = {}): ArtifactStore {
   if (uri.startsWith('s3://')) return new ArtifactStore(new S3Backend(uri, s3));
   if (uri.startsWith('file:')) return new ArtifactStore(FileBackend.fromUri(uri));
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(uri)) throw new ArtifactError(`unsupported artifact store URI: ${uri} (use file: or s3://)`);
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(uri))
+    throw new ArtifactError(`unsupported artifact store URI: ${uri} (use file: or s3://)`);
   return new ArtifactStore(new FileBackend(uri));
 }

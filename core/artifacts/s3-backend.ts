@@ -33,7 +33,11 @@ export interface S3Options {
  */
 export function s3ClientFor(opts: Pick<S3Options, 'endpoint' | 'region' | 'forcePathStyle'> = {}): S3Client {
   const endpoint = opts.endpoint ?? process.env.FLYWHEEL_S3_ENDPOINT;
-  return new S3Client({ region: opts.region ?? process.env.AWS_REGION ?? 'us-east-1', ...(endpoint ? { endpoint } : {}), forcePathStyle: opts.forcePathStyle ?? Boolean(endpoint) });
+  return new S3Client({
+    region: opts.region ?? process.env.AWS_REGION ?? 'us-east-1',
+    ...(endpoint ? { endpoint } : {}),
+    forcePathStyle: opts.forcePathStyle ?? Boolean(endpoint),
+  });
 }
 
 /**
@@ -140,7 +144,8 @@ export class S3Backend implements StorageBackend {
     for (const o of await this.list('objects/')) {
       const key = o.Key!.slice(strip);
       const sha = /\/([0-9a-f]{64})$/.exec(key)?.[1];
-      if (sha && key === objectKey(sha)) out.push({ sha256: sha, bytes: o.Size ?? 0, modifiedAt: (o.LastModified ?? new Date()).toISOString() }); // no time: count it as fresh
+      if (sha && key === objectKey(sha))
+        out.push({ sha256: sha, bytes: o.Size ?? 0, modifiedAt: (o.LastModified ?? new Date()).toISOString() }); // no time: count it as fresh
     }
     return out;
   }
@@ -151,7 +156,12 @@ export class S3Backend implements StorageBackend {
     let ContinuationToken: string | undefined;
     do {
       const res = await this.client.send(
-        new ListObjectsV2Command({ Bucket: this.bucket, Prefix: this.key(prefix), ContinuationToken, ...(this.pageSize ? { MaxKeys: this.pageSize } : {}) }),
+        new ListObjectsV2Command({
+          Bucket: this.bucket,
+          Prefix: this.key(prefix),
+          ContinuationToken,
+          ...(this.pageSize ? { MaxKeys: this.pageSize } : {}),
+        }),
       );
       for (const o of res.Contents ?? []) if (o.Key) out.push(o);
       ContinuationToken = res.IsTruncated ? res.NextContinuationToken : undefined;

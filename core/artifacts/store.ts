@@ -31,7 +31,11 @@ export class ArtifactStore {
   }
 
   /** Write rows as JSONL (one canonical JSON document per line), streamed through a staging file. */
-  async putJsonl(kind: string, rows: Iterable<unknown> | AsyncIterable<unknown>, opts: PutOptions = {}): Promise<ArtifactRef> {
+  async putJsonl(
+    kind: string,
+    rows: Iterable<unknown> | AsyncIterable<unknown>,
+    opts: PutOptions = {},
+  ): Promise<ArtifactRef> {
     const staged = await this.backend.stagingPath();
     const hash = createHash('sha256');
     const out = createWriteStream(staged);
@@ -79,7 +83,13 @@ export class ArtifactStore {
     return this.putBytes(kind, Buffer.from(canonicalJson(value)), 'application/json', 1, opts);
   }
 
-  async putBytes(kind: string, data: Buffer, mediaType: MediaType, count: number, opts: PutOptions = {}): Promise<ArtifactRef> {
+  async putBytes(
+    kind: string,
+    data: Buffer,
+    mediaType: MediaType,
+    count: number,
+    opts: PutOptions = {},
+  ): Promise<ArtifactRef> {
     const staged = await this.backend.stagingPath();
     await writeFile(staged, data);
     return this.commit(kind, mediaType, sha256Hex(data), staged, count, data.length, opts);
@@ -137,7 +147,8 @@ export class ArtifactStore {
 
   /** Check that a ref names an object of this store; refuses anything that points elsewhere. */
   checkRef(ref: ArtifactRef): void {
-    if (!SHA256_RE.test(ref.sha256)) throw new ArtifactError(`invalid sha256 in artifact ref: ${JSON.stringify(ref.sha256)}`);
+    if (!SHA256_RE.test(ref.sha256))
+      throw new ArtifactError(`invalid sha256 in artifact ref: ${JSON.stringify(ref.sha256)}`);
     const expected = this.backend.objectUri(ref.sha256);
     if (normalizeUri(ref.uri) !== normalizeUri(expected)) {
       throw new ArtifactError(`artifact ref ${ref.uri} is outside the store ${this.rootUri}`);

@@ -9,7 +9,8 @@ export interface ArtifactRef {
   bytes: number;
 }
 
-export type MediaType = 'application/jsonl' | 'application/json' | 'application/octet-stream' | 'text/plain' | typeof TREE_MEDIA_TYPE;
+export type MediaType =
+  'application/jsonl' | 'application/json' | 'application/octet-stream' | 'text/plain' | typeof TREE_MEDIA_TYPE;
 
 /** A directory artifact is stored as a tree document listing its files, each a blob of its own. */
 export const TREE_MEDIA_TYPE = 'application/vnd.flywheel.tree+json';

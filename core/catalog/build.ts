@@ -19,10 +19,12 @@ export function checkTool(server: string, raw: unknown): CatalogTool | Quarantin
   if (!isObject(raw)) return q('invalid_tool', 'tool is not a JSON object');
   const name = typeof raw.name === 'string' ? raw.name : null;
   if (!name) return q('invalid_tool', 'tool has no string "name"');
-  if (!TOOL_NAME_RE.test(name)) return q('invalid_tool', `tool name ${JSON.stringify(name)} is not 1-128 of [A-Za-z0-9_.-]`, name);
+  if (!TOOL_NAME_RE.test(name))
+    return q('invalid_tool', `tool name ${JSON.stringify(name)} is not 1-128 of [A-Za-z0-9_.-]`, name);
   const input = raw.inputSchema;
   if (!isObject(input)) return q('invalid_tool', 'inputSchema is missing or not an object', name);
-  if (input.type !== 'object') return q('invalid_tool', `inputSchema.type must be "object", got ${JSON.stringify(input.type)}`, name);
+  if (input.type !== 'object')
+    return q('invalid_tool', `inputSchema.type must be "object", got ${JSON.stringify(input.type)}`, name);
   const compiled = compileSchema(input);
   if (!compiled.ok) return q('input_schema_compile_error', compiled.error, name);
   if (raw.outputSchema !== undefined) {
@@ -64,7 +66,13 @@ export function buildCatalog(name: string, snapshots: ServerSnapshot[]): Catalog
         quarantined.push(checked);
         bad++;
       } else if (seen.has(checked.name)) {
-        quarantined.push({ server: snap.server, name: checked.name, code: 'duplicate_name', reason: 'listed more than once by this server', raw });
+        quarantined.push({
+          server: snap.server,
+          name: checked.name,
+          code: 'duplicate_name',
+          reason: 'listed more than once by this server',
+          raw,
+        });
         bad++;
       } else {
         seen.add(checked.name);
@@ -72,7 +80,12 @@ export function buildCatalog(name: string, snapshots: ServerSnapshot[]): Catalog
         kept++;
       }
     }
-    servers.push({ name: snap.server, ...(snap.serverInfo ? { serverInfo: snap.serverInfo } : {}), tools: kept, quarantined: bad });
+    servers.push({
+      name: snap.server,
+      ...(snap.serverInfo ? { serverInfo: snap.serverInfo } : {}),
+      tools: kept,
+      quarantined: bad,
+    });
   }
   tools.sort((a, b) => (a.id < b.id ? -1 : 1));
   return { name, servers, tools, quarantined };

@@ -1,10 +1,23 @@
 import { canonicalJson } from '../hash.js';
 import type { Catalog, CatalogDiff, CatalogTool } from './types.js';
 
-const COMPARED: Array<keyof CatalogTool> = ['title', 'description', 'inputSchema', 'outputSchema', 'annotations', '_meta', 'scopes'];
+const COMPARED: Array<keyof CatalogTool> = [
+  'title',
+  'description',
+  'inputSchema',
+  'outputSchema',
+  'annotations',
+  '_meta',
+  'scopes',
+];
 
 /** Tools added, removed and changed (with the fields that changed) between two catalog versions. */
-export function diffCatalogs(prev: Catalog | null, next: Catalog, fromVersion: string | null, toVersion: string): CatalogDiff {
+export function diffCatalogs(
+  prev: Catalog | null,
+  next: Catalog,
+  fromVersion: string | null,
+  toVersion: string,
+): CatalogDiff {
   const before = new Map((prev?.tools ?? []).map((t) => [t.id, t]));
   const after = new Map(next.tools.map((t) => [t.id, t]));
   const added = [...after.keys()].filter((id) => !before.has(id)).sort();

@@ -27,7 +27,10 @@ export async function recordCatalogVersion(
   const history = (await store.getPointer<CatalogVersionEntry[]>(key)) ?? [];
   const head = history.at(-1);
   if (head?.sha256 === ref.sha256) return history.at(-2) ?? null;
-  await store.putPointer(key, [...history, { version: catalogVersion(ref), sha256: ref.sha256, at: now.toISOString() }]);
+  await store.putPointer(key, [
+    ...history,
+    { version: catalogVersion(ref), sha256: ref.sha256, at: now.toISOString() },
+  ]);
   return head ?? null;
 }
 

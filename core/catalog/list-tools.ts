@@ -29,15 +29,16 @@ export async function listServerTools(
     let pages = 0;
     do {
       if (pages >= opts.maxPages) {
-        throw new McpServerSetupError(server.name, `tools/list did not finish within catalog.maxPages=${opts.maxPages} pages`);
+        throw new McpServerSetupError(
+          server.name,
+          `tools/list did not finish within catalog.maxPages=${opts.maxPages} pages`,
+        );
       }
       let page;
       try {
-        page = await conn.client.request(
-          { method: 'tools/list', params: cursor ? { cursor } : {} },
-          looseListResult,
-          { timeout: server.timeoutMs },
-        );
+        page = await conn.client.request({ method: 'tools/list', params: cursor ? { cursor } : {} }, looseListResult, {
+          timeout: server.timeoutMs,
+        });
       } catch (err) {
         throw explain(server, err, conn.stderrTail());
       }
@@ -47,7 +48,10 @@ export async function listServerTools(
       cursor = page.nextCursor;
       if (cursor !== undefined) {
         if (seenCursors.has(cursor)) {
-          throw new McpServerSetupError(server.name, `tools/list returned cursor ${JSON.stringify(cursor)} twice (pagination loop)`);
+          throw new McpServerSetupError(
+            server.name,
+            `tools/list returned cursor ${JSON.stringify(cursor)} twice (pagination loop)`,
+          );
         }
         seenCursors.add(cursor);
       }

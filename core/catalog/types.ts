@@ -14,7 +14,8 @@ export interface CatalogTool {
   scopes: string[];
 }
 
-export type QuarantineCode = 'invalid_tool' | 'duplicate_name' | 'input_schema_compile_error' | 'output_schema_compile_error';
+export type QuarantineCode =
+  'invalid_tool' | 'duplicate_name' | 'input_schema_compile_error' | 'output_schema_compile_error';
 
 export interface QuarantinedTool {
   server: string;

@@ -1,5 +1,12 @@
 import { z } from 'zod';
-import { DEFAULT_ADAPTER_DIR, DEFAULT_RATE_LIMIT_DB, DEFAULT_REGISTRY, DEFAULT_SERVE_ENDPOINT, DEFAULT_STORE_URI, DEFAULT_TRACES_DIR } from '../defaults.js';
+import {
+  DEFAULT_ADAPTER_DIR,
+  DEFAULT_RATE_LIMIT_DB,
+  DEFAULT_REGISTRY,
+  DEFAULT_SERVE_ENDPOINT,
+  DEFAULT_STORE_URI,
+  DEFAULT_TRACES_DIR,
+} from '../defaults.js';
 import { preferenceSectionProblems, trainSectionProblems } from '../train/job.js';
 import { dbLocationProblem } from '../db-location.js';
 
@@ -10,7 +17,10 @@ import { dbLocationProblem } from '../db-location.js';
 
 const name = z
   .string()
-  .regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'use lowercase letters, digits and dashes (max 63), starting with a letter or digit');
+  .regex(
+    /^[a-z0-9][a-z0-9-]{0,62}$/,
+    'use lowercase letters, digits and dashes (max 63), starting with a letter or digit',
+  );
 
 export const stdioServerSchema = z.strictObject({
   command: z.string().min(1),
@@ -25,7 +35,10 @@ export const httpServerSchema = z.strictObject({
   url: z.url({ protocol: /^https?$/ }),
   headers: z.record(z.string(), z.string()).default({}),
   /** Name of an environment variable on the worker holding a bearer token (never the token itself). */
-  bearerTokenEnv: z.string().regex(/^[A-Z_][A-Z0-9_]*$/, 'an environment variable name').optional(),
+  bearerTokenEnv: z
+    .string()
+    .regex(/^[A-Z_][A-Z0-9_]*$/, 'an environment variable name')
+    .optional(),
 });
 
 /** Defaults of the probe section, so `probe: {}` (or none) is complete. */
@@ -70,10 +83,13 @@ const personaSchema = z.strictObject({
 const envName = z.string().regex(/^[A-Z_][A-Z0-9_]*$/, 'an environment variable name');
 
 /** A SQLite path or a PostgreSQL URL without a password (core/db-location.ts). */
-const dbLocation = z.string().min(1).superRefine((value, ctx) => {
-  const problem = dbLocationProblem(value);
-  if (problem) ctx.addIssue({ code: 'custom', message: problem });
-});
+const dbLocation = z
+  .string()
+  .min(1)
+  .superRefine((value, ctx) => {
+    const problem = dbLocationProblem(value);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  });
 
 /** One budget per teacher endpoint, held across every worker through a shared store (core/ratelimit/). */
 const rateLimitSchema = z
@@ -83,7 +99,10 @@ const rateLimitSchema = z
     /** A SQLite file every worker reaches (one host or one volume), or a password-free PostgreSQL URL. */
     store: dbLocation.default(DEFAULT_RATE_LIMIT_DB),
   })
-  .refine((r) => r.requestsPerSecond !== undefined || r.tokensPerSecond !== undefined, 'set requestsPerSecond, tokensPerSecond or both');
+  .refine(
+    (r) => r.requestsPerSecond !== undefined || r.tokensPerSecond !== undefined,
+    'set requestsPerSecond, tokensPerSecond or both',
+  );
 
 const teacherSchema = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('template') }),
@@ -93,7 +112,10 @@ const teacherSchema = z.discriminatedUnion('kind', [
     baseUrl: z.url(),
     model: z.string().min(1),
     /** Worker environment variable holding the API key (never the key itself). */
-    apiKeyEnv: z.string().regex(/^[A-Z_][A-Z0-9_]*$/, 'an environment variable name').default('OPENAI_API_KEY'),
+    apiKeyEnv: z
+      .string()
+      .regex(/^[A-Z_][A-Z0-9_]*$/, 'an environment variable name')
+      .default('OPENAI_API_KEY'),
     /** Requests in flight at once. */
     concurrency: z.number().int().min(1).max(256).default(8),
     timeoutMs: z.number().int().min(1000).max(600_000).default(60_000),
@@ -120,36 +142,37 @@ export const DATASET_DEFAULTS = {
   render: { format: 'router-json' as const },
 };
 
-export const datasetSchema = z
-  .strictObject({
-    /** Seeds intents, phrasing, slices, corruption and the split: same seed, same dataset. */
-    seed: z.union([z.number().int(), z.string().min(1)]).default(DATASET_DEFAULTS.seed),
-    /** Intents drawn per goal template (one or more templates per tool). */
-    perGoal: z.number().int().min(1).max(100_000).default(DATASET_DEFAULTS.perGoal),
-    /** Share of asks no tool can serve (targets: abstain / no_tool). */
-    unsatisfiableShare: z.number().min(0).max(0.9).default(DATASET_DEFAULTS.unsatisfiableShare),
-    /** Share of near-miss negatives after corruption. */
-    negativeShare: z.number().min(0).max(0.9).default(DATASET_DEFAULTS.negativeShare),
-    /** Tools offered per row (the correct one plus distractors). */
-    sliceSize: z.number().int().min(2).max(64).default(DATASET_DEFAULTS.sliceSize),
-    /**
-     * How a row's tools are chosen: `neighbours` (absent; the right tool plus siblings and near neighbours) or
-     * `retriever` (what the gateway's BM25 retriever finds for the request; a miss is labelled tool_not_offered).
-     * Optional with no default, so configs that leave it out keep their stage keys.
-     */
-    slicing: z.enum(['neighbours', 'retriever']).optional(),
-    split: z
-      .strictObject({ train: z.number().positive(), val: z.number().min(0), test: z.number().positive() })
-      .default(DATASET_DEFAULTS.split),
-    /** Oversample train so every tool has at least this many rows. */
-    minPerTool: z.number().int().min(0).max(100_000).default(DATASET_DEFAULTS.minPerTool),
-    /** Rows per chunk of generate, solve and validate: a bigger input runs as parallel chunk activities. */
-    chunkSize: z.number().int().min(1).max(1_000_000).default(DATASET_DEFAULTS.chunkSize),
-    teacher: teacherSchema.default(DATASET_DEFAULTS.teacher),
-    /** Replace the default personas (docs/reference/config.md); each needs a domain matching a server name. */
-    personas: z.array(personaSchema).min(1).optional(),
-    render: z.strictObject({ format: z.enum(['router-json', 'hermes']).default('router-json') }).default(DATASET_DEFAULTS.render),
-  });
+export const datasetSchema = z.strictObject({
+  /** Seeds intents, phrasing, slices, corruption and the split: same seed, same dataset. */
+  seed: z.union([z.number().int(), z.string().min(1)]).default(DATASET_DEFAULTS.seed),
+  /** Intents drawn per goal template (one or more templates per tool). */
+  perGoal: z.number().int().min(1).max(100_000).default(DATASET_DEFAULTS.perGoal),
+  /** Share of asks no tool can serve (targets: abstain / no_tool). */
+  unsatisfiableShare: z.number().min(0).max(0.9).default(DATASET_DEFAULTS.unsatisfiableShare),
+  /** Share of near-miss negatives after corruption. */
+  negativeShare: z.number().min(0).max(0.9).default(DATASET_DEFAULTS.negativeShare),
+  /** Tools offered per row (the correct one plus distractors). */
+  sliceSize: z.number().int().min(2).max(64).default(DATASET_DEFAULTS.sliceSize),
+  /**
+   * How a row's tools are chosen: `neighbours` (absent; the right tool plus siblings and near neighbours) or
+   * `retriever` (what the gateway's BM25 retriever finds for the request; a miss is labelled tool_not_offered).
+   * Optional with no default, so configs that leave it out keep their stage keys.
+   */
+  slicing: z.enum(['neighbours', 'retriever']).optional(),
+  split: z
+    .strictObject({ train: z.number().positive(), val: z.number().min(0), test: z.number().positive() })
+    .default(DATASET_DEFAULTS.split),
+  /** Oversample train so every tool has at least this many rows. */
+  minPerTool: z.number().int().min(0).max(100_000).default(DATASET_DEFAULTS.minPerTool),
+  /** Rows per chunk of generate, solve and validate: a bigger input runs as parallel chunk activities. */
+  chunkSize: z.number().int().min(1).max(1_000_000).default(DATASET_DEFAULTS.chunkSize),
+  teacher: teacherSchema.default(DATASET_DEFAULTS.teacher),
+  /** Replace the default personas (docs/reference/config.md); each needs a domain matching a server name. */
+  personas: z.array(personaSchema).min(1).optional(),
+  render: z
+    .strictObject({ format: z.enum(['router-json', 'hermes']).default('router-json') })
+    .default(DATASET_DEFAULTS.render),
+});
 
 /**
  * Production traces (JSON or JSONL, OpenAI format), read on the worker: a file, a directory of them, an
@@ -184,7 +207,8 @@ export const trainSchema = z
     maxAttempts: z.number().int().min(1).max(100).default(5),
   })
   .superRefine((section, ctx) => {
-    for (const p of trainSectionProblems(section.job)) ctx.addIssue({ code: 'custom', path: ['job', ...p.path], message: p.message });
+    for (const p of trainSectionProblems(section.job))
+      ctx.addIssue({ code: 'custom', path: ['job', ...p.path], message: p.message });
   });
 
 /**
@@ -204,11 +228,14 @@ export const preferenceSchema = z.strictObject({
 const costSchema = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('none') }),
   /** API pricing: dollars per million prompt / completion tokens. */
-  z.strictObject({ kind: z.literal('tokens'), inputPerMillion: z.number().min(0), outputPerMillion: z.number().min(0) }),
+  z.strictObject({
+    kind: z.literal('tokens'),
+    inputPerMillion: z.number().min(0),
+    outputPerMillion: z.number().min(0),
+  }),
   /** Self-hosted: dollars per GPU-hour, spread over the decisions per second measured in the same eval. */
   z.strictObject({ kind: z.literal('gpu-hour'), dollarsPerHour: z.number().min(0) }),
 ]);
-
 
 /** Score the candidate, the deployed production version and the teacher on the frozen test set. */
 export const evaluateSchema = z.strictObject({
@@ -227,7 +254,12 @@ export const evaluateSchema = z.strictObject({
   maxRetries: z.number().int().min(0).max(10).default(2),
   /** Tokens an answer may take: a router's answer is ~20-100; an untrained base can ramble to this bound. */
   maxTokens: z.number().int().min(16).max(4096).default(160),
-  bootstrap: z.strictObject({ resamples: z.number().int().min(100).max(100_000).default(1000), seed: z.number().int().default(7) }).default({ resamples: 1000, seed: 7 }),
+  bootstrap: z
+    .strictObject({
+      resamples: z.number().int().min(100).max(100_000).default(1000),
+      seed: z.number().int().default(7),
+    })
+    .default({ resamples: 1000, seed: 7 }),
   /** Cost of serving the candidate and production (the small model). */
   cost: costSchema.default({ kind: 'none' }),
   /** Also score the teacher when it is an OpenAI-compatible endpoint (dataset.teacher.kind openai). */
@@ -246,7 +278,12 @@ export const gateSchema = z.strictObject({
   /** Wait for an operator's approve / reject (Update or signal) before deploying. */
   requireApproval: z.boolean().default(false),
   /** No decision within this many minutes: the candidate is not deployed. */
-  approvalTimeoutMinutes: z.number().int().min(1).max(60 * 24 * 30).default(24 * 60),
+  approvalTimeoutMinutes: z
+    .number()
+    .int()
+    .min(1)
+    .max(60 * 24 * 30)
+    .default(24 * 60),
 });
 
 /** Where adapters are served and how the alias is kept. */
@@ -301,7 +338,12 @@ export const gatewaySchema = z.strictObject({
         .strictObject({
           requestsPerMinute: z.number().int().min(0).optional(),
           tokensPerDay: z.number().int().min(0).optional(),
-          perKey: z.strictObject({ requestsPerMinute: z.number().int().min(0).optional(), tokensPerDay: z.number().int().min(0).optional() }).optional(),
+          perKey: z
+            .strictObject({
+              requestsPerMinute: z.number().int().min(0).optional(),
+              tokensPerDay: z.number().int().min(0).optional(),
+            })
+            .optional(),
         })
         .optional(),
     })
@@ -316,72 +358,97 @@ export const gatewaySchema = z.strictObject({
       /** Tools shown to the router per request. Default: the config's dataset.sliceSize (else 6), as in training. */
       sliceSize: z.number().int().min(1).max(64).optional(),
       /** The persona the router checks calls against. Scopes come from here, never from the request body. */
-      caller: z.strictObject({ name: z.string().min(1), scopes: z.array(z.string().min(1)) }).default({ name: 'agent', scopes: [] }),
+      caller: z
+        .strictObject({ name: z.string().min(1), scopes: z.array(z.string().min(1)) })
+        .default({ name: 'agent', scopes: [] }),
       /** Longer conversations lose their oldest turns (recorded in the trace and a response header). */
       maxPromptTokens: z.number().int().min(256).max(1_000_000).default(4096),
     })
     .optional(),
 });
 
-export const configSchema = z.strictObject({
-  version: z.literal(1),
-  /** Project name: keys workflow ids, catalog history and schedules. */
-  name,
-  artifacts: z
-    .strictObject({
-      /** file:PATH (relative to the worker's cwd), file:///abs/path, or s3://bucket/prefix. */
-      store: z.string().min(1).default(DEFAULT_STORE_URI),
-      s3: z
-        .strictObject({
-          endpoint: z.url().optional(),
-          region: z.string().optional(),
-          forcePathStyle: z.boolean().optional(),
-        })
-        .default({}),
-    })
-    .default({ store: DEFAULT_STORE_URI, s3: {} }),
-  servers: z
-    .array(serverSchema)
-    .min(1, 'at least one MCP server is needed')
-    .refine((servers) => new Set(servers.map((s) => s.name)).size === servers.length, {
-      message: 'server names must be unique',
-    }),
-  catalog: z
-    .strictObject({
-      /** Stop following nextCursor after this many pages (guards against a server that never ends). */
-      maxPages: z.number().int().min(1).max(10_000).default(100),
-    })
-    .default({ maxPages: 100 }),
-  /** Build a training dataset from the catalog's sandboxes; without this section a run stops after ingest. */
-  dataset: datasetSchema.optional(),
-  /** Agent traces to unroll into rows next to the generated ones (needs a dataset section). */
-  traces: z.array(traceSourceSchema).default([]),
-  /** Train only when enough new trace rows arrived since the last run that trained (needs traces and train). */
-  retrain: retrainSchema.optional(),
-  /** Train an adapter on the rendered dataset (needs a dataset section and a `flywheel-gpu` worker). */
-  train: trainSchema.optional(),
-  /** DPO on near-miss pairs after SFT (needs train); its adapter is the candidate. */
-  preference: preferenceSchema.optional(),
-  /** Score the trained candidate (needs train). */
-  evaluate: evaluateSchema.optional(),
-  /** Decide whether the candidate may replace production (needs evaluate). */
-  gate: gateSchema.optional(),
-  /** Serve the promoted candidate under the alias (needs gate). */
-  deploy: deploySchema.optional(),
-  /** Options of `flywheel gateway`; not used by runs. */
-  gateway: gatewaySchema.optional(),
-})
-  .refine((c) => c.traces.length === 0 || c.dataset !== undefined, { message: 'traces need a dataset section: they become dataset rows', path: ['traces'] })
-  .refine((c) => c.retrain === undefined || (c.train !== undefined && c.traces.length > 0), { message: 'retrain needs traces and a train section: it decides whether new traces warrant training', path: ['retrain'] })
-  .refine((c) => c.train === undefined || c.dataset !== undefined, { message: 'train needs a dataset section: it trains on the rendered rows', path: ['train'] })
-  .refine((c) => c.preference === undefined || c.train !== undefined, { message: 'preference needs a train section: DPO continues its adapter', path: ['preference'] })
+export const configSchema = z
+  .strictObject({
+    version: z.literal(1),
+    /** Project name: keys workflow ids, catalog history and schedules. */
+    name,
+    artifacts: z
+      .strictObject({
+        /** file:PATH (relative to the worker's cwd), file:///abs/path, or s3://bucket/prefix. */
+        store: z.string().min(1).default(DEFAULT_STORE_URI),
+        s3: z
+          .strictObject({
+            endpoint: z.url().optional(),
+            region: z.string().optional(),
+            forcePathStyle: z.boolean().optional(),
+          })
+          .default({}),
+      })
+      .default({ store: DEFAULT_STORE_URI, s3: {} }),
+    servers: z
+      .array(serverSchema)
+      .min(1, 'at least one MCP server is needed')
+      .refine((servers) => new Set(servers.map((s) => s.name)).size === servers.length, {
+        message: 'server names must be unique',
+      }),
+    catalog: z
+      .strictObject({
+        /** Stop following nextCursor after this many pages (guards against a server that never ends). */
+        maxPages: z.number().int().min(1).max(10_000).default(100),
+      })
+      .default({ maxPages: 100 }),
+    /** Build a training dataset from the catalog's sandboxes; without this section a run stops after ingest. */
+    dataset: datasetSchema.optional(),
+    /** Agent traces to unroll into rows next to the generated ones (needs a dataset section). */
+    traces: z.array(traceSourceSchema).default([]),
+    /** Train only when enough new trace rows arrived since the last run that trained (needs traces and train). */
+    retrain: retrainSchema.optional(),
+    /** Train an adapter on the rendered dataset (needs a dataset section and a `flywheel-gpu` worker). */
+    train: trainSchema.optional(),
+    /** DPO on near-miss pairs after SFT (needs train); its adapter is the candidate. */
+    preference: preferenceSchema.optional(),
+    /** Score the trained candidate (needs train). */
+    evaluate: evaluateSchema.optional(),
+    /** Decide whether the candidate may replace production (needs evaluate). */
+    gate: gateSchema.optional(),
+    /** Serve the promoted candidate under the alias (needs gate). */
+    deploy: deploySchema.optional(),
+    /** Options of `flywheel gateway`; not used by runs. */
+    gateway: gatewaySchema.optional(),
+  })
+  .refine((c) => c.traces.length === 0 || c.dataset !== undefined, {
+    message: 'traces need a dataset section: they become dataset rows',
+    path: ['traces'],
+  })
+  .refine((c) => c.retrain === undefined || (c.train !== undefined && c.traces.length > 0), {
+    message: 'retrain needs traces and a train section: it decides whether new traces warrant training',
+    path: ['retrain'],
+  })
+  .refine((c) => c.train === undefined || c.dataset !== undefined, {
+    message: 'train needs a dataset section: it trains on the rendered rows',
+    path: ['train'],
+  })
+  .refine((c) => c.preference === undefined || c.train !== undefined, {
+    message: 'preference needs a train section: DPO continues its adapter',
+    path: ['preference'],
+  })
   .superRefine((c, ctx) => {
     if (!c.preference || !c.train) return;
-    for (const p of preferenceSectionProblems(c.train.job, c.preference)) ctx.addIssue({ code: 'custom', path: ['preference', ...p.path], message: p.message });
+    for (const p of preferenceSectionProblems(c.train.job, c.preference))
+      ctx.addIssue({ code: 'custom', path: ['preference', ...p.path], message: p.message });
   })
-  .refine((c) => c.evaluate === undefined || c.train !== undefined, { message: 'evaluate needs a train section: it scores the trained adapter', path: ['evaluate'] })
-  .refine((c) => c.gate === undefined || c.evaluate !== undefined, { message: 'gate needs an evaluate section: it decides on the eval report', path: ['gate'] })
-  .refine((c) => c.deploy === undefined || c.gate !== undefined, { message: 'deploy needs a gate section: only a promoted candidate is deployed', path: ['deploy'] });
+  .refine((c) => c.evaluate === undefined || c.train !== undefined, {
+    message: 'evaluate needs a train section: it scores the trained adapter',
+    path: ['evaluate'],
+  })
+  .refine((c) => c.gate === undefined || c.evaluate !== undefined, {
+    message: 'gate needs an evaluate section: it decides on the eval report',
+    path: ['gate'],
+  })
+  .refine((c) => c.deploy === undefined || c.gate !== undefined, {
+    message: 'deploy needs a gate section: only a promoted candidate is deployed',
+    path: ['deploy'],
+  });
 
 export type FlywheelConfig = z.infer<typeof configSchema>;
 export type ConfigInput = z.input<typeof configSchema>;

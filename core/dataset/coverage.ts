@@ -21,24 +21,40 @@ export interface ToolCoverage {
  * Per tool: intents drawn, rows that passed validation, rejections by reason, and the reason a tool got no
  * data (unsampleable schema, no persona, every candidate rejected). Catalog order; quarantined tools too.
  */
-export function toolCoverage(catalog: Catalog, notes: Record<string, ToolNote>, intents: Intent[], rows: RouterRow[], rejections: Rejection[]): ToolCoverage[] {
+export function toolCoverage(
+  catalog: Catalog,
+  notes: Record<string, ToolNote>,
+  intents: Intent[],
+  rows: RouterRow[],
+  rejections: Rejection[],
+): ToolCoverage[] {
   const intentOf = new Map(intents.map((i) => [i.id, i]));
   const table = new Map<string, ToolCoverage>();
   for (const t of catalog.tools) {
     const note = notes[t.id];
-    table.set(t.id, { tool: t.id, source: note?.source ?? 'generic', ...(note?.probe ? { probe: note.probe } : {}), intents: 0, valid: 0, rejected: {}, checkedBy: {} });
+    table.set(t.id, {
+      tool: t.id,
+      source: note?.source ?? 'generic',
+      ...(note?.probe ? { probe: note.probe } : {}),
+      intents: 0,
+      valid: 0,
+      rejected: {},
+      checkedBy: {},
+    });
   }
-  for (const i of intents) if (i.tool) {
-    const c = table.get(`${i.domain}/${i.tool}`);
-    if (c) c.intents++;
-  }
-  for (const r of rows) if (r.target.tool !== null) {
-    const c = table.get(`${r.domain}/${r.target.tool}`);
-    if (!c) continue;
-    c.valid++;
-    const how = r.provenance.checkedBy ?? 'schema';
-    c.checkedBy[how] = (c.checkedBy[how] ?? 0) + 1;
-  }
+  for (const i of intents)
+    if (i.tool) {
+      const c = table.get(`${i.domain}/${i.tool}`);
+      if (c) c.intents++;
+    }
+  for (const r of rows)
+    if (r.target.tool !== null) {
+      const c = table.get(`${r.domain}/${r.target.tool}`);
+      if (!c) continue;
+      c.valid++;
+      const how = r.provenance.checkedBy ?? 'schema';
+      c.checkedBy[how] = (c.checkedBy[how] ?? 0) + 1;
+    }
   for (const j of rejections) {
     const intent = intentOf.get(j.intentId);
     const c = intent?.tool ? table.get(`${intent.domain}/${intent.tool}`) : undefined;
@@ -48,9 +64,22 @@ export function toolCoverage(catalog: Catalog, notes: Record<string, ToolNote>, 
     if (c.valid > 0) continue;
     const note = notes[c.tool];
     const top = Object.entries(c.rejected).sort((a, b) => b[1] - a[1])[0];
-    c.noData = c.intents === 0 ? (note?.skipped ?? 'no intents drawn') : top ? `every candidate rejected (${top[0]} ${top[1]})` : (note?.skipped ?? 'no valid rows');
+    c.noData =
+      c.intents === 0
+        ? (note?.skipped ?? 'no intents drawn')
+        : top
+          ? `every candidate rejected (${top[0]} ${top[1]})`
+          : (note?.skipped ?? 'no valid rows');
   }
-  const quarantined = catalog.quarantined.map((q): ToolCoverage => ({ tool: `${q.server}/${q.name ?? '?'}`, source: 'generic', intents: 0, valid: 0, rejected: {}, checkedBy: {}, noData: `quarantined at ingest (${q.code}): ${q.reason}` }));
+  const quarantined = catalog.quarantined.map((q): ToolCoverage => ({
+    tool: `${q.server}/${q.name ?? '?'}`,
+    source: 'generic',
+    intents: 0,
+    valid: 0,
+    rejected: {},
+    checkedBy: {},
+    noData: `quarantined at ingest (${q.code}): ${q.reason}`,
+  }));
   return [...table.values(), ...quarantined];
 }
 

@@ -66,7 +66,10 @@ export async function drawIntents(o: IntentOptions): Promise<{ intents: Intent[]
       } catch (err) {
         // A schema the sampler gave up on mid-way (or any fault drawing for this one tool): this goal stops,
         // the others go on, and the coverage table says why.
-        skipped[goal.id] = err instanceof UnsampleableSchema ? `cannot sample arguments: ${err.reason}` : `drawing failed: ${(err as Error).message ?? String(err)}`;
+        skipped[goal.id] =
+          err instanceof UnsampleableSchema
+            ? `cannot sample arguments: ${err.reason}`
+            : `drawing failed: ${(err as Error).message ?? String(err)}`;
         break;
       }
       if (!draw) {
@@ -75,15 +78,39 @@ export async function drawIntents(o: IntentOptions): Promise<{ intents: Intent[]
       }
       const persona = rng.pick(personas);
       const core = { domain: o.domain, goal: goal.id, persona: persona.name, arguments: draw.arguments };
-      intents.push({ id: `int-${shortSha(hashOf({ ...core, i }), 16)}`, domain: o.domain, persona, goal: goal.id, tool: goal.tool, arguments: draw.arguments, slots: draw.slots, entities: draw.entities, phrasings: draw.phrasings ?? goal.phrasings, ...(o.toolDescriptions?.[goal.tool] ? { toolDescription: o.toolDescriptions[goal.tool] } : {}) });
+      intents.push({
+        id: `int-${shortSha(hashOf({ ...core, i }), 16)}`,
+        domain: o.domain,
+        persona,
+        goal: goal.id,
+        tool: goal.tool,
+        arguments: draw.arguments,
+        slots: draw.slots,
+        entities: draw.entities,
+        phrasings: draw.phrasings ?? goal.phrasings,
+        ...(o.toolDescriptions?.[goal.tool] ? { toolDescription: o.toolDescriptions[goal.tool] } : {}),
+      });
     }
   }
   const domainPersonas = o.personas.filter((p) => p.domain === o.domain);
-  const wanted = o.asks.length && domainPersonas.length ? Math.round((intents.length * o.unsatisfiableShare) / (1 - o.unsatisfiableShare)) : 0;
+  const wanted =
+    o.asks.length && domainPersonas.length
+      ? Math.round((intents.length * o.unsatisfiableShare) / (1 - o.unsatisfiableShare))
+      : 0;
   for (let i = 0; i < wanted; i++) {
     const ask = o.asks[i % o.asks.length]!;
     const persona = rng.pick(domainPersonas);
-    intents.push({ id: `int-${shortSha(hashOf({ domain: o.domain, ask, i }), 16)}`, domain: o.domain, persona, goal: 'unsatisfiable', tool: null, arguments: {}, slots: {}, entities: [`${o.domain}:none:${i % o.asks.length}`], phrasings: [ask] });
+    intents.push({
+      id: `int-${shortSha(hashOf({ domain: o.domain, ask, i }), 16)}`,
+      domain: o.domain,
+      persona,
+      goal: 'unsatisfiable',
+      tool: null,
+      arguments: {},
+      slots: {},
+      entities: [`${o.domain}:none:${i % o.asks.length}`],
+      phrasings: [ask],
+    });
   }
   return { intents, skipped };
 }

@@ -4,7 +4,6 @@ import type { McpConnection } from '../mcp/connect.js';
 import { callModeFor, probeSettingsOf } from '../probe/call-mode.js';
 import type { DryRunner, DryRunResult } from './validate.js';
 
-
 type Counts = Record<NonNullable<DryRunResult['checkedBy']>, number>;
 
 /**
@@ -13,7 +12,10 @@ type Counts = Record<NonNullable<DryRunResult['checkedBy']>, number>;
  * nothing otherwise (`schema`), so validation never writes to a real system. `counts` says how many calls
  * were checked each way; `skipped` is the schema-only count.
  */
-export function mcpDryRunner(connections: Map<string, McpConnection>, servers: ServerConfig[] = []): DryRunner & { skipped: number; counts: Counts } {
+export function mcpDryRunner(
+  connections: Map<string, McpConnection>,
+  servers: ServerConfig[] = [],
+): DryRunner & { skipped: number; counts: Counts } {
   const modeOf = callModeFor(servers);
   // A call with no answer within the server's probe.callTimeoutMs is a rejection that says so, not a hung stage.
   const timeout = new Map(servers.map((s) => [s.name, probeSettingsOf(s).callTimeoutMs]));
@@ -28,7 +30,11 @@ export function mcpDryRunner(connections: Map<string, McpConnection>, servers: S
       runner.counts[mode]++;
       if (mode === 'schema') {
         runner.skipped += 1;
-        return { ok: true, checkedBy: 'schema', message: 'not called: the tool may write and declares no dry-run support' };
+        return {
+          ok: true,
+          checkedBy: 'schema',
+          message: 'not called: the tool may write and declares no dry-run support',
+        };
       }
       const conn = connections.get(tool.server);
       if (!conn) return { ok: false, checkedBy: mode, message: `no connection to server ${tool.server}` };
@@ -37,17 +43,35 @@ export function mcpDryRunner(connections: Map<string, McpConnection>, servers: S
       let res;
       const ms = timeout.get(tool.server) ?? PROBE_DEFAULTS.callTimeoutMs;
       try {
-        res = await conn.client.callTool({ name: tool.name, arguments: args, _meta: mode === 'dry-run' ? { dryRun: true, scopes } : { scopes } }, undefined, { timeout: ms });
+        res = await conn.client.callTool(
+          { name: tool.name, arguments: args, _meta: mode === 'dry-run' ? { dryRun: true, scopes } : { scopes } },
+          undefined,
+          { timeout: ms },
+        );
       } catch (err) {
         const message = (err as Error).message ?? String(err);
-        if (/connection closed|not connected/i.test(message)) closed.set(tool.server, `server ${tool.server} closed the connection during a call of ${tool.name}`);
-        else if (/timed out|timeout/i.test(message)) hung.set(tool.id, `no answer within ${ms} ms (the tool hung on an earlier check)`);
-        return { ok: false, checkedBy: mode, message: closed.get(tool.server) ?? (/timed out|timeout/i.test(message) ? `no answer within ${ms} ms` : message) };
+        if (/connection closed|not connected/i.test(message))
+          closed.set(tool.server, `server ${tool.server} closed the connection during a call of ${tool.name}`);
+        else if (/timed out|timeout/i.test(message))
+          hung.set(tool.id, `no answer within ${ms} ms (the tool hung on an earlier check)`);
+        return {
+          ok: false,
+          checkedBy: mode,
+          message:
+            closed.get(tool.server) ?? (/timed out|timeout/i.test(message) ? `no answer within ${ms} ms` : message),
+        };
       }
       if (!res.isError) return { ok: true, checkedBy: mode };
       const error = (res.structuredContent as { error?: { code?: string; message?: string } } | undefined)?.error;
-      const text = Array.isArray(res.content) ? res.content.map((c) => (c as { text?: string }).text ?? '').join(' ') : '';
-      return { ok: false, checkedBy: mode, ...(error?.code ? { code: error.code } : {}), message: error?.message ?? text };
+      const text = Array.isArray(res.content)
+        ? res.content.map((c) => (c as { text?: string }).text ?? '').join(' ')
+        : '';
+      return {
+        ok: false,
+        checkedBy: mode,
+        ...(error?.code ? { code: error.code } : {}),
+        message: error?.message ?? text,
+      };
     },
     { skipped: 0, counts: { execute: 0, 'dry-run': 0, schema: 0 } as Counts },
   );

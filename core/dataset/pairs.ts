@@ -33,17 +33,31 @@ export function nearMissOf(chosen: ToolCallTarget, rejected: ToolCallTarget): 't
   const same = canonicalJson(chosen.arguments) === canonicalJson(rejected.arguments);
   if (chosen.tool !== rejected.tool) return same ? 'tool' : null;
   const keys = new Set([...Object.keys(chosen.arguments), ...Object.keys(rejected.arguments)]);
-  const changed = [...keys].filter((k) => canonicalJson(chosen.arguments[k] ?? null) !== canonicalJson(rejected.arguments[k] ?? null) || (k in chosen.arguments) !== (k in rejected.arguments));
+  const changed = [...keys].filter(
+    (k) =>
+      canonicalJson(chosen.arguments[k] ?? null) !== canonicalJson(rejected.arguments[k] ?? null) ||
+      k in chosen.arguments !== k in rejected.arguments,
+  );
   return changed.length === 1 ? 'argument' : null;
 }
 
 /** The pairs of one split, each once (an oversampled train split repeats rows), with counts by kind and operator. */
-export function preferencePairs(rows: RouterRow[], catalog: Catalog, format: RenderFormat): { pairs: PreferencePair[]; counts: Record<string, number> } {
+export function preferencePairs(
+  rows: RouterRow[],
+  catalog: Catalog,
+  format: RenderFormat,
+): { pairs: PreferencePair[]; counts: Record<string, number> } {
   const tools = new Map<string, CatalogTool>(catalog.tools.map((t) => [t.id, t]));
   const byId = new Map(rows.map((r) => [r.id, r]));
   const pairs = new Map<string, PreferencePair>();
   const answer = (text: string): ChatMessage[] => [{ role: 'assistant', content: text }];
-  const add = (kind: PreferencePair['kind'], promptRow: RouterRow, negative: RouterRow, chosen: string, rejected: string) => {
+  const add = (
+    kind: PreferencePair['kind'],
+    promptRow: RouterRow,
+    negative: RouterRow,
+    chosen: string,
+    rejected: string,
+  ) => {
     const rendered = renderRow(promptRow, tools, format);
     const pair: PreferencePair = {
       id: rowId({ pair: kind, prompt: rendered.prompt, tools: promptRow.tools, chosen, rejected }),
@@ -61,7 +75,8 @@ export function preferencePairs(rows: RouterRow[], catalog: Catalog, format: Ren
     const tempting = negative.provenance.negativeCall;
     if (!negative.provenance.operator || !tempting || negative.target.tool !== null) continue;
     // A missing scope or an absent tool is a check's to answer, not the model's (taught.ts): no pair teaches the no-call.
-    if (!decidedAfterModel(negative, format, byId)) add('abstention', negative, negative, completionText(negative.target, format), completionText(tempting, format));
+    if (!decidedAfterModel(negative, format, byId))
+      add('abstention', negative, negative, completionText(negative.target, format), completionText(tempting, format));
     const positive = negative.provenance.from ? byId.get(negative.provenance.from) : undefined;
     if (positive && positive.target.tool !== null && nearMissOf(positive.target, tempting)) {
       add('near_miss', positive, negative, completionText(positive.target, format), completionText(tempting, format));

@@ -14,7 +14,10 @@ export function domainPersonas(catalog: Catalog, dataset: DatasetConfig, packs: 
     if (configured.length) return configured.map((p) => ({ ...p }));
     const pack = packFor(packs, server.serverInfo?.name);
     if (pack) return pack.personas.map((p) => ({ ...p, domain: server.name }));
-    return derivePersonas(server.name, catalog.tools.filter((t) => t.server === server.name));
+    return derivePersonas(
+      server.name,
+      catalog.tools.filter((t) => t.server === server.name),
+    );
   });
 }
 

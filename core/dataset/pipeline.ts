@@ -58,9 +58,22 @@ export function genericDraws(dataset: DatasetConfig): number {
  * Intents for every tool of every server: a domain pack's goals for the tools it covers, a generic goal
  * (schema-sampled arguments, probe values, description-phrased requests) for every other tool.
  */
-export async function buildIntents(catalog: Catalog, dataset: DatasetConfig, pools: Record<string, DomainPools>, packs: readonly DomainPack[] = [], trial?: (tool: CatalogTool, args: Record<string, unknown>) => Promise<boolean>): Promise<{ intents: Intent[]; stats: IntentsStats }> {
+export async function buildIntents(
+  catalog: Catalog,
+  dataset: DatasetConfig,
+  pools: Record<string, DomainPools>,
+  packs: readonly DomainPack[] = [],
+  trial?: (tool: CatalogTool, args: Record<string, unknown>) => Promise<boolean>,
+): Promise<{ intents: Intent[]; stats: IntentsStats }> {
   const intents: Intent[] = [];
-  const stats: IntentsStats = { intents: 0, byDomain: {}, unsatisfiable: 0, skippedGoals: {}, tools: {}, packNotes: {} };
+  const stats: IntentsStats = {
+    intents: 0,
+    byDomain: {},
+    unsatisfiable: 0,
+    skippedGoals: {},
+    tools: {},
+    packNotes: {},
+  };
   const personas = domainPersonas(catalog, dataset, packs);
   for (const server of catalog.servers) {
     const tools = domainTools(catalog, server.name);
@@ -70,13 +83,23 @@ export async function buildIntents(catalog: Catalog, dataset: DatasetConfig, poo
     if (found.packNote) stats.packNotes[server.name] = found.packNote;
     const goals: Goal[] = [];
     const packed = new Set<string>();
-    if (pack && found.pack) for (const g of pack.goals.filter((g) => tools.some((t) => t.name === g.tool))) {
-      goals.push(g);
-      packed.add(g.tool);
-    }
+    if (pack && found.pack)
+      for (const g of pack.goals.filter((g) => tools.some((t) => t.name === g.tool))) {
+        goals.push(g);
+        packed.add(g.tool);
+      }
     for (const tool of tools) {
       const p = probeOf.get(tool.name);
-      stats.tools[tool.id] = { source: packed.has(tool.name) ? 'pack' : 'generic', intents: 0, ...(p ? { probe: p.status === 'ok' ? `ok, ${p.values} values from ${p.calls} calls` : `${p.status}: ${p.detail ?? ''}` } : {}) };
+      stats.tools[tool.id] = {
+        source: packed.has(tool.name) ? 'pack' : 'generic',
+        intents: 0,
+        ...(p
+          ? {
+              probe:
+                p.status === 'ok' ? `ok, ${p.values} values from ${p.calls} calls` : `${p.status}: ${p.detail ?? ''}`,
+            }
+          : {}),
+      };
       if (packed.has(tool.name)) continue;
       const goal = genericGoal(server.name, tool, found.harvested, dataset.seed);
       if ('skip' in goal) stats.tools[tool.id]!.skipped = goal.skip;
@@ -87,14 +110,26 @@ export async function buildIntents(catalog: Catalog, dataset: DatasetConfig, poo
       goals,
       personas,
       toolScopes: Object.fromEntries(tools.map((t) => [t.name, t.scopes])),
-      toolDescriptions: Object.fromEntries(tools.filter((t) => !packed.has(t.name) && t.description).map((t) => [t.name, t.description!.slice(0, 400)])),
+      toolDescriptions: Object.fromEntries(
+        tools.filter((t) => !packed.has(t.name) && t.description).map((t) => [t.name, t.description!.slice(0, 400)]),
+      ),
       pools: found.pack ?? {},
       perGoal: dataset.perGoal,
       drawsFor: (g) => (g.id.startsWith('generic:') ? genericDraws(dataset) : dataset.perGoal),
       unsatisfiableShare: dataset.unsatisfiableShare,
       asks: [...(pack?.unsatisfiable ?? []), ...deriveUnsatisfiable(tools)],
       // Pack goals draw from the pack's own pools and need no trial; generic ones do.
-      ...(trial ? { trial: (name: string, args: Record<string, unknown>) => (packed.has(name) ? Promise.resolve(true) : trial(tools.find((t) => t.name === name)!, args)) } : {}),
+      ...(trial
+        ? {
+            trial: (name: string, args: Record<string, unknown>) =>
+              packed.has(name)
+                ? Promise.resolve(true)
+                : trial(
+                    tools.find((t) => t.name === name)!,
+                    args,
+                  ),
+          }
+        : {}),
       seed: dataset.seed,
     });
     intents.push(...drawn.intents);
@@ -141,37 +176,62 @@ export async function validateCandidates(
   const byId = new Map(intents.map((i) => [i.id, i]));
   const rows: RouterRow[] = [];
   const rejections: Rejection[] = [];
-  const stats: ValidateStats = { candidates: candidates.length, valid: 0, rejected: 0, rejectionsByReason: {}, byTool: {} };
+  const stats: ValidateStats = {
+    candidates: candidates.length,
+    valid: 0,
+    rejected: 0,
+    rejectionsByReason: {},
+    byTool: {},
+  };
   const toolsByDomain = new Map<string, CatalogTool[]>();
   // Checks run `concurrency` at a time (dry-runs are round trips to the sandboxes); results are assembled in
   // candidate order, so the output does not depend on timing.
   const verdicts = new Array<Awaited<ReturnType<CallValidator['check']>>>(candidates.length);
   let next = 0;
   let done = 0;
-  await Promise.all(Array.from({ length: Math.min(concurrency, candidates.length) }, async () => {
-    while (next < candidates.length) {
-      const i = next++;
-      const c = candidates[i]!;
-      const intent = byId.get(c.intentId);
-      if (!intent) throw new Error(`candidate for unknown intent ${c.intentId}`);
-      const disagrees = c.malformed ? undefined : disagreement(intent, c);
-      verdicts[i] = c.malformed ? { valid: false, reason: 'teacher_malformed', detail: c.malformed } : disagrees ? { valid: false, reason: 'disagrees_with_intent', detail: disagrees } : await validator.check(c.target, intent.persona);
-      if (++done % 25 === 0) onProgress?.(done);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: Math.min(concurrency, candidates.length) }, async () => {
+      while (next < candidates.length) {
+        const i = next++;
+        const c = candidates[i]!;
+        const intent = byId.get(c.intentId);
+        if (!intent) throw new Error(`candidate for unknown intent ${c.intentId}`);
+        const disagrees = c.malformed ? undefined : disagreement(intent, c);
+        verdicts[i] = c.malformed
+          ? { valid: false, reason: 'teacher_malformed', detail: c.malformed }
+          : disagrees
+            ? { valid: false, reason: 'disagrees_with_intent', detail: disagrees }
+            : await validator.check(c.target, intent.persona);
+        if (++done % 25 === 0) onProgress?.(done);
+      }
+    }),
+  );
   candidates.forEach((c, i) => {
     const intent = byId.get(c.intentId)!;
     const v = verdicts[i]!;
     if (v.valid) {
       if (!toolsByDomain.has(intent.domain)) toolsByDomain.set(intent.domain, domainTools(catalog, intent.domain));
-      const row = candidateRow(intent, c, toolsByDomain.get(intent.domain)!, dataset.sliceSize, dataset.seed, dataset.slicing);
+      const row = candidateRow(
+        intent,
+        c,
+        toolsByDomain.get(intent.domain)!,
+        dataset.sliceSize,
+        dataset.seed,
+        dataset.slicing,
+      );
       if (v.checkedBy && c.target.tool !== null) row.provenance.checkedBy = v.checkedBy;
       rows.push(row);
       const key = c.target.tool ?? '(no tool)';
       stats.byTool[key] = (stats.byTool[key] ?? 0) + 1;
       stats.valid++;
     } else {
-      rejections.push({ intentId: c.intentId, request: c.request, target: c.target, reason: v.reason!, detail: v.detail ?? '' });
+      rejections.push({
+        intentId: c.intentId,
+        request: c.request,
+        target: c.target,
+        reason: v.reason!,
+        detail: v.detail ?? '',
+      });
       stats.rejectionsByReason[v.reason!] = (stats.rejectionsByReason[v.reason!] ?? 0) + 1;
       stats.rejected++;
     }
@@ -184,9 +244,12 @@ export async function validateCandidates(
  * request on its own): another tool, other arguments, or a call where no tool fits. Undefined: it agrees.
  */
 export function disagreement(intent: Intent, c: Candidate): string | undefined {
-  if (intent.tool === null) return c.target.tool === null ? undefined : `no tool fits this ask, but the teacher called ${c.target.tool}`;
-  if (c.target.tool !== intent.tool) return `the intent is ${intent.tool}, the teacher answered ${c.target.tool ?? 'no call'}`;
-  if (canonicalJson(c.target.arguments) !== canonicalJson(intent.arguments)) return `arguments differ from the intent's: ${canonicalJson(c.target.arguments).slice(0, 200)}`;
+  if (intent.tool === null)
+    return c.target.tool === null ? undefined : `no tool fits this ask, but the teacher called ${c.target.tool}`;
+  if (c.target.tool !== intent.tool)
+    return `the intent is ${intent.tool}, the teacher answered ${c.target.tool ?? 'no call'}`;
+  if (canonicalJson(c.target.arguments) !== canonicalJson(intent.arguments))
+    return `arguments differ from the intent's: ${canonicalJson(c.target.arguments).slice(0, 200)}`;
   return undefined;
 }
 
@@ -204,7 +267,12 @@ export async function augmentRows(
   const personas = domainPersonas(catalog, dataset, packs);
   const byName = new Map(personas.map((p) => [`${p.domain}/${p.name}`, p]));
   const out: RouterRow[] = [];
-  const stats = { kept: {} as Record<string, number>, dropped: {} as Record<string, number>, positives: rows.length, negatives: 0 };
+  const stats = {
+    kept: {} as Record<string, number>,
+    dropped: {} as Record<string, number>,
+    positives: rows.length,
+    negatives: 0,
+  };
   let checked = 0;
   for (const domain of [...new Set(rows.map((r) => r.domain))].sort()) {
     const mine = rows.filter((r) => r.domain === domain);
@@ -219,11 +287,20 @@ export async function augmentRows(
       rng: new Rng(`corrupt:${dataset.seed}:${domain}`),
       callable: (name: string) => tools.some((t) => t.name === name && callable(t)),
     };
-    const { negatives, stats: s } = await corruptRows(mine, ctx, async (call, row) => {
-      if (++checked % 25 === 0) onProgress?.(checked);
-      const v = await validator.check(call, byName.get(`${domain}/${row.persona.name}`) ?? { ...row.persona, domain }, row.tools);
-      return { ...(v.reason ? { reason: v.reason } : {}), ...(v.detail ? { detail: v.detail } : {}) };
-    }, dataset.negativeShare);
+    const { negatives, stats: s } = await corruptRows(
+      mine,
+      ctx,
+      async (call, row) => {
+        if (++checked % 25 === 0) onProgress?.(checked);
+        const v = await validator.check(
+          call,
+          byName.get(`${domain}/${row.persona.name}`) ?? { ...row.persona, domain },
+          row.tools,
+        );
+        return { ...(v.reason ? { reason: v.reason } : {}), ...(v.detail ? { detail: v.detail } : {}) };
+      },
+      dataset.negativeShare,
+    );
     out.push(...mine, ...negatives);
     stats.negatives += negatives.length;
     for (const [k, n] of Object.entries(s.kept)) stats.kept[k] = (stats.kept[k] ?? 0) + n;

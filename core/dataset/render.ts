@@ -17,7 +17,10 @@ export interface RenderedRow {
   id: string;
   prompt: ChatMessage[];
   completion: ChatMessage[];
-  tools: Array<{ type: 'function'; function: { name: string; description: string; parameters: Record<string, unknown> } }>;
+  tools: Array<{
+    type: 'function';
+    function: { name: string; description: string; parameters: Record<string, unknown> };
+  }>;
 }
 
 /**
@@ -35,14 +38,19 @@ export const SYSTEM_PROMPT =
  */
 export function completionText(target: Target, format: RenderFormat): string {
   if (target.tool === null) return JSON.stringify({ tool: null, verdict: target.verdict, code: target.code });
-  if (format === 'hermes') return `<tool_call>\n${canonicalJson({ arguments: target.arguments, name: target.tool })}\n</tool_call>`;
+  if (format === 'hermes')
+    return `<tool_call>\n${canonicalJson({ arguments: target.arguments, name: target.tool })}\n</tool_call>`;
   return `{"tool":${JSON.stringify(target.tool)},"arguments":${canonicalJson(target.arguments)}}`;
 }
 
 /** An OpenAI function tool as the router sees it: name, description (empty when absent), input schema. */
 export type OfferedTool = RenderedRow['tools'][number];
 
-export function offeredTool(t: { name: string; description?: string; inputSchema: Record<string, unknown> }): OfferedTool {
+export function offeredTool(t: {
+  name: string;
+  description?: string;
+  inputSchema: Record<string, unknown>;
+}): OfferedTool {
   return { type: 'function', function: { name: t.name, description: t.description ?? '', parameters: t.inputSchema } };
 }
 
@@ -53,7 +61,9 @@ export function offeredTool(t: { name: string; description?: string; inputSchema
  * slice is drawn around the right tool, and the right tool sorts anywhere among its neighbours.
  */
 export function inOfferOrder<T extends OfferedTool>(tools: T[]): T[] {
-  return [...tools].sort((a, b) => (a.function.name < b.function.name ? -1 : a.function.name > b.function.name ? 1 : 0));
+  return [...tools].sort((a, b) =>
+    a.function.name < b.function.name ? -1 : a.function.name > b.function.name ? 1 : 0,
+  );
 }
 
 /**
@@ -77,7 +87,11 @@ function canonicalMessage(m: ChatMessage): ChatMessage {
   };
 }
 
-export function renderRow(row: RouterRow, catalog: Map<string, CatalogTool>, format: RenderFormat = 'router-json'): RenderedRow {
+export function renderRow(
+  row: RouterRow,
+  catalog: Map<string, CatalogTool>,
+  format: RenderFormat = 'router-json',
+): RenderedRow {
   const tools = inOfferOrder(
     row.tools.map((name) => {
       const t = catalog.get(`${row.domain}/${name}`);
@@ -86,7 +100,9 @@ export function renderRow(row: RouterRow, catalog: Map<string, CatalogTool>, for
     }),
   );
   // Rows unrolled from traces carry the conversation so far; generated rows are one request.
-  const conversation = row.messages ? (row.messages as ChatMessage[]) : [{ role: 'user' as const, content: row.request }];
+  const conversation = row.messages
+    ? (row.messages as ChatMessage[])
+    : [{ role: 'user' as const, content: row.request }];
   return {
     id: row.id,
     prompt: routerPrompt(row.persona, conversation),

@@ -14,17 +14,38 @@ export function rowId(parts: unknown): string {
  * `retriever` slicing what the retriever finds for the request; where that misses the correct tool, the row is
  * labelled tool_not_offered, since that is all a router shown that slice can rightly answer.
  */
-export function candidateRow(intent: Intent, candidate: Candidate, domainTools: CatalogTool[], sliceSize: number, seed: string | number, slicing: Slicing = 'neighbours'): RouterRow {
+export function candidateRow(
+  intent: Intent,
+  candidate: Candidate,
+  domainTools: CatalogTool[],
+  sliceSize: number,
+  seed: string | number,
+  slicing: Slicing = 'neighbours',
+): RouterRow {
   const rng = new Rng(`slice:${seed}:${intent.id}`);
   const tool = candidate.target.tool === null ? undefined : domainTools.find((t) => t.name === candidate.target.tool);
   const tools =
     slicing === 'retriever'
       ? retrievedSlice(retrievalQuery(candidate.request, candidate.context), domainTools, sliceSize, rng)
-      : tool ? offerSlice(tool, domainTools, sliceSize, rng) : sliceForText(candidate.request, domainTools, sliceSize, rng);
+      : tool
+        ? offerSlice(tool, domainTools, sliceSize, rng)
+        : sliceForText(candidate.request, domainTools, sliceSize, rng);
   const missed = tool !== undefined && !tools.includes(tool.name);
-  const target: Target = missed ? { tool: null, verdict: 'abstain', code: 'tool_not_offered', reason: `${tool.name} was not among the retrieved tools` } : candidate.target;
+  const target: Target = missed
+    ? {
+        tool: null,
+        verdict: 'abstain',
+        code: 'tool_not_offered',
+        reason: `${tool.name} was not among the retrieved tools`,
+      }
+    : candidate.target;
   return {
-    id: rowId({ intent: intent.id, request: candidate.request, target: candidate.target, ...(candidate.context ? { context: candidate.context } : {}) }),
+    id: rowId({
+      intent: intent.id,
+      request: candidate.request,
+      target: candidate.target,
+      ...(candidate.context ? { context: candidate.context } : {}),
+    }),
     domain: intent.domain,
     entities: intent.entities,
     request: candidate.request,
@@ -33,6 +54,12 @@ export function candidateRow(intent: Intent, candidate: Candidate, domainTools: 
     tools,
     target,
     // A miss records the call its request needs: router-json rows teach it, and serve answers tool_not_offered (taught.ts).
-    provenance: { source: 'generated', intent: intent.id, goal: intent.goal, teacher: candidate.teacher, ...(missed && candidate.target.tool !== null ? { negativeCall: candidate.target } : {}) },
+    provenance: {
+      source: 'generated',
+      intent: intent.id,
+      goal: intent.goal,
+      teacher: candidate.teacher,
+      ...(missed && candidate.target.tool !== null ? { negativeCall: candidate.target } : {}),
+    },
   };
 }

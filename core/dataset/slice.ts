@@ -2,10 +2,33 @@ import type { Rng } from '../rng.js';
 import type { CatalogTool } from '../catalog/types.js';
 import { bm25Retriever, type Retriever } from '../retrieve/tool-retriever.js';
 
-const STOP = new Set(['a', 'an', 'the', 'of', 'to', 'and', 'or', 'in', 'on', 'for', 'by', 'with', 'its', 'is', 'as', 'one', 'it']);
+const STOP = new Set([
+  'a',
+  'an',
+  'the',
+  'of',
+  'to',
+  'and',
+  'or',
+  'in',
+  'on',
+  'for',
+  'by',
+  'with',
+  'its',
+  'is',
+  'as',
+  'one',
+  'it',
+]);
 
 function tokens(s: string): Set<string> {
-  return new Set(s.toLowerCase().split(/[^a-z0-9]+/).filter((t) => t.length > 1 && !STOP.has(t)));
+  return new Set(
+    s
+      .toLowerCase()
+      .split(/[^a-z0-9]+/)
+      .filter((t) => t.length > 1 && !STOP.has(t)),
+  );
 }
 
 /** A tool's name+description tokens, computed once per tool object (slices are built for every row). */
@@ -17,7 +40,12 @@ function toolTokens(t: CatalogTool): Set<string> {
 }
 
 /** Per catalog array and tool id: a ranking depends only on those, so it is computed once, not once per row. */
-function memo(cache: WeakMap<CatalogTool[], Map<string, CatalogTool[]>>, catalog: CatalogTool[], tool: CatalogTool, rank: () => CatalogTool[]): CatalogTool[] {
+function memo(
+  cache: WeakMap<CatalogTool[], Map<string, CatalogTool[]>>,
+  catalog: CatalogTool[],
+  tool: CatalogTool,
+  rank: () => CatalogTool[],
+): CatalogTool[] {
   let byTool = cache.get(catalog);
   if (!byTool) cache.set(catalog, (byTool = new Map()));
   let ranked = byTool.get(tool.id);
@@ -73,7 +101,13 @@ export function nearest(tool: CatalogTool, catalog: CatalogTool[]): CatalogTool[
  * first then the lexically nearest, up to `size`, in a seeded shuffle (rendering puts them in name order:
  * render.ts, inOfferOrder).
  */
-export function offerSlice(correct: CatalogTool, catalog: CatalogTool[], size: number, rng: Rng, withoutCorrect = false): string[] {
+export function offerSlice(
+  correct: CatalogTool,
+  catalog: CatalogTool[],
+  size: number,
+  rng: Rng,
+  withoutCorrect = false,
+): string[] {
   const chosen: string[] = withoutCorrect ? [] : [correct.name];
   for (const t of [...siblings(correct, catalog), ...nearest(correct, catalog)]) {
     if (chosen.length >= size) break;
@@ -116,10 +150,19 @@ export function retrievalQuery(request: string, context?: Array<{ role: string; 
  * The `size` tools the retriever ranks highest for `query` (without `exclude`, for a slice that must miss
  * the right tool), in a seeded shuffle (rendered in name order).
  */
-export function retrievedSlice(query: string, tools: CatalogTool[], size: number, rng: Rng, exclude?: string): string[] {
+export function retrievedSlice(
+  query: string,
+  tools: CatalogTool[],
+  size: number,
+  rng: Rng,
+  exclude?: string,
+): string[] {
   let retriever = retrievers.get(tools);
   if (!retriever) retrievers.set(tools, (retriever = bm25Retriever(tools)));
-  const chosen = retriever.rank(query, size + 1).filter((name) => name !== exclude).slice(0, size);
+  const chosen = retriever
+    .rank(query, size + 1)
+    .filter((name) => name !== exclude)
+    .slice(0, size);
   for (let i = chosen.length - 1; i > 0; i--) {
     const j = rng.int(0, i);
     [chosen[i], chosen[j]] = [chosen[j]!, chosen[i]!];

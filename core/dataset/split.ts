@@ -47,7 +47,12 @@ export function entityGroups(rows: RouterRow[]): RouterRow[][] {
  * its share of each tool and domain. With `frozenTest`, that set is the test split as it stands; groups touching its entities are held
  * out of train and val entirely.
  */
-export function splitByEntity(rows: RouterRow[], ratios: SplitRatios, seed: string | number, frozenTest?: RouterRow[]): Splits & { heldOut: number } {
+export function splitByEntity(
+  rows: RouterRow[],
+  ratios: SplitRatios,
+  seed: string | number,
+  frozenTest?: RouterRow[],
+): Splits & { heldOut: number } {
   const out: Splits = { train: [], val: [], test: frozenTest ? [...frozenTest] : [] };
   const frozenKeys = new Set((frozenTest ?? []).flatMap((r) => r.entities));
   const frozenIds = new Set((frozenTest ?? []).map((r) => r.id));
@@ -67,7 +72,10 @@ export function splitByEntity(rows: RouterRow[], ratios: SplitRatios, seed: stri
     strata.set(key, [...(strata.get(key) ?? []), g]);
   }
   for (const key of [...strata.keys()].sort()) {
-    const groups = strata.get(key)!.map((g) => ({ g, k: hashOf({ seed, key: [...g.map((r) => r.id)].sort()[0] }) })).sort((a, b) => (a.k < b.k ? -1 : 1));
+    const groups = strata
+      .get(key)!
+      .map((g) => ({ g, k: hashOf({ seed, key: [...g.map((r) => r.id)].sort()[0] }) }))
+      .sort((a, b) => (a.k < b.k ? -1 : 1));
     const counts: Record<string, number> = { train: 0, val: 0, test: 0 };
     let placed = 0;
     for (const { g } of groups) {
@@ -91,8 +99,12 @@ export function splitByEntity(rows: RouterRow[], ratios: SplitRatios, seed: stri
 /** Entity keys that appear in more than one split; must be empty. */
 export function entityOverlap(s: Splits): string[] {
   const where = new Map<string, Set<string>>();
-  for (const name of ['train', 'val', 'test'] as const) for (const r of s[name]) for (const e of r.entities) where.set(e, (where.get(e) ?? new Set()).add(name));
-  return [...where].filter(([, set]) => set.size > 1).map(([e]) => e).sort();
+  for (const name of ['train', 'val', 'test'] as const)
+    for (const r of s[name]) for (const e of r.entities) where.set(e, (where.get(e) ?? new Set()).add(name));
+  return [...where]
+    .filter(([, set]) => set.size > 1)
+    .map(([e]) => e)
+    .sort();
 }
 
 /**
@@ -103,9 +115,11 @@ export function entityOverlap(s: Splits): string[] {
 export function balanceTrain(train: RouterRow[], opts: { minPerTool: number; negativeShare: number }): RouterRow[] {
   const out = [...train];
   const byTool = new Map<string, RouterRow[]>();
-  for (const r of train) if (r.target.tool !== null) byTool.set(r.target.tool, [...(byTool.get(r.target.tool) ?? []), r]);
+  for (const r of train)
+    if (r.target.tool !== null) byTool.set(r.target.tool, [...(byTool.get(r.target.tool) ?? []), r]);
   for (const [, rows] of [...byTool].sort(([a], [b]) => (a < b ? -1 : 1))) {
-    for (let i = 0; rows.length + i < opts.minPerTool; i++) out.push({ ...rows[i % rows.length]!, id: `${rows[i % rows.length]!.id}#${Math.floor(i / rows.length) + 1}` });
+    for (let i = 0; rows.length + i < opts.minPerTool; i++)
+      out.push({ ...rows[i % rows.length]!, id: `${rows[i % rows.length]!.id}#${Math.floor(i / rows.length) + 1}` });
   }
   const negatives = train.filter((r) => r.target.tool === null);
   if (negatives.length) {

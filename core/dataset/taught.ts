@@ -27,7 +27,9 @@ export const refusedByScopeCheck = (row: RouterRow): boolean =>
 export function absentToolCall(row: RouterRow, format: RenderFormat, byId: RowsById): ToolCallTarget | undefined {
   if (format !== 'router-json' || row.target.tool !== null || row.target.code !== NOT_OFFERED.code) return undefined;
   const from = row.provenance.from ? byId.get(row.provenance.from)?.target : undefined;
-  return [row.provenance.negativeCall, from].find((c): c is ToolCallTarget => c !== undefined && c.tool !== null && !row.tools.includes(c.tool));
+  return [row.provenance.negativeCall, from].find(
+    (c): c is ToolCallTarget => c !== undefined && c.tool !== null && !row.tools.includes(c.tool),
+  );
 }
 
 /** Is this row's no-call made by a check after the model rather than by the model? */

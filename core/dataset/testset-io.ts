@@ -13,12 +13,32 @@ export type TestsetFormat = 'jsonl' | 'csv';
 
 export class TestsetError extends InputError {
   override name = 'TestsetError';
-  constructor(readonly file: string, readonly problems: string[]) {
-    super(`${file}: cannot import test set\n${problems.slice(0, 20).map((p) => `  - ${p}`).join('\n')}${problems.length > 20 ? `\n  … and ${problems.length - 20} more` : ''}`);
+  constructor(
+    readonly file: string,
+    readonly problems: string[],
+  ) {
+    super(
+      `${file}: cannot import test set\n${problems
+        .slice(0, 20)
+        .map((p) => `  - ${p}`)
+        .join('\n')}${problems.length > 20 ? `\n  … and ${problems.length - 20} more` : ''}`,
+    );
   }
 }
 
-export const CSV_COLUMNS = ['id', 'domain', 'persona', 'request', 'target_tool', 'target_arguments', 'target_verdict', 'target_code', 'approved', 'notes', 'row_json'] as const;
+export const CSV_COLUMNS = [
+  'id',
+  'domain',
+  'persona',
+  'request',
+  'target_tool',
+  'target_arguments',
+  'target_verdict',
+  'target_code',
+  'approved',
+  'notes',
+  'row_json',
+] as const;
 
 export function formatOf(file: string): TestsetFormat {
   if (file.endsWith('.csv')) return 'csv';
@@ -30,8 +50,17 @@ export function exportTestset(rows: RouterRow[], format: TestsetFormat): string 
   if (format === 'jsonl') return rows.map((r) => `${canonicalJson({ ...r, approved: null, notes: '' })}\n`).join('');
   return stringify(
     rows.map((r) => [
-      r.id, r.domain, r.persona.name, r.request, r.target.tool ?? '', r.target.tool === null ? '' : canonicalJson(r.target.arguments),
-      r.target.tool === null ? r.target.verdict : 'call', r.target.tool === null ? r.target.code : '', '', '', canonicalJson(r),
+      r.id,
+      r.domain,
+      r.persona.name,
+      r.request,
+      r.target.tool ?? '',
+      r.target.tool === null ? '' : canonicalJson(r.target.arguments),
+      r.target.tool === null ? r.target.verdict : 'call',
+      r.target.tool === null ? r.target.code : '',
+      '',
+      '',
+      canonicalJson(r),
     ]),
     { header: true, columns: [...CSV_COLUMNS] },
   );
@@ -39,7 +68,9 @@ export function exportTestset(rows: RouterRow[], format: TestsetFormat): string 
 
 function decision(v: unknown): boolean | undefined {
   if (v === true || v === false) return v;
-  const s = String(v ?? '').trim().toLowerCase();
+  const s = String(v ?? '')
+    .trim()
+    .toLowerCase();
   if (['true', 'yes', 'y', '1', 'x'].includes(s)) return true;
   if (['false', 'no', 'n', '0'].includes(s)) return false;
   return undefined;
@@ -47,7 +78,17 @@ function decision(v: unknown): boolean | undefined {
 
 function checkRow(r: unknown, where: string, problems: string[]): RouterRow | undefined {
   const row = r as RouterRow;
-  if (!row || typeof row.id !== 'string' || typeof row.domain !== 'string' || !Array.isArray(row.entities) || row.entities.length === 0 || typeof row.request !== 'string' || !Array.isArray(row.tools) || !row.target || !row.persona) {
+  if (
+    !row ||
+    typeof row.id !== 'string' ||
+    typeof row.domain !== 'string' ||
+    !Array.isArray(row.entities) ||
+    row.entities.length === 0 ||
+    typeof row.request !== 'string' ||
+    !Array.isArray(row.tools) ||
+    !row.target ||
+    !row.persona
+  ) {
     problems.push(`${where}: not a router row (needs id, domain, entities, request, persona, tools, target)`);
     return undefined;
   }
@@ -55,7 +96,11 @@ function checkRow(r: unknown, where: string, problems: string[]): RouterRow | un
 }
 
 /** Parse an audited export; returns the approved rows. Throws TestsetError naming every bad line. */
-export function importTestset(text: string, format: TestsetFormat, file: string): { approved: RouterRow[]; rejected: number } {
+export function importTestset(
+  text: string,
+  format: TestsetFormat,
+  file: string,
+): { approved: RouterRow[]; rejected: number } {
   const problems: string[] = [];
   const approved: RouterRow[] = [];
   let rejected = 0;
@@ -77,7 +122,11 @@ export function importTestset(text: string, format: TestsetFormat, file: string)
         problems.push(`line ${i + 1}: invalid JSON (${(err as Error).message})`);
         return;
       }
-      take(checkRow(obj, `line ${i + 1}`, problems), decision((obj as { approved?: unknown }).approved), `line ${i + 1}`);
+      take(
+        checkRow(obj, `line ${i + 1}`, problems),
+        decision((obj as { approved?: unknown }).approved),
+        `line ${i + 1}`,
+      );
     });
   } else {
     let records: Array<Record<string, string>>;

@@ -12,7 +12,11 @@ function key(project: string, catalogVersion: string): string {
 }
 
 /** The frozen test set of a project for a catalog version, if one is pinned. */
-export async function frozenTestSet(store: ArtifactStore, project: string, catalogVersion: string): Promise<PinnedTestSet | undefined> {
+export async function frozenTestSet(
+  store: ArtifactStore,
+  project: string,
+  catalogVersion: string,
+): Promise<PinnedTestSet | undefined> {
   const pinned = await store.getPointer<PinnedTestSet>(key(project, catalogVersion));
   if (pinned) store.checkRef(pinned.ref);
   return pinned;
@@ -22,7 +26,14 @@ export async function frozenTestSet(store: ArtifactStore, project: string, catal
  * Pin a test set: later runs on this catalog version evaluate against exactly these rows. With
  * onlyIfAbsent an existing pin is kept (a split never replaces a pinned or audited set).
  */
-export async function pinTestSet(store: ArtifactStore, project: string, catalogVersion: string, ref: ArtifactRef, source: PinnedTestSet['source'], opts: { onlyIfAbsent?: boolean } = {}): Promise<PinnedTestSet> {
+export async function pinTestSet(
+  store: ArtifactStore,
+  project: string,
+  catalogVersion: string,
+  ref: ArtifactRef,
+  source: PinnedTestSet['source'],
+  opts: { onlyIfAbsent?: boolean } = {},
+): Promise<PinnedTestSet> {
   if (opts.onlyIfAbsent) {
     const existing = await frozenTestSet(store, project, catalogVersion);
     if (existing) return existing;

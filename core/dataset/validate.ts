@@ -5,7 +5,16 @@ import { lackedScopes } from '../scope-guard.js';
 import type { Persona, Target } from './types.js';
 
 /** Why a candidate is not training data. Sandbox refusals are `sandbox:<CODE>` with the sandbox's own code. */
-export type RejectionReason = 'teacher_malformed' | 'disagrees_with_intent' | 'unknown_tool' | 'not_offered' | 'schema_invalid' | 'missing_scope' | `sandbox:${string}` | 'dry_run_failed' | 'call_failed';
+export type RejectionReason =
+  | 'teacher_malformed'
+  | 'disagrees_with_intent'
+  | 'unknown_tool'
+  | 'not_offered'
+  | 'schema_invalid'
+  | 'missing_scope'
+  | `sandbox:${string}`
+  | 'dry_run_failed'
+  | 'call_failed';
 
 export interface DryRunResult {
   ok: boolean;
@@ -38,7 +47,10 @@ export class CallValidator {
   /** By tool id (`server/name`): two servers may offer tools of the same name. */
   private readonly tools = new Map<string, { tool: CatalogTool; validate: ValidateFunction }>();
 
-  constructor(catalog: Catalog, private readonly dryRun: DryRunner) {
+  constructor(
+    catalog: Catalog,
+    private readonly dryRun: DryRunner,
+  ) {
     for (const tool of catalog.tools) {
       const compiled = compileSchema(tool.inputSchema);
       if (compiled.ok) this.tools.set(tool.id, { tool, validate: compiled.validate });
@@ -54,13 +66,24 @@ export class CallValidator {
   checkStatic(target: Target, persona: Persona, offered?: string[]): Verdict {
     if (target.tool === null) return { valid: true };
     const entry = this.tools.get(`${persona.domain}/${target.tool}`);
-    if (!entry) return { valid: false, reason: 'unknown_tool', detail: `no tool ${target.tool} in the catalog of ${persona.domain}` };
-    if (offered && !offered.includes(target.tool)) return { valid: false, reason: 'not_offered', detail: `${target.tool} is not among the offered tools` };
+    if (!entry)
+      return {
+        valid: false,
+        reason: 'unknown_tool',
+        detail: `no tool ${target.tool} in the catalog of ${persona.domain}`,
+      };
+    if (offered && !offered.includes(target.tool))
+      return { valid: false, reason: 'not_offered', detail: `${target.tool} is not among the offered tools` };
     if (!entry.validate(target.arguments)) {
-      return { valid: false, reason: 'schema_invalid', detail: (entry.validate.errors ?? []).map((e) => `${e.instancePath || '(arguments)'} ${e.message}`).join('; ') };
+      return {
+        valid: false,
+        reason: 'schema_invalid',
+        detail: (entry.validate.errors ?? []).map((e) => `${e.instancePath || '(arguments)'} ${e.message}`).join('; '),
+      };
     }
     const missing = lackedScopes(entry.tool.scopes, persona.scopes);
-    if (missing.length) return { valid: false, reason: 'missing_scope', detail: `persona ${persona.name} lacks ${missing.join(', ')}` };
+    if (missing.length)
+      return { valid: false, reason: 'missing_scope', detail: `persona ${persona.name} lacks ${missing.join(', ')}` };
     return { valid: true };
   }
 
@@ -72,7 +95,11 @@ export class CallValidator {
     const r = await this.dryRun(tool, target.arguments, persona.scopes);
     const checkedBy = r.checkedBy ? { checkedBy: r.checkedBy } : {};
     if (r.ok) return { valid: true, ...checkedBy };
-    const reason = r.code ? (`sandbox:${r.code}` as const) : r.checkedBy === 'execute' ? 'call_failed' : 'dry_run_failed';
+    const reason = r.code
+      ? (`sandbox:${r.code}` as const)
+      : r.checkedBy === 'execute'
+        ? 'call_failed'
+        : 'dry_run_failed';
     return { valid: false, reason, ...(r.message ? { detail: r.message } : {}), ...checkedBy };
   }
 }

@@ -21,5 +21,11 @@ export const VERDICTS: ReadonlyArray<NoCallTarget['verdict']> = ['abstain', 'vio
 
 /** "abstain: no_tool|tool_not_offered|…; violation: …; escalate: …" for the system prompt. */
 export function codeList(): string {
-  return VERDICTS.map((v) => `${v}: ${Object.entries(VERDICT_CODES).filter(([, x]) => x === v).map(([c]) => c).join('|')}`).join('; ');
+  return VERDICTS.map(
+    (v) =>
+      `${v}: ${Object.entries(VERDICT_CODES)
+        .filter(([, x]) => x === v)
+        .map(([c]) => c)
+        .join('|')}`,
+  ).join('; ');
 }

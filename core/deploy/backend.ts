@@ -33,15 +33,29 @@ export class Backend {
    * `apiKey`: the inference key; `adminToken`: what loading and unloading adapters need (the local serve keeps the
    * two apart; vLLM has one key for everything, so without an admin token the API key is sent).
    */
-  constructor(readonly target: DeployTarget, readonly endpoint: string, private readonly apiKey?: string, private readonly timeoutMs = 120_000, private readonly adminToken?: string) {}
+  constructor(
+    readonly target: DeployTarget,
+    readonly endpoint: string,
+    private readonly apiKey?: string,
+    private readonly timeoutMs = 120_000,
+    private readonly adminToken?: string,
+  ) {}
 
   /** Make `name` servable from `adapterPath` (a directory the backend can read). Idempotent. */
   async load(name: string, adapterPath: string): Promise<Route> {
     if (this.target === 'lorax') return { servedModel: adapterPath, adapterId: adapterPath, baseModel: '' };
-    const res = await this.call('POST', '/load_lora_adapter', { lora_name: name, lora_path: adapterPath }, this.adminCredential());
+    const res = await this.call(
+      'POST',
+      '/load_lora_adapter',
+      { lora_name: name, lora_path: adapterPath },
+      this.adminCredential(),
+    );
     // A retry after a crash between load and the alias flip finds the version loaded: that is success.
     if (!res.ok && !(res.status === 400 && /already been loaded/i.test(res.text))) {
-      throw backendError(`${this.endpoint}: loading ${name} from ${adapterPath} failed (${res.status}): ${res.text.slice(0, 300)}`, res.status >= 500 || res.status === 429);
+      throw backendError(
+        `${this.endpoint}: loading ${name} from ${adapterPath} failed (${res.status}): ${res.text.slice(0, 300)}`,
+        res.status >= 500 || res.status === 429,
+      );
     }
     return { servedModel: name, adapterId: null, baseModel: await this.parentOf(name) };
   }
@@ -50,7 +64,11 @@ export class Backend {
   async unload(name: string): Promise<void> {
     if (this.target === 'lorax') return;
     const res = await this.call('POST', '/unload_lora_adapter', { lora_name: name }, this.adminCredential());
-    if (!res.ok && res.status !== 404) throw backendError(`${this.endpoint}: unloading ${name} failed (${res.status}): ${res.text.slice(0, 300)}`, res.status >= 500);
+    if (!res.ok && res.status !== 404)
+      throw backendError(
+        `${this.endpoint}: unloading ${name} failed (${res.status}): ${res.text.slice(0, 300)}`,
+        res.status >= 500,
+      );
   }
 
   /** Whether the backend lists `name` now (a restarted backend forgets runtime-loaded adapters). */
@@ -68,16 +86,25 @@ export class Backend {
 
   private async models(): Promise<Array<{ id: string; parent?: string | null }>> {
     const res = await this.call('GET', '/models');
-    if (!res.ok) throw backendError(`${this.endpoint}/models answered ${res.status}: ${res.text.slice(0, 300)}`, res.status >= 500);
+    if (!res.ok)
+      throw backendError(
+        `${this.endpoint}/models answered ${res.status}: ${res.text.slice(0, 300)}`,
+        res.status >= 500,
+      );
     return (JSON.parse(res.text) as { data: Array<{ id: string; parent?: string | null }> }).data;
   }
 
   /** The local serve keeps an admin token apart from inference keys; vLLM has one key for everything. */
   private adminCredential(): string | undefined {
-    return this.target === 'local' ? this.adminToken ?? this.apiKey : this.apiKey;
+    return this.target === 'local' ? (this.adminToken ?? this.apiKey) : this.apiKey;
   }
 
-  private async call(method: string, path: string, body?: unknown, token = this.apiKey): Promise<{ ok: boolean; status: number; text: string }> {
+  private async call(
+    method: string,
+    path: string,
+    body?: unknown,
+    token = this.apiKey,
+  ): Promise<{ ok: boolean; status: number; text: string }> {
     const url = `${this.endpoint.replace(/\/+$/, '')}${path}`;
     try {
       const res = await fetch(url, {
@@ -89,7 +116,9 @@ export class Backend {
       return { ok: res.ok, status: res.status, text: await res.text() };
     } catch (err) {
       // Connection refused / timeout: the backend may be restarting; worth retrying.
-      throw new BackendError(`${url}: ${(err as Error).cause instanceof Error ? ((err as Error).cause as Error).message : (err as Error).message} (is the serving backend running? \`flywheel serve\` starts the local one)`);
+      throw new BackendError(
+        `${url}: ${(err as Error).cause instanceof Error ? ((err as Error).cause as Error).message : (err as Error).message} (is the serving backend running? \`flywheel serve\` starts the local one)`,
+      );
     }
   }
 }

@@ -50,18 +50,40 @@ export interface DeployHooks {
  * job without a second alias move; a smoke failure unloads the new version (unless the alias already serves
  * it) and leaves the alias untouched.
  */
-export async function deployVersion(registry: AliasRegistry, backend: Backend, plan: DeployPlan, opts: { timeoutMs: number; apiKey?: string }, hooks: DeployHooks = {}): Promise<DeployResult> {
+export async function deployVersion(
+  registry: AliasRegistry,
+  backend: Backend,
+  plan: DeployPlan,
+  opts: { timeoutMs: number; apiKey?: string },
+  hooks: DeployHooks = {},
+): Promise<DeployResult> {
   const done = await registry.event(plan.requestId);
-  if (done) return { version: (await registry.version(done.version))!, event: done, moved: true, smoke: { passed: true, summary: `already moved by ${plan.requestId}`, probes: [] } };
+  if (done)
+    return {
+      version: (await registry.version(done.version))!,
+      event: done,
+      moved: true,
+      smoke: { passed: true, summary: `already moved by ${plan.requestId}`, probes: [] },
+    };
   const serving = await registry.current(plan.alias);
   if (serving?.name === plan.name) {
     // The candidate is what the alias serves (an unchanged dataset and job): nothing to move.
-    if (serving.adapter.sha256 !== plan.adapter.sha256) throw new RegistryConflict(`${plan.name} is served with adapter ${serving.adapter.sha256.slice(0, 12)}, not ${plan.adapter.sha256.slice(0, 12)}: a version name never changes weights`);
-    return { version: serving, event: (await registry.history(plan.alias))[0]!, moved: false, smoke: { passed: true, summary: `alias ${plan.alias} already serves ${plan.name}`, probes: [] } };
+    if (serving.adapter.sha256 !== plan.adapter.sha256)
+      throw new RegistryConflict(
+        `${plan.name} is served with adapter ${serving.adapter.sha256.slice(0, 12)}, not ${plan.adapter.sha256.slice(0, 12)}: a version name never changes weights`,
+      );
+    return {
+      version: serving,
+      event: (await registry.history(plan.alias))[0]!,
+      moved: false,
+      smoke: { passed: true, summary: `alias ${plan.alias} already serves ${plan.name}`, probes: [] },
+    };
   }
   // Gated against one production version, the candidate must not replace another that arrived meanwhile.
   if ((serving?.name ?? null) !== plan.expectedCurrent) {
-    throw new RegistryConflict(`alias ${plan.alias} moved to ${serving?.name ?? 'nothing'} after this candidate was evaluated against ${plan.expectedCurrent ?? 'no version'}; run again to gate it against the new version`);
+    throw new RegistryConflict(
+      `alias ${plan.alias} moved to ${serving?.name ?? 'nothing'} after this candidate was evaluated against ${plan.expectedCurrent ?? 'no version'}; run again to gate it against the new version`,
+    );
   }
   const route = await backend.load(plan.name, plan.adapterPath);
   await hooks.afterLoad?.();
@@ -82,7 +104,13 @@ export async function deployVersion(registry: AliasRegistry, backend: Backend, p
     evalReport: plan.evalReport,
     probes: plan.probesRef,
   });
-  const event = await registry.repoint(plan.alias, plan.name, { action: 'deploy', actor: plan.actor, reason: plan.reason, requestId: plan.requestId, expectedCurrent: plan.expectedCurrent });
+  const event = await registry.repoint(plan.alias, plan.name, {
+    action: 'deploy',
+    actor: plan.actor,
+    reason: plan.reason,
+    requestId: plan.requestId,
+    expectedCurrent: plan.expectedCurrent,
+  });
   return { version, event, moved: true, smoke };
 }
 
@@ -94,31 +122,65 @@ export async function deployVersion(registry: AliasRegistry, backend: Backend, p
 export async function rollbackAlias(
   registry: AliasRegistry,
   backendFor: (v: DeployedVersion) => Backend,
-  args: { alias: string; to?: string; actor: string; reason: string; requestId: string; adapterPathOf: (v: DeployedVersion) => Promise<string>; probesOf: (v: DeployedVersion) => Promise<SmokeProbe[]>; action?: AliasAction },
+  args: {
+    alias: string;
+    to?: string;
+    actor: string;
+    reason: string;
+    requestId: string;
+    adapterPathOf: (v: DeployedVersion) => Promise<string>;
+    probesOf: (v: DeployedVersion) => Promise<SmokeProbe[]>;
+    action?: AliasAction;
+  },
   opts: { timeoutMs: number; apiKey?: string },
 ): Promise<DeployResult> {
   const done = await registry.event(args.requestId);
-  if (done) return { version: (await registry.version(done.version))!, event: done, moved: true, smoke: { passed: true, summary: `already moved by ${args.requestId}`, probes: [] } };
+  if (done)
+    return {
+      version: (await registry.version(done.version))!,
+      event: done,
+      moved: true,
+      smoke: { passed: true, summary: `already moved by ${args.requestId}`, probes: [] },
+    };
   const current = await registry.current(args.alias);
   const targetName = args.to ?? (await previousVersion(registry, args.alias));
   if (!targetName) throw new SmokeTestFailed(`alias ${args.alias} has no earlier version to roll back to`);
   const version = await registry.version(targetName);
-  if (!version || version.alias !== args.alias) throw new SmokeTestFailed(`version ${targetName} is not a version of alias ${args.alias} (see flywheel versions --alias ${args.alias})`);
+  if (!version || version.alias !== args.alias)
+    throw new SmokeTestFailed(
+      `version ${targetName} is not a version of alias ${args.alias} (see flywheel versions --alias ${args.alias})`,
+    );
   if (current?.name === targetName) {
     const event = (await registry.history(args.alias))[0]!;
-    return { version, event, moved: false, smoke: { passed: true, summary: `alias ${args.alias} already serves ${targetName}`, probes: [] } };
+    return {
+      version,
+      event,
+      moved: false,
+      smoke: { passed: true, summary: `alias ${args.alias} already serves ${targetName}`, probes: [] },
+    };
   }
   const backend = backendFor(version);
   const route = await ensureLoaded(backend, version, args.adapterPathOf);
   const smoke = await smokeRoute(backend, route, await args.probesOf(version), opts);
-  if (!smoke.passed) throw new SmokeTestFailed(`${version.name}: smoke test failed: ${smoke.summary}; alias ${args.alias} unchanged`);
-  const event = await registry.repoint(args.alias, version.name, { action: args.action ?? 'rollback', actor: args.actor, reason: args.reason, requestId: args.requestId });
+  if (!smoke.passed)
+    throw new SmokeTestFailed(`${version.name}: smoke test failed: ${smoke.summary}; alias ${args.alias} unchanged`);
+  const event = await registry.repoint(args.alias, version.name, {
+    action: args.action ?? 'rollback',
+    actor: args.actor,
+    reason: args.reason,
+    requestId: args.requestId,
+  });
   return { version, event, moved: true, smoke };
 }
 
 /** Reload a registered version its backend forgot (a restart drops runtime-loaded adapters); its route. */
-export async function ensureLoaded(backend: Backend, version: DeployedVersion, adapterPathOf: (v: DeployedVersion) => Promise<string>): Promise<Route> {
-  if (await backend.isLoaded(version.name)) return { servedModel: version.servedModel, adapterId: version.adapterId, baseModel: version.baseModel };
+export async function ensureLoaded(
+  backend: Backend,
+  version: DeployedVersion,
+  adapterPathOf: (v: DeployedVersion) => Promise<string>,
+): Promise<Route> {
+  if (await backend.isLoaded(version.name))
+    return { servedModel: version.servedModel, adapterId: version.adapterId, baseModel: version.baseModel };
   return backend.load(version.name, await adapterPathOf(version));
 }
 
@@ -128,16 +190,36 @@ export async function ensureLoaded(backend: Backend, version: DeployedVersion, a
  */
 async function previousVersion(registry: AliasRegistry, alias: string): Promise<string | undefined> {
   const current = (await registry.current(alias))?.name;
-  return (await registry.history(alias)).find((e) => e.action === 'deploy' && e.version === current)?.previous ?? undefined;
+  return (
+    (await registry.history(alias)).find((e) => e.action === 'deploy' && e.version === current)?.previous ?? undefined
+  );
 }
 
-function smokeRoute(backend: Backend, route: Route, probes: SmokeProbe[], opts: { timeoutMs: number; apiKey?: string }): Promise<SmokeResult> {
-  const common = { baseUrl: backend.endpoint, cost: { kind: 'none' as const }, ...(opts.apiKey ? { apiKey: opts.apiKey } : {}) };
+function smokeRoute(
+  backend: Backend,
+  route: Route,
+  probes: SmokeProbe[],
+  opts: { timeoutMs: number; apiKey?: string },
+): Promise<SmokeResult> {
+  const common = {
+    baseUrl: backend.endpoint,
+    cost: { kind: 'none' as const },
+    ...(opts.apiKey ? { apiKey: opts.apiKey } : {}),
+  };
   const client = { timeoutMs: opts.timeoutMs, maxRetries: 2 };
   // The smoke test is of the weights: on the local serve the adapter's retrieval prior (its training requests'
   // votes, examples.jsonl) is turned off, or a zeroed adapter would still answer unlike its base.
   const weightsOnly = backend.target === 'local' ? { extraBody: { retrieval: false } } : {};
-  const version = chatClient({ ...common, label: 'version', model: route.servedModel, ...(route.adapterId ? { adapterId: route.adapterId } : {}), ...weightsOnly }, client);
+  const version = chatClient(
+    {
+      ...common,
+      label: 'version',
+      model: route.servedModel,
+      ...(route.adapterId ? { adapterId: route.adapterId } : {}),
+      ...weightsOnly,
+    },
+    client,
+  );
   const base = chatClient({ ...common, label: 'base', model: route.baseModel }, client);
   return smokeTest(probes, version, base);
 }

@@ -7,8 +7,17 @@
 import type pg from 'pg';
 import { inTransaction, postgresPool } from '../postgres.js';
 import {
-  checkRepoint, checkReregistration, checkSchemaVersion, toEvent, toVersion, versionRow,
-  type AliasRegistry, type EventRow, type NewVersion, type RepointOptions, type VersionRow,
+  checkRepoint,
+  checkReregistration,
+  checkSchemaVersion,
+  toEvent,
+  toVersion,
+  versionRow,
+  type AliasRegistry,
+  type EventRow,
+  type NewVersion,
+  type RepointOptions,
+  type VersionRow,
 } from './registry.js';
 import type { AliasEvent, DeployedVersion } from './types.js';
 
@@ -51,7 +60,8 @@ CREATE INDEX IF NOT EXISTS flywheel_alias_events_by_alias ON flywheel_alias_even
 /** Upgrades from each older schema version, in order (none yet: PostgreSQL support began at version 2). */
 const MIGRATIONS: Record<number, string> = {};
 
-const VERSION_COLUMNS = 'name, alias, adapter_version, adapter, adapter_sha, target, endpoint, served_model, adapter_id, base_model, run_id, eval_report, probes, created_at';
+const VERSION_COLUMNS =
+  'name, alias, adapter_version, adapter, adapter_sha, target, endpoint, served_model, adapter_id, base_model, run_id, eval_report, probes, created_at';
 const CURRENT = `SELECT v.* FROM flywheel_alias_events e JOIN flywheel_versions v ON v.name = e.version WHERE e.alias = $1 ORDER BY e.id DESC LIMIT 1`;
 
 export class PostgresRegistry implements AliasRegistry {
@@ -69,7 +79,8 @@ export class PostgresRegistry implements AliasRegistry {
         await db.query("SELECT pg_advisory_xact_lock(hashtext('flywheel-registry-schema'))");
         await db.query(DDL);
         const { rows } = await db.query<{ version: number }>('SELECT version FROM flywheel_registry_schema');
-        if (!rows[0]) return void (await db.query('INSERT INTO flywheel_registry_schema (version) VALUES ($1)', [SCHEMA_VERSION]));
+        if (!rows[0])
+          return void (await db.query('INSERT INTO flywheel_registry_schema (version) VALUES ($1)', [SCHEMA_VERSION]));
         checkSchemaVersion(rows[0].version, SCHEMA_VERSION, url);
         for (let v = rows[0].version; v < SCHEMA_VERSION; v++) await db.query(MIGRATIONS[v]!);
         await db.query('UPDATE flywheel_registry_schema SET version = $1', [SCHEMA_VERSION]);
@@ -101,12 +112,17 @@ export class PostgresRegistry implements AliasRegistry {
   }
 
   async versions(alias: string): Promise<DeployedVersion[]> {
-    const { rows } = await this.pool.query<VersionRow>(`SELECT ${VERSION_COLUMNS} FROM flywheel_versions WHERE alias = $1 ORDER BY created_at DESC, seq DESC`, [alias]);
+    const { rows } = await this.pool.query<VersionRow>(
+      `SELECT ${VERSION_COLUMNS} FROM flywheel_versions WHERE alias = $1 ORDER BY created_at DESC, seq DESC`,
+      [alias],
+    );
     return rows.map(toVersion);
   }
 
   async allVersions(): Promise<DeployedVersion[]> {
-    const { rows } = await this.pool.query<VersionRow>(`SELECT ${VERSION_COLUMNS} FROM flywheel_versions ORDER BY created_at DESC, seq DESC`);
+    const { rows } = await this.pool.query<VersionRow>(
+      `SELECT ${VERSION_COLUMNS} FROM flywheel_versions ORDER BY created_at DESC, seq DESC`,
+    );
     return rows.map(toVersion);
   }
 
@@ -118,8 +134,11 @@ export class PostgresRegistry implements AliasRegistry {
   async repoint(alias: string, versionName: string, opts: RepointOptions): Promise<AliasEvent> {
     return this.transaction(async (db) => {
       await db.query("SELECT pg_advisory_xact_lock(hashtext('flywheel-alias:' || $1))", [alias]);
-      const done = (await db.query<EventRow>('SELECT * FROM flywheel_alias_events WHERE request_id = $1', [opts.requestId])).rows[0];
-      const target = (await db.query<VersionRow>('SELECT * FROM flywheel_versions WHERE name = $1', [versionName])).rows[0];
+      const done = (
+        await db.query<EventRow>('SELECT * FROM flywheel_alias_events WHERE request_id = $1', [opts.requestId])
+      ).rows[0];
+      const target = (await db.query<VersionRow>('SELECT * FROM flywheel_versions WHERE name = $1', [versionName]))
+        .rows[0];
       const previous = (await db.query<VersionRow>(CURRENT, [alias])).rows[0]?.name ?? null;
       const already = checkRepoint(alias, versionName, opts, { done, target, previous });
       if (already) return toEvent(already);
@@ -133,12 +152,17 @@ export class PostgresRegistry implements AliasRegistry {
   }
 
   async event(requestId: string): Promise<AliasEvent | undefined> {
-    const { rows } = await this.pool.query<EventRow>('SELECT * FROM flywheel_alias_events WHERE request_id = $1', [requestId]);
+    const { rows } = await this.pool.query<EventRow>('SELECT * FROM flywheel_alias_events WHERE request_id = $1', [
+      requestId,
+    ]);
     return rows[0] && toEvent(rows[0]);
   }
 
   async history(alias: string): Promise<AliasEvent[]> {
-    const { rows } = await this.pool.query<EventRow>('SELECT * FROM flywheel_alias_events WHERE alias = $1 ORDER BY id DESC', [alias]);
+    const { rows } = await this.pool.query<EventRow>(
+      'SELECT * FROM flywheel_alias_events WHERE alias = $1 ORDER BY id DESC',
+      [alias],
+    );
     return rows.map(toEvent);
   }
 
@@ -155,11 +179,12 @@ export class PostgresRegistry implements AliasRegistry {
   }
 
   private async row(name: string): Promise<VersionRow | undefined> {
-    return (await this.pool.query<VersionRow>(`SELECT ${VERSION_COLUMNS} FROM flywheel_versions WHERE name = $1`, [name])).rows[0];
+    return (
+      await this.pool.query<VersionRow>(`SELECT ${VERSION_COLUMNS} FROM flywheel_versions WHERE name = $1`, [name])
+    ).rows[0];
   }
 
   private transaction<T>(fn: (db: pg.PoolClient) => Promise<T>): Promise<T> {
     return inTransaction(this.pool, fn);
   }
-
 }

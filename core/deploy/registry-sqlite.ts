@@ -3,8 +3,17 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import {
-  checkRepoint, checkReregistration, checkSchemaVersion, toEvent, toVersion, versionRow,
-  type AliasRegistry, type EventRow, type NewVersion, type RepointOptions, type VersionRow,
+  checkRepoint,
+  checkReregistration,
+  checkSchemaVersion,
+  toEvent,
+  toVersion,
+  versionRow,
+  type AliasRegistry,
+  type EventRow,
+  type NewVersion,
+  type RepointOptions,
+  type VersionRow,
 } from './registry.js';
 import type { AliasEvent, DeployedVersion } from './types.js';
 
@@ -79,20 +88,22 @@ export class SqliteRegistry implements AliasRegistry {
 
   async registerVersion(v: NewVersion): Promise<DeployedVersion> {
     const row = versionRow(v);
-    return this.db.transaction((): DeployedVersion => {
-      const existing = this.row(v.name);
-      if (existing) {
-        checkReregistration(existing, v);
-        return toVersion(existing);
-      }
-      this.db
-        .prepare(
-          `INSERT INTO versions (name, alias, adapter_version, adapter, adapter_sha, target, endpoint, served_model, adapter_id, base_model, run_id, eval_report, probes, created_at)
+    return this.db
+      .transaction((): DeployedVersion => {
+        const existing = this.row(v.name);
+        if (existing) {
+          checkReregistration(existing, v);
+          return toVersion(existing);
+        }
+        this.db
+          .prepare(
+            `INSERT INTO versions (name, alias, adapter_version, adapter, adapter_sha, target, endpoint, served_model, adapter_id, base_model, run_id, eval_report, probes, created_at)
            VALUES (@name, @alias, @adapter_version, @adapter, @adapter_sha, @target, @endpoint, @served_model, @adapter_id, @base_model, @run_id, @eval_report, @probes, @created_at)`,
-        )
-        .run(row);
-      return toVersion(this.row(v.name)!);
-    }).immediate();
+          )
+          .run(row);
+        return toVersion(this.row(v.name)!);
+      })
+      .immediate();
   }
 
   async version(name: string): Promise<DeployedVersion | undefined> {
@@ -101,11 +112,17 @@ export class SqliteRegistry implements AliasRegistry {
   }
 
   async versions(alias: string): Promise<DeployedVersion[]> {
-    return (this.db.prepare('SELECT * FROM versions WHERE alias = ? ORDER BY created_at DESC, rowid DESC').all(alias) as VersionRow[]).map(toVersion);
+    return (
+      this.db
+        .prepare('SELECT * FROM versions WHERE alias = ? ORDER BY created_at DESC, rowid DESC')
+        .all(alias) as VersionRow[]
+    ).map(toVersion);
   }
 
   async allVersions(): Promise<DeployedVersion[]> {
-    return (this.db.prepare('SELECT * FROM versions ORDER BY created_at DESC, rowid DESC').all() as VersionRow[]).map(toVersion);
+    return (this.db.prepare('SELECT * FROM versions ORDER BY created_at DESC, rowid DESC').all() as VersionRow[]).map(
+      toVersion,
+    );
   }
 
   async current(alias: string): Promise<DeployedVersion | undefined> {
@@ -114,16 +131,32 @@ export class SqliteRegistry implements AliasRegistry {
   }
 
   async repoint(alias: string, versionName: string, opts: RepointOptions): Promise<AliasEvent> {
-    return this.db.transaction((): AliasEvent => {
-      const done = this.db.prepare('SELECT * FROM alias_events WHERE request_id = ?').get(opts.requestId) as EventRow | undefined;
-      const previous = this.currentRow(alias)?.name ?? null;
-      const already = checkRepoint(alias, versionName, opts, { done, target: this.row(versionName), previous });
-      if (already) return toEvent(already);
-      const info = this.db
-        .prepare('INSERT INTO alias_events (alias, version, previous, action, actor, reason, request_id, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
-        .run(alias, versionName, previous, opts.action, opts.actor, opts.reason, opts.requestId, new Date().toISOString());
-      return toEvent(this.db.prepare('SELECT * FROM alias_events WHERE id = ?').get(info.lastInsertRowid) as EventRow);
-    }).immediate();
+    return this.db
+      .transaction((): AliasEvent => {
+        const done = this.db.prepare('SELECT * FROM alias_events WHERE request_id = ?').get(opts.requestId) as
+          EventRow | undefined;
+        const previous = this.currentRow(alias)?.name ?? null;
+        const already = checkRepoint(alias, versionName, opts, { done, target: this.row(versionName), previous });
+        if (already) return toEvent(already);
+        const info = this.db
+          .prepare(
+            'INSERT INTO alias_events (alias, version, previous, action, actor, reason, request_id, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+          )
+          .run(
+            alias,
+            versionName,
+            previous,
+            opts.action,
+            opts.actor,
+            opts.reason,
+            opts.requestId,
+            new Date().toISOString(),
+          );
+        return toEvent(
+          this.db.prepare('SELECT * FROM alias_events WHERE id = ?').get(info.lastInsertRowid) as EventRow,
+        );
+      })
+      .immediate();
   }
 
   async event(requestId: string): Promise<AliasEvent | undefined> {
@@ -132,7 +165,9 @@ export class SqliteRegistry implements AliasRegistry {
   }
 
   async history(alias: string): Promise<AliasEvent[]> {
-    return (this.db.prepare('SELECT * FROM alias_events WHERE alias = ? ORDER BY id DESC').all(alias) as EventRow[]).map(toEvent);
+    return (
+      this.db.prepare('SELECT * FROM alias_events WHERE alias = ? ORDER BY id DESC').all(alias) as EventRow[]
+    ).map(toEvent);
   }
 
   async aliases(): Promise<Array<{ alias: string; version: string }>> {
@@ -154,7 +189,9 @@ export class SqliteRegistry implements AliasRegistry {
 
   private currentRow(alias: string): VersionRow | undefined {
     return this.db
-      .prepare('SELECT v.* FROM alias_events e JOIN versions v ON v.name = e.version WHERE e.alias = ? ORDER BY e.id DESC LIMIT 1')
+      .prepare(
+        'SELECT v.* FROM alias_events e JOIN versions v ON v.name = e.version WHERE e.alias = ? ORDER BY e.id DESC LIMIT 1',
+      )
       .get(alias) as VersionRow | undefined;
   }
 }

@@ -124,13 +124,25 @@ export function toVersion(r: VersionRow): DeployedVersion {
 }
 
 export function toEvent(r: EventRow): AliasEvent {
-  return { id: Number(r.id), alias: r.alias, version: r.version, previous: r.previous, action: r.action, actor: r.actor, reason: r.reason, requestId: r.request_id, at: r.at };
+  return {
+    id: Number(r.id),
+    alias: r.alias,
+    version: r.version,
+    previous: r.previous,
+    action: r.action,
+    actor: r.actor,
+    reason: r.reason,
+    requestId: r.request_id,
+    at: r.at,
+  };
 }
 
 /** The row a new version is stored as; throws on a name that is not `<alias>@<suffix>`. */
 export function versionRow(v: NewVersion): VersionRow {
   if (!v.name.startsWith(`${v.alias}@`) || v.name.length === v.alias.length + 1) {
-    throw new RegistryConflict(`version name ${v.name} must be "${v.alias}@<suffix>" (the gateway resolves pinned names by that prefix)`);
+    throw new RegistryConflict(
+      `version name ${v.name} must be "${v.alias}@<suffix>" (the gateway resolves pinned names by that prefix)`,
+    );
   }
   return {
     name: v.name,
@@ -153,7 +165,9 @@ export function versionRow(v: NewVersion): VersionRow {
 /** Registering over an existing row: the same alias and adapter is a no-op, anything else reuses a name. */
 export function checkReregistration(existing: VersionRow, v: NewVersion): void {
   if (existing.adapter_sha !== v.adapter.sha256 || existing.alias !== v.alias) {
-    throw new RegistryConflict(`version ${v.name} is already registered for alias ${existing.alias} with adapter ${existing.adapter_sha.slice(0, 12)}; names are never reused (got alias ${v.alias}, adapter ${v.adapter.sha256.slice(0, 12)})`);
+    throw new RegistryConflict(
+      `version ${v.name} is already registered for alias ${existing.alias} with adapter ${existing.adapter_sha.slice(0, 12)}; names are never reused (got alias ${v.alias}, adapter ${v.adapter.sha256.slice(0, 12)})`,
+    );
   }
 }
 
@@ -161,23 +175,38 @@ export function checkReregistration(existing: VersionRow, v: NewVersion): void {
  * Whether a repoint may go ahead, given what the transaction read: the event already made under its requestId
  * (then that event is the answer), the target version's row, and the alias's current version.
  */
-export function checkRepoint(alias: string, versionName: string, opts: RepointOptions, read: { done?: EventRow; target?: VersionRow; previous: string | null }): EventRow | undefined {
+export function checkRepoint(
+  alias: string,
+  versionName: string,
+  opts: RepointOptions,
+  read: { done?: EventRow; target?: VersionRow; previous: string | null },
+): EventRow | undefined {
   const { done, target, previous } = read;
   if (done) {
     if (done.alias !== alias || done.version !== versionName) {
-      throw new RegistryConflict(`requestId ${opts.requestId} already moved ${done.alias} to ${done.version}; it cannot also move ${alias} to ${versionName}`);
+      throw new RegistryConflict(
+        `requestId ${opts.requestId} already moved ${done.alias} to ${done.version}; it cannot also move ${alias} to ${versionName}`,
+      );
     }
     return done;
   }
   if (!target) throw new RegistryConflict(`cannot point ${alias} at ${versionName}: no such version is registered`);
-  if (target.alias !== alias) throw new RegistryConflict(`cannot point ${alias} at ${versionName}: that version belongs to alias ${target.alias}`);
+  if (target.alias !== alias)
+    throw new RegistryConflict(
+      `cannot point ${alias} at ${versionName}: that version belongs to alias ${target.alias}`,
+    );
   if (opts.expectedCurrent !== undefined && opts.expectedCurrent !== previous) {
-    throw new RegistryConflict(`alias ${alias} now serves ${previous ?? 'nothing'}, not ${opts.expectedCurrent ?? 'nothing'} as expected: it moved meanwhile; nothing changed`);
+    throw new RegistryConflict(
+      `alias ${alias} now serves ${previous ?? 'nothing'}, not ${opts.expectedCurrent ?? 'nothing'} as expected: it moved meanwhile; nothing changed`,
+    );
   }
   return undefined;
 }
 
 /** A registry written by a newer flywheel: refuse rather than misread it. */
 export function checkSchemaVersion(found: number, known: number, location: string): void {
-  if (found > known) throw new Error(`registry ${location} has schema version ${found}; this flywheel knows version ${known} (upgrade it)`);
+  if (found > known)
+    throw new Error(
+      `registry ${location} has schema version ${found}; this flywheel knows version ${known} (upgrade it)`,
+    );
 }

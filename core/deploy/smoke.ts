@@ -30,11 +30,31 @@ export async function smokeTest(probes: SmokeProbe[], version: Ask, base: Ask): 
     const [mine, theirs] = [await version(p.messages, p.tools), await base(p.messages, p.tools)];
     const prediction = parsePrediction(mine.message);
     const parses = prediction.kind !== 'invalid';
-    results.push({ id: p.id, answer: answerText(mine), baseAnswer: answerText(theirs), parses, ...(prediction.kind === 'invalid' ? { problem: prediction.problem } : {}) });
+    results.push({
+      id: p.id,
+      answer: answerText(mine),
+      baseAnswer: answerText(theirs),
+      parses,
+      ...(prediction.kind === 'invalid' ? { problem: prediction.problem } : {}),
+    });
   }
   const unparsed = results.filter((r) => !r.parses);
   const differs = results.some((r) => r.answer !== r.baseAnswer);
-  if (unparsed.length > 0) return { passed: false, summary: `${unparsed.length}/${results.length} probe answers do not parse (${unparsed[0]!.id}: ${unparsed[0]!.problem})`, probes: results };
-  if (!differs) return { passed: false, summary: `all ${results.length} probe answers equal the base model's: the adapter changes nothing`, probes: results };
-  return { passed: true, summary: `${results.length} probes parse, ${results.filter((r) => r.answer !== r.baseAnswer).length} differ from the base`, probes: results };
+  if (unparsed.length > 0)
+    return {
+      passed: false,
+      summary: `${unparsed.length}/${results.length} probe answers do not parse (${unparsed[0]!.id}: ${unparsed[0]!.problem})`,
+      probes: results,
+    };
+  if (!differs)
+    return {
+      passed: false,
+      summary: `all ${results.length} probe answers equal the base model's: the adapter changes nothing`,
+      probes: results,
+    };
+  return {
+    passed: true,
+    summary: `${results.length} probes parse, ${results.filter((r) => r.answer !== r.baseAnswer).length} differ from the base`,
+    probes: results,
+  };
 }

@@ -27,8 +27,19 @@ export function baseScoresKey(
   if (base === 'unknown' || base.startsWith('.') || base.startsWith('tiny:')) return null;
   const packaged = PACKAGED_BASES[base];
   const identity = packaged ? `${base}@${packaged.ggufSha256}/conversion-${BASE_CONVERSION}` : base;
-  const digest = sha256Hex(JSON.stringify({ v: BASE_SCORES_VERSION, identity, testSetSha, caseIds, bootstrap: cfg.bootstrap, cost: cfg.cost,
-    // An answer cut short, or a request that timed out, scores as invalid: these limits change the scores.
-    maxTokens: cfg.maxTokens, timeoutMs: cfg.timeoutMs, maxRetries: cfg.maxRetries }));
+  const digest = sha256Hex(
+    JSON.stringify({
+      v: BASE_SCORES_VERSION,
+      identity,
+      testSetSha,
+      caseIds,
+      bootstrap: cfg.bootstrap,
+      cost: cfg.cost,
+      // An answer cut short, or a request that timed out, scores as invalid: these limits change the scores.
+      maxTokens: cfg.maxTokens,
+      timeoutMs: cfg.timeoutMs,
+      maxRetries: cfg.maxRetries,
+    }),
+  );
   return `base-scores/${digest}`;
 }

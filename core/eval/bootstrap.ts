@@ -14,7 +14,11 @@ export type Statistic = (idx: number[]) => number | null;
  * 2.5th and 97.5th percentiles. Every call with the same seed draws the same resamples, so the metrics of one
  * report (and of reruns) agree. Resamples where the statistic is undefined are skipped.
  */
-export function bootstrapInterval(n: number, statistic: Statistic, opts: BootstrapOptions): { low: number | null; high: number | null } {
+export function bootstrapInterval(
+  n: number,
+  statistic: Statistic,
+  opts: BootstrapOptions,
+): { low: number | null; high: number | null } {
   if (n === 0) return { low: null, high: null };
   const rng = new Rng(opts.seed);
   const idx = new Array<number>(n);

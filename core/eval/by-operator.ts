@@ -26,7 +26,10 @@ export function overCallingRate(cases: CaseResult[]): number | null {
 }
 
 /** Scores per operator; `operatorOf` maps a case id to its row's operator (null: a positive row). */
-export function scoresByOperator(cases: CaseResult[], operatorOf: (id: string) => string | null | undefined): Record<string, OperatorScores> {
+export function scoresByOperator(
+  cases: CaseResult[],
+  operatorOf: (id: string) => string | null | undefined,
+): Record<string, OperatorScores> {
   const out: Record<string, OperatorScores> = {};
   for (const c of cases) {
     const s = (out[operatorOf(c.id) ?? 'positive'] ??= { cases: 0, exact: 0, abstainTargets: 0, overCalls: 0 });

@@ -17,13 +17,25 @@ export class EvalInputError extends InputError {
  * rows they were rendered from (for the domain, and the caller's scopes). Rows may also carry `domain`
  * themselves (standalone files). With the catalog too, each case carries the scope check the gateway applies.
  */
-export function casesFrom(rendered: Array<RenderedRow & { domain?: string }>, routerRows: RouterRow[] = [], source = 'test set', catalog?: Catalog): EvalCase[] {
+export function casesFrom(
+  rendered: Array<RenderedRow & { domain?: string }>,
+  routerRows: RouterRow[] = [],
+  source = 'test set',
+  catalog?: Catalog,
+): EvalCase[] {
   const rowsById = new Map(routerRows.map((r) => [r.id, r]));
   const scopesByDomain = new Map<string, Record<string, string[]>>();
-  const scopesOf = (domain: string) => scopesByDomain.get(domain) ?? scopesByDomain.set(domain, toolScopes(catalog!.tools, domain)).get(domain)!;
+  const scopesOf = (domain: string) =>
+    scopesByDomain.get(domain) ?? scopesByDomain.set(domain, toolScopes(catalog!.tools, domain)).get(domain)!;
   return rendered.map((row, i) => {
     const where = `${source} row ${i + 1}${row?.id ? ` (${row.id})` : ''}`;
-    if (!row || typeof row.id !== 'string' || !Array.isArray(row.prompt) || !Array.isArray(row.completion) || !Array.isArray(row.tools)) {
+    if (
+      !row ||
+      typeof row.id !== 'string' ||
+      !Array.isArray(row.prompt) ||
+      !Array.isArray(row.completion) ||
+      !Array.isArray(row.tools)
+    ) {
       throw new EvalInputError(`${where}: expected a rendered row {id, prompt[], completion[], tools[]}`);
     }
     const text = row.completion[0]?.content;
@@ -35,8 +47,18 @@ export function casesFrom(rendered: Array<RenderedRow & { domain?: string }>, ro
       throw new EvalInputError(`${where}: completion: ${(err as Error).message}`);
     }
     const from = rowsById.get(row.id);
-    const scopes = catalog && from ? { caller: from.persona.scopes, tools: offeredScopes(scopesOf(from.domain), row.tools) } : undefined;
-    return { id: row.id, domain: row.domain ?? from?.domain ?? null, messages: row.prompt, tools: row.tools, target, ...(scopes ? { scopes } : {}) };
+    const scopes =
+      catalog && from
+        ? { caller: from.persona.scopes, tools: offeredScopes(scopesOf(from.domain), row.tools) }
+        : undefined;
+    return {
+      id: row.id,
+      domain: row.domain ?? from?.domain ?? null,
+      messages: row.prompt,
+      tools: row.tools,
+      target,
+      ...(scopes ? { scopes } : {}),
+    };
   });
 }
 
@@ -100,7 +122,8 @@ export function sampleCases(cases: EvalCase[], limit: number | undefined, seed: 
 }
 
 /** The case's request: its last user turn's text. */
-export const lastRequest = (c: EvalCase): string => [...c.messages].reverse().find((m) => m.role === 'user')?.content ?? '';
+export const lastRequest = (c: EvalCase): string =>
+  [...c.messages].reverse().find((m) => m.role === 'user')?.content ?? '';
 const expectedLabel = (c: EvalCase) => c.target.tool ?? `no-call:${c.target.code}`;
 
 /**

@@ -31,8 +31,16 @@ export type Ask = (messages: ChatMessage[], tools: RenderedRow['tools']) => Prom
  * One deterministic decision per call (temperature 0). Transport faults (429, 5xx, timeouts) are retried by
  * the openai SDK; the latency includes them, as a caller would see it.
  */
-export function chatClient(spec: EndpointSpec, opts: { timeoutMs: number; maxRetries: number; maxTokens?: number }): Ask {
-  const client = new OpenAI({ baseURL: spec.baseUrl, apiKey: spec.apiKey ?? 'not-needed', timeout: opts.timeoutMs, maxRetries: opts.maxRetries });
+export function chatClient(
+  spec: EndpointSpec,
+  opts: { timeoutMs: number; maxRetries: number; maxTokens?: number },
+): Ask {
+  const client = new OpenAI({
+    baseURL: spec.baseUrl,
+    apiKey: spec.apiKey ?? 'not-needed',
+    timeout: opts.timeoutMs,
+    maxRetries: opts.maxRetries,
+  });
   return async (messages, tools) => {
     const body = {
       model: spec.model,

@@ -24,7 +24,11 @@ export interface EvaluateOptions {
  * the SDK's retries scores as invalid output (its error is kept on the case), so one flaky case cannot sink
  * the whole evaluation — but an endpoint that fails every request is an error, not a score of zero.
  */
-export async function evaluateEndpoint(cases: EvalCase[], spec: EndpointSpec, opts: EvaluateOptions): Promise<EndpointResult> {
+export async function evaluateEndpoint(
+  cases: EvalCase[],
+  spec: EndpointSpec,
+  opts: EvaluateOptions,
+): Promise<EndpointResult> {
   const ask = chatClient(spec, opts);
   let done = 0;
   const started = performance.now();
@@ -33,18 +37,34 @@ export async function evaluateEndpoint(cases: EvalCase[], spec: EndpointSpec, op
     const asked = performance.now();
     try {
       const answer = await ask(c.messages, c.tools);
-      result = scoreCase(c, checkScopes(checkOffered(parsePrediction(answer.message), c.tools.map((t) => t.function.name)), c.scopes), { latencyMs: answer.latencyMs, promptTokens: answer.promptTokens, completionTokens: answer.completionTokens });
+      result = scoreCase(
+        c,
+        checkScopes(
+          checkOffered(
+            parsePrediction(answer.message),
+            c.tools.map((t) => t.function.name),
+          ),
+          c.scopes,
+        ),
+        { latencyMs: answer.latencyMs, promptTokens: answer.promptTokens, completionTokens: answer.completionTokens },
+      );
     } catch (err) {
       // The time spent failing counts (a flaky endpoint must not look fast); no usage came back, so no tokens.
       const error = (err as Error).message;
-      result = scoreCase(c, { kind: 'invalid', raw: '', problem: error }, { latencyMs: performance.now() - asked, promptTokens: 0, completionTokens: 0, error });
+      result = scoreCase(
+        c,
+        { kind: 'invalid', raw: '', problem: error },
+        { latencyMs: performance.now() - asked, promptTokens: 0, completionTokens: 0, error },
+      );
     }
     opts.onProgress?.(++done, cases.length);
     return result;
   });
   const failed = results.filter((r) => r.measure.error);
   if (cases.length > 0 && failed.length === cases.length) {
-    throw new Error(`${spec.label} (${spec.baseUrl}, model ${spec.model}): every request failed; first error: ${failed[0]!.measure.error}`);
+    throw new Error(
+      `${spec.label} (${spec.baseUrl}, model ${spec.model}): every request failed; first error: ${failed[0]!.measure.error}`,
+    );
   }
   const wallSeconds = (performance.now() - started) / 1000;
   const metrics = aggregate(results, { bootstrap: opts.bootstrap, cost: spec.cost, wallSeconds });
@@ -56,7 +76,9 @@ export async function evaluateEndpoint(cases: EvalCase[], spec: EndpointSpec, op
  * calls at once stay as they are (the gateway takes them as an invalid answer, not as one call).
  */
 export function checkOffered(p: Prediction, offered: readonly string[]): Prediction {
-  return p.kind === 'call' && p.extraCalls === 0 && isNotOffered(p.tool, offered) ? { kind: 'no-call', verdict: NOT_OFFERED.verdict, code: NOT_OFFERED.code } : p;
+  return p.kind === 'call' && p.extraCalls === 0 && isNotOffered(p.tool, offered)
+    ? { kind: 'no-call', verdict: NOT_OFFERED.verdict, code: NOT_OFFERED.code }
+    : p;
 }
 
 /** A call the caller may not make, answered as the gateway answers it: the missing_scope violation. */

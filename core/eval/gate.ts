@@ -9,17 +9,30 @@ import type { CaseResult, EndpointResult, GateConfig, GateDecision } from './typ
  * the tolerance (a router that stops refusing is a regression even when it calls more tools right).
  * With no production yet, the candidate's exact match must reach the configured minimum.
  */
-export function decideGate(candidate: EndpointResult, production: EndpointResult | null, cfg: GateConfig, boot: BootstrapOptions): GateDecision {
+export function decideGate(
+  candidate: EndpointResult,
+  production: EndpointResult | null,
+  cfg: GateConfig,
+  boot: BootstrapOptions,
+): GateDecision {
   if (!production) {
     const value = candidate.metrics.exactMatch.value;
     const pass = value !== null && value >= cfg.minExactMatch;
     const reason = `exact match: candidate ${value === null ? 'undefined (no cases)' : fixed(value)} ${pass ? '≥' : '<'} ${fixed(cfg.minExactMatch)} minimum (no production yet): ${verdict(pass)}`;
-    return { promote: pass, reasons: [reason], exactMatchDelta: null, abstentionF1Delta: null, candidate: candidate.label, production: null };
+    return {
+      promote: pass,
+      reasons: [reason],
+      exactMatchDelta: null,
+      abstentionF1Delta: null,
+      candidate: candidate.label,
+      production: null,
+    };
   }
 
   const prodById = new Map(production.cases.map((c) => [c.id, c]));
   const pairs = candidate.cases.flatMap((c) => (prodById.has(c.id) ? [[c, prodById.get(c.id)!] as const] : []));
-  if (pairs.length === 0) throw new EvalInputError(`gate: ${candidate.label} and ${production.label} were scored on no common case ids`);
+  if (pairs.length === 0)
+    throw new EvalInputError(`gate: ${candidate.label} and ${production.label} were scored on no common case ids`);
   const cand = pairs.map(([c]) => c);
   const prod = pairs.map(([, p]) => p);
 

@@ -76,30 +76,59 @@ export function handwrittenRows(lines: Array<{ line: number; value: unknown }>, 
     if (ids.has(c.id as string)) fail(`id ${String(c.id)} is used twice`);
     ids.add(c.id as string);
     const domain = c.domain;
-    if (typeof domain !== 'string' || !ctx.catalog.servers.some((s) => s.name === domain)) fail(`unknown domain ${JSON.stringify(domain)} (the catalog's servers: ${ctx.catalog.servers.map((s) => s.name).join(', ')})`);
+    if (typeof domain !== 'string' || !ctx.catalog.servers.some((s) => s.name === domain))
+      fail(
+        `unknown domain ${JSON.stringify(domain)} (the catalog's servers: ${ctx.catalog.servers.map((s) => s.name).join(', ')})`,
+      );
     const domainTools = ctx.catalog.tools.filter((t) => t.server === domain);
     const messages = c.messages as RouterRow['messages'];
-    if (!Array.isArray(messages) || messages.length === 0) fail('"messages" must be a non-empty array (the conversation, without a system prompt)');
+    if (!Array.isArray(messages) || messages.length === 0)
+      fail('"messages" must be a non-empty array (the conversation, without a system prompt)');
     messages!.forEach((m, i) => {
-      if (!m || !ROLES.has(m.role)) fail(`messages[${i}].role must be user, assistant or tool (no system prompt: the renderer adds it)`);
+      if (!m || !ROLES.has(m.role))
+        fail(`messages[${i}].role must be user, assistant or tool (no system prompt: the renderer adds it)`);
     });
     const last = messages![messages!.length - 1]!;
-    if (last.role !== 'user' || typeof last.content !== 'string' || !last.content.trim()) fail('the last message must be the user turn that decides, with text');
+    if (last.role !== 'user' || typeof last.content !== 'string' || !last.content.trim())
+      fail('the last message must be the user turn that decides, with text');
     const scopes = c.scopes;
-    if (scopes !== undefined && scopes !== null && !(Array.isArray(scopes) && scopes.every((s) => typeof s === 'string'))) fail('"scopes" must be an array of strings, null or absent');
+    if (
+      scopes !== undefined &&
+      scopes !== null &&
+      !(Array.isArray(scopes) && scopes.every((s) => typeof s === 'string'))
+    )
+      fail('"scopes" must be an array of strings, null or absent');
     const offered = c.tools;
-    if (offered !== undefined && !(Array.isArray(offered) && offered.length > 0 && offered.every((t) => typeof t === 'string'))) fail('"tools" must be a non-empty array of tool names, or absent');
-    for (const name of (offered as string[] | undefined) ?? []) if (!tools.has(`${domain}/${name}`)) fail(`tools: ${name} is not a tool of ${domain}`);
+    if (
+      offered !== undefined &&
+      !(Array.isArray(offered) && offered.length > 0 && offered.every((t) => typeof t === 'string'))
+    )
+      fail('"tools" must be a non-empty array of tool names, or absent');
+    for (const name of (offered as string[] | undefined) ?? [])
+      if (!tools.has(`${domain}/${name}`)) fail(`tools: ${name} is not a tool of ${domain}`);
     const target = expectedTarget(c.expected, domain as string, tools, validators, fail);
-    if (target.tool !== null && offered && !(offered as string[]).includes(target.tool)) fail(`expected.tool ${target.tool} is not among the offered tools; expect {"tool": null, "verdict": "abstain", "code": "tool_not_offered"} instead`);
+    if (target.tool !== null && offered && !(offered as string[]).includes(target.tool))
+      fail(
+        `expected.tool ${target.tool} is not among the offered tools; expect {"tool": null, "verdict": "abstain", "code": "tool_not_offered"} instead`,
+      );
     const persona = personaFor(domain as string, scopes as string[] | null | undefined, ctx.personas);
     const rng = new Rng(`handwritten:${ctx.seed}:${c.id as string}`);
     const tool = target.tool === null ? undefined : tools.get(`${domain}/${target.tool}`);
     const slice =
       (offered as string[] | undefined) ??
       (ctx.slicing === 'retriever'
-        ? retrievedSlice(retrievalQuery(last.content as string, messages!.slice(0, -1) as Array<{ role: string; content?: string | null }>), domainTools, ctx.sliceSize, rng)
-        : tool ? offerSlice(tool, domainTools, ctx.sliceSize, rng) : sliceForText(last.content as string, domainTools, ctx.sliceSize, rng));
+        ? retrievedSlice(
+            retrievalQuery(
+              last.content as string,
+              messages!.slice(0, -1) as Array<{ role: string; content?: string | null }>,
+            ),
+            domainTools,
+            ctx.sliceSize,
+            rng,
+          )
+        : tool
+          ? offerSlice(tool, domainTools, ctx.sliceSize, rng)
+          : sliceForText(last.content as string, domainTools, ctx.sliceSize, rng));
     return {
       id: c.id as string,
       domain: domain as string,
@@ -109,21 +138,40 @@ export function handwrittenRows(lines: Array<{ line: number; value: unknown }>, 
       persona: { name: persona.name, scopes: persona.scopes },
       tools: slice,
       // A retrieved slice that misses the expected tool leaves the router one right answer, as in training.
-      target: tool && !slice.includes(tool.name) ? { tool: null, verdict: 'abstain', code: 'tool_not_offered', reason: `${tool.name} was not among the retrieved tools` } : target,
+      target:
+        tool && !slice.includes(tool.name)
+          ? {
+              tool: null,
+              verdict: 'abstain',
+              code: 'tool_not_offered',
+              reason: `${tool.name} was not among the retrieved tools`,
+            }
+          : target,
       provenance: { source: 'handwritten' },
     } satisfies RouterRow;
   });
 }
 
-function expectedTarget(e: unknown, domain: string, tools: Map<string, CatalogTool>, validators: Map<string, ReturnType<typeof compileSchema>>, fail: (m: string) => never): Target {
+function expectedTarget(
+  e: unknown,
+  domain: string,
+  tools: Map<string, CatalogTool>,
+  validators: Map<string, ReturnType<typeof compileSchema>>,
+  fail: (m: string) => never,
+): Target {
   const x = e as Record<string, unknown> | undefined;
-  if (!x || typeof x !== 'object') return fail('"expected" must be {"tool", "arguments"} or {"tool": null, "verdict", "code"}');
+  if (!x || typeof x !== 'object')
+    return fail('"expected" must be {"tool", "arguments"} or {"tool": null, "verdict", "code"}');
   if (x.tool === null) {
     const verdict = x.verdict as string;
     const code = x.code as string;
     if (!VERDICTS.includes(verdict as never)) fail(`expected.verdict must be one of ${VERDICTS.join(', ')}`);
-    if (VERDICT_CODES[code] === undefined) fail(`expected.code ${JSON.stringify(code)} is not one the renderer lists (${Object.keys(VERDICT_CODES).join(', ')})`);
-    if (VERDICT_CODES[code] !== verdict) fail(`expected.code ${code} goes with verdict ${VERDICT_CODES[code]}, not ${verdict}`);
+    if (VERDICT_CODES[code] === undefined)
+      fail(
+        `expected.code ${JSON.stringify(code)} is not one the renderer lists (${Object.keys(VERDICT_CODES).join(', ')})`,
+      );
+    if (VERDICT_CODES[code] !== verdict)
+      fail(`expected.code ${code} goes with verdict ${VERDICT_CODES[code]}, not ${verdict}`);
     return { tool: null, verdict: verdict as 'abstain', code, reason: '' };
   }
   if (typeof x.tool !== 'string') return fail('expected.tool must be a tool name or null');
@@ -134,7 +182,10 @@ function expectedTarget(e: unknown, domain: string, tools: Map<string, CatalogTo
   let v = validators.get(tool.id);
   if (!v) validators.set(tool.id, (v = compileSchema(tool.inputSchema)));
   if (!v.ok) return fail(`${tool.id} has a schema that does not compile: ${v.error}`);
-  if (!v.validate(args)) fail(`expected.arguments fail ${tool.id}'s schema: ${(v.validate.errors ?? []).map((er) => `${er.instancePath || '(arguments)'} ${er.message}`).join('; ')}`);
+  if (!v.validate(args))
+    fail(
+      `expected.arguments fail ${tool.id}'s schema: ${(v.validate.errors ?? []).map((er) => `${er.instancePath || '(arguments)'} ${er.message}`).join('; ')}`,
+    );
   return { tool: tool.name, arguments: args as Record<string, unknown> };
 }
 
@@ -145,8 +196,16 @@ function personaFor(domain: string, scopes: string[] | null | undefined, persona
 }
 
 /** Eval cases for hand-written rows: rendered exactly as training renders, scored like the frozen test set. */
-export function handwrittenCases(rows: RouterRow[], catalog: Catalog, format: RenderFormat, source: string): EvalCase[] {
+export function handwrittenCases(
+  rows: RouterRow[],
+  catalog: Catalog,
+  format: RenderFormat,
+  source: string,
+): EvalCase[] {
   const tools = new Map(catalog.tools.map((t) => [t.id, t]));
-  const rendered: Array<RenderedRow & { domain: string }> = rows.map((r) => ({ ...renderRow(r, tools, format), domain: r.domain }));
+  const rendered: Array<RenderedRow & { domain: string }> = rows.map((r) => ({
+    ...renderRow(r, tools, format),
+    domain: r.domain,
+  }));
   return casesFrom(rendered, rows, source, catalog);
 }

@@ -7,7 +7,10 @@ import type { CostModel, EndpointResult } from './types.js';
  * and confusion are those of an unchunked run on the same answers. Throughput and cost count the chunks' own time
  * added up (device time), not the wall clock of chunks that ran side by side.
  */
-export function mergeEndpointResults(chunks: EndpointResult[][], opts: { bootstrap: { resamples: number; seed: number }; costOf: (label: string) => CostModel }): EndpointResult[] {
+export function mergeEndpointResults(
+  chunks: EndpointResult[][],
+  opts: { bootstrap: { resamples: number; seed: number }; costOf: (label: string) => CostModel },
+): EndpointResult[] {
   const first = chunks[0] ?? [];
   return first.map((endpoint) => {
     const parts = chunks.map((chunk, i) => {
@@ -16,7 +19,14 @@ export function mergeEndpointResults(chunks: EndpointResult[][], opts: { bootstr
       return match;
     });
     const cases = parts.flatMap((p) => p.cases);
-    const wallSeconds = parts.reduce((s, p) => s + (p.metrics.throughputPerSecond ? p.metrics.n / p.metrics.throughputPerSecond : 0), 0);
-    return { ...endpoint, cases, metrics: aggregate(cases, { bootstrap: opts.bootstrap, cost: opts.costOf(endpoint.label), wallSeconds }) };
+    const wallSeconds = parts.reduce(
+      (s, p) => s + (p.metrics.throughputPerSecond ? p.metrics.n / p.metrics.throughputPerSecond : 0),
+      0,
+    );
+    return {
+      ...endpoint,
+      cases,
+      metrics: aggregate(cases, { bootstrap: opts.bootstrap, cost: opts.costOf(endpoint.label), wallSeconds }),
+    };
   });
 }

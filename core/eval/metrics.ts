@@ -1,5 +1,14 @@
 import { estimate, nearestRank, type BootstrapOptions } from './bootstrap.js';
-import { ABSTAIN, ERROR_TYPES, INVALID, type CaseResult, type CostModel, type ErrorType, type EvalMetrics, type RateRow } from './types.js';
+import {
+  ABSTAIN,
+  ERROR_TYPES,
+  INVALID,
+  type CaseResult,
+  type CostModel,
+  type ErrorType,
+  type EvalMetrics,
+  type RateRow,
+} from './types.js';
 
 export interface AggregateOptions {
   bootstrap: BootstrapOptions;
@@ -23,13 +32,31 @@ export function aggregate(results: CaseResult[], opts: AggregateOptions): EvalMe
     exactMatch: est((idx) => ratio(idx, (i) => results[i]!.exact)),
     toolAccuracy: est((idx) => ratio(idx, (i) => results[i]!.toolMatch)),
     abstention: {
-      precision: est((idx) => ratio(idx, (i) => results[i]!.targetAbstains, (i) => results[i]!.predictedAbstains)),
-      recall: est((idx) => ratio(idx, (i) => results[i]!.predictedAbstains, (i) => results[i]!.targetAbstains)),
+      precision: est((idx) =>
+        ratio(
+          idx,
+          (i) => results[i]!.targetAbstains,
+          (i) => results[i]!.predictedAbstains,
+        ),
+      ),
+      recall: est((idx) =>
+        ratio(
+          idx,
+          (i) => results[i]!.predictedAbstains,
+          (i) => results[i]!.targetAbstains,
+        ),
+      ),
       f1: est((idx) => f1(results, idx)),
       support: results.filter((r) => r.targetAbstains).length,
       predicted: results.filter((r) => r.predictedAbstains).length,
     },
-    schemaValidRate: est((idx) => ratio(idx, (i) => results[i]!.schemaValid === true, (i) => results[i]!.schemaValid !== null)),
+    schemaValidRate: est((idx) =>
+      ratio(
+        idx,
+        (i) => results[i]!.schemaValid === true,
+        (i) => results[i]!.schemaValid !== null,
+      ),
+    ),
     errors,
     perTool: rateRows(results, (r) => r.targetTool),
     perDomain: rateRows(results, (r) => r.domain ?? 'unknown'),
@@ -52,7 +79,10 @@ export function aggregate(results: CaseResult[], opts: AggregateOptions): EvalMe
  * recall is undefined but TP is 0, so F1 is 0 — as it is when P + R = 0.
  */
 export function abstentionF1(results: CaseResult[]): number | null {
-  return f1(results, results.map((_, i) => i));
+  return f1(
+    results,
+    results.map((_, i) => i),
+  );
 }
 
 function f1(results: CaseResult[], idx: number[]): number | null {
@@ -88,7 +118,12 @@ function rateRows(results: CaseResult[], keyOf: (r: CaseResult) => string): Rate
   }
   return [...groups.keys()].sort(byCodePoint).map((key) => {
     const rs = groups.get(key)!;
-    return { key, n: rs.length, exact: rs.filter((r) => r.exact).length / rs.length, toolAccuracy: rs.filter((r) => r.toolMatch).length / rs.length };
+    return {
+      key,
+      n: rs.length,
+      exact: rs.filter((r) => r.exact).length / rs.length,
+      toolAccuracy: rs.filter((r) => r.toolMatch).length / rs.length,
+    };
   });
 }
 
@@ -103,7 +138,13 @@ function confusion(results: CaseResult[]): EvalMetrics['confusion'] {
   return { labels, matrix };
 }
 
-function costPer1K(cost: CostModel, n: number, prompt: number, completion: number, throughput: number | null): EvalMetrics['costPer1K'] {
+function costPer1K(
+  cost: CostModel,
+  n: number,
+  prompt: number,
+  completion: number,
+  throughput: number | null,
+): EvalMetrics['costPer1K'] {
   switch (cost.kind) {
     case 'none':
       return { dollars: null, basis: 'no cost model' };
@@ -113,7 +154,8 @@ function costPer1K(cost: CostModel, n: number, prompt: number, completion: numbe
       return { dollars: n ? (total / n) * 1000 : null, basis };
     }
     case 'gpu-hour': {
-      if (!throughput) return { dollars: null, basis: `${money(cost.dollarsPerHour)}/GPU-hour, no throughput measured` };
+      if (!throughput)
+        return { dollars: null, basis: `${money(cost.dollarsPerHour)}/GPU-hour, no throughput measured` };
       const basis = `${money(cost.dollarsPerHour)}/GPU-hour at ${Number(throughput.toPrecision(3))} decisions/s measured`;
       return { dollars: (cost.dollarsPerHour / 3600 / throughput) * 1000, basis };
     }

@@ -40,9 +40,13 @@ export function targetFromCompletion(text: string): Target {
   // code. The reason is optional (completions rendered since render v2 leave it out).
   const obj = JSON.parse(stripFence(text.trim())) as Obj;
   const verdict = VERDICTS.find((v) => v === obj.verdict);
-  if (!verdict) throw new Error(`completion is not a valid target: verdict ${JSON.stringify(obj.verdict)} is not one of ${VERDICTS.join(', ')}`);
+  if (!verdict)
+    throw new Error(
+      `completion is not a valid target: verdict ${JSON.stringify(obj.verdict)} is not one of ${VERDICTS.join(', ')}`,
+    );
   if (typeof obj.code !== 'string') throw new Error('completion is not a valid target: a no-call needs a string code');
-  if (obj.reason !== undefined && typeof obj.reason !== 'string') throw new Error('completion is not a valid target: reason must be a string');
+  if (obj.reason !== undefined && typeof obj.reason !== 'string')
+    throw new Error('completion is not a valid target: reason must be a string');
   return { tool: null, verdict, code: obj.code, reason: obj.reason ?? '' };
 }
 
@@ -65,7 +69,8 @@ const BLOCK = /<tool_call>([\s\S]*?)<\/tool_call>/g;
 /** Hermes format: the whole output is one or more <tool_call>{"name", "arguments"}</tool_call> blocks. */
 function parseHermes(raw: string, text: string): Prediction {
   const blocks = [...text.matchAll(BLOCK)].map((m) => m[1]!.trim());
-  if (blocks.length === 0 || text.replace(BLOCK, '').trim() !== '') return invalid(raw, 'text outside <tool_call> blocks');
+  if (blocks.length === 0 || text.replace(BLOCK, '').trim() !== '')
+    return invalid(raw, 'text outside <tool_call> blocks');
   const first = parseObject(blocks[0]!);
   if (typeof first === 'string') return invalid(raw, `<tool_call> block: ${first}`);
   if (typeof first.name !== 'string') return invalid(raw, '<tool_call> block without a "name"');

@@ -1,5 +1,13 @@
 import { shortSha } from '../hash.js';
-import { confusionRows, errorRows, gateSummary, rateRows, retrieverLine, summaryRows, type TextTable } from './report-markdown.js';
+import {
+  confusionRows,
+  errorRows,
+  gateSummary,
+  rateRows,
+  retrieverLine,
+  summaryRows,
+  type TextTable,
+} from './report-markdown.js';
 import { confusionHeatmap, esc, groupedBars, latencyHistogram, lossCurve } from './svg.js';
 import type { EvalReport } from './types.js';
 
@@ -25,13 +33,15 @@ figure { margin: 1rem 0; } figcaption { color: #555; font-size: 12px; } svg.plot
 
 /** colClass: optional class per column (e.g. wrap long details). */
 function table(t: TextTable, cls = '', colClass: string[] = []): string {
-  const td = (c: string, i: number): string => (colClass[i] ? `<td class="${colClass[i]}">${esc(c)}</td>` : `<td>${esc(c)}</td>`);
+  const td = (c: string, i: number): string =>
+    colClass[i] ? `<td class="${colClass[i]}">${esc(c)}</td>` : `<td>${esc(c)}</td>`;
   const head = `<tr>${t.header.map((h) => `<th>${esc(h)}</th>`).join('')}</tr>`;
   const body = t.rows.map((r) => `<tr>${r.map(td).join('')}</tr>`).join('\n');
   return `<table${cls ? ` class="${cls}"` : ''}><thead>${head}</thead><tbody>\n${body}\n</tbody></table>`;
 }
 
-const figure = (svg: string, caption: string): string => (svg ? `<figure>${svg}<figcaption>${esc(caption)}</figcaption></figure>` : '');
+const figure = (svg: string, caption: string): string =>
+  svg ? `<figure>${svg}<figcaption>${esc(caption)}</figcaption></figure>` : '';
 
 function gateHtml(report: EvalReport): string {
   if (!report.gate) return '';
@@ -46,8 +56,14 @@ function failedCasesHtml(report: EvalReport): string {
   if (!cand) return '';
   const failed = cand.cases.filter((c) => c.outcome !== 'correct');
   const shown = failed.slice(0, MAX_FAILED_ROWS);
-  const t: TextTable = { header: ['id', 'target', 'predicted', 'outcome', 'detail'], rows: shown.map((c) => [c.id, c.targetTool, c.predictedTool, c.outcome, c.detail]) };
-  const note = failed.length > shown.length ? `<p class="note">Showing the first ${shown.length} of ${failed.length} failed cases.</p>` : '';
+  const t: TextTable = {
+    header: ['id', 'target', 'predicted', 'outcome', 'detail'],
+    rows: shown.map((c) => [c.id, c.targetTool, c.predictedTool, c.outcome, c.detail]),
+  };
+  const note =
+    failed.length > shown.length
+      ? `<p class="note">Showing the first ${shown.length} of ${failed.length} failed cases.</p>`
+      : '';
   const body = failed.length ? table(t, 'cases', ['', '', '', '', 'detail']) : '<p class="note">No failed cases.</p>';
   return `<h2>Failed cases — ${esc(cand.label)}</h2>${note}${body}`;
 }
@@ -55,20 +71,40 @@ function failedCasesHtml(report: EvalReport): string {
 export function renderHtml(report: EvalReport): string {
   const cand = report.results[0];
   const ts = report.testSet;
-  const endpoints = report.results.map((r) => `<li>${esc(r.label)}: ${esc(r.model)} at ${esc(r.endpoint)}</li>`).join('');
+  const endpoints = report.results
+    .map((r) => `<li>${esc(r.label)}: ${esc(r.model)} at ${esc(r.endpoint)}</li>`)
+    .join('');
   const plots = [
-    figure(confusionHeatmap(cand?.metrics.confusion.labels ?? [], cand?.metrics.confusion.matrix ?? []), `Confusion matrix${cand ? ` — ${cand.label}` : ''}: shade is the share of the target row.`),
     figure(
-      groupedBars('plot-tools', 'Exact match per tool', report.results.map((r) => ({ label: r.label, rows: r.metrics.perTool.map((p) => ({ key: p.key, value: p.exact })) })), 'exact match'),
+      confusionHeatmap(cand?.metrics.confusion.labels ?? [], cand?.metrics.confusion.matrix ?? []),
+      `Confusion matrix${cand ? ` — ${cand.label}` : ''}: shade is the share of the target row.`,
+    ),
+    figure(
+      groupedBars(
+        'plot-tools',
+        'Exact match per tool',
+        report.results.map((r) => ({
+          label: r.label,
+          rows: r.metrics.perTool.map((p) => ({ key: p.key, value: p.exact })),
+        })),
+        'exact match',
+      ),
       'Exact match per target tool, one bar per endpoint.',
     ),
-    figure(latencyHistogram(report.results.map((r) => ({ label: r.label, values: r.cases.map((c) => c.measure.latencyMs) }))), 'Request latency, shared bins across endpoints.'),
+    figure(
+      latencyHistogram(
+        report.results.map((r) => ({ label: r.label, values: r.cases.map((c) => c.measure.latencyMs) })),
+      ),
+      'Request latency, shared bins across endpoints.',
+    ),
     figure(lossCurve(report.trainingCurve ?? []), 'Candidate training curve.'),
   ].join('\n');
   const perCand = cand
     ? `<h2>Per tool — ${esc(cand.label)}</h2>${table(rateRows('tool', cand.metrics.perTool))}` +
       `<h2>Per domain — ${esc(cand.label)}</h2>${table(rateRows('domain', cand.metrics.perDomain))}` +
-      (cand.metrics.confusion.labels.length ? `<h2>Confusion matrix — ${esc(cand.label)}</h2>${table(confusionRows(cand.metrics.confusion))}` : '')
+      (cand.metrics.confusion.labels.length
+        ? `<h2>Confusion matrix — ${esc(cand.label)}</h2>${table(confusionRows(cand.metrics.confusion))}`
+        : '')
     : '';
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">

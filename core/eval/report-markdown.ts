@@ -1,5 +1,13 @@
 import { shortSha } from '../hash.js';
-import { ERROR_TYPES, type EndpointResult, type Estimate, type EvalMetrics, type EvalReport, type GateDecision, type RateRow } from './types.js';
+import {
+  ERROR_TYPES,
+  type EndpointResult,
+  type Estimate,
+  type EvalMetrics,
+  type EvalReport,
+  type GateDecision,
+  type RateRow,
+} from './types.js';
 
 /**
  * Markdown rendering of an EvalReport, plus the plain-text cell formatting the HTML report reuses,
@@ -28,7 +36,6 @@ export function fmtCost(c: EvalMetrics['costPer1K']): string {
   return `$${c.dollars.toFixed(c.dollars >= 1 ? 2 : 4)}${basis}`;
 }
 
-
 export interface TextTable {
   header: string[];
   rows: string[][];
@@ -37,7 +44,10 @@ export interface TextTable {
 /** One column per endpoint, in report order (the candidate first). */
 export function summaryRows(report: EvalReport): TextTable {
   const rs = report.results;
-  const row = (name: string, f: (m: EvalMetrics, r: EndpointResult) => string): string[] => [name, ...rs.map((r) => f(r.metrics, r))];
+  const row = (name: string, f: (m: EvalMetrics, r: EndpointResult) => string): string[] => [
+    name,
+    ...rs.map((r) => f(r.metrics, r)),
+  ];
   return {
     header: ['metric', ...rs.map((r) => r.label)],
     rows: [
@@ -69,7 +79,10 @@ export function errorRows(report: EvalReport): TextTable {
 
 /** RateRow.exact / toolAccuracy are read as rates in [0, 1]. */
 export function rateRows(keyName: string, rows: RateRow[]): TextTable {
-  return { header: [keyName, 'n', 'exact', 'tool acc'], rows: rows.map((r) => [r.key, String(r.n), fmtNum(r.exact, 3), fmtNum(r.toolAccuracy, 3)]) };
+  return {
+    header: [keyName, 'n', 'exact', 'tool acc'],
+    rows: rows.map((r) => [r.key, String(r.n), fmtNum(r.exact, 3), fmtNum(r.toolAccuracy, 3)]),
+  };
 }
 
 export function confusionRows(c: EvalMetrics['confusion']): TextTable {
@@ -91,14 +104,20 @@ const mdCell = (s: string): string => s.replace(/\\/g, '\\\\').replace(/\|/g, '\
 
 export function mdTable(t: TextTable): string {
   const line = (cells: string[]): string => `| ${cells.map(mdCell).join(' | ')} |`;
-  return [line(t.header), `|${t.header.map((_, i) => (i === 0 ? '---' : '---:')).join('|')}|`, ...t.rows.map(line)].join('\n');
+  return [
+    line(t.header),
+    `|${t.header.map((_, i) => (i === 0 ? '---' : '---:')).join('|')}|`,
+    ...t.rows.map(line),
+  ].join('\n');
 }
 
 /** The retriever's recall, one sentence: what a rendering gateway's slice can hold; null when not measured. */
 export function retrieverLine(report: EvalReport): string | null {
   const r = report.retriever;
   if (!r) return null;
-  const at = Object.entries(r.recallAt).map(([k, v]) => `@${k} ${fmtNum(v, 3)}`).join(', ');
+  const at = Object.entries(r.recallAt)
+    .map(([k, v]) => `@${k} ${fmtNum(v, 3)}`)
+    .join(', ');
   return `Tool retriever (${r.retriever.toUpperCase()}, what \`gateway.render\` slices with), every one of ${r.toolsOffered} tools offered, on the test set's ${r.calls} calls: recall ${at}`;
 }
 
@@ -112,7 +131,9 @@ export function renderMarkdown(report: EvalReport): string {
   const ts = report.testSet;
   out.push(`- Test set: \`${shortSha(ts.sha256)}\` (${ts.cases} cases) from ${ts.source}`);
   out.push(`- Created: ${report.createdAt}`);
-  out.push(`- Intervals: 95 % percentile bootstrap, ${report.bootstrap.resamples} resamples, seed ${report.bootstrap.seed}`);
+  out.push(
+    `- Intervals: 95 % percentile bootstrap, ${report.bootstrap.resamples} resamples, seed ${report.bootstrap.seed}`,
+  );
   for (const r of report.results) out.push(`- ${r.label}: ${r.model} at ${r.endpoint}`);
   const retriever = retrieverLine(report);
   if (retriever) out.push(`- ${retriever}`);
@@ -120,7 +141,16 @@ export function renderMarkdown(report: EvalReport): string {
 
   if (report.gate) {
     const g = gateSummary(report.gate);
-    out.push(`## Gate: ${g.verdict}`, '', ...g.facts.map((f) => `- ${f}`), '', 'Rules:', '', ...report.gate.reasons.map((r) => `- ${r}`), '');
+    out.push(
+      `## Gate: ${g.verdict}`,
+      '',
+      ...g.facts.map((f) => `- ${f}`),
+      '',
+      'Rules:',
+      '',
+      ...report.gate.reasons.map((r) => `- ${r}`),
+      '',
+    );
   }
 
   out.push('## Error types', '', mdTable(errorRows(report)), '');
@@ -128,8 +158,18 @@ export function renderMarkdown(report: EvalReport): string {
   const cand = report.results[0];
   if (cand) {
     const m = cand.metrics;
-    out.push(`## Per tool — ${cand.label}`, '', m.perTool.length ? mdTable(rateRows('tool', m.perTool)) : '_no cases_', '');
-    out.push(`## Per domain — ${cand.label}`, '', m.perDomain.length ? mdTable(rateRows('domain', m.perDomain)) : '_no cases_', '');
+    out.push(
+      `## Per tool — ${cand.label}`,
+      '',
+      m.perTool.length ? mdTable(rateRows('tool', m.perTool)) : '_no cases_',
+      '',
+    );
+    out.push(
+      `## Per domain — ${cand.label}`,
+      '',
+      m.perDomain.length ? mdTable(rateRows('domain', m.perDomain)) : '_no cases_',
+      '',
+    );
     out.push(`## Confusion matrix — ${cand.label}`, '', 'Rows: target; columns: predicted.', '');
     out.push(m.confusion.labels.length ? mdTable(confusionRows(m.confusion)) : '_no cases_', '');
   }

@@ -9,7 +9,11 @@ import type { EvalReport } from './types.js';
 
 /** Write report.json, report.md and the self-contained report.html into dir, each whole (written beside, then renamed). */
 export async function writeReport(dir: string, report: EvalReport): Promise<void> {
-  const files: Array<[string, string]> = [['report.json', `${JSON.stringify(report, null, 2)}\n`], ['report.md', renderMarkdown(report)], ['report.html', renderHtml(report)]];
+  const files: Array<[string, string]> = [
+    ['report.json', `${JSON.stringify(report, null, 2)}\n`],
+    ['report.md', renderMarkdown(report)],
+    ['report.html', renderHtml(report)],
+  ];
   for (const [name, text] of files) {
     await writeFile(join(dir, `.${name}.partial`), text);
     await rename(join(dir, `.${name}.partial`), join(dir, name));
@@ -17,7 +21,12 @@ export async function writeReport(dir: string, report: EvalReport): Promise<void
 }
 
 /** Store a report as one directory artifact (the three files of writeReport). */
-export async function putReport(store: ArtifactStore, report: EvalReport, parents: ArtifactRef[], stats: Record<string, unknown>): Promise<ArtifactRef> {
+export async function putReport(
+  store: ArtifactStore,
+  report: EvalReport,
+  parents: ArtifactRef[],
+  stats: Record<string, unknown>,
+): Promise<ArtifactRef> {
   const dir = await mkdtemp(join(tmpdir(), 'flywheel-report-'));
   try {
     await writeReport(dir, report);

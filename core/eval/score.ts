@@ -1,13 +1,23 @@
 import type { ValidateFunction } from 'ajv';
 import { canonicalJson } from '../hash.js';
 import { compileSchema } from '../schema/compile.js';
-import { ABSTAIN, INVALID, type CallMeasure, type CaseResult, type EvalCase, type Outcome, type Prediction } from './types.js';
+import {
+  ABSTAIN,
+  INVALID,
+  type CallMeasure,
+  type CaseResult,
+  type EvalCase,
+  type Outcome,
+  type Prediction,
+} from './types.js';
 
 type Obj = Record<string, unknown>;
 
 /** Score one case: exactly one outcome, checked in the order documented on ERROR_TYPES. */
 export function scoreCase(c: EvalCase, prediction: Prediction, measure: CallMeasure): CaseResult {
-  const p: Prediction = measure.error ? { kind: 'invalid', raw: '', problem: `request failed: ${measure.error}` } : prediction;
+  const p: Prediction = measure.error
+    ? { kind: 'invalid', raw: '', problem: `request failed: ${measure.error}` }
+    : prediction;
   const target = c.target;
   const targetTool = target.tool ?? ABSTAIN;
   const predictedTool = p.kind === 'call' ? p.tool : p.kind === 'no-call' ? ABSTAIN : INVALID;
@@ -35,7 +45,13 @@ function classify(c: EvalCase, p: Prediction, schema: Obj | undefined): [Outcome
   if (p.kind === 'invalid') return ['invalid_output', p.problem];
   if (p.kind === 'call' && !isObj(p.arguments)) return ['invalid_output', 'arguments are not an object'];
   // A second call makes the answer something other than the target, even when the first call matches.
-  if (p.kind === 'call' && p.extraCalls === 0 && t.tool === p.tool && canonicalJson(p.arguments) === canonicalJson(t.arguments)) return ['correct', ''];
+  if (
+    p.kind === 'call' &&
+    p.extraCalls === 0 &&
+    t.tool === p.tool &&
+    canonicalJson(p.arguments) === canonicalJson(t.arguments)
+  )
+    return ['correct', ''];
   if (p.kind === 'no-call' && t.tool === null && p.verdict === t.verdict && p.code === t.code) return ['correct', ''];
   if (p.kind === 'call' && p.extraCalls > 0) return ['spurious_call', `made ${p.extraCalls + 1} calls`];
   if (p.kind === 'call' && !schema) return ['spurious_call', `called ${p.tool}, which was not offered`];
@@ -44,14 +60,17 @@ function classify(c: EvalCase, p: Prediction, schema: Obj | undefined): [Outcome
     if (p.kind === 'call') return ['missed_abstention', `called ${p.tool}, expected ${expected}`];
     return ['wrong_verdict', `expected ${expected}, got ${p.verdict ?? '-'}/${p.code ?? '-'}`];
   }
-  if (p.kind === 'no-call') return ['spurious_abstention', `abstained (${p.verdict ?? '-'}/${p.code ?? '-'}), expected ${t.tool}`];
+  if (p.kind === 'no-call')
+    return ['spurious_abstention', `abstained (${p.verdict ?? '-'}/${p.code ?? '-'}), expected ${t.tool}`];
   if (p.tool !== t.tool) return ['wrong_tool', `called ${p.tool}, expected ${t.tool}`];
   return argumentError(p.arguments as Obj, t.arguments, schema ?? {});
 }
 
 /** Right tool, different arguments: what the schema says is wrong, else which value differs. */
 function argumentError(args: Obj, expected: Obj, schema: Obj): [Outcome, string] {
-  const required = Array.isArray(schema.required) ? schema.required.filter((k): k is string => typeof k === 'string') : [];
+  const required = Array.isArray(schema.required)
+    ? schema.required.filter((k): k is string => typeof k === 'string')
+    : [];
   const missing = required.find((k) => !(k in args));
   if (missing !== undefined) return ['missing_required', `missing required ${missing}`];
   const properties = isObj(schema.properties) ? schema.properties : undefined;
@@ -60,7 +79,8 @@ function argumentError(args: Obj, expected: Obj, schema: Obj): [Outcome, string]
   for (const [key, value] of Object.entries(args)) {
     const prop = properties?.[key];
     const types = isObj(prop) ? [prop.type].flat().filter((x): x is string => typeof x === 'string') : [];
-    if (types.length > 0 && !types.some((ty) => hasType(value, ty))) return ['type_error', `${key} should be ${types.join('|')}, got ${jsonType(value)}`];
+    if (types.length > 0 && !types.some((ty) => hasType(value, ty)))
+      return ['type_error', `${key} should be ${types.join('|')}, got ${jsonType(value)}`];
   }
   const keys = [...new Set([...Object.keys(args), ...Object.keys(expected)])].sort();
   const differs = keys.find((k) => show(args, k) !== show(expected, k)) ?? '?';

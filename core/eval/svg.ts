@@ -6,7 +6,18 @@ import type { LossPoint } from './types.js';
  */
 
 /** Endpoint colours (Tableau 10), cycled; every plot uses the same order so one legend reads for all. */
-export const PALETTE = ['#4e79a7', '#f28e2b', '#59a14f', '#e15759', '#76b7b2', '#b07aa1', '#edc948', '#9c755f', '#ff9da7', '#bab0ac'];
+export const PALETTE = [
+  '#4e79a7',
+  '#f28e2b',
+  '#59a14f',
+  '#e15759',
+  '#76b7b2',
+  '#b07aa1',
+  '#edc948',
+  '#9c755f',
+  '#ff9da7',
+  '#bab0ac',
+];
 export const colour = (i: number): string => PALETTE[i % PALETTE.length] ?? '#4e79a7';
 
 const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
@@ -21,7 +32,10 @@ const textW = (s: string, size = 11): number => s.length * size * 0.6;
 const clip = (s: string, max: number): string => (s.length > max ? `${s.slice(0, max - 1)}…` : s);
 const fmtTick = (v: number): string => String(Number(v.toPrecision(6)));
 /** [min, max] by reduce: spreading a long run into Math.min would overflow the stack. */
-const extent = (xs: number[]): [number, number] => [xs.reduce((a, b) => Math.min(a, b), Infinity), xs.reduce((a, b) => Math.max(a, b), -Infinity)];
+const extent = (xs: number[]): [number, number] => [
+  xs.reduce((a, b) => Math.min(a, b), Infinity),
+  xs.reduce((a, b) => Math.max(a, b), -Infinity),
+];
 
 /** Round axis extents and ticks covering [lo, hi] with about `count` steps. */
 export function niceDomain(lo: number, hi: number, count = 5): { lo: number; hi: number; ticks: number[] } {
@@ -71,7 +85,10 @@ interface Axis {
   ticks: number[];
   label: string;
 }
-const scale = (a: Axis, r0: number, r1: number) => (v: number): number => r0 + ((v - a.lo) / (a.hi - a.lo || 1)) * (r1 - r0);
+const scale =
+  (a: Axis, r0: number, r1: number) =>
+  (v: number): number =>
+    r0 + ((v - a.lo) / (a.hi - a.lo || 1)) * (r1 - r0);
 
 /** Axis lines, ticks, horizontal grid and axis titles for a plot box. */
 function axes(x: Axis, y: Axis, b: Box): string {
@@ -91,8 +108,12 @@ function axes(x: Axis, y: Axis, b: Box): string {
   }
   parts.push(`<line x1="${f(b.left)}" y1="${f(bottom)}" x2="${f(b.left + b.width)}" y2="${f(bottom)}"/>`);
   parts.push(`<line x1="${f(b.left)}" y1="${f(b.top)}" x2="${f(b.left)}" y2="${f(bottom)}"/>`);
-  parts.push(`<text x="${f(b.left + b.width / 2)}" y="${f(bottom + 30)}" text-anchor="middle" stroke="none">${esc(x.label)}</text>`);
-  parts.push(`<text transform="translate(${f(b.left - 38)} ${f(b.top + b.height / 2)}) rotate(-90)" text-anchor="middle" stroke="none">${esc(y.label)}</text>`);
+  parts.push(
+    `<text x="${f(b.left + b.width / 2)}" y="${f(bottom + 30)}" text-anchor="middle" stroke="none">${esc(x.label)}</text>`,
+  );
+  parts.push(
+    `<text transform="translate(${f(b.left - 38)} ${f(b.top + b.height / 2)}) rotate(-90)" text-anchor="middle" stroke="none">${esc(y.label)}</text>`,
+  );
   parts.push('</g>');
   return parts.join('');
 }
@@ -105,7 +126,11 @@ function shade(t: number): string {
 }
 
 /** Confusion heatmap: rows target, columns predicted; shade = count / row total; counts printed. */
-export function confusionHeatmap(labels: string[], matrix: number[][], title = 'Confusion matrix (rows: target, columns: predicted)'): string {
+export function confusionHeatmap(
+  labels: string[],
+  matrix: number[][],
+  title = 'Confusion matrix (rows: target, columns: predicted)',
+): string {
   const id = 'plot-confusion';
   const k = labels.length;
   if (k === 0) return emptyPlot(id, title, 'no cases');
@@ -119,7 +144,9 @@ export function confusionHeatmap(labels: string[], matrix: number[][], title = '
   const h = top + k * cell + 10;
   const parts = [open(id, title, w, h)];
   parts.push(`<text x="${f(left + (k * cell) / 2)}" y="14" text-anchor="middle" font-weight="bold">predicted</text>`);
-  parts.push(`<text transform="translate(12 ${f(top + (k * cell) / 2)}) rotate(-90)" text-anchor="middle" font-weight="bold">target</text>`);
+  parts.push(
+    `<text transform="translate(12 ${f(top + (k * cell) / 2)}) rotate(-90)" text-anchor="middle" font-weight="bold">target</text>`,
+  );
   shown.forEach((s, j) => {
     const cx = left + j * cell + cell / 2;
     parts.push(
@@ -129,7 +156,9 @@ export function confusionHeatmap(labels: string[], matrix: number[][], title = '
     );
   });
   shown.forEach((s, i) => {
-    parts.push(`<text class="row-label" x="${f(left - 6)}" y="${f(top + i * cell + cell / 2 + 4)}" text-anchor="end">${esc(s)}<title>${esc(labels[i] ?? '')}</title></text>`);
+    parts.push(
+      `<text class="row-label" x="${f(left - 6)}" y="${f(top + i * cell + cell / 2 + 4)}" text-anchor="end">${esc(s)}<title>${esc(labels[i] ?? '')}</title></text>`,
+    );
   });
   for (let i = 0; i < k; i++) {
     const row = labels.map((_, j) => matrix[i]?.[j] ?? 0).map((c) => (fin(c) ? c : 0));
@@ -139,8 +168,12 @@ export function confusionHeatmap(labels: string[], matrix: number[][], title = '
       const x = left + j * cell;
       const y = top + i * cell;
       const tip = `${labels[i] ?? ''} → ${labels[j] ?? ''}: ${count} (${Math.round(share * 100)} % of row)`;
-      parts.push(`<rect class="cell" x="${f(x)}" y="${f(y)}" width="${cell}" height="${cell}" fill="${shade(share)}" stroke="#fff"><title>${esc(tip)}</title></rect>`);
-      parts.push(`<text class="count" x="${f(x + cell / 2)}" y="${f(y + cell / 2 + 4)}" text-anchor="middle" fill="${share > 0.55 ? '#fff' : '#222'}">${count}</text>`);
+      parts.push(
+        `<rect class="cell" x="${f(x)}" y="${f(y)}" width="${cell}" height="${cell}" fill="${shade(share)}" stroke="#fff"><title>${esc(tip)}</title></rect>`,
+      );
+      parts.push(
+        `<text class="count" x="${f(x + cell / 2)}" y="${f(y + cell / 2 + 4)}" text-anchor="middle" fill="${share > 0.55 ? '#fff' : '#222'}">${count}</text>`,
+      );
     });
   }
   parts.push('</svg>');
@@ -165,11 +198,19 @@ export function groupedBars(id: string, title: string, series: BarSeries[], valu
   const b: Box = { left, top, width: plotW, height: keys.length * groupH };
   const x = { lo: 0, hi: 1, ticks: [0, 0.2, 0.4, 0.6, 0.8, 1], label: valueLabel };
   const parts = [open(id, title, left + plotW + 50, top + b.height + 40)];
-  parts.push(legend(series.map((s) => s.label), left, 14));
+  parts.push(
+    legend(
+      series.map((s) => s.label),
+      left,
+      14,
+    ),
+  );
   parts.push(axes(x, { lo: 0, hi: 1, ticks: [], label: '' }, b));
   keys.forEach((key, g) => {
     const gy = top + g * groupH + 5;
-    parts.push(`<text class="key" x="${f(left - 6)}" y="${f(gy + (series.length * barH) / 2 + 4)}" text-anchor="end">${esc(shown[g] ?? '')}<title>${esc(key)}</title></text>`);
+    parts.push(
+      `<text class="key" x="${f(left - 6)}" y="${f(gy + (series.length * barH) / 2 + 4)}" text-anchor="end">${esc(shown[g] ?? '')}<title>${esc(key)}</title></text>`,
+    );
     series.forEach((s, i) => {
       const v = s.rows.find((r) => r.key === key)?.value;
       const y = gy + i * barH;
@@ -178,7 +219,9 @@ export function groupedBars(id: string, title: string, series: BarSeries[], valu
         return;
       }
       const bw = Math.max(0, Math.min(1, v)) * plotW;
-      parts.push(`<rect class="bar" x="${f(left)}" y="${f(y)}" width="${f(bw)}" height="${barH - 1}" fill="${colour(i)}"><title>${esc(`${s.label} · ${key}: ${v.toFixed(3)}`)}</title></rect>`);
+      parts.push(
+        `<rect class="bar" x="${f(left)}" y="${f(y)}" width="${f(bw)}" height="${barH - 1}" fill="${colour(i)}"><title>${esc(`${s.label} · ${key}: ${v.toFixed(3)}`)}</title></rect>`,
+      );
       parts.push(`<text x="${f(left + bw + 3)}" y="${f(y + barH - 2)}" font-size="9">${v.toFixed(2)}</text>`);
     });
   });
@@ -214,7 +257,15 @@ export function latencyHistogram(series: { label: string; values: number[] }[], 
   const y: Axis = { ...yd, label: 'requests' };
   const sx = scale(x, b.left, b.left + b.width);
   const sy = scale(y, b.top + b.height, b.top);
-  const parts = [open(id, title, b.left + b.width + 20, b.top + b.height + 44), legend(clean.map((s) => s.label), b.left, 14), axes(x, y, b)];
+  const parts = [
+    open(id, title, b.left + b.width + 20, b.top + b.height + 44),
+    legend(
+      clean.map((s) => s.label),
+      b.left,
+      14,
+    ),
+    axes(x, y, b),
+  ];
   const binPx = b.width / bins;
   const subW = binPx / Math.max(1, clean.length);
   counts.forEach((c, si) => {
@@ -222,7 +273,9 @@ export function latencyHistogram(series: { label: string; values: number[] }[], 
       if (n === 0) return;
       const bx = sx(lo + bi * width) + si * subW;
       const range = `${fmtTick(lo + bi * width)}–${fmtTick(lo + (bi + 1) * width)} ms`;
-      parts.push(`<rect class="bar" x="${f(bx)}" y="${f(sy(n))}" width="${f(Math.max(0.5, subW - 1))}" height="${f(sy(0) - sy(n))}" fill="${colour(si)}"><title>${esc(`${clean[si]?.label ?? ''}: ${n} in ${range}`)}</title></rect>`);
+      parts.push(
+        `<rect class="bar" x="${f(bx)}" y="${f(sy(n))}" width="${f(Math.max(0.5, subW - 1))}" height="${f(sy(0) - sy(n))}" fill="${colour(si)}"><title>${esc(`${clean[si]?.label ?? ''}: ${n} in ${range}`)}</title></rect>`,
+      );
     });
   });
   parts.push('</svg>');
@@ -245,10 +298,19 @@ export function lossCurve(points: LossPoint[]): string {
   const pts = (ps: (readonly [number, number])[]): string => ps.map(([s, l]) => `${f(sx(s))},${f(sy(l))}`).join(' ');
   const names = [...(train.length ? ['train loss'] : []), ...(evals.length ? ['eval loss'] : [])];
   const colourOf = (i: number): string => colour(names[i] === 'eval loss' ? 1 : 0);
-  const parts = [open('plot-loss', 'Training loss', b.left + b.width + 20, b.top + b.height + 44), legend(names, b.left, 14, colourOf), axes(x, y, b)];
-  if (train.length) parts.push(`<polyline class="loss-train" fill="none" stroke="${colour(0)}" stroke-width="1.5" points="${pts(train)}"/>`);
+  const parts = [
+    open('plot-loss', 'Training loss', b.left + b.width + 20, b.top + b.height + 44),
+    legend(names, b.left, 14, colourOf),
+    axes(x, y, b),
+  ];
+  if (train.length)
+    parts.push(
+      `<polyline class="loss-train" fill="none" stroke="${colour(0)}" stroke-width="1.5" points="${pts(train)}"/>`,
+    );
   if (evals.length) {
-    parts.push(`<polyline class="loss-eval" fill="none" stroke="${colour(1)}" stroke-width="1.5" stroke-dasharray="4 3" points="${pts(evals)}"/>`);
+    parts.push(
+      `<polyline class="loss-eval" fill="none" stroke="${colour(1)}" stroke-width="1.5" stroke-dasharray="4 3" points="${pts(evals)}"/>`,
+    );
     // Eval points are sparse: mark each one.
     for (const [s, l] of evals) parts.push(`<circle cx="${f(sx(s))}" cy="${f(sy(l))}" r="2.5" fill="${colour(1)}"/>`);
   }

@@ -15,7 +15,6 @@ export interface SkippedTrace {
   detail: string;
 }
 
-
 /**
  * Production traffic as an eval set: each trace's conversation up to its final assistant message is the
  * prompt (as it was logged: a rendering gateway logs what the router saw), its tools are the offered tools,
@@ -23,11 +22,15 @@ export interface SkippedTrace {
  * the gateway escalated. `escalatedOnly` keeps the frontier-answered decisions alone, the ones a stronger
  * model labelled, so a candidate is scored against them rather than against its predecessor's own answers.
  */
-export function traceCases(parsed: ParsedTrace[], opts: { escalatedOnly?: boolean } = {}): { cases: EvalCase[]; skipped: SkippedTrace[] } {
+export function traceCases(
+  parsed: ParsedTrace[],
+  opts: { escalatedOnly?: boolean } = {},
+): { cases: EvalCase[]; skipped: SkippedTrace[] } {
   const cases: EvalCase[] = [];
   const skipped: SkippedTrace[] = [];
   for (const p of parsed) {
-    const skip = (reason: SkippedTrace['reason'], detail: string) => skipped.push({ file: p.file, row: p.row, reason, detail });
+    const skip = (reason: SkippedTrace['reason'], detail: string) =>
+      skipped.push({ file: p.file, row: p.row, reason, detail });
     let trace: Trace;
     try {
       trace = checkTrace(p.trace);
@@ -57,8 +60,22 @@ export function traceCases(parsed: ParsedTrace[], opts: { escalatedOnly?: boolea
     cases.push({
       id: `${basename(p.file)}:${p.row}`,
       domain: typeof trace.metadata?.domain === 'string' ? trace.metadata.domain : null,
-      messages: trace.messages.slice(0, -1).map((m) => ({ role: m.role, content: m.content ?? null, ...(m.tool_calls ? { tool_calls: m.tool_calls } : {}), ...(m.tool_call_id ? { tool_call_id: m.tool_call_id } : {}) })),
-      tools: trace.tools.map((t): RenderedRow['tools'][number] => ({ type: 'function', function: { name: t.function.name, description: t.function.description ?? '', parameters: t.function.parameters ?? { type: 'object', properties: {} } } })),
+      messages: trace.messages
+        .slice(0, -1)
+        .map((m) => ({
+          role: m.role,
+          content: m.content ?? null,
+          ...(m.tool_calls ? { tool_calls: m.tool_calls } : {}),
+          ...(m.tool_call_id ? { tool_call_id: m.tool_call_id } : {}),
+        })),
+      tools: trace.tools.map((t): RenderedRow['tools'][number] => ({
+        type: 'function',
+        function: {
+          name: t.function.name,
+          description: t.function.description ?? '',
+          parameters: t.function.parameters ?? { type: 'object', properties: {} },
+        },
+      })),
       target,
     });
   }
@@ -67,9 +84,15 @@ export function traceCases(parsed: ParsedTrace[], opts: { escalatedOnly?: boolea
 
 /** The decision a final assistant message records, or why it records none. */
 function targetOf(message: Trace['messages'][number]): Target | string {
-  const p = parsePrediction({ content: message.content ?? null, ...(message.tool_calls ? { tool_calls: message.tool_calls } : {}) });
+  const p = parsePrediction({
+    content: message.content ?? null,
+    ...(message.tool_calls ? { tool_calls: message.tool_calls } : {}),
+  });
   if (p.kind === 'invalid') return `the final message is not a decision: ${p.problem}`;
-  if (p.kind === 'call') return p.extraCalls > 0 ? `several calls (${p.extraCalls + 1}) in one answer` : { tool: p.tool, arguments: p.arguments as Record<string, unknown> };
+  if (p.kind === 'call')
+    return p.extraCalls > 0
+      ? `several calls (${p.extraCalls + 1}) in one answer`
+      : { tool: p.tool, arguments: p.arguments as Record<string, unknown> };
   const verdict = VERDICTS.find((v) => v === p.verdict);
   if (!verdict || !p.code) return `a no-call without a known verdict and a code (verdict ${JSON.stringify(p.verdict)})`;
   return { tool: null, verdict, code: p.code, reason: '' };

@@ -62,7 +62,10 @@ export async function connectServer(server: ServerConfig): Promise<McpConnection
     if (http.bearerTokenEnv) {
       const token = process.env[http.bearerTokenEnv];
       if (!token) {
-        throw new McpServerSetupError(server.name, `environment variable ${http.bearerTokenEnv} (bearer token) is not set on this worker`);
+        throw new McpServerSetupError(
+          server.name,
+          `environment variable ${http.bearerTokenEnv} (bearer token) is not set on this worker`,
+        );
       }
       headers.Authorization = `Bearer ${token}`;
     }
@@ -100,7 +103,10 @@ export function explain(server: ServerConfig, err: unknown, stderr = ''): McpSer
   if (e?.code === 'ENOENT' || e?.code === 'EACCES') {
     return new McpServerSetupError(server.name, `failed to start (${where}): ${e.message}${tail}`);
   }
-  if (e?.code === 'ECONNREFUSED' || /fetch failed|ECONNREFUSED/.test(String(e?.message) + String((e as { cause?: unknown })?.cause))) {
+  if (
+    e?.code === 'ECONNREFUSED' ||
+    /fetch failed|ECONNREFUSED/.test(String(e?.message) + String((e as { cause?: unknown })?.cause))
+  ) {
     return new McpServerError(server.name, `connection refused at ${where}${tail}`);
   }
   if (/timed out|timeout/i.test(String(e?.message))) {

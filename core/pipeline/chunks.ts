@@ -18,7 +18,8 @@ export function sumStats(parts: ReadonlyArray<Record<string, unknown>>): Record<
       if (prev === undefined) out[key] = isObject(value) ? sumStats([value]) : value;
       else if (typeof prev === 'number' && typeof value === 'number') out[key] = prev + value;
       else if (isObject(prev) && isObject(value)) out[key] = sumStats([prev, value]);
-      else if (JSON.stringify(prev) !== JSON.stringify(value)) throw new Error(`chunk stats disagree on ${key}: ${JSON.stringify(prev)} vs ${JSON.stringify(value)}`);
+      else if (JSON.stringify(prev) !== JSON.stringify(value))
+        throw new Error(`chunk stats disagree on ${key}: ${JSON.stringify(prev)} vs ${JSON.stringify(value)}`);
     }
   }
   return out;

@@ -19,18 +19,61 @@ export const IDEMPOTENCY_KEY_RE = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,99}$/;
  */
 export const flywheelRunInputSchema = z
   .strictObject({
-    config: z.record(z.string(), z.unknown()).optional().describe('The config inline (the YAML file as JSON); defaults are filled in by validation.'),
-    configPath: z.string().min(1).optional().describe("A config file path as seen by the worker (relative to the worker's working directory)."),
+    config: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .describe('The config inline (the YAML file as JSON); defaults are filled in by validation.'),
+    configPath: z
+      .string()
+      .min(1)
+      .optional()
+      .describe("A config file path as seen by the worker (relative to the worker's working directory)."),
     configRef: artifactRefSchema.optional().describe('A config stored earlier as an artifact (what resume uses).'),
-    configStore: z.string().min(1).optional().describe('The store holding configRef, when it is not the default file store.'),
-    resumeOf: z.string().min(1).optional().describe('The run this one continues; finished stages are reused through the stage memo.'),
-    trigger: z.string().min(1).max(100).optional().describe('Who started it (cli, ui, schedule:<name>, script:<system>): shown to operators, search attribute Trigger.'),
-    reason: z.string().min(1).max(500).optional().describe('Why this run was started, in words: shown in the run summary and progress.'),
-    traces: z.array(traceSourceSchema).optional().describe("Trace sources added to the config's traces (files, directories, s3://bucket/prefix/ or s3://bucket/key.jsonl)."),
-    idempotencyKey: z.string().regex(IDEMPOTENCY_KEY_RE).optional().describe('The caller\'s key; the workflow id is flywheel-<project>:<key> (docs/operating.md, "Starting runs from scripts and other systems").'),
-    force: z.boolean().optional().describe('Train even when the retrain policy finds too little new data since the watermark.'),
+    configStore: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('The store holding configRef, when it is not the default file store.'),
+    resumeOf: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('The run this one continues; finished stages are reused through the stage memo.'),
+    trigger: z
+      .string()
+      .min(1)
+      .max(100)
+      .optional()
+      .describe(
+        'Who started it (cli, ui, schedule:<name>, script:<system>): shown to operators, search attribute Trigger.',
+      ),
+    reason: z
+      .string()
+      .min(1)
+      .max(500)
+      .optional()
+      .describe('Why this run was started, in words: shown in the run summary and progress.'),
+    traces: z
+      .array(traceSourceSchema)
+      .optional()
+      .describe(
+        "Trace sources added to the config's traces (files, directories, s3://bucket/prefix/ or s3://bucket/key.jsonl).",
+      ),
+    idempotencyKey: z
+      .string()
+      .regex(IDEMPOTENCY_KEY_RE)
+      .optional()
+      .describe(
+        'The caller\'s key; the workflow id is flywheel-<project>:<key> (docs/operating.md, "Starting runs from scripts and other systems").',
+      ),
+    force: z
+      .boolean()
+      .optional()
+      .describe('Train even when the retrain policy finds too little new data since the watermark.'),
   })
-  .refine((i) => [i.config, i.configPath, i.configRef].filter((v) => v !== undefined).length === 1, { message: 'set exactly one of "config", "configPath" or "configRef"' });
+  .refine((i) => [i.config, i.configPath, i.configRef].filter((v) => v !== undefined).length === 1, {
+    message: 'set exactly one of "config", "configPath" or "configRef"',
+  });
 
 export type FlywheelRunInput = z.infer<typeof flywheelRunInputSchema>;
 
@@ -38,7 +81,10 @@ export type FlywheelRunInput = z.infer<typeof flywheelRunInputSchema>;
 export function parseRunInput(raw: unknown): FlywheelRunInput {
   const parsed = flywheelRunInputSchema.safeParse(raw);
   if (!parsed.success) {
-    throw new ConfigError('workflow input', parsed.error.issues.map((i) => `${i.path.length ? i.path.join('.') : '(input)'}: ${i.message}`));
+    throw new ConfigError(
+      'workflow input',
+      parsed.error.issues.map((i) => `${i.path.length ? i.path.join('.') : '(input)'}: ${i.message}`),
+    );
   }
   return parsed.data;
 }
@@ -47,7 +93,8 @@ export function parseRunInput(raw: unknown): FlywheelRunInput {
 export function runInputJsonSchema(): Record<string, unknown> {
   return {
     title: 'flywheelRun input',
-    description: 'The one argument of the flywheelRun workflow (task queue "flywheel"). Exactly one of config, configPath, configRef.',
+    description:
+      'The one argument of the flywheelRun workflow (task queue "flywheel"). Exactly one of config, configPath, configRef.',
     ...z.toJSONSchema(flywheelRunInputSchema, { io: 'input', unrepresentable: 'any' }),
     // The refine above, in JSON Schema terms.
     oneOf: [{ required: ['config'] }, { required: ['configPath'] }, { required: ['configRef'] }],

@@ -28,7 +28,11 @@ export interface MemoResult<O extends Record<string, ArtifactRef>> {
 }
 
 /** The stored outputs under this stage key, if a finished run left them; recorded as reused by `runId`. */
-export async function memoHit<O extends Record<string, ArtifactRef>>(store: ArtifactStore, parts: StageKeyParts, runId?: string): Promise<MemoResult<O> | undefined> {
+export async function memoHit<O extends Record<string, ArtifactRef>>(
+  store: ArtifactStore,
+  parts: StageKeyParts,
+  runId?: string,
+): Promise<MemoResult<O> | undefined> {
   const key = stageKey(parts);
   const hit = await store.getMemo(key);
   if (!hit) return undefined;
@@ -51,7 +55,17 @@ export async function memoized<O extends Record<string, ArtifactRef>>(
   const hit = await memoHit<O>(store, parts, runId);
   if (hit) return hit;
   const produced = await produce();
-  const { outputs, summary } = 'outputs' in produced && 'summary' in produced ? (produced as { outputs: O; summary: string }) : { outputs: produced as O, summary: '' };
-  await store.putMemo({ key, stage: parts.stage, outputs, summary, createdAt: new Date().toISOString(), ...(runId ? { runId } : {}) });
+  const { outputs, summary } =
+    'outputs' in produced && 'summary' in produced
+      ? (produced as { outputs: O; summary: string })
+      : { outputs: produced as O, summary: '' };
+  await store.putMemo({
+    key,
+    stage: parts.stage,
+    outputs,
+    summary,
+    createdAt: new Date().toISOString(),
+    ...(runId ? { runId } : {}),
+  });
   return { outputs, reused: false, key, summary };
 }

@@ -22,7 +22,10 @@ export function workflowIdForKey(project: string, key: string): string {
  * The workflow id of a start: by key when given; else by config, or by the whole request when it adds
  * traces or force, so such a start never attaches to a run of the bare config that would ignore them.
  */
-export function workflowIdForRun(config: FlywheelConfig, input: { idempotencyKey?: string; traces?: unknown[]; force?: boolean }): string {
+export function workflowIdForRun(
+  config: FlywheelConfig,
+  input: { idempotencyKey?: string; traces?: unknown[]; force?: boolean },
+): string {
   if (input.idempotencyKey) return workflowIdForKey(config.name, input.idempotencyKey);
   if (input.traces?.length || input.force) return `flywheel-${config.name}-${shortSha(requestHash(input))}`;
   return workflowIdFor(config);

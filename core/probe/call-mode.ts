@@ -10,12 +10,21 @@ import { PROBE_DEFAULTS, type ProbeConfig, type ServerConfig } from '../config/s
 export type CallMode = 'execute' | 'dry-run' | 'schema';
 
 export function callMode(tool: CatalogTool, allow: readonly string[] = []): { mode: CallMode; why: string } {
-  if (allow.includes(tool.name)) return { mode: 'execute', why: 'listed in the server\'s probe.allow' };
-  if (tool._meta?.dryRun === true) return { mode: 'dry-run', why: 'the server declares dry-run support (_meta.dryRun)' };
-  if (tool.annotations?.readOnlyHint !== true) return { mode: 'schema', why: `may write (readOnlyHint ${tool.annotations?.readOnlyHint === false ? 'false' : 'not set'}) and declares no dry-run` };
+  if (allow.includes(tool.name)) return { mode: 'execute', why: "listed in the server's probe.allow" };
+  if (tool._meta?.dryRun === true)
+    return { mode: 'dry-run', why: 'the server declares dry-run support (_meta.dryRun)' };
+  if (tool.annotations?.readOnlyHint !== true)
+    return {
+      mode: 'schema',
+      why: `may write (readOnlyHint ${tool.annotations?.readOnlyHint === false ? 'false' : 'not set'}) and declares no dry-run`,
+    };
   // Open-world tools reach systems outside the server (the web, email): not ours to call while building data.
   // The MCP spec's default for openWorldHint is true, so only an explicit false counts as closed.
-  if (tool.annotations?.openWorldHint !== false) return { mode: 'schema', why: `read-only but open-world (openWorldHint ${tool.annotations?.openWorldHint === true ? 'true' : 'not false; the MCP default is true'})` };
+  if (tool.annotations?.openWorldHint !== false)
+    return {
+      mode: 'schema',
+      why: `read-only but open-world (openWorldHint ${tool.annotations?.openWorldHint === true ? 'true' : 'not false; the MCP default is true'})`,
+    };
   return { mode: 'execute', why: 'read-only (readOnlyHint: true)' };
 }
 

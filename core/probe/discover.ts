@@ -13,7 +13,14 @@ import type { DomainPools, EntityPools } from './types.js';
  * missing from the catalog or not safe to call, an error result) is set aside with the reason, recorded on
  * the pools, and every tool of that server takes the generic path instead.
  */
-export async function discoverPools(conns: Map<string, McpConnection>, servers: ServerConfig[], catalog: Catalog, packs: readonly DomainPack[], seed: string | number, onProgress?: (details: { server: string; tool?: string }) => void): Promise<Record<string, DomainPools>> {
+export async function discoverPools(
+  conns: Map<string, McpConnection>,
+  servers: ServerConfig[],
+  catalog: Catalog,
+  packs: readonly DomainPack[],
+  seed: string | number,
+  onProgress?: (details: { server: string; tool?: string }) => void,
+): Promise<Record<string, DomainPools>> {
   const pools: Record<string, DomainPools> = {};
   for (const server of servers) {
     const conn = conns.get(server.name);
@@ -30,7 +37,8 @@ export async function discoverPools(conns: Map<string, McpConnection>, servers: 
         const t = tools.find((x) => x.name === p.tool);
         return !t || callMode(t).mode !== 'execute';
       });
-      if (unsafe) packNote = `domain pack ${pack.server} not used: its probe tool ${unsafe.tool} is not a read-only tool of this server`;
+      if (unsafe)
+        packNote = `domain pack ${pack.server} not used: its probe tool ${unsafe.tool} is not a read-only tool of this server`;
       else {
         try {
           packPools = await runPackProbes(conn.client, probes);
@@ -42,9 +50,21 @@ export async function discoverPools(conns: Map<string, McpConnection>, servers: 
     }
     const covered = new Set(packPools ? pack!.goals.map((g) => g.tool) : []);
     const rest = tools.filter((t) => !covered.has(t.name));
-    const found = server.probe === false
-      ? { harvested: {}, probes: rest.map((t) => ({ tool: t.name, status: 'skipped' as const, calls: 0, values: 0, detail: 'probe: false for this server' })) }
-      : await probeServer(conn.client, rest, probeSettingsOf(server), seed, (tool) => onProgress?.({ server: server.name, tool }));
+    const found =
+      server.probe === false
+        ? {
+            harvested: {},
+            probes: rest.map((t) => ({
+              tool: t.name,
+              status: 'skipped' as const,
+              calls: 0,
+              values: 0,
+              detail: 'probe: false for this server',
+            })),
+          }
+        : await probeServer(conn.client, rest, probeSettingsOf(server), seed, (tool) =>
+            onProgress?.({ server: server.name, tool }),
+          );
     pools[server.name] = { ...(packPools ? { pack: packPools } : {}), ...(packNote ? { packNote } : {}), ...found };
   }
   return pools;

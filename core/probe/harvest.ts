@@ -9,7 +9,13 @@ const MAX_STRING = 200;
  * `result.records[].Id`. Text results that are not JSON give paths, URLs, emails and short lines
  * (`text:path`, `text:url`, `text:email`, `text:line`): servers often answer in prose or listings.
  */
-export function harvestResult(pools: HarvestedPools, result: { structuredContent?: unknown; content?: unknown }, tool: string, call: number, under?: string): number {
+export function harvestResult(
+  pools: HarvestedPools,
+  result: { structuredContent?: unknown; content?: unknown },
+  tool: string,
+  call: number,
+  under?: string,
+): number {
   let added = 0;
   // Repeats count within one result (a status shared by many records), not across calls: the same list
   // fetched twice names its records no less.
@@ -32,7 +38,8 @@ export function harvestResult(pools: HarvestedPools, result: { structuredContent
   };
   if (result.structuredContent !== undefined) structured(result.structuredContent);
   for (const part of Array.isArray(result.content) ? result.content : []) {
-    const text = (part as { type?: string; text?: unknown }).type === 'text' ? (part as { text?: unknown }).text : undefined;
+    const text =
+      (part as { type?: string; text?: unknown }).type === 'text' ? (part as { text?: unknown }).text : undefined;
     if (typeof text !== 'string') continue;
     const json = parseJson(text);
     if (json !== undefined && typeof json === 'object' && json !== null) structured(json);
@@ -52,7 +59,8 @@ function walk(value: unknown, path: string[], add: (key: string, v: string | num
     for (const item of value.slice(0, MAX_VALUES_PER_KEY)) walk(item, [...path.slice(0, -1), last], add, depth + 1);
     return;
   }
-  if (value && typeof value === 'object') for (const [k, v] of Object.entries(value)) walk(v, [...path, k], add, depth + 1);
+  if (value && typeof value === 'object')
+    for (const [k, v] of Object.entries(value)) walk(v, [...path, k], add, depth + 1);
 }
 
 /**
@@ -61,7 +69,11 @@ function walk(value: unknown, path: string[], add: (key: string, v: string | num
  */
 function tree(value: unknown, parent: string, add: (key: string, v: string) => void, depth = 0): void {
   if (depth > 8) return;
-  const nodes = Array.isArray(value) ? value : value && typeof value === 'object' ? Object.values(value).filter(Array.isArray).flat() : [];
+  const nodes = Array.isArray(value)
+    ? value
+    : value && typeof value === 'object'
+      ? Object.values(value).filter(Array.isArray).flat()
+      : [];
   for (const node of nodes.slice(0, MAX_VALUES_PER_KEY)) {
     const name = (node as { name?: unknown } | null)?.name;
     // A listing node says what it is (type) or holds children; a record that merely has a name is not a path.
@@ -82,7 +94,13 @@ const EMAIL = /\b[\w.+-]+@[\w-]+\.[\w.-]+\b/g;
  * Values a refusal names: servers often say what they accept when they refuse ("outside the allowed repository
  * '/srv/repo'"). Paths, URLs and emails in an error's text are harvested, except those the call itself sent.
  */
-export function harvestRefusal(pools: HarvestedPools, text: string, tool: string, call: number, sent: ReadonlySet<unknown>): number {
+export function harvestRefusal(
+  pools: HarvestedPools,
+  text: string,
+  tool: string,
+  call: number,
+  sent: ReadonlySet<unknown>,
+): number {
   let added = 0;
   const add = (key: string, value: string) => {
     if (sent.has(value) || value.length > MAX_STRING) return;

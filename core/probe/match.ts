@@ -35,7 +35,11 @@ function keyInfo(pools: HarvestedPools): KeyInfo[] {
   if (!info || info.length !== Object.keys(pools).length) {
     info = Object.keys(pools).map((key) => {
       const segments = key.replace(/^text:/, '').split('.');
-      return { key, leaf: nameTokens(segments[segments.length - 1]!), parents: new Set(segments.slice(0, -1).flatMap(nameTokens)) };
+      return {
+        key,
+        leaf: nameTokens(segments[segments.length - 1]!),
+        parents: new Set(segments.slice(0, -1).flatMap(nameTokens)),
+      };
     });
     infoCache.set(pools, info);
   }
@@ -47,7 +51,11 @@ function keyInfo(pools: HarvestedPools): KeyInfo[] {
  * `entities[].name`, `accountId` takes `account.Id`. Only the best-scoring keys are used, so a field never
  * mixes ids with names. `path` is the argument's path from the root (array items as '[]').
  */
-export function valuesForField(pools: HarvestedPools, field: { name: string; path: readonly string[] }, toolName = ''): HarvestedValue[] {
+export function valuesForField(
+  pools: HarvestedPools,
+  field: { name: string; path: readonly string[] },
+  toolName = '',
+): HarvestedValue[] {
   const own = nameTokens(field.name);
   if (!own.length) return [];
   // The enclosing arguments and the tool's own name say which object an `id` or `name` belongs to (get_issue's id).
@@ -69,7 +77,7 @@ function score(own: string[], context: Set<string>, k: KeyInfo): number {
   const leaf = k.leaf.join(' ');
   const mine = own.join(' ');
   const parentBonus = [...context].some((t) => k.parents.has(t)) ? 0.5 : 0;
-  if (leaf === mine) return 4 + parentBonus;  // several objects' `id`s tie unless context picks one
+  if (leaf === mine) return 4 + parentBonus; // several objects' `id`s tie unless context picks one
   // "entityNames" ~ entities[].name: the leaf plus a parent spell the field.
   const spelled = own.every((t) => k.leaf.includes(t) || k.parents.has(t)) && k.leaf.every((t) => own.includes(t));
   if (spelled) return 3 + parentBonus;

@@ -21,8 +21,12 @@ export async function runPackProbes(client: Client, probes: PackProbe[]): Promis
   const pools: EntityPools = {};
   for (const probe of probes) {
     const res = await client.callTool({ name: probe.tool, arguments: probe.args });
-    const content = res.structuredContent as { result?: unknown; error?: { code: string; message: string } } | undefined;
-    if (res.isError || !content?.result) throw new PackProbeError(`sampling ${probe.pool} via ${probe.tool} failed: ${content?.error?.code ?? 'no result'} ${content?.error?.message ?? ''}`.trim());
+    const content = res.structuredContent as
+      { result?: unknown; error?: { code: string; message: string } } | undefined;
+    if (res.isError || !content?.result)
+      throw new PackProbeError(
+        `sampling ${probe.pool} via ${probe.tool} failed: ${content?.error?.code ?? 'no result'} ${content?.error?.message ?? ''}`.trim(),
+      );
     pools[probe.pool] = probe.rows(content.result);
   }
   return pools;

@@ -24,7 +24,13 @@ export interface ProbeSettings {
  * no arguments first, and later rounds draw arguments from what earlier calls found (list, then get).
  * A failing or hanging tool is recorded and left behind; only a closed connection ends the probe early.
  */
-export async function probeServer(client: Pick<Client, 'callTool'>, tools: CatalogTool[], settings: ProbeSettings, seed: string | number, onCall?: (tool: string) => void): Promise<{ harvested: HarvestedPools; probes: ToolProbe[] }> {
+export async function probeServer(
+  client: Pick<Client, 'callTool'>,
+  tools: CatalogTool[],
+  settings: ProbeSettings,
+  seed: string | number,
+  onCall?: (tool: string) => void,
+): Promise<{ harvested: HarvestedPools; probes: ToolProbe[] }> {
   const harvested: HarvestedPools = {};
   const probes = new Map<string, ToolProbe>();
   const eligible: CatalogTool[] = [];
@@ -35,7 +41,12 @@ export async function probeServer(client: Pick<Client, 'callTool'>, tools: Catal
   }
   const required = (t: CatalogTool) => ((t.inputSchema.required as unknown[] | undefined) ?? []).length;
   eligible.sort((a, b) => required(a) - required(b) || (a.name < b.name ? -1 : 1));
-  const state = new Map(eligible.map((t) => [t.name, { probe: { tool: t.name, status: 'failed', calls: 0, values: 0, args: [] } as ToolProbe, ok: 0, done: false }]));
+  const state = new Map(
+    eligible.map((t) => [
+      t.name,
+      { probe: { tool: t.name, status: 'failed', calls: 0, values: 0, args: [] } as ToolProbe, ok: 0, done: false },
+    ]),
+  );
   const started = Date.now();
   let closed: string | undefined;
   for (let round = 0; round < settings.callsPerTool && !closed; round++) {
@@ -49,17 +60,27 @@ export async function probeServer(client: Pick<Client, 'callTool'>, tools: Catal
       let args: Record<string, unknown>;
       try {
         const rng = new Rng(`probe:${seed}:${tool.id}:${round}`);
-        args = round === 0 && required(tool) === 0 ? {} : sampleArguments(tool.inputSchema, { rng, optionalShare: 0.3, values: (f) => valuesForField(harvested, f, tool.name).map((v) => v.value) });
+        args =
+          round === 0 && required(tool) === 0
+            ? {}
+            : sampleArguments(tool.inputSchema, {
+                rng,
+                optionalShare: 0.3,
+                values: (f) => valuesForField(harvested, f, tool.name).map((v) => v.value),
+              });
       } catch (err) {
         Object.assign(s, { done: true });
-        s.probe.detail = err instanceof UnsampleableSchema ? `cannot sample arguments: ${err.reason}` : (err as Error).message;
+        s.probe.detail =
+          err instanceof UnsampleableSchema ? `cannot sample arguments: ${err.reason}` : (err as Error).message;
         continue;
       }
       s.probe.calls++;
       s.probe.args!.push(args);
       onCall?.(tool.name);
       try {
-        const res = (await client.callTool({ name: tool.name, arguments: args }, undefined, { timeout: settings.callTimeoutMs })) as { isError?: boolean; content?: unknown; structuredContent?: unknown };
+        const res = (await client.callTool({ name: tool.name, arguments: args }, undefined, {
+          timeout: settings.callTimeoutMs,
+        })) as { isError?: boolean; content?: unknown; structuredContent?: unknown };
         if (res.isError) {
           const text = resultText(res);
           s.probe.detail = `error result: ${text.slice(0, 160)}`;
@@ -83,8 +104,16 @@ export async function probeServer(client: Pick<Client, 'callTool'>, tools: Catal
     }
   }
   for (const [name, s] of state) {
-    if (s.ok > 0) probes.set(name, { ...s.probe, status: 'ok', ...(s.probe.calls > s.ok ? { detail: `${s.probe.calls - s.ok} of ${s.probe.calls} calls failed; last: ${s.probe.detail ?? ''}` } : { detail: undefined }) });
-    else if (s.probe.calls === 0 && !s.probe.detail) probes.set(name, { ...s.probe, status: 'skipped', detail: closed ?? 'not reached' });
+    if (s.ok > 0)
+      probes.set(name, {
+        ...s.probe,
+        status: 'ok',
+        ...(s.probe.calls > s.ok
+          ? { detail: `${s.probe.calls - s.ok} of ${s.probe.calls} calls failed; last: ${s.probe.detail ?? ''}` }
+          : { detail: undefined }),
+      });
+    else if (s.probe.calls === 0 && !s.probe.detail)
+      probes.set(name, { ...s.probe, status: 'skipped', detail: closed ?? 'not reached' });
     else probes.set(name, s.probe);
   }
   return { harvested, probes: tools.map((t) => stripUndefined(probes.get(t.name)!)) };
@@ -98,14 +127,21 @@ function leaves(value: unknown): unknown[] {
 
 /** The path-like argument of a call, if any: a listing's short names are relative to it. */
 function listedUnder(args: Record<string, unknown>): string | undefined {
-  const paths = Object.values(args).filter((v): v is string => typeof v === 'string' && /^(\/|[A-Za-z]:[\\/]|[a-z][a-z0-9+.-]*:\/\/)/.test(v));
+  const paths = Object.values(args).filter(
+    (v): v is string => typeof v === 'string' && /^(\/|[A-Za-z]:[\\/]|[a-z][a-z0-9+.-]*:\/\/)/.test(v),
+  );
   return paths.length === 1 ? paths[0] : undefined;
 }
 
 function resultText(res: { content?: unknown; structuredContent?: unknown }): string {
   const err = (res.structuredContent as { error?: { code?: string; message?: string } } | undefined)?.error;
   if (err?.message) return `${err.code ? `${err.code}: ` : ''}${err.message}`;
-  return Array.isArray(res.content) ? res.content.map((c) => (c as { text?: string }).text ?? '').join(' ').trim() : '';
+  return Array.isArray(res.content)
+    ? res.content
+        .map((c) => (c as { text?: string }).text ?? '')
+        .join(' ')
+        .trim()
+    : '';
 }
 
 function stripUndefined(p: ToolProbe): ToolProbe {

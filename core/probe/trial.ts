@@ -8,7 +8,11 @@ import { callModeFor, probeSettingsOf } from './call-mode.js';
  * the server answers with an error. A tool that times out or breaks the connection once is not tried again
  * (its intents keep their first draw), so a hanging tool costs one timeout, not one per intent.
  */
-export function trialCaller(conns: Map<string, McpConnection>, servers: ServerConfig[], onCall?: (calls: number) => void): (tool: CatalogTool, args: Record<string, unknown>) => Promise<boolean> {
+export function trialCaller(
+  conns: Map<string, McpConnection>,
+  servers: ServerConfig[],
+  onCall?: (calls: number) => void,
+): (tool: CatalogTool, args: Record<string, unknown>) => Promise<boolean> {
   let calls = 0;
   const config = new Map(servers.map((s) => [s.name, s]));
   const modeOf = callModeFor(servers);
@@ -20,7 +24,9 @@ export function trialCaller(conns: Map<string, McpConnection>, servers: ServerCo
     if (modeOf(tool).mode !== 'execute') return true;
     onCall?.(++calls);
     try {
-      const res = await conn.client.callTool({ name: tool.name, arguments: args }, undefined, { timeout: probeSettingsOf(server).callTimeoutMs });
+      const res = await conn.client.callTool({ name: tool.name, arguments: args }, undefined, {
+        timeout: probeSettingsOf(server).callTimeoutMs,
+      });
       return !res.isError;
     } catch {
       broken.add(tool.id);

@@ -39,16 +39,24 @@ export async function findAdapter(store: ArtifactStore, index: LineageIndex, id:
   try {
     sha = (await store.resolve(id)).sha256;
   } catch (err) {
-    if (err instanceof ArtifactError) throw new PublishInputError(`${err.message} (expected an adapter version adp-… or an adapter artifact sha)`);
+    if (err instanceof ArtifactError)
+      throw new PublishInputError(`${err.message} (expected an adapter version adp-… or an adapter artifact sha)`);
     throw err;
   }
   const m = index.manifest(sha);
-  if (m?.kind !== 'adapter') throw new PublishInputError(`artifact ${shortSha(sha)} is a ${m?.kind ?? 'unknown artifact'}, not an adapter`);
+  if (m?.kind !== 'adapter')
+    throw new PublishInputError(`artifact ${shortSha(sha)} is a ${m?.kind ?? 'unknown artifact'}, not an adapter`);
   return m;
 }
 
 /** registry: the deploy registry (SQLite) whose gated eval report is preferred to the newest evaluation. */
-export async function adapterParts(store: ArtifactStore, index: LineageIndex, adapter: Manifest, trainStageVersion: string, registry?: string): Promise<AdapterParts> {
+export async function adapterParts(
+  store: ArtifactStore,
+  index: LineageIndex,
+  adapter: Manifest,
+  trainStageVersion: string,
+  registry?: string,
+): Promise<AdapterParts> {
   const files = await store.readTree(adapter.sha256);
   const notes: string[] = [];
   const evaluation = await findEvaluation(store, index, adapter, registry, notes);
@@ -57,11 +65,19 @@ export async function adapterParts(store: ArtifactStore, index: LineageIndex, ad
   notes.push(...dataset.notes);
   const train = dataset.splits.find((s) => s.split === 'train')?.rendered;
   const val = dataset.splits.find((s) => s.split === 'validation')?.rendered;
-  const job = train && val ? await findTrainJob(store, index, adapter, train.sha256, val.sha256, trainStageVersion) : undefined;
-  if (!job) notes.push('no stored run config reproduces this adapter version: hyperparameters come from the adapter files only');
+  const job =
+    train && val ? await findTrainJob(store, index, adapter, train.sha256, val.sha256, trainStageVersion) : undefined;
+  if (!job)
+    notes.push(
+      'no stored run config reproduces this adapter version: hyperparameters come from the adapter files only',
+    );
   const metricsEntry = files.find((f) => f.path === 'metrics.jsonl');
   const events = metricsEntry
-    ? (await store.readTreeFile(metricsEntry)).toString('utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as TrainerEvent)
+    ? (await store.readTreeFile(metricsEntry))
+        .toString('utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as TrainerEvent)
     : [];
   const peft = await readTreeJson<Record<string, unknown>>(store, files, 'adapter/adapter_config.json');
   const meta = await readTreeJson<Record<string, unknown>>(store, files, 'adapter/flywheel.json');

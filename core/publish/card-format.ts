@@ -5,7 +5,9 @@ import { stringify } from 'yaml';
  * package, so any value is quoted as YAML needs), safe markdown table cells, number formatting.
  */
 export function frontMatter(meta: Record<string, unknown>): string {
-  const clean = Object.fromEntries(Object.entries(meta).filter(([, v]) => v !== undefined && !(Array.isArray(v) && v.length === 0)));
+  const clean = Object.fromEntries(
+    Object.entries(meta).filter(([, v]) => v !== undefined && !(Array.isArray(v) && v.length === 0)),
+  );
   return `---\n${stringify(clean, { lineWidth: 0 })}---\n`;
 }
 
@@ -20,7 +22,11 @@ export function cell(value: unknown): string {
 }
 
 export function table(headers: string[], rows: unknown[][]): string {
-  return [`| ${headers.map(cell).join(' | ')} |`, `|${headers.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${r.map(cell).join(' | ')} |`)].join('\n');
+  return [
+    `| ${headers.map(cell).join(' | ')} |`,
+    `|${headers.map(() => '---').join('|')}|`,
+    ...rows.map((r) => `| ${r.map(cell).join(' | ')} |`),
+  ].join('\n');
 }
 
 /** Inline code for hashes and ids (backticks removed: they would end the span). */
@@ -42,7 +48,18 @@ export function isHubModelId(name: unknown): name is string {
 
 /** The Hub's size_categories bucket for a row count. */
 export function sizeCategory(n: number): string {
-  const buckets: Array<[number, string]> = [[1e3, 'n<1K'], [1e4, '1K<n<10K'], [1e5, '10K<n<100K'], [1e6, '100K<n<1M'], [1e7, '1M<n<10M'], [1e8, '10M<n<100M'], [1e9, '100M<n<1B'], [1e10, '1B<n<10B'], [1e11, '10B<n<100B'], [1e12, '100B<n<1T']];
+  const buckets: Array<[number, string]> = [
+    [1e3, 'n<1K'],
+    [1e4, '1K<n<10K'],
+    [1e5, '10K<n<100K'],
+    [1e6, '100K<n<1M'],
+    [1e7, '1M<n<10M'],
+    [1e8, '10M<n<100M'],
+    [1e9, '100M<n<1B'],
+    [1e10, '1B<n<10B'],
+    [1e11, '10B<n<100B'],
+    [1e12, '100B<n<1T'],
+  ];
   return buckets.find(([limit]) => n < limit)?.[1] ?? 'n>1T';
 }
 

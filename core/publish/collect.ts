@@ -56,7 +56,10 @@ function datasetArtifacts(parts: DatasetParts): Record<string, string> {
 
 function finish(p: Omit<Publication, 'files'>, files: PublishFile[], artifacts: Record<string, string>): Publication {
   const body = [publishFile(CARD_PATH, p.card), ...files];
-  return { ...p, files: [...body, manifestFile({ kind: p.kind, name: p.name, datasetHash: p.datasetHash, artifacts }, body)] };
+  return {
+    ...p,
+    files: [...body, manifestFile({ kind: p.kind, name: p.name, datasetHash: p.datasetHash, artifacts }, body)],
+  };
 }
 
 /**
@@ -71,7 +74,11 @@ export async function collectDataset(store: ArtifactStore, id: string, opts: Col
   if (!anchor || anchor.kind === 'adapter') {
     const adapter = anchor ?? (await findAdapter(store, index, id));
     const notes: string[] = [];
-    parts = datasetOfAdapter(index, adapter, (await findEvaluation(store, index, adapter, opts.registry, notes))?.results);
+    parts = datasetOfAdapter(
+      index,
+      adapter,
+      (await findEvaluation(store, index, adapter, opts.registry, notes))?.results,
+    );
     parts.notes.unshift(...notes);
   } else parts = await datasetOfSplit(store, index, anchor);
   if (parts.splits.length === 0) throw new PublishInputError(`no rendered or split rows found for ${id}`);
@@ -82,14 +89,20 @@ export async function collectDataset(store: ArtifactStore, id: string, opts: Col
     if (s.rows) files.push(publishFile(paths.rows, await store.read(s.rows.sha256)));
   }
   const name = datasetName(parts.hash);
-  const card = datasetCard({ parts, catalogVersion: await catalogVersionOf(store, parts.catalog), license: opts.license ?? DEFAULT_LICENSE });
+  const card = datasetCard({
+    parts,
+    catalogVersion: await catalogVersionOf(store, parts.catalog),
+    license: opts.license ?? DEFAULT_LICENSE,
+  });
   const artifacts = datasetArtifacts(parts);
   return finish(
     {
       kind: 'dataset',
       name,
       title: `mcp-flywheel: dataset ${name}`,
-      description: `dataset hash ${parts.hash}\n${Object.entries(artifacts).map(([k, v]) => `${k} ${v}`).join('\n')}`,
+      description: `dataset hash ${parts.hash}\n${Object.entries(artifacts)
+        .map(([k, v]) => `${k} ${v}`)
+        .join('\n')}`,
       card,
       datasetHash: parts.hash,
       notes: parts.notes,
@@ -105,7 +118,13 @@ export async function collectDataset(store: ArtifactStore, id: string, opts: Col
  */
 export async function collectAdapter(store: ArtifactStore, id: string, opts: CollectOptions): Promise<Publication> {
   const index = await LineageIndex.of(store);
-  const parts = await adapterParts(store, index, await findAdapter(store, index, id), opts.trainStageVersion, opts.registry);
+  const parts = await adapterParts(
+    store,
+    index,
+    await findAdapter(store, index, id),
+    opts.trainStageVersion,
+    opts.registry,
+  );
   const files: PublishFile[] = [];
   for (const f of parts.files) {
     if (f.path === CARD_PATH || f.path === MANIFEST_PATH) continue; // ours take these names
@@ -113,10 +132,22 @@ export async function collectAdapter(store: ArtifactStore, id: string, opts: Col
     files.push(publishFile(f.path, await store.readTreeFile(f)));
   }
   const ev = parts.evaluation;
-  if (ev?.report) for (const f of await store.readTree(ev.report.sha256)) files.push(publishFile(`eval/${f.path}`, await store.readTreeFile(f)));
+  if (ev?.report)
+    for (const f of await store.readTree(ev.report.sha256))
+      files.push(publishFile(`eval/${f.path}`, await store.readTreeFile(f)));
   else if (ev) files.push(publishFile('eval/results.json', await store.read(ev.results.sha256)));
   const catalog = await catalogVersionOf(store, parts.dataset.catalog);
-  const card = modelCard({ parts, examples: parts.files.some((f) => f.path === EXAMPLES_PATH) ? (opts.withExamples ? 'published' : 'withheld') : 'none', license: opts.license ?? DEFAULT_LICENSE, ...(catalog ? { catalogVersion: catalog } : {}), ...(opts.datasetRepo ? { datasetRepo: opts.datasetRepo } : {}) });
+  const card = modelCard({
+    parts,
+    examples: parts.files.some((f) => f.path === EXAMPLES_PATH)
+      ? opts.withExamples
+        ? 'published'
+        : 'withheld'
+      : 'none',
+    license: opts.license ?? DEFAULT_LICENSE,
+    ...(catalog ? { catalogVersion: catalog } : {}),
+    ...(opts.datasetRepo ? { datasetRepo: opts.datasetRepo } : {}),
+  });
   const artifacts: Record<string, string> = { adapter: parts.adapter.sha256, ...datasetArtifacts(parts.dataset) };
   if (ev) artifacts['eval-results'] = ev.results.sha256;
   if (ev?.report) artifacts['eval-report'] = ev.report.sha256;

@@ -30,7 +30,8 @@ export function datasetCard(input: DatasetCardInput): string {
   const { parts } = input;
   const name = datasetName(parts.hash);
   const rows = parts.splits.reduce((n, s) => n + (s.rendered?.count ?? s.rows?.count ?? 0), 0);
-  const dataFiles = (layer: 'rendered' | 'rows') => parts.splits.filter((s) => s[layer]).map((s) => ({ split: s.split, path: datasetPaths(s.split)[layer] }));
+  const dataFiles = (layer: 'rendered' | 'rows') =>
+    parts.splits.filter((s) => s[layer]).map((s) => ({ split: s.split, path: datasetPaths(s.split)[layer] }));
   const configs = [
     ...(dataFiles('rendered').length ? [{ config_name: 'default', data_files: dataFiles('rendered') }] : []),
     ...(dataFiles('rows').length ? [{ config_name: 'router_rows', data_files: dataFiles('rows') }] : []),
@@ -49,12 +50,29 @@ export function datasetCard(input: DatasetCardInput): string {
   const format = parts.splits.map((s) => s.rendered?.stats.format).find((f) => typeof f === 'string');
   const provenance = [
     ['dataset hash', code(parts.hash)],
-    ['catalog version', input.catalogVersion ? `${code(input.catalogVersion)} — ${catalogStats.tools ?? '?'} tools${Object.keys(byServer).length ? ` (${Object.entries(byServer).map(([s, n]) => `${s} ${n}`).join(', ')})` : ''}` : 'not in the store'],
+    [
+      'catalog version',
+      input.catalogVersion
+        ? `${code(input.catalogVersion)} — ${catalogStats.tools ?? '?'} tools${
+            Object.keys(byServer).length
+              ? ` (${Object.entries(byServer)
+                  .map(([s, n]) => `${s} ${n}`)
+                  .join(', ')})`
+              : ''
+          }`
+        : 'not in the store',
+    ],
     ['render format', format ?? '—'],
   ];
   const splitRows = parts.splits.map((s) => {
     const verdicts = counts(s.rows, 'byVerdict');
-    return [s.split, s.rendered?.count ?? s.rows?.count ?? 0, ...VERDICTS.map((v) => verdicts[v] ?? (s.rows ? 0 : '—')), s.rendered ? code(s.rendered.sha256) : '—', s.rows ? code(s.rows.sha256) : '—'];
+    return [
+      s.split,
+      s.rendered?.count ?? s.rows?.count ?? 0,
+      ...VERDICTS.map((v) => verdicts[v] ?? (s.rows ? 0 : '—')),
+      s.rendered ? code(s.rendered.sha256) : '—',
+      s.rows ? code(s.rows.sha256) : '—',
+    ];
   });
   const domains = [...new Set(parts.splits.flatMap((s) => Object.keys(counts(s.rows, 'byDomain'))))].sort();
   return `${frontMatter(meta)}
@@ -77,7 +95,14 @@ each sha256 there is the sha256 of the published file, so the hash can be recomp
 
 ${table(['split', 'rows', ...VERDICTS, 'data/ sha256', 'rows/ sha256'], splitRows)}
 
-${domains.length ? `Rows per domain:\n\n${table(['split', ...domains], parts.splits.map((s) => [s.split, ...domains.map((d) => counts(s.rows, 'byDomain')[d] ?? 0)]))}\n` : ''}
+${
+  domains.length
+    ? `Rows per domain:\n\n${table(
+        ['split', ...domains],
+        parts.splits.map((s) => [s.split, ...domains.map((d) => counts(s.rows, 'byDomain')[d] ?? 0)]),
+      )}\n`
+    : ''
+}
 ## Files
 
 - \`data/{split}.jsonl\` (config \`default\`): chat rows as the trainer reads them, TRL prompt/completion with a

@@ -7,7 +7,11 @@ import { PublishInputError } from './types.js';
 export const SPLITS = ['train', 'validation', 'test'] as const;
 export type SplitName = (typeof SPLITS)[number];
 const FLYWHEEL_KIND: Record<SplitName, string> = { train: 'train', validation: 'val', test: 'test' };
-const RENDER_OUTPUT: Record<SplitName, string> = { train: 'renderedTrain', validation: 'renderedVal', test: 'renderedTest' };
+const RENDER_OUTPUT: Record<SplitName, string> = {
+  train: 'renderedTrain',
+  validation: 'renderedVal',
+  test: 'renderedTest',
+};
 const SPLIT_OUTPUT: Record<SplitName, string> = { train: 'train', validation: 'val', test: 'test' };
 
 /** One split: the rendered rows (what the trainer reads) and the router rows they were rendered from. */
@@ -32,7 +36,8 @@ export interface DatasetParts {
  * recompute it from the files.
  */
 export function datasetHash(splits: DatasetSplit[]): string {
-  const pick = (layer: 'rendered' | 'rows') => Object.fromEntries(splits.filter((s) => s[layer]).map((s) => [s.split, s[layer]!.sha256]));
+  const pick = (layer: 'rendered' | 'rows') =>
+    Object.fromEntries(splits.filter((s) => s[layer]).map((s) => [s.split, s[layer]!.sha256]));
   return sha256Hex(canonicalJson({ rendered: pick('rendered'), rows: pick('rows') }));
 }
 
@@ -56,8 +61,11 @@ function complete(index: LineageIndex, splits: DatasetSplit[], notes: string[]):
     // A split rendered more than once (another format, another catalog): the newest rendering.
     if (s.rows && !s.rendered) s.rendered = index.children(s.rows.sha256, `rendered-${FLYWHEEL_KIND[s.split]}`)[0];
   }
-  const present = SPLITS.map((name) => splits.find((s) => s.split === name && (s.rendered || s.rows))).filter((s): s is DatasetSplit => Boolean(s));
-  for (const name of SPLITS) if (!present.some((s) => s.split === name)) notes.push(`no ${name} split found in the store for this dataset`);
+  const present = SPLITS.map((name) => splits.find((s) => s.split === name && (s.rendered || s.rows))).filter(
+    (s): s is DatasetSplit => Boolean(s),
+  );
+  for (const name of SPLITS)
+    if (!present.some((s) => s.split === name)) notes.push(`no ${name} split found in the store for this dataset`);
   const catalog = present.map((s) => index.parentOfKind(s.rendered, 'catalog')).find(Boolean);
   return { splits: present, ...(catalog ? { catalog } : {}), hash: datasetHash(present), notes };
 }
@@ -71,14 +79,18 @@ export function datasetOfAdapter(index: LineageIndex, adapter: Manifest, evalRes
   // A DPO adapter (the preference stage's) continues an SFT adapter: the dataset is the one that adapter trained on.
   const sft = index.parentOfKind(adapter, 'adapter');
   const pairs = index.parentOfKind(adapter, 'pairs-train');
-  if (sft) notes.push(`tuned with DPO on ${pairs ? `preference pairs ${shortSha(pairs.sha256)}` : 'preference pairs'} of this dataset, from SFT adapter ${String(sft.stats.adapterVersion ?? shortSha(sft.sha256))}`);
+  if (sft)
+    notes.push(
+      `tuned with DPO on ${pairs ? `preference pairs ${shortSha(pairs.sha256)}` : 'preference pairs'} of this dataset, from SFT adapter ${String(sft.stats.adapterVersion ?? shortSha(sft.sha256))}`,
+    );
   const trainedOn = sft ?? adapter;
   const splits: DatasetSplit[] = [
     { split: 'train', rendered: index.parentOfKind(trainedOn, 'rendered-train') },
     { split: 'validation', rendered: index.parentOfKind(trainedOn, 'rendered-val') },
     { split: 'test', rendered: index.parentOfKind(evalResults, 'rendered-test') },
   ];
-  if (!evalResults) notes.push("the test split is the one the adapter's evaluation scored, and no evaluation was found");
+  if (!evalResults)
+    notes.push("the test split is the one the adapter's evaluation scored, and no evaluation was found");
   return complete(index, splits, notes);
 }
 
@@ -103,9 +115,15 @@ async function memoWith(store: ArtifactStore, stage: string, anchor: Manifest): 
 }
 
 function ambiguous(stage: string, anchor: Manifest, found: MemoEntry[]): string {
-  const [train, val] = stage === 'render' ? [RENDER_OUTPUT.train, RENDER_OUTPUT.validation] : [SPLIT_OUTPUT.train, SPLIT_OUTPUT.validation];
+  const [train, val] =
+    stage === 'render'
+      ? [RENDER_OUTPUT.train, RENDER_OUTPUT.validation]
+      : [SPLIT_OUTPUT.train, SPLIT_OUTPUT.validation];
   const sha = (r: { sha256: string } | undefined) => (r ? shortSha(r.sha256) : '—');
-  const lines = found.map((m) => `  train ${sha(m.outputs[train])}  val ${sha(m.outputs[val])}  made ${m.createdAt}${m.runId ? ` (run ${m.runId})` : ''}`);
+  const lines = found.map(
+    (m) =>
+      `  train ${sha(m.outputs[train])}  val ${sha(m.outputs[val])}  made ${m.createdAt}${m.runId ? ` (run ${m.runId})` : ''}`,
+  );
   return `${anchor.kind} ${shortSha(anchor.sha256)} belongs to ${found.length} datasets (a frozen test set is shared by every run that uses it):\n${lines.join('\n')}\ngive one of their train or val shas, or the adapter version (adp-…), instead`;
 }
 
@@ -114,14 +132,29 @@ function ambiguous(stage: string, anchor: Manifest, found: MemoEntry[]): string 
  * stage's memo names its siblings exactly; without one, split artifacts written together (same parents) are
  * siblings, and a rendered split stands alone.
  */
-export async function datasetOfSplit(store: ArtifactStore, index: LineageIndex, anchor: Manifest): Promise<DatasetParts> {
+export async function datasetOfSplit(
+  store: ArtifactStore,
+  index: LineageIndex,
+  anchor: Manifest,
+): Promise<DatasetParts> {
   const which = splitOfKind(anchor.kind);
-  if (!which) throw new PublishInputError(`artifact ${shortSha(anchor.sha256)} is a ${anchor.kind}: publish dataset takes an adapter version, or a rendered-train/val/test or train/val/test artifact`);
+  if (!which)
+    throw new PublishInputError(
+      `artifact ${shortSha(anchor.sha256)} is a ${anchor.kind}: publish dataset takes an adapter version, or a rendered-train/val/test or train/val/test artifact`,
+    );
   const notes: string[] = [];
   if (which.layer === 'rendered') {
     const memo = await memoWith(store, 'render', anchor);
-    if (!memo) notes.push(`no render memo names the siblings of ${shortSha(anchor.sha256)}: publishing its split alone`);
-    const splits = SPLITS.map((split) => ({ split, rendered: memo ? index.manifest(memo.outputs[RENDER_OUTPUT[split]]?.sha256) : split === which.split ? anchor : undefined }));
+    if (!memo)
+      notes.push(`no render memo names the siblings of ${shortSha(anchor.sha256)}: publishing its split alone`);
+    const splits = SPLITS.map((split) => ({
+      split,
+      rendered: memo
+        ? index.manifest(memo.outputs[RENDER_OUTPUT[split]]?.sha256)
+        : split === which.split
+          ? anchor
+          : undefined,
+    }));
     return complete(index, splits, notes);
   }
   const memo = await memoWith(store, 'split', anchor);
@@ -130,7 +163,13 @@ export async function datasetOfSplit(store: ArtifactStore, index: LineageIndex, 
     if (memo) return index.manifest(memo.outputs[SPLIT_OUTPUT[split]]?.sha256);
     if (split === which.split) return anchor;
     // Without a memo: the split stage writes train, val and (unless pinned) test from the same parents.
-    return index.manifests.find((m) => m.kind === FLYWHEEL_KIND[split] && canonicalJson([...m.parents].sort()) === parents);
+    return index.manifests.find(
+      (m) => m.kind === FLYWHEEL_KIND[split] && canonicalJson([...m.parents].sort()) === parents,
+    );
   };
-  return complete(index, SPLITS.map((split) => ({ split, rows: rows(split) })), notes);
+  return complete(
+    index,
+    SPLITS.map((split) => ({ split, rows: rows(split) })),
+    notes,
+  );
 }

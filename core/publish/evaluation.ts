@@ -15,8 +15,14 @@ export interface Evaluation {
 }
 
 async function load(store: ArtifactStore, results: Manifest, report: Manifest | undefined): Promise<Evaluation> {
-  const fromReport = report ? await readTreeJson<EvalReport>(store, await store.readTree(report.sha256), 'report.json') : undefined;
-  return { results, ...(report && fromReport ? { report } : {}), data: fromReport ?? (await store.readJson<EvalReport>(results.sha256)) };
+  const fromReport = report
+    ? await readTreeJson<EvalReport>(store, await store.readTree(report.sha256), 'report.json')
+    : undefined;
+  return {
+    results,
+    ...(report && fromReport ? { report } : {}),
+    data: fromReport ?? (await store.readJson<EvalReport>(results.sha256)),
+  };
 }
 
 /**
@@ -24,16 +30,27 @@ async function load(store: ArtifactStore, results: Manifest, report: Manifest | 
  * (what people saw before it served traffic); otherwise, or when that report is not in this store, the
  * newest eval-results made from it and, when the gate ran, the eval-report made from those.
  */
-export async function findEvaluation(store: ArtifactStore, index: LineageIndex, adapter: Manifest, registry?: string, notes: string[] = []): Promise<Evaluation | undefined> {
+export async function findEvaluation(
+  store: ArtifactStore,
+  index: LineageIndex,
+  adapter: Manifest,
+  registry?: string,
+  notes: string[] = [],
+): Promise<Evaluation | undefined> {
   const newest = index.children(adapter.sha256, 'eval-results')[0];
   for (const g of registry ? await gatedVersions(registry, adapter.sha256) : []) {
     const report = index.manifest(g.evalReport);
     const results = index.parentOfKind(report, 'eval-results');
     if (report?.kind !== 'eval-report' || !results?.parents.includes(adapter.sha256)) {
-      notes.push(`deployed version ${g.version} names eval report ${shortSha(g.evalReport)}, which is not an evaluation of this adapter in this store`);
+      notes.push(
+        `deployed version ${g.version} names eval report ${shortSha(g.evalReport)}, which is not an evaluation of this adapter in this store`,
+      );
       continue;
     }
-    if (newest && newest.sha256 !== results.sha256) notes.push(`using the evaluation deployed version ${g.version} was gated on; a newer one exists (eval-results ${shortSha(newest.sha256)})`);
+    if (newest && newest.sha256 !== results.sha256)
+      notes.push(
+        `using the evaluation deployed version ${g.version} was gated on; a newer one exists (eval-results ${shortSha(newest.sha256)})`,
+      );
     return { ...(await load(store, results, report)), deployed: { version: g.version, alias: g.alias } };
   }
   return newest ? load(store, newest, index.children(newest.sha256, 'eval-report')[0]) : undefined;
@@ -53,7 +70,13 @@ export interface MetricRow {
   high?: number | null;
 }
 
-const est = (type: string, name: string, e: Estimate): MetricRow => ({ type, name, value: e.value, low: e.low, high: e.high });
+const est = (type: string, name: string, e: Estimate): MetricRow => ({
+  type,
+  name,
+  value: e.value,
+  low: e.low,
+  high: e.high,
+});
 
 /** The headline metrics of one endpoint, in the order the card shows them. */
 export function metricRows(r: EndpointResult): MetricRow[] {

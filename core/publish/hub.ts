@@ -30,7 +30,11 @@ export interface HubPublishResult {
 type Common = { hubUrl: string; accessToken: string; fetch?: typeof fetch };
 
 /** Files in the repo now that this publication does not have (an earlier one's eval/, base/, test split…). */
-async function stalePaths(repo: { type: 'model' | 'dataset'; name: string }, common: Common, pub: Publication): Promise<string[]> {
+async function stalePaths(
+  repo: { type: 'model' | 'dataset'; name: string },
+  common: Common,
+  pub: Publication,
+): Promise<string[]> {
   const keep = new Set(pub.files.map((f) => f.path));
   const stale: string[] = [];
   for await (const f of listFiles({ repo, recursive: true, ...common })) {
@@ -50,17 +54,27 @@ async function stalePaths(repo: { type: 'model' | 'dataset'; name: string }, com
  * still accepts that path for every repo (xet-backed ones through its LFS bridge), and it is the path the
  * tests exercise end to end against a local stand-in; the xet protocol (a CAS service) has no stand-in here.
  */
-export async function publishToHub(pub: Publication, target: { repoType: 'model' | 'dataset'; name: string }, opts: HubPublishOptions): Promise<HubPublishResult> {
+export async function publishToHub(
+  pub: Publication,
+  target: { repoType: 'model' | 'dataset'; name: string },
+  opts: HubPublishOptions,
+): Promise<HubPublishResult> {
   try {
     return await publishWith(pub, target, opts);
   } catch (err) {
     if (!(err instanceof HubApiError && refusedCredential(err.statusCode))) throw err;
     const env = opts.tokenEnv ?? 'HF_TOKEN';
-    throw new PublishInputError(`the Hub refused the token in ${env} (${err.statusCode}): ${redact(err.message, opts.accessToken, env)} — it needs write access to ${target.name}`);
+    throw new PublishInputError(
+      `the Hub refused the token in ${env} (${err.statusCode}): ${redact(err.message, opts.accessToken, env)} — it needs write access to ${target.name}`,
+    );
   }
 }
 
-async function publishWith(pub: Publication, target: { repoType: 'model' | 'dataset'; name: string }, opts: HubPublishOptions): Promise<HubPublishResult> {
+async function publishWith(
+  pub: Publication,
+  target: { repoType: 'model' | 'dataset'; name: string },
+  opts: HubPublishOptions,
+): Promise<HubPublishResult> {
   const hubUrl = (opts.hubUrl ?? DEFAULT_HUB_URL).replace(/\/+$/, '');
   const repo = { type: target.repoType, name: target.name };
   const common: Common = { hubUrl, accessToken: opts.accessToken, ...(opts.fetch ? { fetch: opts.fetch } : {}) };
@@ -81,7 +95,11 @@ async function publishWith(pub: Publication, target: { repoType: 'model' | 'data
     title: pub.title,
     description: pub.description,
     operations: [
-      ...pub.files.map((f) => ({ operation: 'addOrUpdate' as const, path: f.path, content: new Blob([new Uint8Array(f.bytes)]) })),
+      ...pub.files.map((f) => ({
+        operation: 'addOrUpdate' as const,
+        path: f.path,
+        content: new Blob([new Uint8Array(f.bytes)]),
+      })),
       ...deleted.map((path) => ({ operation: 'delete' as const, path })),
     ],
     useXet: false,

@@ -65,7 +65,8 @@ export function hyperparameters(p: AdapterParts): Hyperparameter[] {
   add('best eval loss', p.meta?.bestEvalLoss, 'adapter/flywheel.json');
   add('resumed from step', p.adapter.stats.resumedFromStep, 'adapter manifest');
   const tps = p.events.map((e) => e.tokens_per_s).filter((x): x is number => typeof x === 'number');
-  if (tps.length) add('throughput (tokens/s, mean)', Math.round(tps.reduce((a, b) => a + b, 0) / tps.length), 'metrics.jsonl');
+  if (tps.length)
+    add('throughput (tokens/s, mean)', Math.round(tps.reduce((a, b) => a + b, 0) / tps.length), 'metrics.jsonl');
   if (p.tinyBase) add('tiny base preset', p.tinyBase.preset, 'base/flywheel-tiny.json');
   return out;
 }

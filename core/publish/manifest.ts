@@ -17,6 +17,10 @@ export interface ManifestHeader {
  * knows the upload is complete and can verify each file. No timestamps: the same content gives the same bytes.
  */
 export function manifestFile(header: ManifestHeader, files: PublishFile[]): PublishFile {
-  const body = { format: PUBLICATION_FORMAT, ...header, files: files.map((f) => ({ path: f.path, sha256: f.sha256, bytes: f.bytes.length })) };
+  const body = {
+    format: PUBLICATION_FORMAT,
+    ...header,
+    files: files.map((f) => ({ path: f.path, sha256: f.sha256, bytes: f.bytes.length })),
+  };
   return publishFile(MANIFEST_PATH, `${JSON.stringify(body, null, 2)}\n`);
 }

@@ -26,14 +26,20 @@ function baseModel(p: AdapterParts): string {
 function modelIndex(input: ModelCardInput, rows: MetricRow[]): unknown[] | undefined {
   const ev = input.parts.evaluation;
   if (!ev) return undefined;
-  const metrics = rows.filter((r) => typeof r.value === 'number').map((r) => ({ type: r.type, name: r.name, value: r.value }));
+  const metrics = rows
+    .filter((r) => typeof r.value === 'number')
+    .map((r) => ({ type: r.type, name: r.name, value: r.value }));
   return [
     {
       name: input.parts.version,
       results: [
         {
           task: { type: 'text-generation', name: 'Tool routing (one tool call or an abstention)' },
-          dataset: { name: `mcp-flywheel frozen test set ${shortSha(ev.data.testSet.sha256)}`, type: input.datasetRepo ?? 'mcp-flywheel-test-set', split: 'test' },
+          dataset: {
+            name: `mcp-flywheel frozen test set ${shortSha(ev.data.testSet.sha256)}`,
+            type: input.datasetRepo ?? 'mcp-flywheel-test-set',
+            split: 'test',
+          },
           metrics,
         },
       ],
@@ -50,16 +56,24 @@ stage) or score it with \`flywheel eval\`, then publish again.`;
   }
   const r = candidateResult(ev.data);
   const ci = (m: MetricRow) => (m.low === undefined ? '' : m.low === null ? '—' : `${fixed(m.low)}–${fixed(m.high)}`);
-  const value = (m: MetricRow) => (m.type.startsWith('latency') ? fixed(m.value, 0) : m.type.startsWith('cost') ? fixed(m.value, 4) : fixed(m.value));
+  const value = (m: MetricRow) =>
+    m.type.startsWith('latency') ? fixed(m.value, 0) : m.type.startsWith('cost') ? fixed(m.value, 4) : fixed(m.value);
   const others = ev.data.results.filter((x) => x !== r).map((x) => `${x.label} ${fixed(x.metrics.exactMatch.value)}`);
   const gate = ev.data.gate;
   return [
     `Scored as \`${r?.label ?? '?'}\` on ${ev.data.testSet.cases} cases (${ev.data.testSet.source}) of the rendered test set ${code(ev.data.testSet.sha256)};`,
     `95 % percentile-bootstrap intervals (${ev.data.bootstrap.resamples} resamples, seed ${ev.data.bootstrap.seed}).`,
     `Source: ${ev.report ? `eval-report ${code(ev.report.sha256)}` : `eval-results ${code(ev.results.sha256)}`} (files under \`eval/\`).`,
-    ...(ev.deployed ? [`Gated as deployed version ${code(ev.deployed.version)} (alias ${code(ev.deployed.alias)}): the eval report the deploy registry records for it.`] : []),
+    ...(ev.deployed
+      ? [
+          `Gated as deployed version ${code(ev.deployed.version)} (alias ${code(ev.deployed.alias)}): the eval report the deploy registry records for it.`,
+        ]
+      : []),
     '',
-    table(['metric', 'value', '95 % CI'], rows.map((m) => [m.name, value(m), ci(m)])),
+    table(
+      ['metric', 'value', '95 % CI'],
+      rows.map((m) => [m.name, value(m), ci(m)]),
+    ),
     '',
     ...(others.length ? [`Exact match of the other endpoints on the same cases: ${cell(others.join(', '))}.`, ''] : []),
     ...(gate ? [`Gate: **${gate.promote ? 'PROMOTE' : 'REJECT'}**`, ...gate.reasons.map((x) => `- ${cell(x)}`)] : []),
@@ -102,7 +116,11 @@ without it serve answers from the weights alone.`;
 export function modelCard(input: ModelCardInput): string {
   const p = input.parts;
   const base = baseModel(p);
-  const rows = p.evaluation ? (candidateResult(p.evaluation.data) ? metricRows(candidateResult(p.evaluation.data)!) : []) : [];
+  const rows = p.evaluation
+    ? candidateResult(p.evaluation.data)
+      ? metricRows(candidateResult(p.evaluation.data)!)
+      : []
+    : [];
   const meta = {
     library_name: 'peft',
     license: input.license,
@@ -118,8 +136,14 @@ export function modelCard(input: ModelCardInput): string {
     ['adapter artifact sha256', code(p.adapter.sha256)],
     ['base model', code(base)],
     ['catalog version', input.catalogVersion ? code(input.catalogVersion) : 'not in the store'],
-    ['dataset hash', `${code(p.dataset.hash)} (${datasetName(p.dataset.hash)}; \`flywheel publish dataset ${p.version}\` publishes it)`],
-    ...p.dataset.splits.map((s): [string, string] => [`${s.split} rows`, `${s.rendered?.count ?? s.rows?.count ?? 0} (rendered ${s.rendered ? code(s.rendered.sha256) : '—'}, router rows ${s.rows ? code(s.rows.sha256) : '—'})`]),
+    [
+      'dataset hash',
+      `${code(p.dataset.hash)} (${datasetName(p.dataset.hash)}; \`flywheel publish dataset ${p.version}\` publishes it)`,
+    ],
+    ...p.dataset.splits.map((s): [string, string] => [
+      `${s.split} rows`,
+      `${s.rendered?.count ?? s.rows?.count ?? 0} (rendered ${s.rendered ? code(s.rendered.sha256) : '—'}, router rows ${s.rows ? code(s.rows.sha256) : '—'})`,
+    ]),
     ...(split('test') ? [] : [['test rows', 'not known (no evaluation found)'] as [string, string]]),
     ...(p.job ? [['run config', code(p.job.config.sha256)] as [string, string]] : []),
     ['trained', p.adapter.createdAt],
@@ -139,7 +163,10 @@ ${provenance.map(([k, v]) => `- **${k}:** ${v}`).join('\n')}
 
 ## Training hyperparameters
 
-${table(['hyperparameter', 'value', 'from'], hp.map((h) => [h.name, h.value, h.source]))}
+${table(
+  ['hyperparameter', 'value', 'from'],
+  hp.map((h) => [h.name, h.value, h.source]),
+)}
 ${p.job ? `\nThe full train job (normalised, defaults filled; its hash is part of the adapter version):\n\n\`\`\`json\n${JSON.stringify(p.job.identity, null, 2)}\n\`\`\`\n` : ''}
 ## Evaluation
 
@@ -147,7 +174,12 @@ ${evaluationSection(p, rows)}
 
 ## Files
 
-${table(['path', 'bytes', 'sha256'], p.files.filter((f) => !(f.path === EXAMPLES_PATH && input.examples === 'withheld')).map((f) => [f.path, f.bytes, code(f.sha256)]))}
+${table(
+  ['path', 'bytes', 'sha256'],
+  p.files
+    .filter((f) => !(f.path === EXAMPLES_PATH && input.examples === 'withheld'))
+    .map((f) => [f.path, f.bytes, code(f.sha256)]),
+)}
 
 Plus \`README.md\` (this card), the evaluation under \`eval/\` when there is one, and \`manifest.json\` (every
 file with its sha256).${examplesNote(input.examples ?? 'none')}

@@ -1,4 +1,10 @@
-import { DeleteObjectCommand, HeadObjectCommand, PutObjectCommand, S3ServiceException, type S3Client } from '@aws-sdk/client-s3';
+import {
+  DeleteObjectCommand,
+  HeadObjectCommand,
+  PutObjectCommand,
+  S3ServiceException,
+  type S3Client,
+} from '@aws-sdk/client-s3';
 import { s3ClientFor } from '../artifacts/s3-backend.js';
 import { MANIFEST_PATH } from './manifest.js';
 import type { Publication, PublishFile } from './types.js';
@@ -19,14 +25,22 @@ export interface S3PublishResult {
   manifestWritten: boolean;
 }
 
-const CONTENT_TYPES: Record<string, string> = { json: 'application/json', jsonl: 'application/jsonl', md: 'text/markdown; charset=utf-8', html: 'text/html; charset=utf-8' };
+const CONTENT_TYPES: Record<string, string> = {
+  json: 'application/json',
+  jsonl: 'application/jsonl',
+  md: 'text/markdown; charset=utf-8',
+  html: 'text/html; charset=utf-8',
+};
 
 function contentType(path: string): string {
   return CONTENT_TYPES[/\.([a-z]+)$/.exec(path)?.[1] ?? ''] ?? 'application/octet-stream';
 }
 
 function notFound(err: unknown): boolean {
-  return err instanceof S3ServiceException && (err.$metadata.httpStatusCode === 404 || err.name === 'NotFound' || err.name === 'NoSuchKey');
+  return (
+    err instanceof S3ServiceException &&
+    (err.$metadata.httpStatusCode === 404 || err.name === 'NotFound' || err.name === 'NoSuchKey')
+  );
 }
 
 /**
@@ -35,7 +49,11 @@ function notFound(err: unknown): boolean {
  * goes last (and a stale one is removed first when files change), so a reader that finds it finds every file
  * it lists. Credentials come from the AWS environment/profile chain, never from config or argv.
  */
-export async function publishToS3(pub: Publication, target: { bucket: string; prefix: string }, opts: S3PublishOptions = {}): Promise<S3PublishResult> {
+export async function publishToS3(
+  pub: Publication,
+  target: { bucket: string; prefix: string },
+  opts: S3PublishOptions = {},
+): Promise<S3PublishResult> {
   const client = s3ClientFor(opts);
   const base = target.prefix ? `${target.prefix}/${pub.name}` : pub.name;
   const Bucket = target.bucket;
@@ -54,7 +72,7 @@ export async function publishToS3(pub: Publication, target: { bucket: string; pr
     };
     const changed: PublishFile[] = [];
     const unchanged: string[] = [];
-    for (const f of files) ((await stored(f)) === f.sha256 ? unchanged.push(f.path) : changed.push(f));
+    for (const f of files) (await stored(f)) === f.sha256 ? unchanged.push(f.path) : changed.push(f);
     const manifestSame = (await stored(manifest)) === manifest.sha256;
     // While files change, no manifest may vouch for them: an older one (or this one, when files it lists went
     // missing) is removed first and written again at the end.
@@ -62,12 +80,25 @@ export async function publishToS3(pub: Publication, target: { bucket: string; pr
     for (const f of changed) await put(client, Bucket, key(f), f);
     const writeManifest = changed.length > 0 || !manifestSame;
     if (writeManifest) await put(client, Bucket, key(manifest), manifest);
-    return { uri: `s3://${Bucket}/${base}/`, uploaded: changed.map((f) => f.path), unchanged, manifestWritten: writeManifest };
+    return {
+      uri: `s3://${Bucket}/${base}/`,
+      uploaded: changed.map((f) => f.path),
+      unchanged,
+      manifestWritten: writeManifest,
+    };
   } finally {
     client.destroy();
   }
 }
 
 async function put(client: S3Client, Bucket: string, Key: string, f: PublishFile): Promise<void> {
-  await client.send(new PutObjectCommand({ Bucket, Key, Body: f.bytes, ContentType: contentType(f.path), Metadata: { sha256: f.sha256 } }));
+  await client.send(
+    new PutObjectCommand({
+      Bucket,
+      Key,
+      Body: f.bytes,
+      ContentType: contentType(f.path),
+      Metadata: { sha256: f.sha256 },
+    }),
+  );
 }

@@ -21,7 +21,14 @@ interface StoredConfig {
  * train stage version). So the run config whose job reproduces the version is the one it was trained with:
  * a match is proof, not a guess. Undefined when no stored config matches (an adapter trained by hand).
  */
-export async function findTrainJob(store: ArtifactStore, index: LineageIndex, adapter: Manifest, trainSha: string, valSha: string, trainStageVersion: string): Promise<TrainJob | undefined> {
+export async function findTrainJob(
+  store: ArtifactStore,
+  index: LineageIndex,
+  adapter: Manifest,
+  trainSha: string,
+  valSha: string,
+  trainStageVersion: string,
+): Promise<TrainJob | undefined> {
   const version = adapter.stats.adapterVersion;
   if (typeof version !== 'string') return undefined;
   for (const config of index.manifests.filter((m) => m.kind === 'config')) {
@@ -33,7 +40,8 @@ export async function findTrainJob(store: ArtifactStore, index: LineageIndex, ad
     } catch {
       continue; // a config from an older job schema: cannot be this adapter's
     }
-    if (adapterVersion(trainSha, valSha, { ...identity, stageVersion: trainStageVersion }) === version) return { config, identity };
+    if (adapterVersion(trainSha, valSha, { ...identity, stageVersion: trainStageVersion }) === version)
+      return { config, identity };
   }
   return undefined;
 }

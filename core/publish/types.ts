@@ -36,7 +36,12 @@ export class PublishInputError extends InputError {
 
 /** A file at a relative path inside the publication; anything that could escape it (.., /abs, backslashes) is refused. */
 export function publishFile(path: string, bytes: Buffer | string): PublishFile {
-  if (!path || path.startsWith('/') || path.includes('\\') || path.split('/').some((p) => p === '' || p === '.' || p === '..')) {
+  if (
+    !path ||
+    path.startsWith('/') ||
+    path.includes('\\') ||
+    path.split('/').some((p) => p === '' || p === '.' || p === '..')
+  ) {
     throw new PublishInputError(`refusing to publish a file at ${JSON.stringify(path)}: not a plain relative path`);
   }
   const data = typeof bytes === 'string' ? Buffer.from(bytes) : bytes;

@@ -31,7 +31,11 @@ const WAIT_SLICE_MS = 5000;
  * window of any length sees more than its share plus one; tokens may burst up to one second's worth.
  * `onWait` is called before each slice of waiting.
  */
-export async function openLimiter(key: string, config: RateLimitConfig, onWait?: (ms: number) => void): Promise<Limiter> {
+export async function openLimiter(
+  key: string,
+  config: RateLimitConfig,
+  onWait?: (ms: number) => void,
+): Promise<Limiter> {
   const where = parseDbLocation(config.store, 'dataset.teacher.rateLimit.store');
   const store = where.kind === 'sqlite' ? sqliteLimitStore(where.path) : await postgresLimitStore(where.url);
   const requests = config.requestsPerSecond ? bucketShape(config.requestsPerSecond, 1) : undefined;
@@ -50,7 +54,8 @@ export async function openLimiter(key: string, config: RateLimitConfig, onWait?:
       ]);
       await wait(Math.max(...waits));
       return async (usedTokens) => {
-        if (tokens && usedTokens !== estimatedTokens) await store.adjust(`${key}#tokens`, (usedTokens - estimatedTokens) * tokens.msPerUnit);
+        if (tokens && usedTokens !== estimatedTokens)
+          await store.adjust(`${key}#tokens`, (usedTokens - estimatedTokens) * tokens.msPerUnit);
       };
     },
     async holdFor(ms) {

@@ -17,7 +17,9 @@ export function sqliteLimitStore(path: string, now: () => number = Date.now): Li
   db.pragma('busy_timeout = 10000');
   db.exec(DDL);
   const get = db.prepare<[string], { tat_ms: number }>('SELECT tat_ms FROM rate_buckets WHERE key = ?');
-  const put = db.prepare('INSERT INTO rate_buckets (key, tat_ms) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET tat_ms = excluded.tat_ms');
+  const put = db.prepare(
+    'INSERT INTO rate_buckets (key, tat_ms) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET tat_ms = excluded.tat_ms',
+  );
   const tatOf = (key: string) => get.get(key)?.tat_ms;
   const reserveTx = db.transaction((key: string, costMs: number, burstMs: number) => {
     const r = reserve(tatOf(key), now(), costMs, burstMs);

@@ -25,7 +25,43 @@ const B = 0.75;
 const PREFIX_DISCOUNT = 0.6;
 const SUBSEQUENCE_DISCOUNT = 0.4;
 const MIN_ABBREVIATION = 3;
-const STOP = new Set(['a', 'an', 'the', 'of', 'to', 'and', 'or', 'in', 'on', 'for', 'by', 'with', 'its', 'is', 'as', 'it', 'me', 'my', 'we', 'our', 'us', 'you', 'can', 'could', 'please', 'pls', 'i', 'be', 'this', 'that', 'at', 'from', 'do', 'what', 'which']);
+const STOP = new Set([
+  'a',
+  'an',
+  'the',
+  'of',
+  'to',
+  'and',
+  'or',
+  'in',
+  'on',
+  'for',
+  'by',
+  'with',
+  'its',
+  'is',
+  'as',
+  'it',
+  'me',
+  'my',
+  'we',
+  'our',
+  'us',
+  'you',
+  'can',
+  'could',
+  'please',
+  'pls',
+  'i',
+  'be',
+  'this',
+  'that',
+  'at',
+  'from',
+  'do',
+  'what',
+  'which',
+]);
 
 /** Lower-case word terms: camelCase and snake_case split, digits kept, stop words and 1-letter terms dropped. */
 export function terms(text: string): string[] {

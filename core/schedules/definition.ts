@@ -30,7 +30,10 @@ export const scheduleDefinitionSchema = z.strictObject({
   timezone: timezone.default('UTC'),
   overlap: z.enum(OVERLAP).default('skip'),
   /** Missed runs older than this (server or workers down) are not made up; e.g. "1 hour", "30 minutes". */
-  catchupWindow: z.string().regex(/^\d+\s*(seconds?|minutes?|hours?|days?|[smhd])$/, 'a duration such as "1 hour" or "30 minutes"').default('1 hour'),
+  catchupWindow: z
+    .string()
+    .regex(/^\d+\s*(seconds?|minutes?|hours?|days?|[smhd])$/, 'a duration such as "1 hour" or "30 minutes"')
+    .default('1 hour'),
   /** Pause the schedule when a run fails, so a broken config does not fail every night. */
   pauseOnFailure: z.boolean().default(true),
   /** Only at creation: apply never unpauses a schedule an operator paused. */
@@ -39,7 +42,9 @@ export const scheduleDefinitionSchema = z.strictObject({
 });
 
 export const schedulesFileSchema = z.strictObject({
-  schedules: z.array(scheduleDefinitionSchema).refine((s) => new Set(s.map((d) => d.name)).size === s.length, 'schedule names must be unique'),
+  schedules: z
+    .array(scheduleDefinitionSchema)
+    .refine((s) => new Set(s.map((d) => d.name)).size === s.length, 'schedule names must be unique'),
 });
 
 export type ScheduleDefinition = z.infer<typeof scheduleDefinitionSchema>;
@@ -48,7 +53,11 @@ export type ScheduleDefinitionInput = z.input<typeof scheduleDefinitionSchema>;
 /** Parse a definition; errors name the file and key path. Config paths come back absolute. */
 export function parseSchedule(raw: unknown, source: string, baseDir: string): ScheduleDefinition {
   const parsed = scheduleDefinitionSchema.safeParse(raw);
-  if (!parsed.success) throw new ConfigError(source, parsed.error.issues.map((i) => `${formatPath(i.path)}: ${i.message}`));
+  if (!parsed.success)
+    throw new ConfigError(
+      source,
+      parsed.error.issues.map((i) => `${formatPath(i.path)}: ${i.message}`),
+    );
   return { ...parsed.data, config: resolve(baseDir, parsed.data.config) };
 }
 
@@ -61,6 +70,10 @@ export async function loadSchedulesFile(path: string): Promise<ScheduleDefinitio
     throw new ConfigError(path, [(err as Error).message]);
   }
   const parsed = schedulesFileSchema.safeParse(raw);
-  if (!parsed.success) throw new ConfigError(path, parsed.error.issues.map((i) => `${formatPath(i.path)}: ${i.message}`));
+  if (!parsed.success)
+    throw new ConfigError(
+      path,
+      parsed.error.issues.map((i) => `${formatPath(i.path)}: ${i.message}`),
+    );
   return parsed.data.schedules.map((d) => ({ ...d, config: resolve(dirname(path), d.config) }));
 }

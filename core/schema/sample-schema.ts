@@ -133,7 +133,14 @@ export function resolveRef(ref: string, root: Schema): { node: unknown } | { err
 export const conflicts = new WeakMap<Schema, string>();
 const MIN_KEYS = new Set(['minimum', 'exclusiveMinimum', 'minLength', 'minItems', 'minProperties', 'minContains']);
 const MAX_KEYS = new Set(['maximum', 'exclusiveMaximum', 'maxLength', 'maxItems', 'maxProperties', 'maxContains']);
-const SUB_KEYS = new Set(['items', 'additionalProperties', 'additionalItems', 'contains', 'propertyNames', 'unevaluatedProperties']);
+const SUB_KEYS = new Set([
+  'items',
+  'additionalProperties',
+  'additionalItems',
+  'contains',
+  'propertyNames',
+  'unevaluatedProperties',
+]);
 
 /** a ∧ b as one schema: unions for properties/required, intersections for types, enums and bounds. */
 export function merge(a: Schema, b: Schema): Schema {
@@ -153,15 +160,18 @@ export function merge(a: Schema, b: Schema): Schema {
     else if (k === 'enum' && Array.isArray(av) && Array.isArray(bv)) {
       const keep = new Set(bv.map((v) => canonicalJson(v)));
       out.enum = av.filter((v) => keep.has(canonicalJson(v)));
-    } else if (k === 'const' && canonicalJson(av) !== canonicalJson(bv)) conflicts.set(out, `const ${canonicalJson(av)} conflicts with const ${canonicalJson(bv)}`);
-    else if (SUB_KEYS.has(k)) out[k] = av === false || bv === false ? false : av === true ? bv : bv === true ? av : { allOf: [av, bv] };
+    } else if (k === 'const' && canonicalJson(av) !== canonicalJson(bv))
+      conflicts.set(out, `const ${canonicalJson(av)} conflicts with const ${canonicalJson(bv)}`);
+    else if (SUB_KEYS.has(k))
+      out[k] = av === false || bv === false ? false : av === true ? bv : bv === true ? av : { allOf: [av, bv] };
     else if ((k === 'anyOf' || k === 'oneOf') && Array.isArray(av) && Array.isArray(bv)) {
       out[k] = av.flatMap((x) => bv.map((y) => ({ allOf: [x, y] }))).slice(0, 64); // (a1 ∨ a2) ∧ (b1 ∨ b2)
     } else if (k === 'allOf' && Array.isArray(av) && Array.isArray(bv)) out.allOf = [...av, ...bv];
     else if (k === 'uniqueItems') out[k] = av === true || bv === true;
     // anything else (annotations, patterns, formats): a's wins; the final validation catches what is lost
   }
-  if (Array.isArray(out.type) && !out.type.length) conflicts.set(out, `types ${JSON.stringify(a.type)} and ${JSON.stringify(b.type)} do not overlap`);
+  if (Array.isArray(out.type) && !out.type.length)
+    conflicts.set(out, `types ${JSON.stringify(a.type)} and ${JSON.stringify(b.type)} do not overlap`);
   if (conflict && !conflicts.has(out)) conflicts.set(out, conflict);
   return out;
 }
@@ -171,7 +181,8 @@ function intersectTypes(a: unknown, b: unknown): string[] {
   const as = (Array.isArray(a) ? a : [a]) as string[];
   const bs = (Array.isArray(b) ? b : [b]) as string[];
   const out = new Set(as.filter((t) => bs.includes(t)));
-  if ((as.includes('integer') && bs.includes('number')) || (as.includes('number') && bs.includes('integer'))) out.add('integer');
+  if ((as.includes('integer') && bs.includes('number')) || (as.includes('number') && bs.includes('integer')))
+    out.add('integer');
   return [...out];
 }
 

@@ -30,10 +30,37 @@ function clock(rng: Rng, seconds: boolean): string {
 const FIRST = ['alice', 'bob', 'carol', 'dave', 'erin', 'frank', 'grace', 'heidi'];
 const LAST = ['smith', 'jones', 'garcia', 'chen', 'patel', 'muller', 'rossi', 'kim'];
 const DOMAINS = ['example.com', 'example.org', 'acme.test', 'corp.example'];
-const WORDS = ['report', 'invoice', 'budget', 'roadmap', 'release', 'customer', 'meeting', 'backup', 'config', 'pipeline', 'notes', 'draft'];
-const PATH_DIRS = ['/home/user/projects/app', '/home/user/documents', '/var/data', '/tmp/work', '/home/user/projects/app/src'];
+const WORDS = [
+  'report',
+  'invoice',
+  'budget',
+  'roadmap',
+  'release',
+  'customer',
+  'meeting',
+  'backup',
+  'config',
+  'pipeline',
+  'notes',
+  'draft',
+];
+const PATH_DIRS = [
+  '/home/user/projects/app',
+  '/home/user/documents',
+  '/var/data',
+  '/tmp/work',
+  '/home/user/projects/app/src',
+];
 const FILES = ['README.md', 'index.ts', 'notes.txt', 'config.yaml', 'report.csv', 'main.py', 'data.json'];
-const ZONES = ['America/New_York', 'Europe/London', 'Asia/Tokyo', 'Europe/Berlin', 'America/Los_Angeles', 'Australia/Sydney', 'UTC'];
+const ZONES = [
+  'America/New_York',
+  'Europe/London',
+  'Asia/Tokyo',
+  'Europe/Berlin',
+  'America/Los_Angeles',
+  'Australia/Sydney',
+  'UTC',
+];
 const LOCALES = ['en', 'en-US', 'fr', 'de-DE', 'es', 'ja', 'pt-BR'];
 const CITIES = ['Berlin', 'Austin', 'Lyon', 'Osaka', 'Toronto', 'Melbourne'];
 const COUNTRIES = ['US', 'GB', 'DE', 'FR', 'JP', 'CA', 'IN'];
@@ -46,7 +73,14 @@ const SENTENCES = [
   'Quarterly numbers look better than expected.',
   'Remember to back up the database before upgrading.',
 ];
-const TITLES = ['Quarterly report', 'Project Alpha', 'Team sync', 'Release notes', 'Onboarding checklist', 'Budget 2026'];
+const TITLES = [
+  'Quarterly report',
+  'Project Alpha',
+  'Team sync',
+  'Release notes',
+  'Onboarding checklist',
+  'Budget 2026',
+];
 
 function person(rng: Rng): string {
   const cap = (s: string): string => s[0]!.toUpperCase() + s.slice(1);
@@ -69,7 +103,9 @@ function uuid(rng: Rng): string {
   return `${hex(rng, 8)}-${hex(rng, 4)}-4${hex(rng, 3)}-${rng.pick(['8', '9', 'a', 'b'])}${hex(rng, 3)}-${hex(rng, 12)}`;
 }
 function ipv4(rng: Rng): string {
-  return rng.chance(0.5) ? `192.168.${rng.int(0, 9)}.${rng.int(2, 254)}` : `10.${rng.int(0, 255)}.${rng.int(0, 255)}.${rng.int(2, 254)}`;
+  return rng.chance(0.5)
+    ? `192.168.${rng.int(0, 9)}.${rng.int(2, 254)}`
+    : `10.${rng.int(0, 255)}.${rng.int(0, 255)}.${rng.int(2, 254)}`;
 }
 
 /** A plausible value for a JSON Schema (or ajv-formats) string format; undefined for formats we do not know. */
@@ -136,8 +172,26 @@ export function isCountName(name: string): boolean {
   const w = nameWords(name);
   const last = w[w.length - 1] ?? '';
   return (
-    ['limit', 'page', 'offset', 'count', 'size', 'top', 'skip', 'depth', 'n', 'num', 'retries', 'days', 'hours', 'minutes'].includes(last) ||
-    w[0] === 'max' || w[0] === 'min' || w[0] === 'num' || w.includes('per')
+    [
+      'limit',
+      'page',
+      'offset',
+      'count',
+      'size',
+      'top',
+      'skip',
+      'depth',
+      'n',
+      'num',
+      'retries',
+      'days',
+      'hours',
+      'minutes',
+    ].includes(last) ||
+    w[0] === 'max' ||
+    w[0] === 'min' ||
+    w[0] === 'num' ||
+    w.includes('per')
   );
 }
 
@@ -163,9 +217,26 @@ export function stringForName(name: string, rng: Rng): string {
   if (has('country')) return rng.pick(COUNTRIES);
   if (has('city')) return rng.pick(CITIES);
   if (has('currency')) return rng.pick(CURRENCIES);
-  if (has('description', 'text', 'content', 'message', 'body', 'note', 'notes', 'comment', 'summary', 'prompt', 'instructions', 'observation', 'observations'))
+  if (
+    has(
+      'description',
+      'text',
+      'content',
+      'message',
+      'body',
+      'note',
+      'notes',
+      'comment',
+      'summary',
+      'prompt',
+      'instructions',
+      'observation',
+      'observations',
+    )
+  )
     return rng.pick(SENTENCES);
-  if (has('user', 'username', 'author', 'owner', 'assignee', 'person', 'contact', 'login')) return has('name') && !has('username') ? person(rng) : rng.pick(FIRST);
+  if (has('user', 'username', 'author', 'owner', 'assignee', 'person', 'contact', 'login'))
+    return has('name') && !has('username') ? person(rng) : rng.pick(FIRST);
   if (has('title', 'subject', 'label', 'name')) return rng.pick(TITLES);
   if (has('host', 'hostname', 'domain')) return formatValue('hostname', rng)!;
   if (has('ip')) return ipv4(rng);
@@ -250,7 +321,8 @@ export function fromPattern(pattern: string, rng: Rng, minLength = 0): string | 
   const maxRepeat = long ? 2 * minLength + 9 : 8;
   r.max = maxRepeat;
   // randexp draws an open repetition as randInt(min, min + max); everything else (character picks) stays uniform.
-  r.randInt = (a: number, b: number): number => (long && b - a === maxRepeat ? rng.int(a + Math.ceil(maxRepeat / 2), b) : rng.int(a, b));
+  r.randInt = (a: number, b: number): number =>
+    long && b - a === maxRepeat ? rng.int(a + Math.ceil(maxRepeat / 2), b) : rng.int(a, b);
   try {
     return r.gen();
   } catch {

@@ -10,8 +10,27 @@
  */
 import { canonicalJson } from '../hash.js';
 import { Rng } from '../rng.js';
-import { ajvErrors, conflicts, indexOf, isObj, merge, resolveRef, rootValidator, subValidator, valid, type Schema } from './sample-schema.js';
-import { filler, formatValue, fromPattern, isCountName, patternRegExp, quotedExamples, stringForName } from './sample-strings.js';
+import {
+  ajvErrors,
+  conflicts,
+  indexOf,
+  isObj,
+  merge,
+  resolveRef,
+  rootValidator,
+  subValidator,
+  valid,
+  type Schema,
+} from './sample-schema.js';
+import {
+  filler,
+  formatValue,
+  fromPattern,
+  isCountName,
+  patternRegExp,
+  quotedExamples,
+  stringForName,
+} from './sample-strings.js';
 import { InputError } from '../errors.js';
 
 /** A schema no argument set can be drawn for: impossible pattern, cyclic required $ref, contradictory bounds... */
@@ -85,7 +104,10 @@ export function sampleArguments(schema: Record<string, unknown>, opts: SampleOpt
 }
 
 /** Quick check used at catalog time: tries a few seeded draws; ok, or the reason (for quarantine). */
-export function sampleability(schema: Record<string, unknown>, seed: string | number): { ok: true } | { ok: false; reason: string } {
+export function sampleability(
+  schema: Record<string, unknown>,
+  seed: string | number,
+): { ok: true } | { ok: false; reason: string } {
   const rng = new Rng(seed);
   try {
     for (let i = 0; i < 3; i++) sampleArguments(schema, { rng });
@@ -191,7 +213,8 @@ function hintValue(s: Schema, ctx: Ctx, at: At): { value: unknown } | undefined 
 }
 
 function firstValid(cands: readonly unknown[], s: Schema, ctx: Ctx): { value: unknown } | undefined {
-  for (const i of shuffled(ctx.rng, cands.length)) if (valid(s, cands[i], ctx.root)) return { value: structuredClone(cands[i]) };
+  for (const i of shuffled(ctx.rng, cands.length))
+    if (valid(s, cands[i], ctx.root)) return { value: structuredClone(cands[i]) };
   return undefined;
 }
 
@@ -247,7 +270,9 @@ function genBranch(s: Schema, ctx: Ctx, at: At): unknown {
 
 function siblingsRequire(branches: unknown[], self: number, branch: Schema): Set<string> {
   const own = new Set(Array.isArray(branch.required) ? (branch.required as string[]) : []);
-  const names = branches.flatMap((b, i) => (i !== self && isObj(b) && Array.isArray(b.required) ? (b.required as string[]) : []));
+  const names = branches.flatMap((b, i) =>
+    i !== self && isObj(b) && Array.isArray(b.required) ? (b.required as string[]) : [],
+  );
   return new Set(names.filter((n) => !own.has(n)));
 }
 
@@ -267,7 +292,8 @@ function matchesOne(branches: unknown[], value: unknown, ctx: Ctx): boolean {
 /** if/then/else: aim for one side at random, and fall back to the other when the draw fails the whole schema. */
 function genConditional(s: Schema, ctx: Ctx, at: At): unknown {
   const { if: cond, then, else: other, ...base } = s;
-  const thenSide = (): Schema => merge(merge(base, flatten(cond, ctx, at)), then === undefined ? {} : flatten(then, ctx, at));
+  const thenSide = (): Schema =>
+    merge(merge(base, flatten(cond, ctx, at)), then === undefined ? {} : flatten(then, ctx, at));
   const elseSide = (): Schema => (other === undefined ? base : merge(base, flatten(other, ctx, at)));
   const sides = ctx.rng.chance(0.5) ? [thenSide, elseSide] : [elseSide, thenSide];
   const whole = subValidator(s, ctx.root);
@@ -302,7 +328,11 @@ function genNot(s: Schema, ctx: Ctx, at: At): unknown {
 }
 
 function chooseType(s: Schema, ctx: Ctx, at: At): string {
-  const types = Array.isArray(s.type) ? (s.type as string[]) : typeof s.type === 'string' ? [s.type] : inferTypes(s, at);
+  const types = Array.isArray(s.type)
+    ? (s.type as string[])
+    : typeof s.type === 'string'
+      ? [s.type]
+      : inferTypes(s, at);
   if (!types.length) throw fail(at, 'no type satisfies all the combined schemas');
   const concrete = types.filter((t) => t !== 'null');
   if (!concrete.length || (concrete.length < types.length && ctx.rng.chance(0.1))) return 'null';
@@ -311,7 +341,8 @@ function chooseType(s: Schema, ctx: Ctx, at: At): string {
 
 function inferTypes(s: Schema, at: At): string[] {
   const has = (...keys: string[]): boolean => keys.some((k) => s[k] !== undefined);
-  if (!at.path.length || has('properties', 'required', 'additionalProperties', 'patternProperties', 'minProperties')) return ['object'];
+  if (!at.path.length || has('properties', 'required', 'additionalProperties', 'patternProperties', 'minProperties'))
+    return ['object'];
   if (has('items', 'prefixItems', 'minItems', 'maxItems', 'contains', 'uniqueItems')) return ['array'];
   if (has('minLength', 'maxLength', 'pattern', 'format')) return ['string'];
   if (has('minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf')) return ['number'];
@@ -326,7 +357,8 @@ function genObject(s: Schema, ctx: Ctx, at: At): Schema {
   const required = [...new Set(Array.isArray(s.required) ? (s.required as string[]) : [])];
   const closed = s.additionalProperties === false && !isObj(s.patternProperties);
   for (const r of required) {
-    if (!(r in props) && closed) throw fail(at, `required property "${r}" is not allowed: additionalProperties is false`);
+    if (!(r in props) && closed)
+      throw fail(at, `required property "${r}" is not allowed: additionalProperties is false`);
   }
   const minP = num(s.minProperties) ?? 0;
   const maxP = num(s.maxProperties) ?? Infinity;
@@ -338,7 +370,8 @@ function genObject(s: Schema, ctx: Ctx, at: At): Schema {
   const optional = Object.keys(props).filter((k) => !chosen.has(k));
   const nearLimit = at.depth + 1 >= ctx.maxDepth;
   const skip = omitted.get(s);
-  for (const k of optional) if (ctx.rng.chance(ctx.optionalShare) && !(nearLimit && nests(props[k])) && !skip?.has(k)) chosen.add(k);
+  for (const k of optional)
+    if (ctx.rng.chance(ctx.optionalShare) && !(nearLimit && nests(props[k])) && !skip?.has(k)) chosen.add(k);
   for (const i of shuffled(ctx.rng, optional.length)) {
     if (chosen.size >= minP) break;
     chosen.add(optional[i]!);
@@ -366,12 +399,15 @@ function genObject(s: Schema, ctx: Ctx, at: At): Schema {
 
 /** dependentRequired (2019+) and the array form of draft-07 `dependencies`. */
 function addDependencies(s: Schema, chosen: Set<string>, must: Set<string>): void {
-  const deps = { ...(isObj(s.dependencies) ? s.dependencies : {}), ...(isObj(s.dependentRequired) ? s.dependentRequired : {}) };
-  for (let grew = true; grew; ) {
+  const deps = {
+    ...(isObj(s.dependencies) ? s.dependencies : {}),
+    ...(isObj(s.dependentRequired) ? s.dependentRequired : {}),
+  };
+  for (let grew = true; grew;) {
     grew = false;
     for (const [k, need] of Object.entries(deps)) {
       if (!chosen.has(k) || !Array.isArray(need)) continue;
-      for (const n of need as string[]) if (!chosen.has(n)) chosen.add(n), must.add(n), (grew = true);
+      for (const n of need as string[]) if (!chosen.has(n)) (chosen.add(n), must.add(n), (grew = true));
     }
   }
 }
@@ -386,7 +422,13 @@ function extraSchema(s: Schema, key: string): unknown {
 
 function nests(sub: unknown): boolean {
   if (!isObj(sub)) return false;
-  return sub.$ref !== undefined || sub.type === 'object' || sub.type === 'array' || sub.properties !== undefined || sub.items !== undefined;
+  return (
+    sub.$ref !== undefined ||
+    sub.type === 'object' ||
+    sub.type === 'array' ||
+    sub.properties !== undefined ||
+    sub.items !== undefined
+  );
 }
 
 // ------------------------------------------------------------------------------------------- arrays
@@ -400,13 +442,21 @@ function genArray(s: Schema, ctx: Ctx, at: At): unknown[] {
   if (lo > hi) throw fail(at, `minItems ${lo} > maxItems ${hi}`);
   if (rest === false) hi = Math.min(hi, tuple.length);
   if (lo > hi) throw fail(at, `minItems ${lo} but only ${tuple.length} tuple items are allowed`);
-  const n = tuple.length ? Math.max(lo, Math.min(tuple.length, hi)) : ctx.rng.int(Math.min(Math.max(lo, 1), hi), Math.min(hi, Math.max(lo, 3)));
+  const n = tuple.length
+    ? Math.max(lo, Math.min(tuple.length, hi))
+    : ctx.rng.int(Math.min(Math.max(lo, 1), hi), Math.min(hi, Math.max(lo, 3)));
 
   const out: unknown[] = [];
   const seen = new Set<string>();
   const child: At = { name: at.name, path: [...at.path, '[]'], depth: at.depth + 1 };
   for (let i = 0; i < n; i++) {
-    const item = drawItem(i < tuple.length ? tuple[i] : (rest ?? {}), s.uniqueItems === true ? seen : null, ctx, child, i < lo);
+    const item = drawItem(
+      i < tuple.length ? tuple[i] : (rest ?? {}),
+      s.uniqueItems === true ? seen : null,
+      ctx,
+      child,
+      i < lo,
+    );
     if (item === undefined) break;
     out.push(item.value);
   }
@@ -415,7 +465,13 @@ function genArray(s: Schema, ctx: Ctx, at: At): unknown[] {
 }
 
 /** One item; with uniqueItems, redraw duplicates. Undefined means "stop here" (allowed once minItems is met). */
-function drawItem(schema: unknown, seen: Set<string> | null, ctx: Ctx, at: At, needed: boolean): { value: unknown } | undefined {
+function drawItem(
+  schema: unknown,
+  seen: Set<string> | null,
+  ctx: Ctx,
+  at: At,
+  needed: boolean,
+): { value: unknown } | undefined {
   for (let tries = 0; tries < 12; tries++) {
     let value: unknown;
     try {
@@ -426,7 +482,7 @@ function drawItem(schema: unknown, seen: Set<string> | null, ctx: Ctx, at: At, n
     }
     if (!seen) return { value };
     const key = canonicalJson(value);
-    if (!seen.has(key)) return seen.add(key), { value };
+    if (!seen.has(key)) return (seen.add(key), { value });
   }
   if (needed) throw fail(at, 'uniqueItems: cannot draw enough distinct items');
   return undefined;
@@ -437,7 +493,10 @@ function addContains(s: Schema, rest: unknown, out: unknown[], ctx: Ctx, at: At)
   const want = num(s.minContains) ?? 1;
   const match = isObj(s.contains) ? subValidator(s.contains, ctx.root) : null;
   let have = match ? out.filter((v) => match(v)).length : 0;
-  const itemSchema = merge(flatten(rest === undefined || rest === false ? true : rest, ctx, at), flatten(s.contains, ctx, at));
+  const itemSchema = merge(
+    flatten(rest === undefined || rest === false ? true : rest, ctx, at),
+    flatten(s.contains, ctx, at),
+  );
   for (; have < want; have++) out.splice(ctx.rng.int(0, out.length), 0, gen(itemSchema, ctx, at));
 }
 
@@ -478,7 +537,11 @@ function genString(s: Schema, ctx: Ctx, at: At): string {
 function genNumber(s: Schema, ctx: Ctx, at: At, integer: boolean): number {
   const r = bounds(s, at, integer);
   // Counts hide behind `type: number` too ("If provided, returns only the first N lines"): go by name and description.
-  const countLike = isCountName(at.name) || /\b(number of|how many|first n|last n|lines|items|results|entries)\b/i.test(typeof s.description === 'string' ? s.description : '');
+  const countLike =
+    isCountName(at.name) ||
+    /\b(number of|how many|first n|last n|lines|items|results|entries)\b/i.test(
+      typeof s.description === 'string' ? s.description : '',
+    );
   const plausible: [number, number] = countLike
     ? [/offset|skip/i.test(at.name) ? 0 : 1, 50]
     : integer
@@ -487,7 +550,9 @@ function genNumber(s: Schema, ctx: Ctx, at: At, integer: boolean): number {
   // Prefer plausible magnitudes, but the schema's bounds win.
   let a = Math.max(r.lo, plausible[0]);
   let b = Math.min(r.hi, plausible[1]);
-  if (a > b) [a, b] = r.lo > plausible[1] ? [r.lo, Math.min(r.hi, r.lo + plausible[1])] : [Math.max(r.lo, r.hi - plausible[1]), r.hi];
+  if (a > b)
+    [a, b] =
+      r.lo > plausible[1] ? [r.lo, Math.min(r.hi, r.lo + plausible[1])] : [Math.max(r.lo, r.hi - plausible[1]), r.hi];
   const m = num(s.multipleOf);
   if (m !== undefined && m > 0) return multiple(m, a, b, r, at, ctx);
   if (integer) return ctx.rng.int(Math.ceil(a), Math.floor(b));
@@ -513,7 +578,8 @@ function bounds(s: Schema, at: At, integer: boolean): Range {
   const exMax = num(s.exclusiveMaximum);
   if (exMin !== undefined && exMin >= lo) [lo, loEx] = [exMin, true];
   if (exMax !== undefined && exMax <= hi) [hi, hiEx] = [exMax, true];
-  const ok = (v: number): boolean => (loEx ? v > lo : v >= lo) && (hiEx ? v < hi : v <= hi) && (!integer || Number.isInteger(v));
+  const ok = (v: number): boolean =>
+    (loEx ? v > lo : v >= lo) && (hiEx ? v < hi : v <= hi) && (!integer || Number.isInteger(v));
   const shownLo = `${loEx ? 'exclusive ' : ''}minimum ${lo}`;
   const shownHi = `${hiEx ? 'exclusive ' : ''}maximum ${hi}`;
   if (integer) {
@@ -525,7 +591,8 @@ function bounds(s: Schema, at: At, integer: boolean): Range {
     if (loEx) lo += eps;
     if (hiEx) hi -= eps;
   }
-  if (lo > hi || (lo === hi && !ok(lo))) throw fail(at, `${shownLo} > ${shownHi}: no ${integer ? 'integer' : 'number'} fits`);
+  if (lo > hi || (lo === hi && !ok(lo)))
+    throw fail(at, `${shownLo} > ${shownHi}: no ${integer ? 'integer' : 'number'} fits`);
   return { lo, hi, ok };
 }
 
@@ -535,7 +602,8 @@ function multiple(m: number, a: number, b: number, r: Range, at: At, ctx: Ctx): 
   let kLo = Math.ceil(a / m);
   let kHi = Math.floor(b / m);
   if (kLo > kHi) [kLo, kHi] = [Math.ceil(r.lo / m), Math.floor(r.hi / m)];
-  if (kLo > kHi || !Number.isFinite(kLo) || !Number.isFinite(kHi)) throw fail(at, `no multiple of ${m} lies between the bounds`);
+  if (kLo > kHi || !Number.isFinite(kLo) || !Number.isFinite(kHi))
+    throw fail(at, `no multiple of ${m} lies between the bounds`);
   const v = times(ctx.rng.int(kLo, kHi));
   return r.ok(v) ? v : times(kLo) === v ? times(kLo + 1) : times(kLo); // an exclusive bound hit exactly
 }
@@ -546,7 +614,8 @@ function enter(ctx: Ctx, at: At): void {
   if (at.depth <= ctx.maxDepth) return;
   const cycle = ctx.refs.find((r, i) => ctx.refs.indexOf(r) !== i);
   const name = [...at.path].reverse().find((p) => p !== '[]') ?? '(root)';
-  if (cycle) throw fail(at, `cyclic $ref ${cycle} through required property "${name}" never ends (maxDepth ${ctx.maxDepth})`);
+  if (cycle)
+    throw fail(at, `cyclic $ref ${cycle} through required property "${name}" never ends (maxDepth ${ctx.maxDepth})`);
   throw fail(at, `nested deeper than maxDepth ${ctx.maxDepth}`);
 }
 

@@ -4,7 +4,6 @@ import type { S3Options } from '../artifacts/index.js';
 import { s3TraceFiles } from './s3-source.js';
 import { TRACE_FILE_RE } from './types.js';
 
-
 /** One trace file of a source: its name for rejections and lineage, and its bytes. */
 export interface TraceFile {
   path: string;
@@ -21,11 +20,16 @@ export async function traceFilesAt(path: string): Promise<string[]> {
     info = await stat(path);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    throw new Error(code === 'ENOENT' ? `${path}: no such trace file or directory` : `${path}: ${(err as Error).message}`);
+    throw new Error(
+      code === 'ENOENT' ? `${path}: no such trace file or directory` : `${path}: ${(err as Error).message}`,
+    );
   }
   if (!info.isDirectory()) return [path];
   const entries = await readdir(path, { withFileTypes: true });
-  const files = entries.filter((e) => e.isFile() && TRACE_FILE_RE.test(e.name)).map((e) => e.name).sort();
+  const files = entries
+    .filter((e) => e.isFile() && TRACE_FILE_RE.test(e.name))
+    .map((e) => e.name)
+    .sort();
   if (files.length === 0) throw new Error(`${path}: the directory holds no *.jsonl or *.json trace files`);
   return files.map((f) => join(path, f));
 }

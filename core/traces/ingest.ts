@@ -25,7 +25,10 @@ export function parseTraceFile(file: string, text: string): { traces: ParsedTrac
   }
   if (trimmed.startsWith('[')) {
     try {
-      return { traces: (JSON.parse(text) as unknown[]).map((trace, i) => ({ file, row: i + 1, trace })), rejections: [] };
+      return {
+        traces: (JSON.parse(text) as unknown[]).map((trace, i) => ({ file, row: i + 1, trace })),
+        rejections: [],
+      };
     } catch (err) {
       return { traces: [], rejections: [{ file, row: 0, reason: 'invalid_json', detail: (err as Error).message }] };
     }
@@ -44,33 +47,50 @@ export function parseTraceFile(file: string, text: string): { traces: ParsedTrac
 }
 
 class TraceError extends InputError {
-  constructor(readonly reason: string, detail: string) {
+  constructor(
+    readonly reason: string,
+    detail: string,
+  ) {
     super(detail);
   }
 }
 
 /** Shape and pairing checks; returns the trace typed, or throws TraceError naming the problem. */
 export function checkTrace(raw: unknown): Trace {
-  if (!raw || typeof raw !== 'object' || !Array.isArray((raw as Trace).messages)) throw new TraceError('invalid_shape', 'a trace is an object with a "messages" array');
+  if (!raw || typeof raw !== 'object' || !Array.isArray((raw as Trace).messages))
+    throw new TraceError('invalid_shape', 'a trace is an object with a "messages" array');
   const t = raw as Trace;
   const calls = new Map<string, number>();
   t.messages.forEach((m, i) => {
-    if (!m || !['system', 'user', 'assistant', 'tool'].includes(m.role)) throw new TraceError('invalid_shape', `messages[${i}].role must be system, user, assistant or tool`);
+    if (!m || !['system', 'user', 'assistant', 'tool'].includes(m.role))
+      throw new TraceError('invalid_shape', `messages[${i}].role must be system, user, assistant or tool`);
     for (const [j, c] of (m.tool_calls ?? []).entries()) {
-      if (m.role !== 'assistant') throw new TraceError('invalid_shape', `messages[${i}] has tool_calls but is not an assistant message`);
-      if (!c?.id || typeof c.function?.name !== 'string' || typeof c.function?.arguments !== 'string') throw new TraceError('invalid_shape', `messages[${i}].tool_calls[${j}] needs id, function.name and function.arguments (a JSON string)`);
+      if (m.role !== 'assistant')
+        throw new TraceError('invalid_shape', `messages[${i}] has tool_calls but is not an assistant message`);
+      if (!c?.id || typeof c.function?.name !== 'string' || typeof c.function?.arguments !== 'string')
+        throw new TraceError(
+          'invalid_shape',
+          `messages[${i}].tool_calls[${j}] needs id, function.name and function.arguments (a JSON string)`,
+        );
       if (calls.has(c.id)) throw new TraceError('duplicate_tool_call_id', `tool_call_id ${c.id} is used twice`);
       calls.set(c.id, i);
     }
     if (m.role === 'tool') {
-      if (!m.tool_call_id) throw new TraceError('invalid_shape', `messages[${i}] is a tool result without tool_call_id`);
+      if (!m.tool_call_id)
+        throw new TraceError('invalid_shape', `messages[${i}] is a tool result without tool_call_id`);
       const at = calls.get(m.tool_call_id);
-      if (at === undefined || at > i) throw new TraceError('orphan_tool_result', `messages[${i}].tool_call_id ${m.tool_call_id} answers no earlier tool call`);
+      if (at === undefined || at > i)
+        throw new TraceError(
+          'orphan_tool_result',
+          `messages[${i}].tool_call_id ${m.tool_call_id} answers no earlier tool call`,
+        );
     }
   });
   const answered = new Set(t.messages.filter((m) => m.role === 'tool').map((m) => m.tool_call_id));
   const last = t.messages.length - 1;
-  for (const [id, i] of calls) if (!answered.has(id) && i !== last) throw new TraceError('unanswered_tool_call', `tool call ${id} in messages[${i}] has no tool result`);
+  for (const [id, i] of calls)
+    if (!answered.has(id) && i !== last)
+      throw new TraceError('unanswered_tool_call', `tool call ${id} in messages[${i}] has no tool result`);
   return t;
 }
 
@@ -124,7 +144,8 @@ interface ToolIndex {
 
 function toolIndex(catalog: Catalog): ToolIndex {
   const byTool = new Map<string, string[]>();
-  for (const t of catalog.tools) if (!byTool.get(t.name)?.includes(t.server)) byTool.set(t.name, [...(byTool.get(t.name) ?? []), t.server]);
+  for (const t of catalog.tools)
+    if (!byTool.get(t.name)?.includes(t.server)) byTool.set(t.name, [...(byTool.get(t.name) ?? []), t.server]);
   return { servers: catalog.servers.map((s) => s.name), byTool };
 }
 
@@ -135,12 +156,17 @@ function toolIndex(catalog: Catalog): ToolIndex {
  * between servers that all offer every called tool. Guessing would put rows under the wrong server.
  */
 function attributeDomain(trace: Trace, index: ToolIndex): { domain: string } | { reason: string; detail: string } {
-  const hint = 'set metadata.domain or the trace source\'s domain';
+  const hint = "set metadata.domain or the trace source's domain";
   const called = [...new Set(trace.messages.flatMap((m) => m.tool_calls ?? []).map((c) => c.function.name))];
   const known = called.filter((n) => index.byTool.has(n));
   if (!known.length) {
-    const what = called.length ? `calls ${called.map((n) => JSON.stringify(n)).join(', ')}, which match no server` : 'calls no tools';
-    return { reason: 'unknown_domain', detail: `no metadata.domain, and the trace ${what} of the catalog (${index.servers.join(', ')})` };
+    const what = called.length
+      ? `calls ${called.map((n) => JSON.stringify(n)).join(', ')}, which match no server`
+      : 'calls no tools';
+    return {
+      reason: 'unknown_domain',
+      detail: `no metadata.domain, and the trace ${what} of the catalog (${index.servers.join(', ')})`,
+    };
   }
   let candidates = index.byTool.get(known[0]!)!.filter((s) => known.every((n) => index.byTool.get(n)!.includes(s)));
   if (!candidates.length) {
@@ -154,7 +180,10 @@ function attributeDomain(trace: Trace, index: ToolIndex): { domain: string } | {
   }
   if (candidates.length > 1) {
     const tools = known.map((n) => `"${n}"`).join(', ');
-    return { reason: 'ambiguous_domain', detail: `${known.length > 1 ? `tools ${tools} are` : `tool ${tools} is`} offered by servers ${candidates.join(', ')}; ${hint}` };
+    return {
+      reason: 'ambiguous_domain',
+      detail: `${known.length > 1 ? `tools ${tools} are` : `tool ${tools} is`} offered by servers ${candidates.join(', ')}; ${hint}`,
+    };
   }
   return { domain: candidates[0]! };
 }
@@ -162,7 +191,14 @@ function attributeDomain(trace: Trace, index: ToolIndex): { domain: string } | {
 export interface TraceIngestResult {
   rows: RouterRow[];
   rejections: TraceRejection[];
-  stats: { traces: number; rows: number; rejectedTraces: number; droppedTurns: Record<string, number>; duplicates: number; redacted: Record<string, number> };
+  stats: {
+    traces: number;
+    rows: number;
+    rejectedTraces: number;
+    droppedTurns: Record<string, number>;
+    duplicates: number;
+    redacted: Record<string, number>;
+  };
 }
 
 /**
@@ -170,11 +206,22 @@ export interface TraceIngestResult {
  * call (earlier reasoning dropped, failed calls skipped), dedupe, then validate each call like a generated
  * one (catalog, schema, scopes). Every rejection names the file, row and reason.
  */
-export function ingestTraces(parsed: ParsedTrace[], validator: CallValidator, opts: TraceIngestOptions): TraceIngestResult {
+export function ingestTraces(
+  parsed: ParsedTrace[],
+  validator: CallValidator,
+  opts: TraceIngestOptions,
+): TraceIngestResult {
   const rows: RouterRow[] = [];
   const rejections: TraceRejection[] = [];
   const seen = new Set<string>();
-  const stats: TraceIngestResult['stats'] = { traces: parsed.length, rows: 0, rejectedTraces: 0, droppedTurns: {}, duplicates: 0, redacted: {} };
+  const stats: TraceIngestResult['stats'] = {
+    traces: parsed.length,
+    rows: 0,
+    rejectedTraces: 0,
+    droppedTurns: {},
+    duplicates: 0,
+    redacted: {},
+  };
   const drop = (why: string) => (stats.droppedTurns[why] = (stats.droppedTurns[why] ?? 0) + 1);
   const servers = new Set(opts.catalog.servers.map((s) => s.name));
   const index = toolIndex(opts.catalog);
@@ -183,7 +230,12 @@ export function ingestTraces(parsed: ParsedTrace[], validator: CallValidator, op
     try {
       trace = checkTrace(p.trace);
     } catch (err) {
-      rejections.push({ file: p.file, row: p.row, reason: err instanceof TraceError ? err.reason : 'invalid_shape', detail: (err as Error).message });
+      rejections.push({
+        file: p.file,
+        row: p.row,
+        reason: err instanceof TraceError ? err.reason : 'invalid_shape',
+        detail: (err as Error).message,
+      });
       stats.rejectedTraces++;
       continue;
     }
@@ -193,7 +245,10 @@ export function ingestTraces(parsed: ParsedTrace[], validator: CallValidator, op
         ? attributeDomain(trace, index)
         : servers.has(explicit)
           ? { domain: explicit }
-          : { reason: 'unknown_domain', detail: `metadata.domain ${JSON.stringify(explicit)} is not a server of the catalog (${[...servers].join(', ')})` };
+          : {
+              reason: 'unknown_domain',
+              detail: `metadata.domain ${JSON.stringify(explicit)} is not a server of the catalog (${[...servers].join(', ')})`,
+            };
     if ('reason' in attributed) {
       rejections.push({ file: p.file, row: p.row, ...attributed });
       stats.rejectedTraces++;
@@ -215,15 +270,29 @@ export function ingestTraces(parsed: ParsedTrace[], validator: CallValidator, op
       try {
         args = JSON.parse(call.function.arguments);
       } catch {
-        rejections.push({ file: p.file, row: p.row, reason: 'invalid_arguments_json', detail: `messages[${i}] tool call ${call.id}: arguments are not JSON` });
+        rejections.push({
+          file: p.file,
+          row: p.row,
+          reason: 'invalid_arguments_json',
+          detail: `messages[${i}] tool call ${call.id}: arguments are not JSON`,
+        });
         return;
       }
       const target: ToolCallTarget = { tool: call.function.name, arguments: args as Record<string, unknown> };
       const tool = validator.tool(target.tool, domain);
-      const persona: Persona = { name: trace.metadata?.persona ?? 'trace', domain, scopes: trace.metadata?.scopes ?? tool?.scopes ?? [] };
+      const persona: Persona = {
+        name: trace.metadata?.persona ?? 'trace',
+        domain,
+        scopes: trace.metadata?.scopes ?? tool?.scopes ?? [],
+      };
       const verdict = validator.checkStatic(target, persona, offered);
       if (!verdict.valid) {
-        rejections.push({ file: p.file, row: p.row, reason: verdict.reason!, detail: `messages[${i}] ${target.tool}: ${verdict.detail ?? ''}` });
+        rejections.push({
+          file: p.file,
+          row: p.row,
+          reason: verdict.reason!,
+          detail: `messages[${i}] ${target.tool}: ${verdict.detail ?? ''}`,
+        });
         return;
       }
       // Context: everything before this turn, without earlier reasoning.
@@ -233,7 +302,9 @@ export function ingestTraces(parsed: ParsedTrace[], validator: CallValidator, op
       if (seen.has(key)) return void stats.duplicates++;
       seen.add(key);
       const traceKey = shortSha(hashOf(messages.filter((x) => x.role === 'user').slice(0, 1)), 16);
-      const ids = Object.entries(target.arguments).filter(([k, v]) => /id$/i.test(k) && (typeof v === 'string' || typeof v === 'number')).map(([, v]) => `${domain}:id:${String(v)}`);
+      const ids = Object.entries(target.arguments)
+        .filter(([k, v]) => /id$/i.test(k) && (typeof v === 'string' || typeof v === 'number'))
+        .map(([, v]) => `${domain}:id:${String(v)}`);
       rows.push({
         id: `row-${shortSha(key, 16)}`,
         domain,

@@ -3,11 +3,21 @@
  * trace (text and tool arguments alike), so a call's arguments still match what the conversation says.
  */
 const PATTERNS: Array<{ kind: string; re: RegExp; valid?: (s: string) => boolean }> = [
-  { kind: 'token', re: /\b(?:sk|pk|rk)-[A-Za-z0-9_-]{16,}\b|\bBearer\s+[A-Za-z0-9._~+/-]{16,}=*|\bAKIA[0-9A-Z]{16}\b|\bgh[pousr]_[A-Za-z0-9]{30,}\b|\bxox[abpr]-[A-Za-z0-9-]{10,}\b/g },
+  {
+    kind: 'token',
+    re: /\b(?:sk|pk|rk)-[A-Za-z0-9_-]{16,}\b|\bBearer\s+[A-Za-z0-9._~+/-]{16,}=*|\bAKIA[0-9A-Z]{16}\b|\bgh[pousr]_[A-Za-z0-9]{30,}\b|\bxox[abpr]-[A-Za-z0-9-]{10,}\b/g,
+  },
   { kind: 'email', re: /\b[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}\b/g },
   { kind: 'card', re: /\b(?:\d[ -]?){13,19}\b/g, valid: luhn },
   // Not part of a longer digit run (a card number that failed Luhn, an account number).
-  { kind: 'phone', re: /(?<!\d[\s.-]?)(?:\+\d{1,3}[\s.-]?)?(?:\(\d{2,4}\)[\s.-]?)?\d{3,4}[\s.-]\d{3,4}(?:[\s.-]\d{2,4})?\b(?![\s.-]?\d)/g, valid: (s) => { const n = s.replace(/\D/g, '').length; return n >= 9 && n <= 15; } },
+  {
+    kind: 'phone',
+    re: /(?<!\d[\s.-]?)(?:\+\d{1,3}[\s.-]?)?(?:\(\d{2,4}\)[\s.-]?)?\d{3,4}[\s.-]\d{3,4}(?:[\s.-]\d{2,4})?\b(?![\s.-]?\d)/g,
+    valid: (s) => {
+      const n = s.replace(/\D/g, '').length;
+      return n >= 9 && n <= 15;
+    },
+  },
 ];
 
 function luhn(s: string): boolean {
@@ -43,7 +53,8 @@ export class Redactor {
 
   text(s: string): string {
     let out = s;
-    for (const { kind, re, valid } of PATTERNS) out = out.replace(re, (m) => (valid && !valid(m) ? m : this.placeholder(kind, m)));
+    for (const { kind, re, valid } of PATTERNS)
+      out = out.replace(re, (m) => (valid && !valid(m) ? m : this.placeholder(kind, m)));
     return out;
   }
 
@@ -51,7 +62,8 @@ export class Redactor {
   value<T>(v: T): T {
     if (typeof v === 'string') return this.text(v) as T;
     if (Array.isArray(v)) return v.map((x) => this.value(x)) as T;
-    if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, this.value(x)])) as T;
+    if (v && typeof v === 'object')
+      return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, this.value(x)])) as T;
     return v;
   }
 }

@@ -4,7 +4,6 @@ import { s3ClientFor } from '../artifacts/s3-backend.js';
 import { TRACE_FILE_RE } from './types.js';
 import { InputError, TransientError } from '../errors.js';
 
-
 export interface RemoteTraceFile {
   /** s3://bucket/key: what rejections and lineage name. */
   uri: string;
@@ -52,7 +51,9 @@ export async function s3TraceFiles(uri: string, opts: S3Options = {}): Promise<R
   let token: string | undefined;
   try {
     do {
-      const page = await client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, Delimiter: '/', ContinuationToken: token }));
+      const page = await client.send(
+        new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, Delimiter: '/', ContinuationToken: token }),
+      );
       for (const o of page.Contents ?? []) if (o.Key && TRACE_FILE_RE.test(o.Key)) keys.push(o.Key);
       token = page.IsTruncated ? page.NextContinuationToken : undefined;
     } while (token);

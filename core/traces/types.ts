@@ -16,7 +16,10 @@ export interface TraceMessage {
 
 export interface Trace {
   messages: TraceMessage[];
-  tools?: Array<{ type: 'function'; function: { name: string; description?: string; parameters?: Record<string, unknown> } }>;
+  tools?: Array<{
+    type: 'function';
+    function: { name: string; description?: string; parameters?: Record<string, unknown> };
+  }>;
   /** Which server's tools these are (a config server name), and who was asking. */
   metadata?: { domain?: string; persona?: string; scopes?: string[]; [k: string]: unknown };
 }

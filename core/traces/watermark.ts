@@ -50,11 +50,26 @@ export async function seenIds(store: ArtifactStore, w: Watermark | undefined): P
  * merged rather than overwritten unless both write within the same moment (then the loser's rows count as
  * new once more: one extra training, never a lost row).
  */
-export async function advanceWatermark(store: ArtifactStore, project: string, run: { runId: string; workflowId: string; catalogVersion: string; rowIds: string[]; traceRows: ArtifactRef }, now = new Date()): Promise<Watermark> {
+export async function advanceWatermark(
+  store: ArtifactStore,
+  project: string,
+  run: { runId: string; workflowId: string; catalogVersion: string; rowIds: string[]; traceRows: ArtifactRef },
+  now = new Date(),
+): Promise<Watermark> {
   const previous = await readWatermark(store, project);
   const ids = [...new Set([...(await seenIds(store, previous)), ...run.rowIds])].sort();
-  const seen = await store.putJsonl('trace-watermark', ids, { parents: previous ? [previous.seen, run.traceRows] : [run.traceRows], stats: { rows: ids.length } });
-  const w: Watermark = { runId: run.runId, workflowId: run.workflowId, at: now.toISOString(), catalogVersion: run.catalogVersion, seen, rows: ids.length };
+  const seen = await store.putJsonl('trace-watermark', ids, {
+    parents: previous ? [previous.seen, run.traceRows] : [run.traceRows],
+    stats: { rows: ids.length },
+  });
+  const w: Watermark = {
+    runId: run.runId,
+    workflowId: run.workflowId,
+    at: now.toISOString(),
+    catalogVersion: run.catalogVersion,
+    seen,
+    rows: ids.length,
+  };
   await store.putPointer(watermarkKey(project), w);
   return w;
 }
@@ -63,7 +78,14 @@ export async function advanceWatermark(store: ArtifactStore, project: string, ru
  * Train when: the input forces it, there is no watermark yet, the catalog changed (new or changed tools need
  * a new adapter whatever the traces say), or at least `minNewTraceRows` rows are new since the watermark.
  */
-export function decideRetrain(a: { rowIds: string[]; watermark: Watermark | undefined; watermarkIds: string[]; catalogVersion: string; policy: RetrainPolicy; force: boolean }): RetrainDecision {
+export function decideRetrain(a: {
+  rowIds: string[];
+  watermark: Watermark | undefined;
+  watermarkIds: string[];
+  catalogVersion: string;
+  policy: RetrainPolicy;
+  force: boolean;
+}): RetrainDecision {
   const seen = new Set(a.watermarkIds);
   const newRows = new Set(a.rowIds.filter((id) => !seen.has(id))).size;
   const totalRows = new Set(a.rowIds).size;
@@ -74,7 +96,8 @@ export function decideRetrain(a: { rowIds: string[]; watermark: Watermark | unde
   const decide = (train: boolean, reason: string): RetrainDecision => ({ train, newRows, totalRows, since, reason });
   if (a.force) return decide(true, `${counted}; training forced by the run's input`);
   if (!w) return decide(true, `${counted}; no watermark yet, the first run trains`);
-  if (w.catalogVersion !== a.catalogVersion) return decide(true, `${counted}; catalog changed ${w.catalogVersion} -> ${a.catalogVersion}`);
+  if (w.catalogVersion !== a.catalogVersion)
+    return decide(true, `${counted}; catalog changed ${w.catalogVersion} -> ${a.catalogVersion}`);
   const where = `since run ${w.runId} (${w.at})`;
   if (newRows >= need) return decide(true, `${counted} ${where}, need ${need}`);
   return decide(false, `not enough new data: ${counted} ${where}, need ${need}`);

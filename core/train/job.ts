@@ -33,13 +33,24 @@ export class TrainJobError extends InputError {
 }
 
 function pointerToPath(pointer: string): Array<string | number> {
-  return pointer.split('/').slice(1).map((p) => (/^\d+$/.test(p) ? Number(p) : p.replace(/~1/g, '/').replace(/~0/g, '~')));
+  return pointer
+    .split('/')
+    .slice(1)
+    .map((p) => (/^\d+$/.test(p) ? Number(p) : p.replace(/~1/g, '/').replace(/~0/g, '~')));
 }
 
 function describe(e: ErrorObject): JobProblem {
   const path = pointerToPath(e.instancePath);
-  if (e.keyword === 'additionalProperties') return { path: [...path, String((e.params as { additionalProperty: string }).additionalProperty)], message: 'unknown key' };
-  if (e.keyword === 'required') return { path, message: `'${String((e.params as { missingProperty: string }).missingProperty)}' is a required property` };
+  if (e.keyword === 'additionalProperties')
+    return {
+      path: [...path, String((e.params as { additionalProperty: string }).additionalProperty)],
+      message: 'unknown key',
+    };
+  if (e.keyword === 'required')
+    return {
+      path,
+      message: `'${String((e.params as { missingProperty: string }).missingProperty)}' is a required property`,
+    };
   return { path, message: e.message ?? 'invalid' };
 }
 
@@ -65,14 +76,26 @@ export const RUN_OWNED_KEYS = ['version', 'data', 'outputDir', 'resumeFrom'] as 
 
 /** Problems of a config's `train.job` section, with paths relative to it (empty when valid). */
 export function trainSectionProblems(job: Record<string, unknown>): JobProblem[] {
-  const owned = RUN_OWNED_KEYS.filter((k) => k in job).map((k) => ({ path: [k], message: 'is set by the run, not the config' }));
+  const owned = RUN_OWNED_KEYS.filter((k) => k in job).map((k) => ({
+    path: [k],
+    message: 'is set by the run, not the config',
+  }));
   if (owned.length) return owned;
   const base = typeof job.baseModel === 'string' ? packagedNameProblem(job.baseModel) : undefined;
   if (base) return [{ path: ['baseModel'], message: base }];
   // DPO continues this job's adapter: it is the run's `preference` section, a stage of its own.
-  if (job.method === 'dpo' || 'preference' in job) return [{ path: [job.method === 'dpo' ? 'method' : 'preference'], message: 'train.job is the SFT pass (lora, qlora or full); preference tuning after it is the config\'s `preference` section' }];
+  if (job.method === 'dpo' || 'preference' in job)
+    return [
+      {
+        path: [job.method === 'dpo' ? 'method' : 'preference'],
+        message:
+          "train.job is the SFT pass (lora, qlora or full); preference tuning after it is the config's `preference` section",
+      },
+    ];
   try {
-    normalizeTrainJob(trainJobFor(job, { train: 'train.jsonl', val: 'val.jsonl', format: 'router-json', outputDir: 'out' }));
+    normalizeTrainJob(
+      trainJobFor(job, { train: 'train.jsonl', val: 'val.jsonl', format: 'router-json', outputDir: 'out' }),
+    );
     return [];
   } catch (err) {
     if (err instanceof TrainJobError) return err.issues;
@@ -120,19 +143,45 @@ const PREFERENCE_OWNED_KEYS = ['method', 'preference', ...RUN_OWNED_KEYS] as con
  * The DPO job's config keys: the SFT job, then preference.job's keys over it (`optim` merged key by key), method
  * dpo, starting from (and referenced against) the adapter at `startFrom`.
  */
-export function preferenceJobConfig(trainJob: Record<string, unknown>, pref: PreferenceSettings, startFrom: string): Record<string, unknown> {
+export function preferenceJobConfig(
+  trainJob: Record<string, unknown>,
+  pref: PreferenceSettings,
+  startFrom: string,
+): Record<string, unknown> {
   const { optim, ...rest } = pref.job as { optim?: Record<string, unknown> } & Record<string, unknown>;
   const sftOptim = (trainJob.optim ?? {}) as Record<string, unknown>;
-  return { ...trainJob, ...rest, optim: { ...sftOptim, ...optim }, method: 'dpo', preference: { startFrom, beta: pref.beta, lossType: pref.lossType } };
+  return {
+    ...trainJob,
+    ...rest,
+    optim: { ...sftOptim, ...optim },
+    method: 'dpo',
+    preference: { startFrom, beta: pref.beta, lossType: pref.lossType },
+  };
 }
 
 /** Problems of a config's `preference` section against its train.job, with paths relative to the section. */
 export function preferenceSectionProblems(trainJob: Record<string, unknown>, pref: PreferenceSettings): JobProblem[] {
-  const owned = PREFERENCE_OWNED_KEYS.filter((k) => k in pref.job).map((k) => ({ path: ['job', k], message: 'is set by the run, not the config' }));
+  const owned = PREFERENCE_OWNED_KEYS.filter((k) => k in pref.job).map((k) => ({
+    path: ['job', k],
+    message: 'is set by the run, not the config',
+  }));
   if (owned.length) return owned;
-  if (trainJob.method === 'full') return [{ path: [], message: 'DPO continues a LoRA adapter, and train.job.method full trains the whole model: use lora or qlora' }];
+  if (trainJob.method === 'full')
+    return [
+      {
+        path: [],
+        message: 'DPO continues a LoRA adapter, and train.job.method full trains the whole model: use lora or qlora',
+      },
+    ];
   try {
-    normalizeTrainJob(trainJobFor(preferenceJobConfig(trainJob, pref, 'sft-adapter'), { train: 'pairs-train.jsonl', val: 'pairs-val.jsonl', format: 'router-json', outputDir: 'out' }));
+    normalizeTrainJob(
+      trainJobFor(preferenceJobConfig(trainJob, pref, 'sft-adapter'), {
+        train: 'pairs-train.jsonl',
+        val: 'pairs-val.jsonl',
+        format: 'router-json',
+        outputDir: 'out',
+      }),
+    );
     return [];
   } catch (err) {
     if (!(err instanceof TrainJobError)) throw err;
@@ -143,6 +192,10 @@ export function preferenceSectionProblems(trainJob: Record<string, unknown>, pre
 }
 
 /** The DPO job's identity for versioning (the SFT adapter it starts from is versioned by its sha, apart). */
-export function preferenceIdentity(trainJob: Record<string, unknown>, pref: PreferenceSettings, format: RunPaths['format']): Record<string, unknown> {
+export function preferenceIdentity(
+  trainJob: Record<string, unknown>,
+  pref: PreferenceSettings,
+  format: RunPaths['format'],
+): Record<string, unknown> {
   return jobIdentity(preferenceJobConfig(trainJob, pref, '-'), format);
 }

@@ -13,9 +13,15 @@ export interface ServeProcess {
 export async function startServe(args: string[], stderrFile: string, env?: NodeJS.ProcessEnv): Promise<ServeProcess> {
   let listening: (url: string) => void = () => undefined;
   const ready = new Promise<string>((resolve) => (listening = resolve));
-  const run = startTrainer(['serve', '--port', '0', ...args], { stderrFile, onEvent: (e) => void (e.event === 'listening' && e.url && listening(e.url)), ...(env ? { env } : {}) });
+  const run = startTrainer(['serve', '--port', '0', ...args], {
+    stderrFile,
+    onEvent: (e) => void (e.event === 'listening' && e.url && listening(e.url)),
+    ...(env ? { env } : {}),
+  });
   const exited = run.done.then((exit) => {
-    throw new Error(`serve exited (code ${exit.code ?? exit.signal}) before listening: ${exit.error?.message ?? exit.stderrTail.slice(-1500)}`);
+    throw new Error(
+      `serve exited (code ${exit.code ?? exit.signal}) before listening: ${exit.error?.message ?? exit.stderrTail.slice(-1500)}`,
+    );
   });
   const url = await Promise.race([ready, exited]);
   exited.catch(() => undefined); // a later exit (our own kill) is not an error

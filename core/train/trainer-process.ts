@@ -64,7 +64,10 @@ const TAIL_BYTES = 4000;
  * stderr goes to stderrFile and its tail is kept. If onEvent throws, the trainer is stopped and `done`
  * rejects with that error.
  */
-export function startTrainer(args: string[], opts: { stderrFile: string; onEvent: (e: TrainerEvent) => Promise<void> | void; env?: NodeJS.ProcessEnv }): TrainerRun {
+export function startTrainer(
+  args: string[],
+  opts: { stderrFile: string; onEvent: (e: TrainerEvent) => Promise<void> | void; env?: NodeJS.ProcessEnv },
+): TrainerRun {
   const child = spawn(trainerPython(), ['-m', 'flywheel_trainer', ...args], {
     cwd: REPO_ROOT,
     detached: true, // own process group: cancellation kills dataloader workers and anything else it forked
@@ -163,6 +166,13 @@ export async function convertBase(name: string, out: string): Promise<void> {
     child.once('error', reject);
     child.once('close', resolve);
   });
-  if (code === 2) throw new BaseModelError(stderr.split('\n').filter((l) => l.startsWith('error: ')).pop()?.slice(7) ?? stderr.trim());
+  if (code === 2)
+    throw new BaseModelError(
+      stderr
+        .split('\n')
+        .filter((l) => l.startsWith('error: '))
+        .pop()
+        ?.slice(7) ?? stderr.trim(),
+    );
   if (code !== 0) throw new Error(`converting base ${name} failed (exit ${code}): ${stderr.trim().slice(-1500)}`);
 }

@@ -45,13 +45,20 @@ export class Writer {
 
   /** get() or fail with NOT_FOUND naming what was looked for. */
   require(table: string, keyCol: string, key: unknown, what: string): Row {
-    return this.get(table, keyCol, key) ?? fail('NOT_FOUND', `${what} ${JSON.stringify(key)} does not exist`, { [keyCol]: key });
+    return (
+      this.get(table, keyCol, key) ??
+      fail('NOT_FOUND', `${what} ${JSON.stringify(key)} does not exist`, { [keyCol]: key })
+    );
   }
 
   insert(table: string, row: Row): Row {
     const names = Object.keys(row);
     this.checkColumns(table, names);
-    this.db.prepare(`INSERT INTO "${table}" (${names.map((n) => `"${n}"`).join(', ')}) VALUES (${names.map(() => '?').join(', ')})`).run(...names.map((n) => row[n]));
+    this.db
+      .prepare(
+        `INSERT INTO "${table}" (${names.map((n) => `"${n}"`).join(', ')}) VALUES (${names.map(() => '?').join(', ')})`,
+      )
+      .run(...names.map((n) => row[n]));
     this.changes.push({ table, op: 'insert', key: keyOf(table, row), after: row });
     return row;
   }
@@ -61,7 +68,9 @@ export class Writer {
     const names = Object.keys(patch).filter((n) => patch[n] !== undefined);
     if (names.length === 0) return before;
     this.checkColumns(table, names);
-    this.db.prepare(`UPDATE "${table}" SET ${names.map((n) => `"${n}" = ?`).join(', ')} WHERE "${keyCol}" = ?`).run(...names.map((n) => patch[n]), key);
+    this.db
+      .prepare(`UPDATE "${table}" SET ${names.map((n) => `"${n}" = ?`).join(', ')} WHERE "${keyCol}" = ?`)
+      .run(...names.map((n) => patch[n]), key);
     const after = this.get(table, keyCol, key)!;
     const changedBefore: Row = {};
     const changedAfter: Row = {};

@@ -47,7 +47,10 @@ export function templatePath(model: DataModel, seed: string | number, cacheDir: 
  * Open a working copy of the template. With `path`, the copy lives there (kept across restarts unless
  * `reset`); without, a fresh temporary copy that is removed on close: a fresh sandbox per run.
  */
-export function openWorkingCopy(template: string, opts: { path?: string; reset?: boolean } = {}): { db: Db; file: string; close: () => void } {
+export function openWorkingCopy(
+  template: string,
+  opts: { path?: string; reset?: boolean } = {},
+): { db: Db; file: string; close: () => void } {
   const file = opts.path ?? join(tmpdir(), `sandbox-${randomUUID()}.db`);
   if (opts.reset || !existsSync(file)) {
     mkdirSync(dirname(file), { recursive: true });
@@ -72,10 +75,13 @@ export function openWorkingCopy(template: string, opts: { path?: string; reset?:
 /** sha256 over every row of every table in a fixed order: equal iff the content is equal. */
 export function contentHash(db: Db): string {
   const hash = createHash('sha256');
-  const tables = db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`).all() as Array<{ name: string }>;
+  const tables = db
+    .prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`)
+    .all() as Array<{ name: string }>;
   for (const { name } of tables) {
     hash.update(`\u0000table ${name}\n`);
-    for (const row of db.prepare(`SELECT * FROM "${name}" ORDER BY rowid`).iterate()) hash.update(`${JSON.stringify(row)}\n`);
+    for (const row of db.prepare(`SELECT * FROM "${name}" ORDER BY rowid`).iterate())
+      hash.update(`${JSON.stringify(row)}\n`);
   }
   return hash.digest('hex');
 }

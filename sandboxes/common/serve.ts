@@ -66,10 +66,12 @@ export async function runSandbox(def: SandboxDefinition, argv = process.argv.sli
   if (values.help) return void process.stdout.write(`${USAGE(def.name)}\n`);
   if (values.version) return void process.stdout.write(`${def.name} ${def.version} (data v${def.model.dataVersion})\n`);
   const problems: string[] = [];
-  if (!['stdio', 'http'].includes(values.transport)) problems.push(`--transport must be stdio or http, got ${values.transport}`);
+  if (!['stdio', 'http'].includes(values.transport))
+    problems.push(`--transport must be stdio or http, got ${values.transport}`);
   if (!/^\d{4}-\d{2}-\d{2}$/.test(values.today)) problems.push(`--today must be YYYY-MM-DD, got ${values.today}`);
   const token = values['token-env'] ? process.env[values['token-env']] : undefined;
-  if (values['token-env'] && !token) problems.push(`--token-env ${values['token-env']}: that environment variable is empty`);
+  if (values['token-env'] && !token)
+    problems.push(`--token-env ${values['token-env']}: that environment variable is empty`);
   if (problems.length) {
     process.stderr.write(`${def.name}: ${problems.join('; ')}\n`);
     process.exit(2);
@@ -87,7 +89,10 @@ export async function runSandbox(def: SandboxDefinition, argv = process.argv.sli
     tools: def.tools,
     db: copy.db,
     today: values.today,
-    scopes: values.scopes.split(',').map((s) => s.trim()).filter(Boolean),
+    scopes: values.scopes
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
   });
   const shutdown = () => {
     copy.close();
@@ -97,7 +102,9 @@ export async function runSandbox(def: SandboxDefinition, argv = process.argv.sli
   process.once('SIGTERM', shutdown);
 
   const ready = (where: string) =>
-    process.stderr.write(`${def.name} ${def.version} ready on ${where} (seed ${values.seed}, db ${copy.file}, ${Math.round(performance.now() - started)} ms)\n`);
+    process.stderr.write(
+      `${def.name} ${def.version} ready on ${where} (seed ${values.seed}, db ${copy.file}, ${Math.round(performance.now() - started)} ms)\n`,
+    );
   if (values.transport === 'stdio') {
     const transport = new StdioServerTransport();
     transport.onclose = shutdown;
@@ -119,9 +126,12 @@ export async function runSandbox(def: SandboxDefinition, argv = process.argv.sli
 /** Streamable HTTP in stateless mode: a fresh MCP server per request over the shared database. */
 export function serveHttp(sandbox: ReturnType<typeof compileSandbox>, token: string | undefined): HttpServer {
   return createServer(async (req, res) => {
-    if (!req.url?.startsWith('/mcp')) return void res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"not found: use /mcp"}');
+    if (!req.url?.startsWith('/mcp'))
+      return void res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"not found: use /mcp"}');
     if (token !== undefined && !bearerMatches(req.headers.authorization, token)) {
-      return void res.writeHead(401, { 'content-type': 'application/json', 'www-authenticate': 'Bearer' }).end('{"error":"missing or wrong bearer token"}');
+      return void res
+        .writeHead(401, { 'content-type': 'application/json', 'www-authenticate': 'Bearer' })
+        .end('{"error":"missing or wrong bearer token"}');
     }
     try {
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
@@ -129,7 +139,10 @@ export function serveHttp(sandbox: ReturnType<typeof compileSandbox>, token: str
       await createMcpServer(sandbox).connect(transport);
       await transport.handleRequest(req, res);
     } catch (err) {
-      if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ error: (err as Error).message }));
+      if (!res.headersSent)
+        res
+          .writeHead(500, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ error: (err as Error).message }));
     }
   });
 }

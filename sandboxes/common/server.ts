@@ -54,7 +54,8 @@ export function compileSandbox(options: SandboxOptions): CompiledSandbox {
   const tools = new Map<string, { tool: SandboxTool; validate: ValidateFunction }>();
   for (const tool of options.tools) {
     const compiled = compileSchema(tool.inputSchema);
-    if (!compiled.ok) throw new Error(`sandbox ${options.name}: tool ${tool.name} has an invalid inputSchema: ${compiled.error}`);
+    if (!compiled.ok)
+      throw new Error(`sandbox ${options.name}: tool ${tool.name} has an invalid inputSchema: ${compiled.error}`);
     tools.set(tool.name, { tool, validate: compiled.validate });
   }
   return { options, tools };
@@ -94,24 +95,40 @@ function okResult(payload: Record<string, unknown>): CallToolResult {
  * transaction. With `_meta.dryRun: true` the transaction is always rolled back and the result lists the
  * rows that would have changed. Every failure is an isError result; nothing a caller sends crashes the server.
  */
-export function callTool(sb: CompiledSandbox, name: string, args: unknown, meta: Record<string, unknown> | undefined): CallToolResult {
+export function callTool(
+  sb: CompiledSandbox,
+  name: string,
+  args: unknown,
+  meta: Record<string, unknown> | undefined,
+): CallToolResult {
   const { options } = sb;
   try {
     const entry = sb.tools.get(name);
-    if (!entry) return errorResult('UNKNOWN_TOOL', `no tool named ${JSON.stringify(name)} in the ${options.name} sandbox`);
+    if (!entry)
+      return errorResult('UNKNOWN_TOOL', `no tool named ${JSON.stringify(name)} in the ${options.name} sandbox`);
     const { tool, validate } = entry;
     const input = args ?? {};
     const size = Buffer.byteLength(JSON.stringify(input));
     const limit = options.maxArgumentBytes ?? DEFAULT_MAX_ARGUMENT_BYTES;
-    if (size > limit) return errorResult('PAYLOAD_TOO_LARGE', `arguments are ${size} bytes; the limit is ${limit}`, { bytes: size, limit });
+    if (size > limit)
+      return errorResult('PAYLOAD_TOO_LARGE', `arguments are ${size} bytes; the limit is ${limit}`, {
+        bytes: size,
+        limit,
+      });
     if (!validate(input)) {
-      const problems = (validate.errors ?? []).map((e) => `${e.instancePath || '(arguments)'} ${e.message}${e.params && 'additionalProperty' in e.params ? `: ${String(e.params.additionalProperty)}` : ''}`);
+      const problems = (validate.errors ?? []).map(
+        (e) =>
+          `${e.instancePath || '(arguments)'} ${e.message}${e.params && 'additionalProperty' in e.params ? `: ${String(e.params.additionalProperty)}` : ''}`,
+      );
       return errorResult('INVALID_ARGUMENTS', problems.join('; '), { errors: problems });
     }
     const granted = grantedScopes(options.scopes, meta);
     const missing = tool.scopes.filter((s) => !granted.has('*') && !granted.has(s));
     if (missing.length > 0) {
-      return errorResult('INSUFFICIENT_SCOPE', `${tool.name} requires scope ${missing.join(', ')}`, { required: tool.scopes, missing });
+      return errorResult('INSUFFICIENT_SCOPE', `${tool.name} requires scope ${missing.join(', ')}`, {
+        required: tool.scopes,
+        missing,
+      });
     }
     const dryRun = meta?.dryRun === true;
     const w = new Writer(options.db);
@@ -146,16 +163,25 @@ function grantedScopes(serverScopes: string[], meta: Record<string, unknown> | u
 /** A fresh MCP Server over a compiled sandbox (one per session/request; they share the database). */
 export function createMcpServer(sb: CompiledSandbox): Server {
   const { options } = sb;
-  const server = new Server({ name: options.name, version: options.version }, { capabilities: { tools: {} }, instructions: options.instructions });
+  const server = new Server(
+    { name: options.name, version: options.version },
+    { capabilities: { tools: {} }, instructions: options.instructions },
+  );
   const listing = options.tools.map(toolListing);
   const pageSize = options.pageSize ?? 10;
   server.setRequestHandler(ListToolsRequestSchema, async (req) => {
     const cursor = req.params?.cursor;
     const start = cursor === undefined ? 0 : Number(cursor);
-    if (!Number.isInteger(start) || start < 0 || start > listing.length) throw new Error(`invalid cursor ${JSON.stringify(cursor)}`);
+    if (!Number.isInteger(start) || start < 0 || start > listing.length)
+      throw new Error(`invalid cursor ${JSON.stringify(cursor)}`);
     const next = start + pageSize;
-    return { tools: listing.slice(start, next) as never, ...(next < listing.length ? { nextCursor: String(next) } : {}) };
+    return {
+      tools: listing.slice(start, next) as never,
+      ...(next < listing.length ? { nextCursor: String(next) } : {}),
+    };
   });
-  server.setRequestHandler(CallToolRequestSchema, async (req) => callTool(sb, req.params.name, req.params.arguments, req.params._meta as Record<string, unknown> | undefined));
+  server.setRequestHandler(CallToolRequestSchema, async (req) =>
+    callTool(sb, req.params.name, req.params.arguments, req.params._meta as Record<string, unknown> | undefined),
+  );
   return server;
 }

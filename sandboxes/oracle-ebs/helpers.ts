@@ -20,7 +20,11 @@ export function requirePeriod(db: Db, periodName: string, allowed: string[], wha
   const p = period(db, periodName);
   const status = p.CLOSING_STATUS as string;
   if (!allowed.includes(status)) {
-    fail('PERIOD_CLOSED', `${what}: GL period ${periodName} is ${PERIOD_STATUS[status]} (needs ${allowed.map((s) => PERIOD_STATUS[s]).join(' or ')})`, { periodName, status: PERIOD_STATUS[status] });
+    fail(
+      'PERIOD_CLOSED',
+      `${what}: GL period ${periodName} is ${PERIOD_STATUS[status]} (needs ${allowed.map((s) => PERIOD_STATUS[s]).join(' or ')})`,
+      { periodName, status: PERIOD_STATUS[status] },
+    );
   }
   return p;
 }
@@ -33,19 +37,31 @@ export function requirePeriodForDate(db: Db, isoDate: string, allowed: string[],
 }
 
 export function customer(db: Db, custAccountId: number): Row {
-  const c = db.prepare(`SELECT a.*, p.PARTY_NAME, p.PARTY_NUMBER, p.CITY, p.COUNTRY, p.STATUS AS PARTY_STATUS FROM HZ_CUST_ACCOUNTS a JOIN HZ_PARTIES p ON p.PARTY_ID = a.PARTY_ID WHERE a.CUST_ACCOUNT_ID = ?`).get(custAccountId) as Row | undefined;
+  const c = db
+    .prepare(
+      `SELECT a.*, p.PARTY_NAME, p.PARTY_NUMBER, p.CITY, p.COUNTRY, p.STATUS AS PARTY_STATUS FROM HZ_CUST_ACCOUNTS a JOIN HZ_PARTIES p ON p.PARTY_ID = a.PARTY_ID WHERE a.CUST_ACCOUNT_ID = ?`,
+    )
+    .get(custAccountId) as Row | undefined;
   if (!c) fail('NOT_FOUND', `customer account ${custAccountId} does not exist`, { custAccountId });
   return c;
 }
 
 export function openBalance(db: Db, custAccountId: number): number {
-  return (db.prepare(`SELECT COALESCE(SUM(AMOUNT_DUE_REMAINING), 0) AS s FROM AR_PAYMENT_SCHEDULES_ALL WHERE CUSTOMER_ID = ? AND STATUS = 'OP'`).get(custAccountId) as { s: number }).s;
+  return (
+    db
+      .prepare(
+        `SELECT COALESCE(SUM(AMOUNT_DUE_REMAINING), 0) AS s FROM AR_PAYMENT_SCHEDULES_ALL WHERE CUSTOMER_ID = ? AND STATUS = 'OP'`,
+      )
+      .get(custAccountId) as { s: number }
+  ).s;
 }
 
 export function invoice(db: Db, ref: { customerTrxId?: number; trxNumber?: string }): Row {
-  const row = (ref.customerTrxId !== undefined
-    ? db.prepare(`SELECT * FROM RA_CUSTOMER_TRX_ALL WHERE CUSTOMER_TRX_ID = ?`).get(ref.customerTrxId)
-    : db.prepare(`SELECT * FROM RA_CUSTOMER_TRX_ALL WHERE TRX_NUMBER = ?`).get(ref.trxNumber)) as Row | undefined;
+  const row = (
+    ref.customerTrxId !== undefined
+      ? db.prepare(`SELECT * FROM RA_CUSTOMER_TRX_ALL WHERE CUSTOMER_TRX_ID = ?`).get(ref.customerTrxId)
+      : db.prepare(`SELECT * FROM RA_CUSTOMER_TRX_ALL WHERE TRX_NUMBER = ?`).get(ref.trxNumber)
+  ) as Row | undefined;
   if (!row) fail('NOT_FOUND', `invoice ${ref.customerTrxId ?? ref.trxNumber} does not exist`, { ...ref });
   return row;
 }

@@ -63,7 +63,13 @@ CREATE INDEX party_name ON HZ_PARTIES(PARTY_NAME COLLATE NOCASE);
 /** The ledger's functional currency: journals in other currencies are refused (CURRENCY_MISMATCH). */
 export const LEDGER_CURRENCY = 'USD';
 /** Closing statuses as EBS spells them. */
-export const PERIOD_STATUS: Record<string, string> = { O: 'Open', C: 'Closed', F: 'Future - Entry', N: 'Never Opened', P: 'Permanently Closed' };
+export const PERIOD_STATUS: Record<string, string> = {
+  O: 'Open',
+  C: 'Closed',
+  F: 'Future - Entry',
+  N: 'Never Opened',
+  P: 'Permanently Closed',
+};
 export const JE_CATEGORIES = ['Adjustment', 'Accrual', 'Payroll', 'Reclass', 'Revenue', 'Depreciation'] as const;
 export const POLICY = { maxInvoiceAmount: 1_000_000, maxCreditLimit: 5_000_000 } as const;
 const MONTHS = ['JAN', 'FEB', 'MAR', 'APR', 'MAY', 'JUN', 'JUL', 'AUG', 'SEP', 'OCT', 'NOV', 'DEC'];

@@ -46,13 +46,20 @@ export function checkAmountPolicy(amount: number | undefined, currency: string):
   if (amount === undefined) return;
   const usd = amount * (TO_USD[currency] ?? 1);
   if (usd > POLICY.maxOpportunityAmount) {
-    fail('POLICY_LIMIT_EXCEEDED', `amount ${amount} ${currency} (~${Math.round(usd)} USD) is above the ${POLICY.maxOpportunityAmount} USD limit per opportunity`, { amount, currency, limitUsd: POLICY.maxOpportunityAmount });
+    fail(
+      'POLICY_LIMIT_EXCEEDED',
+      `amount ${amount} ${currency} (~${Math.round(usd)} USD) is above the ${POLICY.maxOpportunityAmount} USD limit per opportunity`,
+      { amount, currency, limitUsd: POLICY.maxOpportunityAmount },
+    );
   }
 }
 
 export function checkDiscountPolicy(discount: number | undefined): void {
   if (discount !== undefined && discount > POLICY.maxDiscountPercent) {
-    fail('POLICY_LIMIT_EXCEEDED', `discount ${discount}% is above the ${POLICY.maxDiscountPercent}% policy limit`, { discountPercent: discount, limit: POLICY.maxDiscountPercent });
+    fail('POLICY_LIMIT_EXCEEDED', `discount ${discount}% is above the ${POLICY.maxDiscountPercent}% policy limit`, {
+      discountPercent: discount,
+      limit: POLICY.maxDiscountPercent,
+    });
   }
 }
 

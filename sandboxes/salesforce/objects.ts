@@ -2,7 +2,21 @@
  * The Salesforce objects the sandbox models, described once: the DDL, describe_object, SOQL field checks
  * and input schemas all come from here. Field names follow Salesforce's API names.
  */
-export type FieldType = 'id' | 'reference' | 'string' | 'textarea' | 'email' | 'phone' | 'picklist' | 'currency' | 'double' | 'percent' | 'int' | 'date' | 'datetime' | 'boolean';
+export type FieldType =
+  | 'id'
+  | 'reference'
+  | 'string'
+  | 'textarea'
+  | 'email'
+  | 'phone'
+  | 'picklist'
+  | 'currency'
+  | 'double'
+  | 'percent'
+  | 'int'
+  | 'date'
+  | 'datetime'
+  | 'boolean';
 
 export interface Field {
   type: FieldType;
@@ -16,13 +30,40 @@ export interface Field {
   readOnly?: boolean;
 }
 
-export const STAGES = ['Prospecting', 'Qualification', 'Needs Analysis', 'Proposal', 'Negotiation', 'Closed Won', 'Closed Lost'] as const;
+export const STAGES = [
+  'Prospecting',
+  'Qualification',
+  'Needs Analysis',
+  'Proposal',
+  'Negotiation',
+  'Closed Won',
+  'Closed Lost',
+] as const;
 export const OPEN_STAGES = STAGES.slice(0, 5);
-export const STAGE_PROBABILITY: Record<string, number> = { Prospecting: 10, Qualification: 20, 'Needs Analysis': 40, Proposal: 60, Negotiation: 80, 'Closed Won': 100, 'Closed Lost': 0 };
+export const STAGE_PROBABILITY: Record<string, number> = {
+  Prospecting: 10,
+  Qualification: 20,
+  'Needs Analysis': 40,
+  Proposal: 60,
+  Negotiation: 80,
+  'Closed Won': 100,
+  'Closed Lost': 0,
+};
 export const CASE_STATUSES = ['New', 'Working', 'Escalated', 'Closed'] as const;
 export const CASE_PRIORITIES = ['Low', 'Medium', 'High', 'Critical'] as const;
 export const CURRENCIES = ['USD', 'EUR', 'GBP', 'JPY', 'CAD'] as const;
-export const INDUSTRIES = ['Technology', 'Manufacturing', 'Healthcare', 'Financial Services', 'Retail', 'Energy', 'Education', 'Media', 'Transportation', 'Hospitality'] as const;
+export const INDUSTRIES = [
+  'Technology',
+  'Manufacturing',
+  'Healthcare',
+  'Financial Services',
+  'Retail',
+  'Energy',
+  'Education',
+  'Media',
+  'Transportation',
+  'Hospitality',
+] as const;
 export const ACCOUNT_TYPES = ['Customer', 'Prospect', 'Partner', 'Reseller'] as const;
 export const LOSS_REASONS = ['Price', 'Competitor', 'No Budget', 'No Decision', 'Timing', 'Product Fit'] as const;
 export const CASE_ORIGINS = ['Email', 'Phone', 'Web', 'Chat'] as const;
@@ -46,7 +87,11 @@ export const OBJECTS = {
       Email: { type: 'email', label: 'Email' },
       Username: { type: 'string', label: 'Username' },
       UserType: { type: 'picklist', label: 'User Type', values: ['Standard', 'Queue'] },
-      UserRole: { type: 'picklist', label: 'Role', values: ['Sales Rep', 'Sales Manager', 'Support Agent', 'Support Engineer', 'Support Manager', 'Queue'] },
+      UserRole: {
+        type: 'picklist',
+        label: 'Role',
+        values: ['Sales Rep', 'Sales Manager', 'Support Agent', 'Support Engineer', 'Support Manager', 'Queue'],
+      },
       IsActive: { type: 'boolean', label: 'Active' },
     },
   },
@@ -144,8 +189,20 @@ export const RELATIONSHIPS: Record<string, { from: ObjectName; child: ObjectName
 };
 
 const SQL_TYPE: Record<FieldType, string> = {
-  id: 'TEXT PRIMARY KEY', reference: 'TEXT', string: 'TEXT', textarea: 'TEXT', email: 'TEXT', phone: 'TEXT', picklist: 'TEXT',
-  currency: 'REAL', double: 'REAL', percent: 'REAL', int: 'INTEGER', date: 'TEXT', datetime: 'TEXT', boolean: 'INTEGER',
+  id: 'TEXT PRIMARY KEY',
+  reference: 'TEXT',
+  string: 'TEXT',
+  textarea: 'TEXT',
+  email: 'TEXT',
+  phone: 'TEXT',
+  picklist: 'TEXT',
+  currency: 'REAL',
+  double: 'REAL',
+  percent: 'REAL',
+  int: 'INTEGER',
+  date: 'TEXT',
+  datetime: 'TEXT',
+  boolean: 'INTEGER',
 };
 
 export function ddl(): string {

@@ -25,7 +25,29 @@ export const DEFAULT_LIMIT = 200;
 
 type Tok = { kind: 'word' | 'string' | 'number' | 'date' | 'op' | 'punct'; text: string; value?: unknown; pos: number };
 
-const KEYWORDS = new Set(['SELECT', 'FROM', 'WHERE', 'AND', 'OR', 'NOT', 'IN', 'LIKE', 'ORDER', 'BY', 'ASC', 'DESC', 'LIMIT', 'OFFSET', 'NULL', 'TRUE', 'FALSE', 'NULLS', 'FIRST', 'LAST', 'COUNT']);
+const KEYWORDS = new Set([
+  'SELECT',
+  'FROM',
+  'WHERE',
+  'AND',
+  'OR',
+  'NOT',
+  'IN',
+  'LIKE',
+  'ORDER',
+  'BY',
+  'ASC',
+  'DESC',
+  'LIMIT',
+  'OFFSET',
+  'NULL',
+  'TRUE',
+  'FALSE',
+  'NULLS',
+  'FIRST',
+  'LAST',
+  'COUNT',
+]);
 
 function tokenize(q: string): Tok[] {
   const toks: Tok[] = [];
@@ -79,7 +101,10 @@ function tokenize(q: string): Tok[] {
       toks.push({ kind: 'punct', text: c, pos: start });
       i++;
     } else {
-      fail('INVALID_QUERY', `unexpected character ${JSON.stringify(c)} at position ${i} (only the SOQL subset in the tool description is supported)`);
+      fail(
+        'INVALID_QUERY',
+        `unexpected character ${JSON.stringify(c)} at position ${i} (only the SOQL subset in the tool description is supported)`,
+      );
     }
   }
   return toks;
@@ -199,15 +224,24 @@ class Parser {
   }
 
   private field(t: Tok): string {
-    if (t.text.includes('.')) fail('INVALID_QUERY', `relationship paths like "${t.text}" are not supported; query the related object by its Id`);
+    if (t.text.includes('.'))
+      fail(
+        'INVALID_QUERY',
+        `relationship paths like "${t.text}" are not supported; query the related object by its Id`,
+      );
     const name = Object.keys(fieldsOf(this.object)).find((f) => f.toLowerCase() === t.text.toLowerCase());
-    if (!name) fail('INVALID_QUERY', `No such column '${t.text}' on entity '${this.object}'`, { field: t.text, object: this.object });
+    if (!name)
+      fail('INVALID_QUERY', `No such column '${t.text}' on entity '${this.object}'`, {
+        field: t.text,
+        object: this.object,
+      });
     return name;
   }
 
   private integer(what: string): number {
     const t = this.peek();
-    if (t?.kind !== 'number' || !Number.isInteger(t.value) || (t.value as number) < 0) this.error(`${what} needs a non-negative integer`);
+    if (t?.kind !== 'number' || !Number.isInteger(t.value) || (t.value as number) < 0)
+      this.error(`${what} needs a non-negative integer`);
     this.i++;
     return t.value as number;
   }

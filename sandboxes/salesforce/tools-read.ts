@@ -29,19 +29,30 @@ export const readTools: SandboxTool[] = [
     kind: 'read',
     run({ query }: { query: string }, { db }) {
       const q = compileSoql(query);
-      if (q.count) return { totalSize: (db.prepare(q.sql).get(...q.params) as { n: number }).n, done: true, records: [] };
-      const records = (db.prepare(q.sql).all(...q.params) as Array<Record<string, unknown>>).map((r) => ({ attributes: { type: q.object }, ...present(q.object, r) }));
+      if (q.count)
+        return { totalSize: (db.prepare(q.sql).get(...q.params) as { n: number }).n, done: true, records: [] };
+      const records = (db.prepare(q.sql).all(...q.params) as Array<Record<string, unknown>>).map((r) => ({
+        attributes: { type: q.object },
+        ...present(q.object, r),
+      }));
       return { totalSize: records.length, done: records.length < q.limit, records };
     },
   },
   {
     name: 'search_records',
     title: 'Search records by name',
-    description: 'Full-text style search (like SOSL FIND) for a term in the name fields of Accounts, Contacts, Opportunities, Cases and Users. Returns matches grouped by object.',
+    description:
+      'Full-text style search (like SOSL FIND) for a term in the name fields of Accounts, Contacts, Opportunities, Cases and Users. Returns matches grouped by object.',
     inputSchema: object(
       {
         searchTerm: str('Text to find (case-insensitive substring)', { minLength: 2, maxLength: 100 }),
-        objects: { type: 'array', items: enumOf(OBJECT_NAMES, 'Object to search'), uniqueItems: true, minItems: 1, description: 'Objects to search (default: all)' },
+        objects: {
+          type: 'array',
+          items: enumOf(OBJECT_NAMES, 'Object to search'),
+          uniqueItems: true,
+          minItems: 1,
+          description: 'Objects to search (default: all)',
+        },
         limit: int('Max matches per object (default 20)', { minimum: 1, maximum: 200 }),
       },
       ['searchTerm'],
@@ -53,7 +64,9 @@ export const readTools: SandboxTool[] = [
       const out: Record<string, unknown[]> = {};
       for (const o of objects ?? OBJECT_NAMES) {
         const where = NAME_FIELD[o].map((f) => `"${f}" LIKE ? ESCAPE '\\'`).join(' OR ');
-        const rows = db.prepare(`SELECT * FROM "${o}" WHERE ${where} ORDER BY "Id" LIMIT ?`).all(...NAME_FIELD[o].map(() => pattern), limit) as Array<Record<string, unknown>>;
+        const rows = db
+          .prepare(`SELECT * FROM "${o}" WHERE ${where} ORDER BY "Id" LIMIT ?`)
+          .all(...NAME_FIELD[o].map(() => pattern), limit) as Array<Record<string, unknown>>;
         out[o] = rows.map((r) => present(o, r));
       }
       return { searchTerm, results: out };
@@ -62,16 +75,24 @@ export const readTools: SandboxTool[] = [
   {
     name: 'describe_object',
     title: 'Describe an object',
-    description: 'Fields of a Salesforce object with their types, picklist values, required and read-only flags, plus its child relationships.',
+    description:
+      'Fields of a Salesforce object with their types, picklist values, required and read-only flags, plus its child relationships.',
     inputSchema: object({ objectName: enumOf(OBJECT_NAMES, 'API name of the object') }, ['objectName']),
     scopes: READ,
     kind: 'read',
     run({ objectName }: { objectName: ObjectName }) {
       const fields = Object.entries(fieldsOf(objectName)).map(([name, f]) => ({
-        name, label: f.label, type: f.type, ...(f.to ? { referenceTo: f.to } : {}), ...(f.values ? { picklistValues: f.values } : {}),
-        required: Boolean(f.required), updateable: !f.readOnly && name !== 'Id',
+        name,
+        label: f.label,
+        type: f.type,
+        ...(f.to ? { referenceTo: f.to } : {}),
+        ...(f.values ? { picklistValues: f.values } : {}),
+        required: Boolean(f.required),
+        updateable: !f.readOnly && name !== 'Id',
       }));
-      const childRelationships = Object.entries(RELATIONSHIPS).filter(([, r]) => r.from === objectName).map(([name, r]) => ({ relationshipName: name, childObject: r.child, field: r.field }));
+      const childRelationships = Object.entries(RELATIONSHIPS)
+        .filter(([, r]) => r.from === objectName)
+        .map(([name, r]) => ({ relationshipName: name, childObject: r.child, field: r.field }));
       return { name: objectName, keyPrefix: OBJECTS[objectName].prefix, fields, childRelationships };
     },
   },
@@ -83,7 +104,14 @@ export const readTools: SandboxTool[] = [
       {
         objectName: enumOf(OBJECT_NAMES, 'API name of the object'),
         recordId: id('Record id'),
-        fields: { type: 'array', items: { type: 'string', minLength: 1, maxLength: 64 }, minItems: 1, maxItems: 50, uniqueItems: true, description: 'Fields to return (default: all)' },
+        fields: {
+          type: 'array',
+          items: { type: 'string', minLength: 1, maxLength: 64 },
+          minItems: 1,
+          maxItems: 50,
+          uniqueItems: true,
+          description: 'Fields to return (default: all)',
+        },
       },
       ['objectName', 'recordId'],
     ),
@@ -101,7 +129,9 @@ export const readTools: SandboxTool[] = [
   {
     name: 'get_related_records',
     title: 'Get related records',
-    description: `Child records of a record through a relationship: ${Object.entries(RELATIONSHIPS).map(([n, r]) => `${r.from}.${n}`).join(', ')}.`,
+    description: `Child records of a record through a relationship: ${Object.entries(RELATIONSHIPS)
+      .map(([n, r]) => `${r.from}.${n}`)
+      .join(', ')}.`,
     inputSchema: object(
       {
         recordId: id('Parent record id'),
@@ -115,10 +145,22 @@ export const readTools: SandboxTool[] = [
     run({ recordId, relationship, limit = 50 }: { recordId: string; relationship: string; limit?: number }, { db, w }) {
       const rel = RELATIONSHIPS[relationship]!;
       const parentObject = objectOfId(recordId);
-      if (parentObject !== rel.from) fail('INVALID_ARGUMENTS', `${relationship} is a relationship of ${rel.from}; ${recordId} is ${parentObject ? `a ${parentObject}` : 'not a known id'}`);
+      if (parentObject !== rel.from)
+        fail(
+          'INVALID_ARGUMENTS',
+          `${relationship} is a relationship of ${rel.from}; ${recordId} is ${parentObject ? `a ${parentObject}` : 'not a known id'}`,
+        );
       getRecord(w, rel.from, recordId);
-      const rows = db.prepare(`SELECT * FROM "${rel.child}" WHERE "${rel.field}" = ? ORDER BY "Id" LIMIT ?`).all(recordId, limit) as Array<Record<string, unknown>>;
-      return { parentId: recordId, relationship, object: rel.child, totalSize: rows.length, records: rows.map((r) => present(rel.child, r)) };
+      const rows = db
+        .prepare(`SELECT * FROM "${rel.child}" WHERE "${rel.field}" = ? ORDER BY "Id" LIMIT ?`)
+        .all(recordId, limit) as Array<Record<string, unknown>>;
+      return {
+        parentId: recordId,
+        relationship,
+        object: rel.child,
+        totalSize: rows.length,
+        records: rows.map((r) => present(rel.child, r)),
+      };
     },
   },
   {
@@ -126,13 +168,20 @@ export const readTools: SandboxTool[] = [
     title: 'List users and queues',
     description: 'Users who can own records, and the support queues (Tier 1/2/3 Support), filtered by role.',
     inputSchema: object({
-      role: enumOf(['Sales Rep', 'Sales Manager', 'Support Agent', 'Support Engineer', 'Support Manager', 'Queue'], 'Only this role'),
+      role: enumOf(
+        ['Sales Rep', 'Sales Manager', 'Support Agent', 'Support Engineer', 'Support Manager', 'Queue'],
+        'Only this role',
+      ),
       activeOnly: bool('Only active users (default true)'),
     }),
     scopes: READ,
     kind: 'read',
     run({ role, activeOnly = true }: { role?: string; activeOnly?: boolean }, { db }) {
-      const rows = db.prepare(`SELECT * FROM "User" WHERE (? IS NULL OR "UserRole" = ?) AND (? = 0 OR "IsActive" = 1) ORDER BY "Name", "Id"`).all(role ?? null, role ?? null, activeOnly ? 1 : 0) as Array<Record<string, unknown>>;
+      const rows = db
+        .prepare(
+          `SELECT * FROM "User" WHERE (? IS NULL OR "UserRole" = ?) AND (? = 0 OR "IsActive" = 1) ORDER BY "Name", "Id"`,
+        )
+        .all(role ?? null, role ?? null, activeOnly ? 1 : 0) as Array<Record<string, unknown>>;
       return { totalSize: rows.length, records: rows.map((r) => present('User', r)) };
     },
   },

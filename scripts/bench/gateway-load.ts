@@ -18,21 +18,56 @@ import { startGateway } from '../../gateway/server.js';
 import { startBackendStandIn } from '../../test/helpers/backend-stand-in.js';
 import { tempDir } from '../../test/helpers/fixtures.js';
 
-const { values } = parseArgs({ options: { requests: { type: 'string', default: '2000' }, concurrency: { type: 'string', default: '50' } } });
+const { values } = parseArgs({
+  options: { requests: { type: 'string', default: '2000' }, concurrency: { type: 'string', default: '50' } },
+});
 const n = Number(values.requests);
 const concurrency = Number(values.concurrency);
-const TOOLS = [{ type: 'function', function: { name: 'get_record', description: 'Read one record', parameters: { type: 'object', properties: { recordId: { type: 'string' } }, required: ['recordId'] } } }];
+const TOOLS = [
+  {
+    type: 'function',
+    function: {
+      name: 'get_record',
+      description: 'Read one record',
+      parameters: { type: 'object', properties: { recordId: { type: 'string' } }, required: ['recordId'] },
+    },
+  },
+];
 
 // The stand-in answers each request with a call on the record id the request names.
-const backend = await startBackendStandIn((body) => ({ call: 'get_record', arguments: { recordId: /record (\S+)$/.exec(body.messages.at(-1)!.content!)![1]! }, confidence: 0.99 }));
+const backend = await startBackendStandIn((body) => ({
+  call: 'get_record',
+  arguments: { recordId: /record (\S+)$/.exec(body.messages.at(-1)!.content!)![1]! },
+  confidence: 0.99,
+}));
 const dir = tempDir('flywheel-gateway-load-');
 const registryFile = join(dir, 'registry.sqlite');
 const registry = await openRegistry(registryFile);
 const sha = '3'.repeat(64);
-await registry.registerVersion({ name: 'router@load', alias: 'router', adapterVersion: 'adp-load', adapter: { uri: `file:x/${sha}`, sha256: sha, kind: 'adapter', count: 1, bytes: 1 }, target: 'local', endpoint: backend.url, servedModel: 'router@load', adapterId: null, baseModel: 'b', runId: null, evalReport: null, probes: null });
-await registry.repoint('router', 'router@load', { action: 'deploy', actor: 'bench', reason: 'load check', requestId: 'load' });
+await registry.registerVersion({
+  name: 'router@load',
+  alias: 'router',
+  adapterVersion: 'adp-load',
+  adapter: { uri: `file:x/${sha}`, sha256: sha, kind: 'adapter', count: 1, bytes: 1 },
+  target: 'local',
+  endpoint: backend.url,
+  servedModel: 'router@load',
+  adapterId: null,
+  baseModel: 'b',
+  runId: null,
+  evalReport: null,
+  probes: null,
+});
+await registry.repoint('router', 'router@load', {
+  action: 'deploy',
+  actor: 'bench',
+  reason: 'load check',
+  requestId: 'load',
+});
 await registry.close();
-const gateway = await startGateway(gatewaySchema.parse({ port: 0, registry: registryFile, tracesDir: join(dir, 'traces') }));
+const gateway = await startGateway(
+  gatewaySchema.parse({ port: 0, registry: registryFile, tracesDir: join(dir, 'traces') }),
+);
 
 /** Send every request to `url` (model `model`), C at a time; per request: its latency and the record id answered. */
 async function run(url: string, model: string, tag: string, count = n) {
@@ -40,17 +75,31 @@ async function run(url: string, model: string, tag: string, count = n) {
   const answered = new Map<string, number>();
   const latencies = await pool(ids, concurrency, async (id) => {
     const started = performance.now();
-    const res = await fetch(`${url}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model, messages: [{ role: 'user', content: `show record ${id}` }], tools: TOOLS }) });
-    const body = (await res.json()) as { choices?: Array<{ message: { tool_calls?: Array<{ function: { arguments: string } }> } }> };
+    const res = await fetch(`${url}/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model, messages: [{ role: 'user', content: `show record ${id}` }], tools: TOOLS }),
+    });
+    const body = (await res.json()) as {
+      choices?: Array<{ message: { tool_calls?: Array<{ function: { arguments: string } }> } }>;
+    };
     const ms = performance.now() - started;
-    const got = res.ok ? (JSON.parse(body.choices?.[0]?.message.tool_calls?.[0]?.function.arguments ?? '{}') as { recordId?: string }).recordId : undefined;
+    const got = res.ok
+      ? (JSON.parse(body.choices?.[0]?.message.tool_calls?.[0]?.function.arguments ?? '{}') as { recordId?: string })
+          .recordId
+      : undefined;
     if (got === id) answered.set(id, (answered.get(id) ?? 0) + 1);
     return ms;
   });
-  return { latencies, lost: ids.filter((id) => !answered.has(id)).length, duplicated: [...answered.values()].filter((c) => c > 1).length };
+  return {
+    latencies,
+    lost: ids.filter((id) => !answered.has(id)).length,
+    duplicated: [...answered.values()].filter((c) => c > 1).length,
+  };
 }
 
-const quantile = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil(q * xs.length) - 1)]!;
+const quantile = (xs: number[], q: number) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil(q * xs.length) - 1)]!;
 try {
   // Warm both paths (connections, JIT) before measuring.
   await run(backend.url, 'router@load', 'warm-direct', Math.min(n, 200));
@@ -60,14 +109,19 @@ try {
   const through = await run(gateway.url, 'router', 'gw');
   const backendSaw = backend.requests.slice(seenBefore).map((r) => r.messages.at(-1)!.content!);
   const seenTwice = backendSaw.length - new Set(backendSaw).size;
-  const row = (what: string, l: number[]) => `${what.padEnd(16)} p50 ${quantile(l, 0.5).toFixed(2).padStart(7)} ms   p99 ${quantile(l, 0.99).toFixed(2).padStart(7)} ms`;
+  const row = (what: string, l: number[]) =>
+    `${what.padEnd(16)} p50 ${quantile(l, 0.5).toFixed(2).padStart(7)} ms   p99 ${quantile(l, 0.99).toFixed(2).padStart(7)} ms`;
   console.log(`${n} requests, ${concurrency} at a time, against a stand-in backend`);
   console.log(row('direct', direct.latencies));
   console.log(row('through gateway', through.latencies));
-  console.log(`backend saw ${backendSaw.length} gateway requests (${seenTwice} twice); lost ${through.lost}, answered twice ${through.duplicated}`);
+  console.log(
+    `backend saw ${backendSaw.length} gateway requests (${seenTwice} twice); lost ${through.lost}, answered twice ${through.duplicated}`,
+  );
   const p50 = quantile(through.latencies, 0.5) - quantile(direct.latencies, 0.5);
   const p99 = quantile(through.latencies, 0.99) - quantile(direct.latencies, 0.99);
-  console.log(`gateway-load: requests=${n} p50_overhead_ms=${p50.toFixed(2)} p99_overhead_ms=${p99.toFixed(2)} lost=${through.lost + direct.lost} duplicated=${through.duplicated + seenTwice}`);
+  console.log(
+    `gateway-load: requests=${n} p50_overhead_ms=${p50.toFixed(2)} p99_overhead_ms=${p99.toFixed(2)} lost=${through.lost + direct.lost} duplicated=${through.duplicated + seenTwice}`,
+  );
   if (through.lost || through.duplicated || seenTwice || backendSaw.length !== n) process.exitCode = 1;
 } finally {
   await gateway.close();

@@ -75,18 +75,23 @@ const { values } = parseArgs({
     test: { type: 'string', default: '30' },
     handwritten: { type: 'string', default: '24' },
     cases: { type: 'string', default: join(REPO, 'test', 'fixtures', 'handwritten', 'sandboxes.jsonl') },
-    out: { type: 'string', default: join('.flywheel', 'bench', `quality-${new Date().toISOString().replace(/[:.]/g, '-')}`) },
+    out: {
+      type: 'string',
+      default: join('.flywheel', 'bench', `quality-${new Date().toISOString().replace(/[:.]/g, '-')}`),
+    },
   },
 });
 const full = values.full;
-if (values.preference !== undefined && !['on', 'off'].includes(values.preference)) throw new Error(`--preference: expected on or off, got ${values.preference}`);
+if (values.preference !== undefined && !['on', 'off'].includes(values.preference))
+  throw new Error(`--preference: expected on or off, got ${values.preference}`);
 const preference = (values.preference ?? (full || values['dpo-steps'] ? 'on' : 'off')) === 'on';
 const out = resolve(values.out);
 await mkdir(out, { recursive: true });
 const config = await loadConfigFile(values.config);
 // The evaluate stage's settings (its defaults without the section): same answer budget, bootstrap and sample seed.
 const ev = config.evaluate ?? evaluateSchema.parse({});
-if (!config.train || !config.dataset) throw new Error(`${values.config}: the quality benchmark needs dataset and train sections`);
+if (!config.train || !config.dataset)
+  throw new Error(`${values.config}: the quality benchmark needs dataset and train sections`);
 const t0 = performance.now();
 const minutes = () => ((performance.now() - t0) / 60_000).toFixed(1);
 const say = (line: string) => console.error(`[${minutes()} min] ${line}`);
@@ -103,21 +108,38 @@ const write = async (name: string, rows: RenderedRow[]) => {
 const trainRows = asTaught(built.rows.train, format);
 const files = {
   train: await write('train', renderRows(trainRows, built.catalog, format)),
-  trainNoNegatives: await write('train-no-negatives', renderRows(trainRows.filter((r) => !r.provenance.operator), built.catalog, format)),
+  trainNoNegatives: await write(
+    'train-no-negatives',
+    renderRows(
+      trainRows.filter((r) => !r.provenance.operator),
+      built.catalog,
+      format,
+    ),
+  ),
   val: await write('val', renderRows(asTaught(built.rows.val, format), built.catalog, format)),
 };
 const testRendered = renderRows(built.rows.test, built.catalog, format);
-const testCases = sampleCases(casesFrom(testRendered, built.rows.test, 'test set', built.catalog), full ? undefined : Number(values.test), ev.sampleSeed);
+const testCases = sampleCases(
+  casesFrom(testRendered, built.rows.test, 'test set', built.catalog),
+  full ? undefined : Number(values.test),
+  ev.sampleSeed,
+);
 const handText = await readFile(values.cases, 'utf8');
 const handRows: RouterRow[] = handwrittenRowsOf(handText, values.cases, built.catalog, config.dataset);
 const handAll = handwrittenCases(handRows, built.catalog, format, values.cases);
 const handCases = full ? handAll : sampleCases(handAll, Number(values.handwritten), ev.sampleSeed);
-say(`dataset: train ${trainRows.length} rows (${trainRows.filter((r) => r.provenance.operator).length} near-miss negatives), test ${testCases.length} of ${testRendered.length}, hand-written ${handCases.length} of ${handAll.length}`);
+say(
+  `dataset: train ${trainRows.length} rows (${trainRows.filter((r) => r.provenance.operator).length} near-miss negatives), test ${testCases.length} of ${testRendered.length}, hand-written ${handCases.length} of ${handAll.length}`,
+);
 
 // ---- training: three adapters from the same rows and seeds ----
 const override = values.job ? (JSON.parse(values.job) as Record<string, Record<string, unknown>>) : {};
 const configured = config.train.job as Record<string, unknown>;
-const baseJob = { ...configured, ...override, lora: { ...(configured.lora as object | undefined), ...override.lora } } as Record<string, unknown>;
+const baseJob = {
+  ...configured,
+  ...override,
+  lora: { ...(configured.lora as object | undefined), ...override.lora },
+} as Record<string, unknown>;
 const optim = { ...(configured.optim as Record<string, unknown> | undefined), ...override.optim };
 if (values.steps) optim.maxSteps = Number(values.steps);
 if (full) delete optim.maxSteps;
@@ -135,8 +157,16 @@ async function trainVariant(name: string, job: Record<string, unknown>): Promise
   const adapterDir = join(job.outputDir as string, 'adapter');
   // An SFT variant an earlier run into the same --out trained with this very job on these very rows (the adapter
   // records its training file's sha256): reuse its adapter. DPO always trains.
-  const meta = existsSync(join(adapterDir, 'flywheel.json')) ? (JSON.parse(await readFile(join(adapterDir, 'flywheel.json'), 'utf8')) as { method: string; trainSha256?: string }) : undefined;
-  const sameRows = meta !== undefined && meta.method !== 'dpo' && meta.trainSha256 === sha256Hex(await readFile((job.data as { train: string }).train));
+  const meta = existsSync(join(adapterDir, 'flywheel.json'))
+    ? (JSON.parse(await readFile(join(adapterDir, 'flywheel.json'), 'utf8')) as {
+        method: string;
+        trainSha256?: string;
+      })
+    : undefined;
+  const sameRows =
+    meta !== undefined &&
+    meta.method !== 'dpo' &&
+    meta.trainSha256 === sha256Hex(await readFile((job.data as { train: string }).train));
   if (sameRows && existsSync(jobFile) && (await readFile(jobFile, 'utf8')) === jobText) {
     say(`reusing ${name} from ${adapterDir} (the same job on the same rows)`);
     adapters[name] = adapterDir;
@@ -148,14 +178,25 @@ async function trainVariant(name: string, job: Record<string, unknown>): Promise
     stderrFile: join(out, `${name}.stderr.log`),
     onEvent: (e) => {
       if (e.event === 'step') tokensPerSecond[name] = e.tokens_per_s as number | undefined;
-      if (e.event === 'step' || e.event === 'eval') say(`  ${name} ${e.event} ${e.step}/${e.total} ${e.loss ?? e.eval_loss ?? ''}`);
+      if (e.event === 'step' || e.event === 'eval')
+        say(`  ${name} ${e.event} ${e.step}/${e.total} ${e.loss ?? e.eval_loss ?? ''}`);
     },
   });
   const exit = await run.done;
-  if (exit.code !== 0) throw new Error(`training ${name} failed (exit ${exit.code}): ${exit.error?.message ?? exit.stderrTail.slice(-1500)}`);
+  if (exit.code !== 0)
+    throw new Error(
+      `training ${name} failed (exit ${exit.code}): ${exit.error?.message ?? exit.stderrTail.slice(-1500)}`,
+    );
   adapters[name] = join(job.outputDir as string, 'adapter');
 }
-for (const v of variants) await trainVariant(v.name, trainJobFor({ ...baseJob, optim: v.optim }, { train: v.train, val: files.val, format, outputDir: join(out, v.name) }));
+for (const v of variants)
+  await trainVariant(
+    v.name,
+    trainJobFor(
+      { ...baseJob, optim: v.optim },
+      { train: v.train, val: files.val, format, outputDir: join(out, v.name) },
+    ),
+  );
 
 // ---- preference tuning: DPO from main's adapter on the train split's near-miss pairs (the pipeline's `preference`) ----
 let dpoPairs: { train: number; val: number; valFromTrain: boolean; byOperator: Record<string, number> } | undefined;
@@ -168,11 +209,23 @@ if (preference) {
   const prefJob = pref.job as { optim?: Record<string, unknown> };
   // DPO wants a lower learning rate than SFT, and its eval (policy and reference over chosen and rejected) is
   // dear on a CPU: 4 pairs. The config's preference.job and --dpo-steps win.
-  const dpoOptim = { ...optim, learningRate: 0.0005, maxEvalRows: 4, ...prefJob.optim, ...(values['dpo-steps'] ? { maxSteps: Number(values['dpo-steps']) } : {}) };
+  const dpoOptim = {
+    ...optim,
+    learningRate: 0.0005,
+    maxEvalRows: 4,
+    ...prefJob.optim,
+    ...(values['dpo-steps'] ? { maxSteps: Number(values['dpo-steps']) } : {}),
+  };
   if (full) delete dpoOptim.maxSteps;
   // With a step cap, the pairs it can reach, drawn with a fixed seed: TRL tokenizes every pair before step 1.
-  const reach = typeof dpoOptim.maxSteps === 'number' ? dpoOptim.maxSteps * Number((dpoOptim as Record<string, unknown>).effectiveBatchSize ?? 16) : undefined;
-  const trainPairs = reach !== undefined && reach < train.pairs.length ? new Rng('quality:dpo-pairs').shuffle([...train.pairs]).slice(0, reach) : train.pairs;
+  const reach =
+    typeof dpoOptim.maxSteps === 'number'
+      ? dpoOptim.maxSteps * Number((dpoOptim as Record<string, unknown>).effectiveBatchSize ?? 16)
+      : undefined;
+  const trainPairs =
+    reach !== undefined && reach < train.pairs.length
+      ? new Rng('quality:dpo-pairs').shuffle([...train.pairs]).slice(0, reach)
+      : train.pairs;
   let val = pairsOf(built.rows.val).pairs;
   // A small val split may hold no negatives to pair: DPO's eval loss then reads a few train pairs.
   const valFromTrain = val.length === 0;
@@ -183,36 +236,101 @@ if (preference) {
     return file;
   };
   dpoPairs = { train: trainPairs.length, val: val.length, valFromTrain, byOperator: train.counts };
-  say(`preference pairs: train ${train.pairs.length} (${Object.entries(train.counts).map(([k, n]) => `${k} ${n}`).join(', ')}), ${trainPairs.length} of them within reach of ${dpoOptim.maxSteps ?? 'all'} steps; val ${val.length}${valFromTrain ? ' (from train: the val split has none)' : ''}`);
-  const job = preferenceJobConfig({ ...baseJob, optim }, { ...pref, job: { ...prefJob, optim: dpoOptim } }, adapters.main!);
-  await trainVariant('dpo', trainJobFor(job, { train: await pairFile('pairs-train', trainPairs), val: await pairFile('pairs-val', val), format, outputDir: join(out, 'dpo') }));
+  say(
+    `preference pairs: train ${train.pairs.length} (${Object.entries(train.counts)
+      .map(([k, n]) => `${k} ${n}`)
+      .join(
+        ', ',
+      )}), ${trainPairs.length} of them within reach of ${dpoOptim.maxSteps ?? 'all'} steps; val ${val.length}${valFromTrain ? ' (from train: the val split has none)' : ''}`,
+  );
+  const job = preferenceJobConfig(
+    { ...baseJob, optim },
+    { ...pref, job: { ...prefJob, optim: dpoOptim } },
+    adapters.main!,
+  );
+  await trainVariant(
+    'dpo',
+    trainJobFor(job, {
+      train: await pairFile('pairs-train', trainPairs),
+      val: await pairFile('pairs-val', val),
+      format,
+      outputDir: join(out, 'dpo'),
+    }),
+  );
 }
 
 // ---- scoring: one server holds the base and every adapter ----
-const served = await startServe(Object.entries(adapters).flatMap(([name, dir]) => ['--adapter', `${name}=${dir}`]), join(out, 'serve.log'));
+const served = await startServe(
+  Object.entries(adapters).flatMap(([name, dir]) => ['--adapter', `${name}=${dir}`]),
+  join(out, 'serve.log'),
+);
 const opts = { concurrency: 1, timeoutMs: 300_000, maxRetries: 1, maxTokens: ev.maxTokens, bootstrap: ev.bootstrap };
-const score = async (label: string, model: string, cases: EvalCase[], extraBody?: Record<string, unknown>): Promise<EndpointResult> => {
+const score = async (
+  label: string,
+  model: string,
+  cases: EvalCase[],
+  extraBody?: Record<string, unknown>,
+): Promise<EndpointResult> => {
   say(`scoring ${label} on ${cases.length} cases`);
-  const spec: EndpointSpec = { label, baseUrl: served.url, model, cost: { kind: 'none' }, ...(extraBody ? { extraBody } : {}) };
+  const spec: EndpointSpec = {
+    label,
+    baseUrl: served.url,
+    model,
+    cost: { kind: 'none' },
+    ...(extraBody ? { extraBody } : {}),
+  };
   return evaluateEndpoint(cases, spec, opts);
 };
 const rows: Array<{ name: string; test: EndpointResult; hand?: EndpointResult }> = [];
 let raw: ThroughGateway | undefined;
 try {
-  rows.push({ name: 'base', test: await score('base', 'base', testCases), hand: await score('base', 'base', handCases) });
-  rows.push({ name: 'main', test: await score('main', 'main', testCases), hand: await score('main', 'main', handCases) });
-  if (adapters.dpo) rows.push({ name: 'main + DPO', test: await score('dpo', 'dpo', testCases), hand: await score('dpo', 'dpo', handCases) });
+  rows.push({
+    name: 'base',
+    test: await score('base', 'base', testCases),
+    hand: await score('base', 'base', handCases),
+  });
+  rows.push({
+    name: 'main',
+    test: await score('main', 'main', testCases),
+    hand: await score('main', 'main', handCases),
+  });
+  if (adapters.dpo)
+    rows.push({
+      name: 'main + DPO',
+      test: await score('dpo', 'dpo', testCases),
+      hand: await score('dpo', 'dpo', handCases),
+    });
   // The same hand-written cases sent raw, as a live agent would, through a gateway that renders them.
   const ids = new Set(handCases.map((c) => c.id));
-  const rawRows = handwrittenRowsOf(handText, values.cases, built.catalog, { ...config.dataset, slicing: 'neighbours' }).filter((r) => ids.has(r.id));
-  say(`scoring main on ${rawRows.length} hand-written cases sent raw through the gateway (${built.catalog.tools.length} tools offered)`);
-  raw = await scoreThroughGateway(rawRows, built.catalog, { url: served.url, model: 'main' }, config.dataset.sliceSize, out, opts);
-  rows.push({ name: 'main (free decoding)', test: await score('main-free', 'main', testCases, { constrained: false }) });
+  const rawRows = handwrittenRowsOf(handText, values.cases, built.catalog, {
+    ...config.dataset,
+    slicing: 'neighbours',
+  }).filter((r) => ids.has(r.id));
+  say(
+    `scoring main on ${rawRows.length} hand-written cases sent raw through the gateway (${built.catalog.tools.length} tools offered)`,
+  );
+  raw = await scoreThroughGateway(
+    rawRows,
+    built.catalog,
+    { url: served.url, model: 'main' },
+    config.dataset.sliceSize,
+    out,
+    opts,
+  );
+  rows.push({
+    name: 'main (free decoding)',
+    test: await score('main-free', 'main', testCases, { constrained: false }),
+  });
   // The adapter's weights alone: serve's priors (retrieval on the decision, copy and fill on values) and its
   // grounding check off.
   const alone = { retrieval: false, copy: false, fill: false, grounding: false };
-  rows.push({ name: 'main (weights alone)', test: await score('main-alone', 'main', testCases, alone), hand: await score('main-alone', 'main', handCases, alone) });
-  for (const v of variants.filter((x) => x.name !== 'main')) rows.push({ name: v.name, test: await score(v.name, v.name, testCases) });
+  rows.push({
+    name: 'main (weights alone)',
+    test: await score('main-alone', 'main', testCases, alone),
+    hand: await score('main-alone', 'main', handCases, alone),
+  });
+  for (const v of variants.filter((x) => x.name !== 'main'))
+    rows.push({ name: v.name, test: await score(v.name, v.name, testCases) });
 } finally {
   served.run.kill(2000);
   await served.run.done.catch(() => undefined);
@@ -231,14 +349,18 @@ const table = [
 // SFT against SFT + DPO on the test sample, per corrupt-stage operator (positive: rows no operator touched).
 const operatorOf = new Map(built.rows.test.map((r) => [r.id, r.provenance.operator]));
 const dpoRow = rows.find((r) => r.name === 'main + DPO');
-const byOp = (name: string) => scoresByOperator(rows.find((r) => r.name === name)!.test.cases, (id) => operatorOf.get(id));
+const byOp = (name: string) =>
+  scoresByOperator(rows.find((r) => r.name === name)!.test.cases, (id) => operatorOf.get(id));
 const operatorTable = dpoRow
   ? (() => {
       const [sft, dpo] = [byOp('main'), byOp('main + DPO')];
       return [
         `| operator | cases | main exact | main + DPO exact | target abstains | main over-calls | main + DPO over-calls |`,
         `|---|---|---|---|---|---|---|`,
-        ...Object.keys(sft).map((op) => `| ${op} | ${sft[op]!.cases} | ${sft[op]!.exact} | ${dpo[op]!.exact} | ${sft[op]!.abstainTargets} | ${sft[op]!.overCalls} | ${dpo[op]!.overCalls} |`),
+        ...Object.keys(sft).map(
+          (op) =>
+            `| ${op} | ${sft[op]!.cases} | ${sft[op]!.exact} | ${dpo[op]!.exact} | ${sft[op]!.abstainTargets} | ${sft[op]!.overCalls} | ${dpo[op]!.overCalls} |`,
+        ),
       ];
     })()
   : [];
@@ -257,16 +379,39 @@ const summary = {
   handwrittenCases: handCases.length,
   tokensPerSecond,
   preferencePairs: dpoPairs ?? null,
-  results: rows.map(({ name, test, hand }) => ({ name, test: test.metrics, overCalling: overCallingRate(test.cases), byOperator: scoresByOperator(test.cases, (id) => operatorOf.get(id)), handwritten: hand?.metrics ?? null, handwrittenOverCalling: hand ? overCallingRate(hand.cases) : null })),
-  handwrittenRawThroughGateway: { metrics: raw!.result.metrics, retriever: raw!.recall, sliceSize: config.dataset.sliceSize, toolsOffered: built.catalog.tools.length },
+  results: rows.map(({ name, test, hand }) => ({
+    name,
+    test: test.metrics,
+    overCalling: overCallingRate(test.cases),
+    byOperator: scoresByOperator(test.cases, (id) => operatorOf.get(id)),
+    handwritten: hand?.metrics ?? null,
+    handwrittenOverCalling: hand ? overCallingRate(hand.cases) : null,
+  })),
+  handwrittenRawThroughGateway: {
+    metrics: raw!.result.metrics,
+    retriever: raw!.recall,
+    sliceSize: config.dataset.sliceSize,
+    toolsOffered: built.catalog.tools.length,
+  },
 };
 await writeFile(join(out, 'quality.json'), JSON.stringify(summary, null, 2));
-await writeFile(join(out, 'quality.md'), `${table.join('\n')}\n\n${operatorTable.length ? `${operatorTable.join('\n')}\n\n` : ''}${rawTable.join('\n')}\n`);
+await writeFile(
+  join(out, 'quality.md'),
+  `${table.join('\n')}\n\n${operatorTable.length ? `${operatorTable.join('\n')}\n\n` : ''}${rawTable.join('\n')}\n`,
+);
 const main = rows.find((r) => r.name === 'main')!;
 const base = rows.find((r) => r.name === 'base')!;
-console.log(`${full ? 'full' : 'quick'} mode, ${minutes()} min; train ${trainRows.length} rows, test ${testCases.length} cases, hand-written ${handCases.length}; training tokens/s ${Object.entries(tokensPerSecond).map(([k, v]) => `${k} ${v ?? '—'}`).join(', ')}`);
+console.log(
+  `${full ? 'full' : 'quick'} mode, ${minutes()} min; train ${trainRows.length} rows, test ${testCases.length} cases, hand-written ${handCases.length}; training tokens/s ${Object.entries(
+    tokensPerSecond,
+  )
+    .map(([k, v]) => `${k} ${v ?? '—'}`)
+    .join(', ')}`,
+);
 console.log(table.join('\n'));
 if (operatorTable.length) console.log(operatorTable.join('\n'));
 console.log(rawTable.join('\n'));
 console.log(`results: ${out}`);
-console.log(`quality: exact=${f(main.test.metrics.exactMatch.value)} tool=${f(main.test.metrics.toolAccuracy.value)} abstainF1=${f(main.test.metrics.abstention.f1.value)} handwritten_exact=${f(main.hand!.metrics.exactMatch.value)} base_exact=${f(base.test.metrics.exactMatch.value)}`);
+console.log(
+  `quality: exact=${f(main.test.metrics.exactMatch.value)} tool=${f(main.test.metrics.toolAccuracy.value)} abstainF1=${f(main.test.metrics.abstention.f1.value)} handwritten_exact=${f(main.hand!.metrics.exactMatch.value)} base_exact=${f(base.test.metrics.exactMatch.value)}`,
+);

@@ -47,7 +47,12 @@ const sets = [
 console.log(`${tools.length} tools offered (every tool of ${built.catalog.servers.map((s) => s.name).join(', ')})`);
 console.log(`| set | cases | ${ks.map((k) => `recall@${k}`).join(' | ')} | ms/query |`);
 console.log(`|---|---|${ks.map(() => '---|').join('')}---|`);
-for (const s of sets) console.log(`| ${s.name} | ${s.n} | ${s.recall.map((r) => r.toFixed(3)).join(' | ')} | ${s.msPerQuery.toFixed(2)} |`);
-console.log(`| random slice (baseline) | — | ${ks.map((k) => Math.min(1, k / tools.length).toFixed(3)).join(' | ')} | — |`);
+for (const s of sets)
+  console.log(`| ${s.name} | ${s.n} | ${s.recall.map((r) => r.toFixed(3)).join(' | ')} | ${s.msPerQuery.toFixed(2)} |`);
+console.log(
+  `| random slice (baseline) | — | ${ks.map((k) => Math.min(1, k / tools.length).toFixed(3)).join(' | ')} | — |`,
+);
 const at8 = ks.includes(8) ? ks.indexOf(8) : ks.length - 1;
-console.log(`retriever: recall@${ks[at8]} test=${sets[0]!.recall[at8]!.toFixed(3)} handwritten=${sets[1]!.recall[at8]!.toFixed(3)}`);
+console.log(
+  `retriever: recall@${ks[at8]} test=${sets[0]!.recall[at8]!.toFixed(3)} handwritten=${sets[1]!.recall[at8]!.toFixed(3)}`,
+);

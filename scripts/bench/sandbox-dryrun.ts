@@ -14,7 +14,13 @@ import { DEFAULT_CACHE_DIR, DEFAULT_SEED } from '../../sandboxes/common/serve.js
 import { oracleEbsSandbox } from '../../sandboxes/oracle-ebs/main.js';
 import { salesforceSandbox } from '../../sandboxes/salesforce/main.js';
 import { tempDir } from '../../test/helpers/fixtures.js';
-import { httpSandbox, startHttpSandbox, stdioSandbox, type Sandbox, type SandboxName } from '../../test/helpers/sandbox.js';
+import {
+  httpSandbox,
+  startHttpSandbox,
+  stdioSandbox,
+  type Sandbox,
+  type SandboxName,
+} from '../../test/helpers/sandbox.js';
 import { writeCalls, type Call } from '../../test/helpers/write-calls.js';
 
 const { values } = parseArgs({ options: { calls: { type: 'string', default: '3000' } } });
@@ -33,13 +39,15 @@ async function startup(name: SandboxName, cold: boolean): Promise<number> {
 async function rate(clients: Sandbox[], calls: Call[], inFlight: number): Promise<number> {
   let next = 0;
   const t0 = performance.now();
-  await Promise.all(Array.from({ length: inFlight }, async (_, w) => {
-    while (next < N) {
-      const c = calls[next++ % calls.length]!;
-      const r = await clients[w % clients.length]!.call(c.tool, c.args, { dryRun: true });
-      if (r.isError) throw new Error(`${c.tool}: ${r.error?.code} ${r.error?.message}`);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: inFlight }, async (_, w) => {
+      while (next < N) {
+        const c = calls[next++ % calls.length]!;
+        const r = await clients[w % clients.length]!.call(c.tool, c.args, { dryRun: true });
+        if (r.isError) throw new Error(`${c.tool}: ${r.error?.code} ${r.error?.message}`);
+      }
+    }),
+  );
   return N / ((performance.now() - t0) / 1000);
 }
 
@@ -52,7 +60,12 @@ for (const name of ['salesforce', 'oracle-ebs'] as SandboxName[]) {
 
   const db = `${tempDir()}/bench.db`;
   const server = await startHttpSandbox(name, ['--db', db]);
-  const http = [await httpSandbox(server.url), await httpSandbox(server.url), await httpSandbox(server.url), await httpSandbox(server.url)];
+  const http = [
+    await httpSandbox(server.url),
+    await httpSandbox(server.url),
+    await httpSandbox(server.url),
+    await httpSandbox(server.url),
+  ];
   const calls = await writeCalls(http[0]!, name);
   const httpRate = await rate(http, calls, 16);
   for (const c of http) await c.close();
@@ -64,7 +77,15 @@ for (const name of ['salesforce', 'oracle-ebs'] as SandboxName[]) {
 
   // Baseline: the same calls in-process, no MCP, no JSON-RPC.
   const copy = openWorkingCopy(template, { path: db });
-  const sb = compileSandbox({ name, version: 'bench', instructions: '', tools: defs[name].tools, db: copy.db, today: defs[name].today, scopes: ['*'] });
+  const sb = compileSandbox({
+    name,
+    version: 'bench',
+    instructions: '',
+    tools: defs[name].tools,
+    db: copy.db,
+    today: defs[name].today,
+    scopes: ['*'],
+  });
   const t0 = performance.now();
   for (let i = 0; i < N; i++) {
     const c = calls[i % calls.length]!;
@@ -73,7 +94,13 @@ for (const name of ['salesforce', 'oracle-ebs'] as SandboxName[]) {
   const direct = N / ((performance.now() - t0) / 1000);
   copy.close();
 
-  console.log(`${name}: ${defs[name].tools.length} tools (${calls.length} write), pristine db ${(statSync(template).size / 1024 / 1024).toFixed(1)} MiB`);
-  console.log(`  start-up over stdio: ${median(warm).toFixed(0)} ms (db cached), ${cold.toFixed(0)} ms (cold: builds the db)`);
-  console.log(`  dry-runs/s: in-process ${direct.toFixed(0)}, MCP stdio ${stdioRate.toFixed(0)} (${(direct / stdioRate).toFixed(1)}x slower), MCP HTTP ${httpRate.toFixed(0)} (${(direct / httpRate).toFixed(1)}x slower)`);
+  console.log(
+    `${name}: ${defs[name].tools.length} tools (${calls.length} write), pristine db ${(statSync(template).size / 1024 / 1024).toFixed(1)} MiB`,
+  );
+  console.log(
+    `  start-up over stdio: ${median(warm).toFixed(0)} ms (db cached), ${cold.toFixed(0)} ms (cold: builds the db)`,
+  );
+  console.log(
+    `  dry-runs/s: in-process ${direct.toFixed(0)}, MCP stdio ${stdioRate.toFixed(0)} (${(direct / stdioRate).toFixed(1)}x slower), MCP HTTP ${httpRate.toFixed(0)} (${(direct / httpRate).toFixed(1)}x slower)`,
+  );
 }

@@ -46,26 +46,62 @@ const KEY_ENV = 'FLYWHEEL_BENCH_TEACHER_KEY';
 process.env[KEY_ENV] = 'test-key';
 
 Runtime.install({ logger: new DefaultLogger('ERROR') });
-const env = await TestWorkflowEnvironment.createLocal({ server: { executable: { type: 'existing-path', path: TEMPORAL_BIN }, searchAttributes: SEARCH_ATTRIBUTES } });
+const env = await TestWorkflowEnvironment.createLocal({
+  server: { executable: { type: 'existing-path', path: TEMPORAL_BIN }, searchAttributes: SEARCH_ATTRIBUTES },
+});
 const standIn = await startStandIn(undefined, 2500, latencyMs);
-const { train: _t, evaluate: _e, gate: _g, deploy: _d, gateway: _w, ...example } = await loadConfigFile(join(REPO, DEFAULT_CONFIG));
+const {
+  train: _t,
+  evaluate: _e,
+  gate: _g,
+  deploy: _d,
+  gateway: _w,
+  ...example
+} = await loadConfigFile(join(REPO, DEFAULT_CONFIG));
 
 /** The config for `perGoal` intents per goal, in a fresh store (nothing cached or memoised). */
-const configFor = (perGoal: number, chunkSize: number): FlywheelConfig => parseConfig({
-  ...example,
-  name: 'scale-out',
-  artifacts: { store: `file://${tempDir('flywheel-scale-out-')}` },
-  dataset: { ...example.dataset!, perGoal, chunkSize, teacher: { kind: 'openai', baseUrl: standIn.url, model: 'teacher-model', apiKeyEnv: KEY_ENV, concurrency, timeoutMs: 60_000 } },
-});
+const configFor = (perGoal: number, chunkSize: number): FlywheelConfig =>
+  parseConfig({
+    ...example,
+    name: 'scale-out',
+    artifacts: { store: `file://${tempDir('flywheel-scale-out-')}` },
+    dataset: {
+      ...example.dataset!,
+      perGoal,
+      chunkSize,
+      teacher: {
+        kind: 'openai',
+        baseUrl: standIn.url,
+        model: 'teacher-model',
+        apiKeyEnv: KEY_ENV,
+        concurrency,
+        timeoutMs: 60_000,
+      },
+    },
+  });
 
 /** Intents the intents stage draws at `perGoal` (the stage itself, in this process). */
 async function intentsAt(perGoal: number): Promise<number> {
   const cfg = configFor(perGoal, 1000);
   const mock = new MockActivityEnvironment();
   const act = <A, R>(fn: (a: A) => Promise<R>, a: A): Promise<R> => mock.run(fn as never, a as never) as Promise<R>;
-  const snapshots = await Promise.all(cfg.servers.map((server) => act(listServerTools, { store: cfg.artifacts, server, maxPages: 100 })));
-  const { outputs } = await act(buildCatalog, { store: cfg.artifacts, project: cfg.name, catalog: cfg.catalog, snapshots, runId: 'bench' });
-  const out = await act(intentsStage, { store: cfg.artifacts, runId: 'bench', dataset: cfg.dataset!, catalog: outputs.catalog, servers: cfg.servers });
+  const snapshots = await Promise.all(
+    cfg.servers.map((server) => act(listServerTools, { store: cfg.artifacts, server, maxPages: 100 })),
+  );
+  const { outputs } = await act(buildCatalog, {
+    store: cfg.artifacts,
+    project: cfg.name,
+    catalog: cfg.catalog,
+    snapshots,
+    runId: 'bench',
+  });
+  const out = await act(intentsStage, {
+    store: cfg.artifacts,
+    runId: 'bench',
+    dataset: cfg.dataset!,
+    catalog: outputs.catalog,
+    servers: cfg.servers,
+  });
   return out.outputs.intents!.count;
 }
 // Intents grow linearly with perGoal: two probes give the perGoal for about --rows rows.
@@ -74,11 +110,21 @@ await closeAllConnections();
 const perGoal = Math.max(1, Math.round((rows - one) / Math.max(1, two - one)) + 1);
 
 function spawnWorkers(n: number): ChildProcess[] {
-  return Array.from({ length: n }, () => spawn(process.execPath, [join(REPO, 'bin', 'flywheel.js'), 'worker', '--max-activities', '1'], { env: { ...process.env, TEMPORAL_ADDRESS: env.address }, stdio: 'ignore', detached: true }));
+  return Array.from({ length: n }, () =>
+    spawn(process.execPath, [join(REPO, 'bin', 'flywheel.js'), 'worker', '--max-activities', '1'], {
+      env: { ...process.env, TEMPORAL_ADDRESS: env.address },
+      stdio: 'ignore',
+      detached: true,
+    }),
+  );
 }
 
 async function pollers(): Promise<number> {
-  const q = await env.client.workflowService.describeTaskQueue({ namespace: 'default', taskQueue: { name: 'flywheel' }, taskQueueType: 2 /* TASK_QUEUE_TYPE_ACTIVITY */ });
+  const q = await env.client.workflowService.describeTaskQueue({
+    namespace: 'default',
+    taskQueue: { name: 'flywheel' },
+    taskQueueType: 2 /* TASK_QUEUE_TYPE_ACTIVITY */,
+  });
   return new Set((q.pollers ?? []).map((p) => p.identity)).size;
 }
 
@@ -111,28 +157,60 @@ async function measure(workers: number): Promise<Measured> {
     const { handle } = await startRun(env.client, cfg, { config: cfg, trigger: 'bench' });
     for (;;) {
       const status = await runStatus(handle);
-      if (status.state === 'failed') throw new Error(`run failed: ${status.stages.find((s) => s.state === 'failed')?.detail}`);
+      if (status.state === 'failed')
+        throw new Error(`run failed: ${status.stages.find((s) => s.state === 'failed')?.detail}`);
       if (status.stages.find((s) => s.name === 'solve')?.state === 'completed') break;
       await new Promise((r) => setTimeout(r, 500));
     }
     const calls = standIn.answered - callsBefore;
     await handle.terminate('scale-out bench: measured through solve');
     const events = (await handle.fetchHistory()).events ?? [];
-    const scheduled = new Map(events.filter((e) => e.activityTaskScheduledEventAttributes).map((e) => [Number(e.eventId), e.activityTaskScheduledEventAttributes!]));
-    const inputOf = (a: Scheduled) => JSON.parse(Buffer.from(a.input!.payloads![0]!.data!).toString('utf8')) as { stage?: string; intents?: { count: number } };
-    const firstChunk = Math.min(...events.filter((e) => {
-      const s = e.activityTaskStartedEventAttributes && scheduled.get(Number(e.activityTaskStartedEventAttributes.scheduledEventId));
-      return s?.activityType?.name === 'stageChunk' && inputOf(s).stage === 'generate';
-    }).map((e) => ms(e.eventTime)));
-    const solveDone = events.find((e) => e.activityTaskCompletedEventAttributes && scheduled.get(Number(e.activityTaskCompletedEventAttributes.scheduledEventId))?.activityType?.name === 'solveStage');
+    const scheduled = new Map(
+      events
+        .filter((e) => e.activityTaskScheduledEventAttributes)
+        .map((e) => [Number(e.eventId), e.activityTaskScheduledEventAttributes!]),
+    );
+    const inputOf = (a: Scheduled) =>
+      JSON.parse(Buffer.from(a.input!.payloads![0]!.data!).toString('utf8')) as {
+        stage?: string;
+        intents?: { count: number };
+      };
+    const firstChunk = Math.min(
+      ...events
+        .filter((e) => {
+          const s =
+            e.activityTaskStartedEventAttributes &&
+            scheduled.get(Number(e.activityTaskStartedEventAttributes.scheduledEventId));
+          return s?.activityType?.name === 'stageChunk' && inputOf(s).stage === 'generate';
+        })
+        .map((e) => ms(e.eventTime)),
+    );
+    const solveDone = events.find(
+      (e) =>
+        e.activityTaskCompletedEventAttributes &&
+        scheduled.get(Number(e.activityTaskCompletedEventAttributes.scheduledEventId))?.activityType?.name ===
+          'solveStage',
+    );
     const generate = [...scheduled.values()].find((s) => s.activityType?.name === 'generateStage')!;
     const n = inputOf(generate).intents!.count;
-    if (!Number.isFinite(firstChunk) || !solveDone) throw new Error('no chunked generate or no solve in the history: raise --rows or --chunks');
+    if (!Number.isFinite(firstChunk) || !solveDone)
+      throw new Error('no chunked generate or no solve in the history: raise --rows or --chunks');
     const seconds = (ms(solveDone.eventTime) - firstChunk) / 1000;
-    return { workers, rows: n, seconds, rowsPerSecond: n / seconds, callsPerSecond: calls / seconds, idealCalls: (workers * concurrency) / (latencyMs / 1000) };
+    return {
+      workers,
+      rows: n,
+      seconds,
+      rowsPerSecond: n / seconds,
+      callsPerSecond: calls / seconds,
+      idealCalls: (workers * concurrency) / (latencyMs / 1000),
+    };
   } finally {
     for (const p of procs) if (p.exitCode === null && p.signalCode === null) process.kill(-p.pid!, 'SIGTERM');
-    await Promise.all(procs.map((p) => (p.exitCode !== null || p.signalCode !== null ? undefined : new Promise((r) => p.once('exit', r)))));
+    await Promise.all(
+      procs.map((p) =>
+        p.exitCode !== null || p.signalCode !== null ? undefined : new Promise((r) => p.once('exit', r)),
+      ),
+    );
   }
 }
 
@@ -141,8 +219,15 @@ for (const w of workerCounts) results.push(await measure(w));
 await standIn.close();
 await env.teardown();
 
-console.log(`teacher stand-in: ${latencyMs} ms per call, ${concurrency} calls in flight per worker; ${results[0]!.rows} rows (perGoal ${perGoal}), ${values.chunks} chunks per stage`);
+console.log(
+  `teacher stand-in: ${latencyMs} ms per call, ${concurrency} calls in flight per worker; ${results[0]!.rows} rows (perGoal ${perGoal}), ${values.chunks} chunks per stage`,
+);
 console.log('workers  rows/s  teacher calls/s  ideal calls/s  efficiency  seconds (generate + solve)');
-for (const r of results) console.log(`${String(r.workers).padStart(7)}  ${r.rowsPerSecond.toFixed(1).padStart(6)}  ${r.callsPerSecond.toFixed(1).padStart(15)}  ${r.idealCalls.toFixed(1).padStart(13)}  ${(r.callsPerSecond / r.idealCalls).toFixed(2).padStart(10)}  ${r.seconds.toFixed(1)}`);
+for (const r of results)
+  console.log(
+    `${String(r.workers).padStart(7)}  ${r.rowsPerSecond.toFixed(1).padStart(6)}  ${r.callsPerSecond.toFixed(1).padStart(15)}  ${r.idealCalls.toFixed(1).padStart(13)}  ${(r.callsPerSecond / r.idealCalls).toFixed(2).padStart(10)}  ${r.seconds.toFixed(1)}`,
+  );
 const last = results.at(-1)!;
-console.log(`scale-out: ${results.map((r) => `${r.workers}w=${r.rowsPerSecond.toFixed(1)}`).join(' ')} efficiency${last.workers}=${(last.callsPerSecond / last.idealCalls).toFixed(2)}`);
+console.log(
+  `scale-out: ${results.map((r) => `${r.workers}w=${r.rowsPerSecond.toFixed(1)}`).join(' ')} efficiency${last.workers}=${(last.callsPerSecond / last.idealCalls).toFixed(2)}`,
+);

@@ -28,20 +28,30 @@ const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floo
 const ms = (t0: bigint): number => Number(process.hrtime.bigint() - t0) / 1e6;
 
 Runtime.install({ logger: new DefaultLogger('ERROR') });
-const env = await TestWorkflowEnvironment.createLocal({ server: { executable: { type: 'existing-path', path: TEMPORAL_BIN }, searchAttributes: SEARCH_ATTRIBUTES } });
+const env = await TestWorkflowEnvironment.createLocal({
+  server: { executable: { type: 'existing-path', path: TEMPORAL_BIN }, searchAttributes: SEARCH_ATTRIBUTES },
+});
 const benchWorker = await Worker.create({
   connection: env.nativeConnection,
   taskQueue: 'bench',
   workflowsPath: fileURLToPath(new URL('./bench-workflows.ts', import.meta.url)),
   activities: benchActivities,
 });
-const flywheelWorker = await createCpuWorker({ connection: env.nativeConnection, namespace: 'default', workflowBundle: await bundleWorkflows() });
+const flywheelWorker = await createCpuWorker({
+  connection: env.nativeConnection,
+  namespace: 'default',
+  workflowBundle: await bundleWorkflows(),
+});
 
 await benchWorker.runUntil(
   flywheelWorker.runUntil(async () => {
     const timeRun = async (n: number, i: number): Promise<number> => {
       const t0 = process.hrtime.bigint();
-      await env.client.workflow.execute('emptyStages', { taskQueue: 'bench', workflowId: `bench-${n}-${i}-${Date.now()}`, args: [n] });
+      await env.client.workflow.execute('emptyStages', {
+        taskQueue: 'bench',
+        workflowId: `bench-${n}-${i}-${Date.now()}`,
+        args: [n],
+      });
       return ms(t0);
     };
     await timeRun(1, -1); // warm-up
@@ -56,7 +66,12 @@ await benchWorker.runUntil(
     const direct: number[] = [];
     const orchestrated: number[] = [];
     for (let i = 0; i < Math.min(RUNS, 10); i++) {
-      const cfg = parseConfig({ version: 1, name: `bench-${i}`, artifacts: { store: `file://${tempDir()}` }, servers: [fixtureStdio('crm', ['--tools', '20', '--page-size', '5'])] });
+      const cfg = parseConfig({
+        version: 1,
+        name: `bench-${i}`,
+        artifacts: { store: `file://${tempDir()}` },
+        servers: [fixtureStdio('crm', ['--tools', '20', '--page-size', '5'])],
+      });
       let t0 = process.hrtime.bigint();
       const snap = await listServerTools(cfg.servers[0]!, { maxPages: 100 });
       const store = openStore(cfg.artifacts.store);
@@ -71,7 +86,9 @@ await benchWorker.runUntil(
     console.log(`runs per measurement: ${RUNS}`);
     console.log(`empty run (1 empty stage), start to finish: median ${median(one).toFixed(1)} ms`);
     console.log(`each additional empty stage:              ${perStage.toFixed(1)} ms`);
-    console.log(`ingest (1 stdio server, 20 tools, 4 pages): in-process ${median(direct).toFixed(0)} ms, flywheelRun ${median(orchestrated).toFixed(0)} ms, ratio ${(median(orchestrated) / median(direct)).toFixed(2)}x`);
+    console.log(
+      `ingest (1 stdio server, 20 tools, 4 pages): in-process ${median(direct).toFixed(0)} ms, flywheelRun ${median(orchestrated).toFixed(0)} ms, ratio ${(median(orchestrated) / median(direct)).toFixed(2)}x`,
+    );
   }),
 );
 await env.teardown();

@@ -23,7 +23,9 @@ Sends the "${verb}" Update to a run whose gate waits for approval; it answers at
       const client = await connect();
       try {
         const handle = await findRun(client, id);
-        const answer = await handle.executeUpdate<string, [{ by: string; reason: string }]>(verb, { args: [{ by: values.by ?? userInfo().username, reason: values.reason }] });
+        const answer = await handle.executeUpdate<string, [{ by: string; reason: string }]>(verb, {
+          args: [{ by: values.by ?? userInfo().username, reason: values.reason }],
+        });
         console.log(`${handle.workflowId}: ${answer}`);
         return 0;
       } catch (err) {

@@ -21,7 +21,11 @@ cat   the content on stdout, hash-verified; a directory artifact prints its file
 get   write the artifact to DEST (must not exist): a directory artifact (an adapter) as its tree, else the file
 SHA may be a unique prefix (8+ hex digits). --store defaults to $FLYWHEEL_ARTIFACTS or ${DEFAULT_STORE_URI}.`,
   async run(argv) {
-    const { values, positionals } = parse(argv, { kind: { type: 'string' }, json: { type: 'boolean', default: false }, store: { type: 'string' } }, true);
+    const { values, positionals } = parse(
+      argv,
+      { kind: { type: 'string' }, json: { type: 'boolean', default: false }, store: { type: 'string' } },
+      true,
+    );
     const [verb, id, ...more] = positionals;
     const dest = verb === 'get' ? more.shift() : undefined;
     const rest = more;
@@ -31,7 +35,13 @@ SHA may be a unique prefix (8+ hex digits). --store defaults to $FLYWHEEL_ARTIFA
       case 'ls': {
         const manifests = (await store.list()).filter((m) => !values.kind || m.kind === values.kind);
         if (values.json) printJson(manifests);
-        else console.log(table(['kind', 'sha256', 'count', 'size', 'created'], manifests.map((m) => [m.kind, shortSha(m.sha256), String(m.count), humanBytes(m.bytes), m.createdAt])));
+        else
+          console.log(
+            table(
+              ['kind', 'sha256', 'count', 'size', 'created'],
+              manifests.map((m) => [m.kind, shortSha(m.sha256), String(m.count), humanBytes(m.bytes), m.createdAt]),
+            ),
+          );
         return 0;
       }
       case 'show': {
@@ -45,7 +55,8 @@ SHA may be a unique prefix (8+ hex digits). --store defaults to $FLYWHEEL_ARTIFA
         const ref = await store.resolve(id);
         const manifest = await store.manifest(ref.sha256);
         if (manifest.mediaType === TREE_MEDIA_TYPE) {
-          for (const f of await store.readTree(ref)) process.stdout.write(`${f.sha256}  ${String(f.bytes).padStart(10)}  ${f.path}\n`);
+          for (const f of await store.readTree(ref))
+            process.stdout.write(`${f.sha256}  ${String(f.bytes).padStart(10)}  ${f.path}\n`);
         } else {
           process.stdout.write(await store.read(ref));
         }

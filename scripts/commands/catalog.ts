@@ -36,7 +36,8 @@ Exit codes: 0 ok, 2 bad usage, 1 a server failed (the message names it).`,
       },
       true,
     );
-    if (positionals[0] !== 'ingest' || positionals.length !== 1) throw new UsageError('expected: flywheel catalog ingest --server SPEC --out FILE');
+    if (positionals[0] !== 'ingest' || positionals.length !== 1)
+      throw new UsageError('expected: flywheel catalog ingest --server SPEC --out FILE');
     if (!values.server?.length) throw new UsageError('give at least one --server SPEC');
     if (!values.out) throw new UsageError('--out FILE is required');
     const timeoutMs = intOption(values.timeout, 'timeout', 30_000);
@@ -62,7 +63,12 @@ Exit codes: 0 ok, 2 bad usage, 1 a server failed (the message names it).`,
     const catalog = buildCatalog(values.name, snapshots);
     const version = `cat-${shortSha(hashOf(catalog))}`;
     const previous = await readCatalog(values.out);
-    const diff = diffCatalogs(previous?.catalog ?? null, catalog, previous ? `cat-${shortSha(hashOf(previous.catalog))}` : null, version);
+    const diff = diffCatalogs(
+      previous?.catalog ?? null,
+      catalog,
+      previous ? `cat-${shortSha(hashOf(previous.catalog))}` : null,
+      version,
+    );
     const tmp = `${values.out}.tmp-${process.pid}`;
     await writeFile(tmp, `${JSON.stringify(JSON.parse(canonicalJson(catalog)), null, 2)}\n`);
     await rename(tmp, values.out);
@@ -73,7 +79,8 @@ Exit codes: 0 ok, 2 bad usage, 1 a server failed (the message names it).`,
       return 0;
     }
     console.log(`${values.out}: ${version}, ${catalog.tools.length} tools, ${catalog.quarantined.length} quarantined`);
-    for (const q of catalog.quarantined) console.log(`  quarantined ${q.server}/${q.name ?? '?'} [${q.code}]: ${q.reason.split('\n')[0]}`);
+    for (const q of catalog.quarantined)
+      console.log(`  quarantined ${q.server}/${q.name ?? '?'} [${q.code}]: ${q.reason.split('\n')[0]}`);
     if (previous) {
       console.log(`changes since ${diff.from}: +${diff.added.length} -${diff.removed.length} ~${diff.changed.length}`);
       for (const id of diff.added) console.log(`  + ${id}`);

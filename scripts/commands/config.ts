@@ -15,7 +15,9 @@ Exit codes: 0 valid, 2 invalid or unreadable.`,
     const [verb, file, ...rest] = positionals;
     if (verb !== 'check' || !file || rest.length > 0) throw new UsageError('expected: flywheel config check FILE');
     const config = await loadConfigFile(file);
-    console.log(`${file}: ok — project "${config.name}", ${config.servers.length} MCP server(s), store ${config.artifacts.store}`);
+    console.log(
+      `${file}: ok — project "${config.name}", ${config.servers.length} MCP server(s), store ${config.artifacts.store}`,
+    );
     console.log(`workflow id: ${workflowIdFor(config)}`);
     return 0;
   },

@@ -19,9 +19,14 @@ preview  N rendered rows: the prompt (system, conversation, offered tools) and t
          the only part that gets loss, with approximate token counts (regex pre-tokenizer; exact counts
          depend on the base model's tokenizer)`,
   async run(argv) {
-    const { values, positionals } = parse(argv, { n: { type: 'string' }, split: { type: 'string', default: 'train' } }, true);
+    const { values, positionals } = parse(
+      argv,
+      { n: { type: 'string' }, split: { type: 'string', default: 'train' } },
+      true,
+    );
     const [verb, id, ...rest] = positionals;
-    if (!['stats', 'preview'].includes(verb ?? '') || !id || rest.length) throw new UsageError('expected: flywheel dataset stats|preview RUN_ID');
+    if (!['stats', 'preview'].includes(verb ?? '') || !id || rest.length)
+      throw new UsageError('expected: flywheel dataset stats|preview RUN_ID');
     if (!['train', 'val', 'test'].includes(values.split)) throw new UsageError('--split must be train, val or test');
     const client = await connect();
     try {
@@ -35,15 +40,20 @@ preview  N rendered rows: the prompt (system, conversation, offered tools) and t
         console.log(report);
         return 0;
       }
-      const rendered = status.stages.find((s) => s.name === 'render')?.outputs[`rendered${values.split[0]!.toUpperCase()}${values.split.slice(1)}`];
+      const rendered = status.stages.find((s) => s.name === 'render')?.outputs[
+        `rendered${values.split[0]!.toUpperCase()}${values.split.slice(1)}`
+      ];
       if (!rendered) throw new UsageError(`run ${status.runId} has no rendered ${values.split} split`);
       const rows = await store.readJsonl<RenderedRow>(rendered);
       for (const row of rows.slice(0, intOption(values.n, 'n', 3))) {
         const promptText = row.prompt.map((m) => m.content ?? JSON.stringify(m.tool_calls ?? '')).join('\n');
         const toolsText = JSON.stringify(row.tools);
         const completion = row.completion.map((m) => m.content).join('\n');
-        console.log(`── ${row.id} ─ prompt ≈${approxTokens(promptText) + approxTokens(toolsText)} tokens (${row.tools.length} tools ≈${approxTokens(toolsText)}), completion ≈${approxTokens(completion ?? '')} tokens`);
-        for (const m of row.prompt) console.log(`  [${m.role}] ${(m.content ?? JSON.stringify(m.tool_calls)).replace(/\n/g, '\n          ')}`);
+        console.log(
+          `── ${row.id} ─ prompt ≈${approxTokens(promptText) + approxTokens(toolsText)} tokens (${row.tools.length} tools ≈${approxTokens(toolsText)}), completion ≈${approxTokens(completion ?? '')} tokens`,
+        );
+        for (const m of row.prompt)
+          console.log(`  [${m.role}] ${(m.content ?? JSON.stringify(m.tool_calls)).replace(/\n/g, '\n          ')}`);
         console.log(`  [tools] ${row.tools.map((t) => t.function.name).join(', ')}`);
         console.log(`  [completion — gets loss] ${completion}\n`);
       }

@@ -19,7 +19,6 @@ import { DEFAULT_GPU_WORKDIR } from '../../core/defaults.js';
 import { CPU_TASK_QUEUE, GPU_TASK_QUEUE } from '../../workflows/queues.js';
 import { DEFAULT_TEMPORAL_ADDRESS } from '../../core/temporal-env.js';
 
-
 async function answers(url: string): Promise<boolean> {
   try {
     return (await fetch(url, { signal: AbortSignal.timeout(2000) })).ok;
@@ -65,7 +64,10 @@ export const demoCommand: Command = {
 It stops only what it started. --keep-server leaves a dev server it started running so the UI link works;
 otherwise "make dev-server" brings the UI back later with the same history (${devServerSettings().dbFilename}).`,
   async run(argv) {
-    const { values } = parse(argv, { config: { type: 'string', default: DEFAULT_CONFIG }, 'keep-server': { type: 'boolean', default: false } });
+    const { values } = parse(argv, {
+      config: { type: 'string', default: DEFAULT_CONFIG },
+      'keep-server': { type: 'boolean', default: false },
+    });
     const config = await loadConfigFile(values.config);
     const logs = join(REPO_ROOT, '.flywheel', 'logs');
     let server: ChildProcess | undefined;
@@ -78,21 +80,45 @@ otherwise "make dev-server" brings the UI back later with the same history (${de
       } else {
         console.error('starting the Temporal dev server (log: .flywheel/logs/dev-server.log)');
         server = spawnLogged(temporalCli(), devServerArgs(devServerSettings()), join(logs, 'dev-server.log'));
-        await waitFor('Temporal dev server', async () => ((await temporalAnswers(1000)) ? true : undefined), 60_000, server);
+        await waitFor(
+          'Temporal dev server',
+          async () => ((await temporalAnswers(1000)) ? true : undefined),
+          60_000,
+          server,
+        );
         await upgradeDevServer();
       }
       console.error('starting a worker (log: .flywheel/logs/worker.log)');
-      worker = spawnLogged(process.execPath, [join(REPO_ROOT, 'bin', 'flywheel.js'), 'worker'], join(logs, 'worker.log'));
+      worker = spawnLogged(
+        process.execPath,
+        [join(REPO_ROOT, 'bin', 'flywheel.js'), 'worker'],
+        join(logs, 'worker.log'),
+      );
       if (config.train) {
-        console.error(`starting a GPU-queue worker (log: .flywheel/logs/gpu-worker.log; trainer stderr under ${DEFAULT_GPU_WORKDIR} while it runs)`);
-        gpuWorker = spawnLogged(process.execPath, [join(REPO_ROOT, 'bin', 'flywheel.js'), 'worker', '--queue', GPU_TASK_QUEUE], join(logs, 'gpu-worker.log'));
+        console.error(
+          `starting a GPU-queue worker (log: .flywheel/logs/gpu-worker.log; trainer stderr under ${DEFAULT_GPU_WORKDIR} while it runs)`,
+        );
+        gpuWorker = spawnLogged(
+          process.execPath,
+          [join(REPO_ROOT, 'bin', 'flywheel.js'), 'worker', '--queue', GPU_TASK_QUEUE],
+          join(logs, 'gpu-worker.log'),
+        );
       }
 
       if (config.deploy?.target === 'local' && !(await answers(`${config.deploy.endpoint}/models`))) {
         const port = new URL(config.deploy.endpoint).port || '80';
         console.error(`starting the local serving backend on port ${port} (log: .flywheel/logs/serve.log)`);
-        backend = spawnLogged(process.execPath, [join(REPO_ROOT, 'bin', 'flywheel.js'), 'serve', '--port', port], join(logs, 'serve.log'));
-        await waitFor('local serving backend', async () => ((await answers(`${config.deploy!.endpoint}/models`)) ? true : undefined), 120_000, backend);
+        backend = spawnLogged(
+          process.execPath,
+          [join(REPO_ROOT, 'bin', 'flywheel.js'), 'serve', '--port', port],
+          join(logs, 'serve.log'),
+        );
+        await waitFor(
+          'local serving backend',
+          async () => ((await answers(`${config.deploy!.endpoint}/models`)) ? true : undefined),
+          120_000,
+          backend,
+        );
       }
 
       const client = await connect();
@@ -109,33 +135,59 @@ otherwise "make dev-server" brings the UI back later with the same history (${de
         console.log(`workflow id: ${status.workflowId}`);
         console.log(`state:       ${status.state}${failed ? ` — ${failed}` : ''}`);
         console.log(`Temporal UI: ${status.uiLink}`);
-        const rows = status.stages.flatMap((s) => Object.entries(s.outputs).map(([n, r]) => refRow(`${s.name}.${n}`, r)));
+        const rows = status.stages.flatMap((s) =>
+          Object.entries(s.outputs).map(([n, r]) => refRow(`${s.name}.${n}`, r)),
+        );
         if (rows.length) console.log(`\nartifacts (${config.artifacts.store}):\n${table(REF_HEADERS, rows)}`);
         const ingest = status.stages.find((s) => s.name === 'ingest');
         if (ingest?.outputs.catalog && ingest.outputs.catalogDiff) {
-          const stats = (await store.manifest(ingest.outputs.catalog.sha256)).stats as { toolsByServer: Record<string, number>; quarantined: number };
+          const stats = (await store.manifest(ingest.outputs.catalog.sha256)).stats as {
+            toolsByServer: Record<string, number>;
+            quarantined: number;
+          };
           const diff = await store.readJson<CatalogDiff>(ingest.outputs.catalogDiff);
-          console.log(`\ncatalog ${diff.to}: ${Object.entries(stats.toolsByServer).map(([s, n]) => `${s} ${n} tools`).join(', ')}; ${stats.quarantined} quarantined`);
-          console.log(`changes since ${diff.from ?? '(first version)'}: +${diff.added.length} -${diff.removed.length} ~${diff.changed.length}`);
+          console.log(
+            `\ncatalog ${diff.to}: ${Object.entries(stats.toolsByServer)
+              .map(([s, n]) => `${s} ${n} tools`)
+              .join(', ')}; ${stats.quarantined} quarantined`,
+          );
+          console.log(
+            `changes since ${diff.from ?? '(first version)'}: +${diff.added.length} -${diff.removed.length} ~${diff.changed.length}`,
+          );
         }
         const report = await datasetReport(store, status, { coverage: 'gaps' });
         if (report) console.log(`\ndataset:\n${report}`);
         const trained = await trainReport(store, status);
         if (trained) console.log(`\nadapter:\n${trained}`);
         const evaluated = await evalReport(store, status);
-        if (evaluated) console.log(`\nevaluation (${config.evaluate?.limit ? `a stratified sample of ${config.evaluate.limit} test cases` : 'frozen test set'}; before the first deploy, production is the base model):\n${evaluated}`);
+        if (evaluated)
+          console.log(
+            `\nevaluation (${config.evaluate?.limit ? `a stratified sample of ${config.evaluate.limit} test cases` : 'frozen test set'}; before the first deploy, production is the base model):\n${evaluated}`,
+          );
         const deployed = status.stages.find((s) => s.name === 'deploy');
         if (deployed?.detail) console.log(`\ndeploy: ${deployed.state} — ${deployed.detail}`);
         const tour = await gatewayTour(store, status, config);
         if (tour) console.log(`\nthrough the router gateway:\n${tour}`);
-        if (config.deploy) console.log(`versions: flywheel versions --alias ${config.deploy.alias}   |   rollback: flywheel rollback --alias ${config.deploy.alias} --reason "…"`);
+        if (config.deploy)
+          console.log(
+            `versions: flywheel versions --alias ${config.deploy.alias}   |   rollback: flywheel rollback --alias ${config.deploy.alias} --reason "…"`,
+          );
         const adapter = status.stages.find((st) => st.name === 'train')?.outputs.adapter;
         if (adapter) {
-          const version = ((await store.manifest(adapter.sha256)).stats as { adapterVersion?: string }).adapterVersion ?? adapter.sha256.slice(0, 12);
-          console.log(`lineage: flywheel lineage ${version}   |   publish: flywheel publish adapter ${version} --dry-run --out /tmp/${version}-card   |   retention: flywheel gc --config ${values.config} --keep-last 3 --dry-run (with "make dev-server" up)`);
+          const version =
+            ((await store.manifest(adapter.sha256)).stats as { adapterVersion?: string }).adapterVersion ??
+            adapter.sha256.slice(0, 12);
+          console.log(
+            `lineage: flywheel lineage ${version}   |   publish: flywheel publish adapter ${version} --dry-run --out /tmp/${version}-card   |   retention: flywheel gc --config ${values.config} --keep-last 3 --dry-run (with "make dev-server" up)`,
+          );
         }
-        console.log(`\nmore: flywheel status ${status.runId}   |   flywheel artifacts ls   |   flywheel artifacts cat <sha>`);
-        if (server && !values['keep-server']) console.log('the dev server this demo started is stopped now; "make dev-server" brings the UI back with this history');
+        console.log(
+          `\nmore: flywheel status ${status.runId}   |   flywheel artifacts ls   |   flywheel artifacts cat <sha>`,
+        );
+        if (server && !values['keep-server'])
+          console.log(
+            'the dev server this demo started is stopped now; "make dev-server" brings the UI back with this history',
+          );
         return failed ? 1 : 0;
       } finally {
         await client.connection.close();

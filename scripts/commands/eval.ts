@@ -99,26 +99,46 @@ and per-domain tables, latency, tokens and cost, with bootstrap 95 % intervals.
       out: { type: 'string' },
       store: { type: 'string' },
     });
-    if (!values.endpoint || !values.model || [values.testset, values.cases, values.traces].filter(Boolean).length !== 1) throw new UsageError('--endpoint, --model and one of --testset, --cases or --traces are required');
+    if (!values.endpoint || !values.model || [values.testset, values.cases, values.traces].filter(Boolean).length !== 1)
+      throw new UsageError('--endpoint, --model and one of --testset, --cases or --traces are required');
     if (values['escalated-only'] && !values.traces) throw new UsageError('--escalated-only applies to --traces');
-    if (values.catalog && values.traces) throw new UsageError('--catalog applies to --cases and --testset: traces are scored on the decisions they logged');
-    if (values.cases && !values.catalog) throw new UsageError('--cases needs --catalog REF|FILE: the cases are rendered with its tool schemas');
+    if (values.catalog && values.traces)
+      throw new UsageError(
+        '--catalog applies to --cases and --testset: traces are scored on the decisions they logged',
+      );
+    if (values.cases && !values.catalog)
+      throw new UsageError('--cases needs --catalog REF|FILE: the cases are rendered with its tool schemas');
     const apiKeyEnv = values['api-key-env'];
-    if (apiKeyEnv && !process.env[apiKeyEnv]) throw new UsageError(`--api-key-env ${apiKeyEnv}: that environment variable is not set`);
+    if (apiKeyEnv && !process.env[apiKeyEnv])
+      throw new UsageError(`--api-key-env ${apiKeyEnv}: that environment variable is not set`);
     const { cases, sha256, source } = values.cases
       ? await loadHandwritten(values.cases, values.catalog!, values.config, values.store)
       : values.traces
         ? await loadTraceCases(values.traces, values['escalated-only'] === true)
         : await loadCases(values.testset!, values.store, values.catalog);
-    const bootstrap = { resamples: intOption(values.resamples, 'resamples', DEFAULTS.bootstrap.resamples), seed: wholeNumber(values.seed, 'seed', DEFAULTS.bootstrap.seed) };
+    const bootstrap = {
+      resamples: intOption(values.resamples, 'resamples', DEFAULTS.bootstrap.resamples),
+      seed: wholeNumber(values.seed, 'seed', DEFAULTS.bootstrap.seed),
+    };
     // --limit: a stratified sample, drawn as the evaluate stage draws one (same default seed, same cases).
     const sampleSeed = wholeNumber(values['sample-seed'], 'sample-seed', DEFAULTS.sampleSeed);
-    const selected = sampleCases(cases, values.limit ? intOption(values.limit, 'limit', cases.length) : undefined, sampleSeed);
+    const selected = sampleCases(
+      cases,
+      values.limit ? intOption(values.limit, 'limit', cases.length) : undefined,
+      sampleSeed,
+    );
     const label = values.label ?? values.model;
     console.error(`scoring ${label} at ${values.endpoint} on ${selected.length} cases of ${source}`);
     const result = await evaluateEndpoint(
       selected,
-      { label, baseUrl: values.endpoint, model: values.model, ...(apiKeyEnv ? { apiKey: process.env[apiKeyEnv]! } : {}), ...(values['adapter-id'] ? { adapterId: values['adapter-id'] } : {}), cost: costOf(values['cost-tokens'], values['cost-gpu-hour']) },
+      {
+        label,
+        baseUrl: values.endpoint,
+        model: values.model,
+        ...(apiKeyEnv ? { apiKey: process.env[apiKeyEnv]! } : {}),
+        ...(values['adapter-id'] ? { adapterId: values['adapter-id'] } : {}),
+        cost: costOf(values['cost-tokens'], values['cost-gpu-hour']),
+      },
       {
         concurrency: intOption(values.concurrency, 'concurrency', DEFAULTS.concurrency),
         timeoutMs: intOption(values['timeout-ms'], 'timeout-ms', DEFAULTS.timeoutMs),
@@ -131,7 +151,12 @@ and per-domain tables, latency, tokens and cost, with bootstrap 95 % intervals.
       },
     );
     process.stderr.write('\n');
-    const report: EvalReport = { createdAt: new Date().toISOString(), testSet: { sha256, cases: selected.length, source }, bootstrap, results: [result] };
+    const report: EvalReport = {
+      createdAt: new Date().toISOString(),
+      testSet: { sha256, cases: selected.length, source },
+      bootstrap,
+      results: [result],
+    };
     const out = resolve(values.out ?? join(DEFAULT_EVAL_DIR, report.createdAt.replace(/[:.]/g, '-')));
     await mkdir(out, { recursive: true });
     await writeReport(out, report);
@@ -142,29 +167,51 @@ and per-domain tables, latency, tokens and cost, with bootstrap 95 % intervals.
 };
 
 /** A file of rendered rows, or a rendered test set artifact (joined with its router rows for domains). */
-async function loadCases(testset: string, storeUri: string | undefined, catalogRef: string | undefined): Promise<{ cases: EvalCase[]; sha256: string; source: string }> {
+async function loadCases(
+  testset: string,
+  storeUri: string | undefined,
+  catalogRef: string | undefined,
+): Promise<{ cases: EvalCase[]; sha256: string; source: string }> {
   if (existsSync(testset)) {
-    if (catalogRef) throw new UsageError(`--catalog with --testset ${testset}: a file of rendered rows does not say who asked; give the run's rendered-test artifact to check scopes`);
+    if (catalogRef)
+      throw new UsageError(
+        `--catalog with --testset ${testset}: a file of rendered rows does not say who asked; give the run's rendered-test artifact to check scopes`,
+      );
     const text = await readFile(testset, 'utf8');
-    const rows = text.split('\n').filter((l) => l.trim()).map((l, i) => {
-      try {
-        return JSON.parse(l) as RenderedRow;
-      } catch (err) {
-        throw new UsageError(`${testset}:${i + 1}: not JSON: ${(err as Error).message}`);
-      }
-    });
+    const rows = text
+      .split('\n')
+      .filter((l) => l.trim())
+      .map((l, i) => {
+        try {
+          return JSON.parse(l) as RenderedRow;
+        } catch (err) {
+          throw new UsageError(`${testset}:${i + 1}: not JSON: ${(err as Error).message}`);
+        }
+      });
     return { cases: casesFrom(rows, [], testset), sha256: sha256Hex(text), source: testset };
   }
   const store = openStore(storeUriFrom(storeUri));
   const ref = await store.resolve(testset);
-  if (ref.kind !== 'rendered-test') throw new UsageError(`--testset ${testset} is a ${ref.kind} artifact; give a rendered-test artifact (see flywheel artifacts ls --kind rendered-test)`);
+  if (ref.kind !== 'rendered-test')
+    throw new UsageError(
+      `--testset ${testset} is a ${ref.kind} artifact; give a rendered-test artifact (see flywheel artifacts ls --kind rendered-test)`,
+    );
   const manifest = await store.manifest(ref.sha256);
   const routerRows: RouterRow[] = [];
   for (const parent of manifest.parents) {
     if ((await store.manifest(parent)).kind === 'test') routerRows.push(...(await store.readJsonl<RouterRow>(parent)));
   }
   const catalog = catalogRef ? await loadCatalog(catalogRef, storeUri) : undefined;
-  return { cases: casesFrom(await store.readJsonl<RenderedRow>(ref), routerRows, `rendered-test ${ref.sha256.slice(0, 12)}`, catalog), sha256: ref.sha256, source: `rendered-test ${ref.sha256.slice(0, 12)}` };
+  return {
+    cases: casesFrom(
+      await store.readJsonl<RenderedRow>(ref),
+      routerRows,
+      `rendered-test ${ref.sha256.slice(0, 12)}`,
+      catalog,
+    ),
+    sha256: ref.sha256,
+    source: `rendered-test ${ref.sha256.slice(0, 12)}`,
+  };
 }
 
 /** A catalog from a JSON file or an artifact (sha prefix or URI). */
@@ -174,15 +221,24 @@ async function loadCatalog(catalogRef: string, storeUri: string | undefined): Pr
   else {
     const store = openStore(storeUriFrom(storeUri));
     const ref = await store.resolve(catalogRef);
-    if (ref.kind !== 'catalog') throw new UsageError(`--catalog ${catalogRef} is a ${ref.kind} artifact; give a catalog (see flywheel artifacts ls --kind catalog)`);
+    if (ref.kind !== 'catalog')
+      throw new UsageError(
+        `--catalog ${catalogRef} is a ${ref.kind} artifact; give a catalog (see flywheel artifacts ls --kind catalog)`,
+      );
     catalog = await store.readJson<Catalog>(ref);
   }
-  if (!Array.isArray(catalog?.tools) || !Array.isArray(catalog?.servers)) throw new UsageError(`--catalog ${catalogRef} is not a catalog (servers[], tools[])`);
+  if (!Array.isArray(catalog?.tools) || !Array.isArray(catalog?.servers))
+    throw new UsageError(`--catalog ${catalogRef} is not a catalog (servers[], tools[])`);
   return catalog;
 }
 
 /** Hand-written cases rendered against a catalog (an artifact or a JSON file), with the config's dataset settings. */
-async function loadHandwritten(file: string, catalogRef: string, configFile: string | undefined, storeUri: string | undefined): Promise<{ cases: EvalCase[]; sha256: string; source: string }> {
+async function loadHandwritten(
+  file: string,
+  catalogRef: string,
+  configFile: string | undefined,
+  storeUri: string | undefined,
+): Promise<{ cases: EvalCase[]; sha256: string; source: string }> {
   let text: string;
   try {
     text = await readFile(file, 'utf8');
@@ -197,7 +253,10 @@ async function loadHandwritten(file: string, catalogRef: string, configFile: str
 }
 
 /** Traces (files, a directory, an S3 prefix) as cases; what cannot be a case is counted by reason on stderr. */
-async function loadTraceCases(source: string, escalatedOnly: boolean): Promise<{ cases: EvalCase[]; sha256: string; source: string }> {
+async function loadTraceCases(
+  source: string,
+  escalatedOnly: boolean,
+): Promise<{ cases: EvalCase[]; sha256: string; source: string }> {
   let files;
   try {
     files = await traceFiles(source);
@@ -219,17 +278,29 @@ async function loadTraceCases(source: string, escalatedOnly: boolean): Promise<{
   const byReason = new Map<string, number>();
   for (const s of skipped) byReason.set(s.reason, (byReason.get(s.reason) ?? 0) + 1);
   if (unreadable) byReason.set('invalid_json', unreadable);
-  if (byReason.size) console.error(`skipped ${skipped.length + unreadable} of ${parsed.length + unreadable} traces: ${[...byReason].map(([r, n]) => `${r} ${n}`).join(', ')}`);
-  for (const s of skipped.filter((x) => x.reason !== 'not_escalated').slice(0, 3)) console.error(`  ${s.file}:${s.row}: ${s.reason}: ${s.detail}`);
-  if (cases.length === 0) throw new UsageError(`--traces ${source}: none of its ${parsed.length + unreadable} traces is a routing decision to score${escalatedOnly ? ' (with --escalated-only)' : ''}`);
-  return { cases, sha256: digest.digest('hex'), source: `${files.length} trace file(s) at ${source}${escalatedOnly ? ', escalated decisions' : ''}` };
+  if (byReason.size)
+    console.error(
+      `skipped ${skipped.length + unreadable} of ${parsed.length + unreadable} traces: ${[...byReason].map(([r, n]) => `${r} ${n}`).join(', ')}`,
+    );
+  for (const s of skipped.filter((x) => x.reason !== 'not_escalated').slice(0, 3))
+    console.error(`  ${s.file}:${s.row}: ${s.reason}: ${s.detail}`);
+  if (cases.length === 0)
+    throw new UsageError(
+      `--traces ${source}: none of its ${parsed.length + unreadable} traces is a routing decision to score${escalatedOnly ? ' (with --escalated-only)' : ''}`,
+    );
+  return {
+    cases,
+    sha256: digest.digest('hex'),
+    source: `${files.length} trace file(s) at ${source}${escalatedOnly ? ', escalated decisions' : ''}`,
+  };
 }
 
 function costOf(tokens: string | undefined, gpuHour: string | undefined): CostModel {
   if (tokens && gpuHour) throw new UsageError('give at most one of --cost-tokens and --cost-gpu-hour');
   if (tokens) {
     const [input, output] = tokens.split(',').map(Number);
-    if (!Number.isFinite(input) || !Number.isFinite(output) || input! < 0 || output! < 0) throw new UsageError(`--cost-tokens wants IN,OUT dollars per 1M tokens, got "${tokens}"`);
+    if (!Number.isFinite(input) || !Number.isFinite(output) || input! < 0 || output! < 0)
+      throw new UsageError(`--cost-tokens wants IN,OUT dollars per 1M tokens, got "${tokens}"`);
     return { kind: 'tokens', inputPerMillion: input!, outputPerMillion: output! };
   }
   if (gpuHour) {
@@ -239,4 +310,3 @@ function costOf(tokens: string | undefined, gpuHour: string | undefined): CostMo
   }
   return { kind: 'none' };
 }
-

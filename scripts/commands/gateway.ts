@@ -14,7 +14,8 @@ import { createClientKey, GATEWAY_KEYS_ENV } from '../../gateway/client-keys.js'
 function portOption(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new UsageError(`--port must be an integer 0-65535 (0 picks a free port), got "${value}"`);
+  if (!Number.isInteger(n) || n < 0 || n > 65535)
+    throw new UsageError(`--port must be an integer 0-65535 (0 picks a free port), got "${value}"`);
   return n;
 }
 
@@ -63,9 +64,11 @@ Flags override the config file. Ctrl-C (SIGINT) or SIGTERM stops it cleanly.`,
     });
     const file = values.config ? await loadConfigFile(values.config) : undefined;
     // Without a gateway: section the config's deploy.registry is still the alias table to read.
-    const base: GatewayConfig = file?.gateway ?? gatewaySchema.parse(file?.deploy ? { registry: file.deploy.registry } : {});
+    const base: GatewayConfig =
+      file?.gateway ?? gatewaySchema.parse(file?.deploy ? { registry: file.deploy.registry } : {});
     // The router sees as many tools per request as it was trained with.
-    if (base.render && base.render.sliceSize === undefined && file?.dataset) base.render = { ...base.render, sliceSize: file.dataset.sliceSize };
+    if (base.render && base.render.sliceSize === undefined && file?.dataset)
+      base.render = { ...base.render, sliceSize: file.dataset.sliceSize };
     const port = portOption(values.port);
     const cfg: GatewayConfig = {
       ...base,
@@ -74,13 +77,21 @@ Flags override the config file. Ctrl-C (SIGINT) or SIGTERM stops it cleanly.`,
       ...(values.registry ? { registry: values.registry } : {}),
       ...(values['traces-dir'] ? { tracesDir: values['traces-dir'] } : {}),
     };
-    const keysFile = values['keys-file'] ?? cfg.keysFile ?? (existsSync(DEFAULT_GATEWAY_KEYS_FILE) ? DEFAULT_GATEWAY_KEYS_FILE : undefined);
+    const keysFile =
+      values['keys-file'] ??
+      cfg.keysFile ??
+      (existsSync(DEFAULT_GATEWAY_KEYS_FILE) ? DEFAULT_GATEWAY_KEYS_FILE : undefined);
     if (keysFile) cfg.keysFile = keysFile;
     const toolScopes = file ? await projectToolScopes(file) : undefined;
-    const gateway = await startGateway(cfg, { log: (line) => console.error(line), ...(toolScopes ? { toolScopes } : {}) });
+    const gateway = await startGateway(cfg, {
+      log: (line) => console.error(line),
+      ...(toolScopes ? { toolScopes } : {}),
+    });
     const aliases = await gateway.aliases();
     const serving = aliases.length ? aliases.map((a) => `${a.alias} (${a.version})`).join(', ') : 'no aliases yet';
-    console.log(`flywheel gateway listening on ${gateway.url}, serving ${serving}${cfg.escalation ? `; escalating to ${cfg.escalation.model}` : ''}`);
+    console.log(
+      `flywheel gateway listening on ${gateway.url}, serving ${serving}${cfg.escalation ? `; escalating to ${cfg.escalation.model}` : ''}`,
+    );
     await new Promise<void>((resolve) => {
       const stop = () => {
         process.off('SIGINT', stop);
@@ -104,7 +115,9 @@ async function projectToolScopes(file: FlywheelConfig): Promise<Record<string, s
   const store = openStore(file.artifacts.store, file.artifacts.s3);
   const head = (await catalogHistory(store, file.name)).at(-1);
   if (!head) {
-    console.error(`scope check off: project ${file.name} has no catalog in ${file.artifacts.store} yet (run the flywheel once)`);
+    console.error(
+      `scope check off: project ${file.name} has no catalog in ${file.artifacts.store} yet (run the flywheel once)`,
+    );
     return undefined;
   }
   const catalog = await store.readJson<Catalog>(await store.resolve(head.sha256));
@@ -115,7 +128,8 @@ async function projectToolScopes(file: FlywheelConfig): Promise<Record<string, s
 /** `flywheel gateway keys create NAME`: the key is printed once, on stdout; only its hash is kept. */
 async function keysCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parse(argv, { config: { type: 'string' }, 'keys-file': { type: 'string' } }, true);
-  if (positionals[0] !== 'create' || positionals.length !== 2) throw new UsageError('expected: flywheel gateway keys create NAME [--keys-file FILE | --config FILE]');
+  if (positionals[0] !== 'create' || positionals.length !== 2)
+    throw new UsageError('expected: flywheel gateway keys create NAME [--keys-file FILE | --config FILE]');
   const file = values.config ? await loadConfigFile(values.config) : undefined;
   const keysFile = values['keys-file'] ?? file?.gateway?.keysFile ?? DEFAULT_GATEWAY_KEYS_FILE;
   const key = createClientKey(keysFile, positionals[1]!);

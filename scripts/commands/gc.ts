@@ -68,7 +68,20 @@ Older runs' memo entries go when one of their outputs goes: that stage reruns ne
     const deleted = values['dry-run'] ? null : await executeGc(store, plan);
     for (const w of plan.warnings) console.error(`warning: ${w}`);
     if (values.json) {
-      printJson({ store: store.rootUri, registry: registry ?? null, dryRun: values['dry-run'], keepLast, minAgeMs, runs: plan.runs, roots: plan.roots, reasons: Object.fromEntries(plan.reasons), kept: { artifacts: plan.keptArtifacts, files: plan.keptFiles }, delete: plan.delete, bytesFreed: plan.bytesFreed, deleted });
+      printJson({
+        store: store.rootUri,
+        registry: registry ?? null,
+        dryRun: values['dry-run'],
+        keepLast,
+        minAgeMs,
+        runs: plan.runs,
+        roots: plan.roots,
+        reasons: Object.fromEntries(plan.reasons),
+        kept: { artifacts: plan.keptArtifacts, files: plan.keptFiles },
+        delete: plan.delete,
+        bytesFreed: plan.bytesFreed,
+        deleted,
+      });
     } else {
       console.log(summary(store.rootUri, registry, inputs.registryRefs.length, plan, deleted));
     }
@@ -80,7 +93,9 @@ function keepLastOption(value: string | undefined): number {
   if (value === undefined) throw new UsageError('--keep-last N is required (how many recent runs keep their outputs)');
   const n = Number(value);
   if (!/^\d+$/.test(value) || !Number.isInteger(n) || n < 1) {
-    throw new UsageError(`--keep-last must be a positive integer (the newest run may still be running), got "${value}"`);
+    throw new UsageError(
+      `--keep-last must be a positive integer (the newest run may still be running), got "${value}"`,
+    );
   }
   return n;
 }
@@ -96,24 +111,34 @@ function durationOption(value: string, name: string): number {
  * The registry to read, or undefined when nothing counts as deployed. A registry that is named (flag or a
  * config deploy section) but missing is an error: a wrong working directory must not delete adapters.
  */
-function registryPath(values: { registry?: string; 'no-registry': boolean }, config: Awaited<ReturnType<typeof loadConfigFile>> | undefined, storeUri: string): string | undefined {
+function registryPath(
+  values: { registry?: string; 'no-registry': boolean },
+  config: Awaited<ReturnType<typeof loadConfigFile>> | undefined,
+  storeUri: string,
+): string | undefined {
   if (values['no-registry']) {
     if (values.registry) throw new UsageError('--registry and --no-registry contradict each other');
     return undefined;
   }
-  const hint = 'run gc where the deploy worker runs, pass --registry PATH|URL, or --no-registry if nothing was ever deployed from this store';
+  const hint =
+    'run gc where the deploy worker runs, pass --registry PATH|URL, or --no-registry if nothing was ever deployed from this store';
   if (values.registry) {
     if (!registryExists(values.registry)) throw new UsageError(`registry ${values.registry} does not exist; ${hint}`);
     return values.registry;
   }
   const configured = config?.deploy?.registry ?? config?.gateway?.registry;
   if (configured) {
-    if (!registryExists(configured)) throw new UsageError(`registry ${configured} (from ${config?.deploy ? 'deploy' : 'gateway'}.registry) does not exist; ${hint}`);
+    if (!registryExists(configured))
+      throw new UsageError(
+        `registry ${configured} (from ${config?.deploy ? 'deploy' : 'gateway'}.registry) does not exist; ${hint}`,
+      );
     return configured;
   }
   if (existsSync(DEFAULT_REGISTRY)) return DEFAULT_REGISTRY;
   // Deployments may be recorded in a registry elsewhere (another directory, another machine): never assume none.
-  throw new UsageError(`no registry found (no --registry, no deploy.registry in a --config, no ${DEFAULT_REGISTRY}) for the store ${storeUri}; ${hint}`);
+  throw new UsageError(
+    `no registry found (no --registry, no deploy.registry in a --config, no ${DEFAULT_REGISTRY}) for the store ${storeUri}; ${hint}`,
+  );
 }
 
 /** Open and newest runs from Temporal; an unreachable server is an error unless --no-temporal says none runs. */
@@ -122,7 +147,9 @@ async function temporalRuns(keepLast: number): Promise<RunRefs[]> {
   try {
     client = await connect();
   } catch (err) {
-    throw new UsageError(`${(err as Error).message.split('\n')[0]}; gc keeps the outputs of running flywheel runs and needs Temporal to see them (pass --no-temporal only when no run is in progress)`);
+    throw new UsageError(
+      `${(err as Error).message.split('\n')[0]}; gc keeps the outputs of running flywheel runs and needs Temporal to see them (pass --no-temporal only when no run is in progress)`,
+    );
   }
   try {
     return await flywheelRunRefs(client, keepLast);
@@ -131,13 +158,21 @@ async function temporalRuns(keepLast: number): Promise<RunRefs[]> {
   }
 }
 
-function summary(storeUri: string, registry: string | undefined, registryRefs: number, plan: GcPlan, deleted: GcResult | null): string {
+function summary(
+  storeUri: string,
+  registry: string | undefined,
+  registryRefs: number,
+  plan: GcPlan,
+  deleted: GcResult | null,
+): string {
   const runs = plan.runs;
   const lines = [
     `store     ${storeUri}`,
     `registry  ${registry ? `${registry} (${registryRefs} artifact references)` : 'none: nothing counts as deployed'}`,
     `runs      ${runs.kept.length + runs.dropped.length} with memo entries; keeping the newest ${runs.kept.length}${runs.dropped.length ? `, dropping ${runs.dropped.length} older` : ''}`,
-    ...runs.kept.map((r) => `            ${r.newest}  ${r.runId}  (${plural(r.stages.length, 'memo entry', 'memo entries')})`),
+    ...runs.kept.map(
+      (r) => `            ${r.newest}  ${r.runId}  (${plural(r.stages.length, 'memo entry', 'memo entries')})`,
+    ),
     `kept      ${plural(plan.keptArtifacts, 'artifact')}, ${plural(plan.keptFiles, 'file')} without a manifest (directory-artifact files, fresh objects)`,
     `  roots   deployed ${plan.roots.deployed}, pointers ${plan.roots.pointer}, recent runs ${plan.roots['recent-run']}, open runs ${plan.roots['open-run']}, configs ${plan.roots.config}, fresh ${plan.roots.fresh}`,
     `${deleted ? 'deleted   ' : 'dry run   would delete '}${plural(plan.delete.memos.length, 'memo entry', 'memo entries')}, ${plural(plan.delete.manifests.length, 'artifact')}, ${plural(plan.delete.objects.length, 'object')} (${humanBytes(plan.bytesFreed)})`,

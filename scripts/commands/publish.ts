@@ -16,7 +16,6 @@ import { parse, UsageError, type Command } from '../lib/args.js';
 import { humanBytes, printJson, table } from '../lib/output.js';
 import { DEFAULT_STORE_URI } from '../../core/defaults.js';
 
-
 export const publishCommand: Command = {
   name: 'publish',
   summary: 'publish a dataset or an adapter, with its card, to S3 or the Hugging Face Hub',
@@ -75,42 +74,79 @@ adapter  the adapter artifact's files (adapter/, base/ for a tiny base, metrics.
       true,
     );
     const [what, id, ...extra] = positionals;
-    if ((what !== 'dataset' && what !== 'adapter') || !id || extra.length) throw new UsageError('expected: flywheel publish dataset|adapter ADAPTER_VERSION|SHA --to URI');
+    if ((what !== 'dataset' && what !== 'adapter') || !id || extra.length)
+      throw new UsageError('expected: flywheel publish dataset|adapter ADAPTER_VERSION|SHA --to URI');
     if (values.private && values.public) throw new UsageError('--private and --public exclude each other');
     if (values.out && !values['dry-run']) throw new UsageError('--out goes with --dry-run');
-    if (!values.to && !values['dry-run']) throw new UsageError('--to is required (s3://bucket/prefix, hf://datasets/ORG/NAME or hf://ORG/NAME)');
-    if (values['dataset-repo'] && !/^[\w.-]+\/[\w.-]+$/.test(values['dataset-repo'])) throw new UsageError(`--dataset-repo ${values['dataset-repo']}: expected ORG/NAME`);
-    if (values.registry && !registryExists(values.registry)) throw new UsageError(`--registry ${values.registry}: no such file`);
+    if (!values.to && !values['dry-run'])
+      throw new UsageError('--to is required (s3://bucket/prefix, hf://datasets/ORG/NAME or hf://ORG/NAME)');
+    if (values['dataset-repo'] && !/^[\w.-]+\/[\w.-]+$/.test(values['dataset-repo']))
+      throw new UsageError(`--dataset-repo ${values['dataset-repo']}: expected ORG/NAME`);
+    if (values.registry && !registryExists(values.registry))
+      throw new UsageError(`--registry ${values.registry}: no such file`);
     const registry = values.registry ?? (existsSync(DEFAULT_REGISTRY) ? DEFAULT_REGISTRY : undefined);
     const target = values.to ? await inputError(() => parseTarget(values.to!, what)) : undefined;
-    if ((values.private || values.public) && target?.kind === 's3') throw new UsageError('--private/--public apply to hf:// targets; S3 access is the bucket policy\'s');
+    if ((values.private || values.public) && target?.kind === 's3')
+      throw new UsageError("--private/--public apply to hf:// targets; S3 access is the bucket policy's");
     // The token is checked before any work, so a missing one costs nothing; it is never echoed.
     const tokenEnv = values['token-env'];
     // Not echoed when malformed: a token pasted here by mistake must not end up in a terminal log.
-    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(tokenEnv)) throw new UsageError('--token-env takes the NAME of an environment variable (letters, digits, _)');
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(tokenEnv))
+      throw new UsageError('--token-env takes the NAME of an environment variable (letters, digits, _)');
     const token = process.env[tokenEnv];
-    if (target?.kind === 'hf' && !values['dry-run'] && !token) throw new UsageError(`${tokenEnv} is not set: put a Hugging Face access token with write access in the environment variable ${tokenEnv}`);
+    if (target?.kind === 'hf' && !values['dry-run'] && !token)
+      throw new UsageError(
+        `${tokenEnv} is not set: put a Hugging Face access token with write access in the environment variable ${tokenEnv}`,
+      );
 
     const store = openStore(storeUriFrom(values.store));
-    const opts: CollectOptions = { trainStageVersion: stageVersion('train'), ...(registry ? { registry } : {}), ...(values.license ? { license: values.license } : {}), ...(values['dataset-repo'] ? { datasetRepo: values['dataset-repo'] } : {}), withExamples: values['with-examples'] };
-    const pub = await inputError(() => (what === 'dataset' ? collectDataset(store, id, opts) : collectAdapter(store, id, opts)));
+    const opts: CollectOptions = {
+      trainStageVersion: stageVersion('train'),
+      ...(registry ? { registry } : {}),
+      ...(values.license ? { license: values.license } : {}),
+      ...(values['dataset-repo'] ? { datasetRepo: values['dataset-repo'] } : {}),
+      withExamples: values['with-examples'],
+    };
+    const pub = await inputError(() =>
+      what === 'dataset' ? collectDataset(store, id, opts) : collectAdapter(store, id, opts),
+    );
 
     if (values['dry-run']) return dryRun(pub, target, values.out, values.json);
     if (target!.kind === 's3') {
       const result = await publishToS3(pub, target!, values['s3-endpoint'] ? { endpoint: values['s3-endpoint'] } : {});
-      if (values.json) printJson({ kind: pub.kind, name: pub.name, datasetHash: pub.datasetHash, notes: pub.notes, ...result });
+      if (values.json)
+        printJson({ kind: pub.kind, name: pub.name, datasetHash: pub.datasetHash, notes: pub.notes, ...result });
       else {
         printNotes(pub);
-        console.log(`published ${pub.kind} ${pub.name} to ${result.uri}: ${result.uploaded.length} uploaded, ${result.unchanged.length} unchanged${result.manifestWritten ? ', manifest.json written' : ' (already published: nothing to do)'}`);
+        console.log(
+          `published ${pub.kind} ${pub.name} to ${result.uri}: ${result.uploaded.length} uploaded, ${result.unchanged.length} unchanged${result.manifestWritten ? ', manifest.json written' : ' (already published: nothing to do)'}`,
+        );
       }
       return 0;
     }
     const hubUrl = values['hub-url'] ?? process.env.HF_ENDPOINT ?? DEFAULT_HUB_URL;
-    const result = await inputError(() => publishToHub(pub, target!, { accessToken: token!, tokenEnv, hubUrl, visibility: values.public ? 'public' : 'private' }));
-    if (values.json) printJson({ kind: pub.kind, name: pub.name, datasetHash: pub.datasetHash, notes: pub.notes, files: pub.files.length, ...result });
+    const result = await inputError(() =>
+      publishToHub(pub, target!, {
+        accessToken: token!,
+        tokenEnv,
+        hubUrl,
+        visibility: values.public ? 'public' : 'private',
+      }),
+    );
+    if (values.json)
+      printJson({
+        kind: pub.kind,
+        name: pub.name,
+        datasetHash: pub.datasetHash,
+        notes: pub.notes,
+        files: pub.files.length,
+        ...result,
+      });
     else {
       printNotes(pub);
-      console.log(`published ${pub.kind} ${pub.name} to ${result.url}${result.created ? ` (created, ${values.public ? 'public' : 'private'})` : ''}: ${pub.files.length} files${result.deleted.length ? `, ${result.deleted.length} stale deleted` : ''} in one commit${result.commit ? ` ${result.commit.oid} — ${result.commit.url}` : ''}`);
+      console.log(
+        `published ${pub.kind} ${pub.name} to ${result.url}${result.created ? ` (created, ${values.public ? 'public' : 'private'})` : ''}: ${pub.files.length} files${result.deleted.length ? `, ${result.deleted.length} stale deleted` : ''} in one commit${result.commit ? ` ${result.commit.oid} — ${result.commit.url}` : ''}`,
+      );
     }
     return 0;
   },
@@ -130,10 +166,16 @@ function printNotes(pub: Publication): void {
   for (const n of pub.notes) console.log(`note: ${n}`);
 }
 
-async function dryRun(pub: Publication, target: PublishTarget | undefined, out: string | undefined, json: boolean): Promise<number> {
+async function dryRun(
+  pub: Publication,
+  target: PublishTarget | undefined,
+  out: string | undefined,
+  json: boolean,
+): Promise<number> {
   if (out) {
     const dir = resolve(out);
-    if (existsSync(dir) && readdirSync(dir).length) throw new UsageError(`--out ${out}: directory exists and is not empty`);
+    if (existsSync(dir) && readdirSync(dir).length)
+      throw new UsageError(`--out ${out}: directory exists and is not empty`);
     for (const f of pub.files) {
       await mkdir(dirname(join(dir, f.path)), { recursive: true });
       await writeFile(join(dir, f.path), f.bytes);
@@ -141,12 +183,29 @@ async function dryRun(pub: Publication, target: PublishTarget | undefined, out: 
   }
   const where = target ? target.uri : 'nowhere (no --to)';
   if (json) {
-    printJson({ dryRun: true, kind: pub.kind, name: pub.name, datasetHash: pub.datasetHash, to: target?.uri ?? null, out: out ? resolve(out) : null, notes: pub.notes, files: pub.files.map((f) => ({ path: f.path, bytes: f.bytes.length, sha256: f.sha256 })), card: pub.card });
+    printJson({
+      dryRun: true,
+      kind: pub.kind,
+      name: pub.name,
+      datasetHash: pub.datasetHash,
+      to: target?.uri ?? null,
+      out: out ? resolve(out) : null,
+      notes: pub.notes,
+      files: pub.files.map((f) => ({ path: f.path, bytes: f.bytes.length, sha256: f.sha256 })),
+      card: pub.card,
+    });
     return 0;
   }
   const total = pub.files.reduce((n, f) => n + f.bytes.length, 0);
-  console.log(`dry run: would publish ${pub.kind} ${pub.name} (${pub.files.length} files, ${humanBytes(total)}) to ${where}${out ? `; files written to ${resolve(out)}` : ''}`);
+  console.log(
+    `dry run: would publish ${pub.kind} ${pub.name} (${pub.files.length} files, ${humanBytes(total)}) to ${where}${out ? `; files written to ${resolve(out)}` : ''}`,
+  );
   printNotes(pub);
-  console.log(`\n${table(['path', 'size', 'sha256'], pub.files.map((f) => [f.path, humanBytes(f.bytes.length), shortSha(f.sha256)]))}\n\n--- README.md ---\n${pub.card}`);
+  console.log(
+    `\n${table(
+      ['path', 'size', 'sha256'],
+      pub.files.map((f) => [f.path, humanBytes(f.bytes.length), shortSha(f.sha256)]),
+    )}\n\n--- README.md ---\n${pub.card}`,
+  );
   return 0;
 }

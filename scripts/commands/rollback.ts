@@ -12,7 +12,6 @@ import { deploySchema } from '../../core/config/schema.js';
 /** deploy.timeoutMs's default: a rollback waits on the backend as long as a deploy does. */
 const TIMEOUT_MS = deploySchema.shape.timeoutMs.parse(undefined);
 
-
 export const rollbackCommand: Command = {
   name: 'rollback',
   summary: 'point an alias back at an earlier version (smoke-tested, recorded)',
@@ -33,7 +32,18 @@ serves the new version from the next request on.
   --timeout-ms N    per backend call (default ${TIMEOUT_MS}, as deploy.timeoutMs)
   --store URI       artifact store holding the adapters and probes (default $FLYWHEEL_ARTIFACTS or ${DEFAULT_STORE_URI})`,
   async run(argv) {
-    const { values } = parse(argv, { alias: { type: 'string' }, to: { type: 'string' }, reason: { type: 'string' }, by: { type: 'string' }, registry: { type: 'string' }, 'adapter-dir': { type: 'string' }, 'api-key-env': { type: 'string' }, 'admin-token-env': { type: 'string' }, 'timeout-ms': { type: 'string' }, store: { type: 'string' } });
+    const { values } = parse(argv, {
+      alias: { type: 'string' },
+      to: { type: 'string' },
+      reason: { type: 'string' },
+      by: { type: 'string' },
+      registry: { type: 'string' },
+      'adapter-dir': { type: 'string' },
+      'api-key-env': { type: 'string' },
+      'admin-token-env': { type: 'string' },
+      'timeout-ms': { type: 'string' },
+      store: { type: 'string' },
+    });
     if (!values.alias) throw new UsageError('--alias is required');
     if (!values.reason?.trim()) throw new UsageError('--reason is required: the alias history records it');
     const input: RollbackInput = {
@@ -43,7 +53,9 @@ serves the new version from the next request on.
       reason: values.reason,
       registry: values.registry ?? DEFAULT_REGISTRY,
       ...(values['adapter-dir'] ? { adapterDir: values['adapter-dir'] } : {}),
-      ...(values.store || process.env.FLYWHEEL_ARTIFACTS ? { store: { store: (values.store ?? process.env.FLYWHEEL_ARTIFACTS)!, s3: {} } } : {}),
+      ...(values.store || process.env.FLYWHEEL_ARTIFACTS
+        ? { store: { store: (values.store ?? process.env.FLYWHEEL_ARTIFACTS)!, s3: {} } }
+        : {}),
       ...(values['api-key-env'] ? { apiKeyEnv: values['api-key-env'] } : {}),
       ...(values['admin-token-env'] ? { adminTokenEnv: values['admin-token-env'] } : {}),
       timeoutMs: intOption(values['timeout-ms'], 'timeout-ms', TIMEOUT_MS),
@@ -76,7 +88,11 @@ the alias: deploys and rollbacks, with who, why and the previous version. Reads 
   --registry PATH|URL default ${DEFAULT_REGISTRY}
   --json            {current, versions, history}`,
   async run(argv) {
-    const { values } = parse(argv, { alias: { type: 'string' }, registry: { type: 'string' }, json: { type: 'boolean', default: false } });
+    const { values } = parse(argv, {
+      alias: { type: 'string' },
+      registry: { type: 'string' },
+      json: { type: 'boolean', default: false },
+    });
     const alias = values.alias;
     if (!alias) throw new UsageError('--alias is required');
     return withRegistry(values.registry ?? DEFAULT_REGISTRY, async (registry) => {
@@ -91,9 +107,33 @@ the alias: deploys and rollbacks, with who, why and the previous version. Reads 
         console.log(`alias ${alias} has no versions in ${values.registry ?? DEFAULT_REGISTRY}`);
         return 0;
       }
-      console.log(table(['', 'version', 'adapter', 'target', 'endpoint', 'created'], versions.map((v) => [v.name === current ? '*' : '', v.name, v.adapterVersion, v.target, v.endpoint, v.createdAt])));
+      console.log(
+        table(
+          ['', 'version', 'adapter', 'target', 'endpoint', 'created'],
+          versions.map((v) => [
+            v.name === current ? '*' : '',
+            v.name,
+            v.adapterVersion,
+            v.target,
+            v.endpoint,
+            v.createdAt,
+          ]),
+        ),
+      );
       console.log(`\nhistory of ${alias}:`);
-      console.log(table(['at', 'action', 'version', 'previous', 'by', 'reason'], history.map((e) => [e.at, e.action, e.version, e.previous ?? '—', e.actor, e.reason.length > 80 ? `${e.reason.slice(0, 79)}…` : e.reason])));
+      console.log(
+        table(
+          ['at', 'action', 'version', 'previous', 'by', 'reason'],
+          history.map((e) => [
+            e.at,
+            e.action,
+            e.version,
+            e.previous ?? '—',
+            e.actor,
+            e.reason.length > 80 ? `${e.reason.slice(0, 79)}…` : e.reason,
+          ]),
+        ),
+      );
       return 0;
     });
   },

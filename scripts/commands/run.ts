@@ -53,13 +53,25 @@ in progress attaches to that run instead of racing it.
       json: { type: 'boolean', default: false },
     });
     if (values.config && values.resume) throw new UsageError('give --config FILE or --resume RUN_ID, not both');
-    const fresh = { traces: values.traces, reason: values.reason, 'idempotency-key': values['idempotency-key'], force: values.force || undefined, trigger: values.trigger };
+    const fresh = {
+      traces: values.traces,
+      reason: values.reason,
+      'idempotency-key': values['idempotency-key'],
+      force: values.force || undefined,
+      trigger: values.trigger,
+    };
     if (values.resume) {
-      const extra = Object.entries(fresh).filter(([, v]) => v !== undefined).map(([k]) => `--${k}`);
-      if (extra.length) throw new UsageError(`${extra.join(', ')} start a new run; --resume reruns a failed run exactly as it was`);
+      const extra = Object.entries(fresh)
+        .filter(([, v]) => v !== undefined)
+        .map(([k]) => `--${k}`);
+      if (extra.length)
+        throw new UsageError(`${extra.join(', ')} start a new run; --resume reruns a failed run exactly as it was`);
     }
     const key = values['idempotency-key'];
-    if (key !== undefined && !IDEMPOTENCY_KEY_RE.test(key)) throw new UsageError(`--idempotency-key "${key}": use 1-100 letters, digits, . _ : - (starting with a letter or digit)`);
+    if (key !== undefined && !IDEMPOTENCY_KEY_RE.test(key))
+      throw new UsageError(
+        `--idempotency-key "${key}": use 1-100 letters, digits, . _ : - (starting with a letter or digit)`,
+      );
     const client = await connect();
     try {
       let input: FlywheelRunInput;
@@ -77,19 +89,30 @@ in progress attaches to that run instead of racing it.
         };
         // The same checks the workflow makes, here first: a bad input exits 2 before anything starts.
         parseRunInput(input);
-        if (input.traces) parseConfig({ ...config, traces: [...config.traces, ...input.traces] }, `${file} with --traces`);
+        if (input.traces)
+          parseConfig({ ...config, traces: [...config.traces, ...input.traces] }, `${file} with --traces`);
       } else {
         const failed = await findRun(client, values.resume!);
         const status = await runStatus(failed);
         if (!RESUMABLE.has(status.state)) {
-          throw new UsageError(`run ${status.runId} is ${status.state}; only failed, terminated, canceled or timed-out runs can be resumed`);
+          throw new UsageError(
+            `run ${status.runId} is ${status.state}; only failed, terminated, canceled or timed-out runs can be resumed`,
+          );
         }
         const progress = (await runProgress(failed)) as RunProgress | undefined;
-        if (!progress?.configRef) throw new UsageError(`run ${status.runId} failed before its config was stored; start it again with --config`);
+        if (!progress?.configRef)
+          throw new UsageError(`run ${status.runId} failed before its config was stored; start it again with --config`);
         const store = progress.configStore ?? undefined;
         config = parseConfig(await openStore(store).readJson(progress.configRef), `config of run ${status.runId}`);
         // The stored config already holds the input's traces; force and reason carry over as they were.
-        input = { configRef: progress.configRef, ...(store ? { configStore: store } : {}), resumeOf: status.runId, trigger: 'cli-resume', ...(progress.force ? { force: true } : {}), ...(progress.reason ? { reason: progress.reason } : {}) };
+        input = {
+          configRef: progress.configRef,
+          ...(store ? { configStore: store } : {}),
+          resumeOf: status.runId,
+          trigger: 'cli-resume',
+          ...(progress.force ? { force: true } : {}),
+          ...(progress.reason ? { reason: progress.reason } : {}),
+        };
       }
       let started;
       try {
@@ -101,8 +124,18 @@ in progress attaches to that run instead of racing it.
       }
       const link = uiLink(started.handle.workflowId, started.runId);
       if (!values.json || !values.wait) {
-        const what = started.created ? 'started' : key ? `idempotency key ${key} already started` : 'already in progress, attached to';
-        if (values.json) printJson({ runId: started.runId, workflowId: started.handle.workflowId, uiLink: link, created: started.created });
+        const what = started.created
+          ? 'started'
+          : key
+            ? `idempotency key ${key} already started`
+            : 'already in progress, attached to';
+        if (values.json)
+          printJson({
+            runId: started.runId,
+            workflowId: started.handle.workflowId,
+            uiLink: link,
+            created: started.created,
+          });
         else console.log(`${what} run ${started.runId}\n  workflow ${started.handle.workflowId}\n  ${link}`);
       }
       if (!values.wait) return 0;

@@ -1,5 +1,10 @@
 import { ScheduleNotFoundError, type Client, type ScheduleDescription } from '@temporalio/client';
-import { loadSchedulesFile, OVERLAP, parseSchedule, scheduleDefinitionSchema } from '../../core/schedules/definition.js';
+import {
+  loadSchedulesFile,
+  OVERLAP,
+  parseSchedule,
+  scheduleDefinitionSchema,
+} from '../../core/schedules/definition.js';
 import { parse, UsageError, type Command } from '../lib/args.js';
 import { printJson, table } from '../lib/output.js';
 import { connect } from '../lib/runs.js';
@@ -8,7 +13,10 @@ import { loadConfigFile } from '../../core/config/load.js';
 
 const DEFAULT_FILE = 'temporal-config/schedules.yaml';
 /** The schedule schema's defaults, for the usage text. */
-const DEFAULTS = { overlap: scheduleDefinitionSchema.shape.overlap.parse(undefined), catchupWindow: scheduleDefinitionSchema.shape.catchupWindow.parse(undefined) };
+const DEFAULTS = {
+  overlap: scheduleDefinitionSchema.shape.overlap.parse(undefined),
+  catchupWindow: scheduleDefinitionSchema.shape.catchupWindow.parse(undefined),
+};
 
 export const scheduleCommand: Command = {
   name: 'schedule',
@@ -51,7 +59,9 @@ backfill runs the times the schedule would have fired between --from and --to.`,
           return await pauseOrUnpause(client, verb, rest);
         case 'trigger':
           await triggerSchedule(client, one(rest, 'trigger'));
-          console.log(`triggered ${one(rest, 'trigger')} (skipped if a run of it is in progress and its overlap policy is skip)`);
+          console.log(
+            `triggered ${one(rest, 'trigger')} (skipped if a run of it is in progress and its overlap policy is skip)`,
+          );
           return 0;
         case 'backfill':
           return await backfill(client, rest);
@@ -60,7 +70,9 @@ backfill runs the times the schedule would have fired between --from and --to.`,
           console.log(`deleted schedule ${one(rest, 'delete')} (runs it started are not touched)`);
           return 0;
         default:
-          throw new UsageError(`expected create, apply, list, describe, pause, unpause, trigger, backfill or delete, got "${verb ?? ''}"`);
+          throw new UsageError(
+            `expected create, apply, list, describe, pause, unpause, trigger, backfill or delete, got "${verb ?? ''}"`,
+          );
       }
     } catch (err) {
       if (err instanceof ScheduleNotFoundError) throw new UsageError(`no such schedule: ${err.message}`);
@@ -91,7 +103,8 @@ async function create(client: Client, argv: string[]): Promise<number> {
     paused: { type: 'boolean', default: false },
     note: { type: 'string' },
   });
-  if (!values.name || !values.config || !values.cron?.length) throw new UsageError('--name, --config and --cron are required');
+  if (!values.name || !values.config || !values.cron?.length)
+    throw new UsageError('--name, --config and --cron are required');
   const def = parseSchedule(
     {
       name: values.name,
@@ -108,13 +121,16 @@ async function create(client: Client, argv: string[]): Promise<number> {
     process.cwd(),
   );
   await client.schedule.create(scheduleOptions(def, await loadConfigFile(def.config)));
-  console.log(`created schedule ${def.name} (id ${scheduleIdOf(def.name)}): ${[def.cron].flat().join(', ')} ${def.timezone}`);
+  console.log(
+    `created schedule ${def.name} (id ${scheduleIdOf(def.name)}): ${[def.cron].flat().join(', ')} ${def.timezone}`,
+  );
   return 0;
 }
 
 async function apply(client: Client, argv: string[]): Promise<number> {
   const { values } = parse(argv, { file: { type: 'string', default: DEFAULT_FILE } });
-  for (const def of await loadSchedulesFile(values.file)) console.log(`${def.name}: ${await applySchedule(client, def)}`);
+  for (const def of await loadSchedulesFile(values.file))
+    console.log(`${def.name}: ${await applySchedule(client, def)}`);
   return 0;
 }
 
@@ -123,10 +139,24 @@ async function list(client: Client, argv: string[]): Promise<number> {
   const rows = [];
   for await (const s of client.schedule.list()) {
     if (!s.scheduleId.startsWith('flywheel-')) continue;
-    rows.push({ name: s.scheduleId.slice('flywheel-'.length), paused: s.state.paused, note: s.state.note ?? '', next: s.info.nextActionTimes[0]?.toISOString() ?? '', last: s.info.recentActions.at(-1)?.takenAt.toISOString() ?? '' });
+    rows.push({
+      name: s.scheduleId.slice('flywheel-'.length),
+      paused: s.state.paused,
+      note: s.state.note ?? '',
+      next: s.info.nextActionTimes[0]?.toISOString() ?? '',
+      last: s.info.recentActions.at(-1)?.takenAt.toISOString() ?? '',
+    });
   }
   if (values.json) printJson(rows);
-  else console.log(rows.length ? table(['name', 'paused', 'next run', 'last run', 'note'], rows.map((r) => [r.name, r.paused ? 'yes' : 'no', r.next, r.last, r.note])) : 'no flywheel schedules');
+  else
+    console.log(
+      rows.length
+        ? table(
+            ['name', 'paused', 'next run', 'last run', 'note'],
+            rows.map((r) => [r.name, r.paused ? 'yes' : 'no', r.next, r.last, r.note]),
+          )
+        : 'no flywheel schedules',
+    );
   return 0;
 }
 
@@ -145,15 +175,22 @@ async function describe(client: Client, argv: string[]): Promise<number> {
     paused: d.state.paused,
     note: d.state.note ?? null,
     nextRuns: d.info.nextActionTimes.slice(0, 3).map((t) => t.toISOString()),
-    recentRuns: d.info.recentActions.map((a) => ({ at: a.takenAt.toISOString(), workflowId: a.action.type === 'startWorkflow' ? a.action.workflow.workflowId : null })),
+    recentRuns: d.info.recentActions.map((a) => ({
+      at: a.takenAt.toISOString(),
+      workflowId: a.action.type === 'startWorkflow' ? a.action.workflow.workflowId : null,
+    })),
     running: d.info.runningActions.map((a) => a.workflow.workflowId),
     details: d.action.type === 'startWorkflow' ? (d.action.staticDetails ?? null) : null,
   };
   if (values.json) printJson(view);
   else {
-    console.log(`schedule ${view.name} (${scheduleIdOf(positionals[0]!)}): ${view.paused ? `PAUSED${view.note ? ` — ${view.note}` : ''}` : 'active'}`);
+    console.log(
+      `schedule ${view.name} (${scheduleIdOf(positionals[0]!)}): ${view.paused ? `PAUSED${view.note ? ` — ${view.note}` : ''}` : 'active'}`,
+    );
     console.log(`  when:    ${JSON.stringify(view.calendars)} ${view.timezone}`);
-    console.log(`  overlap: ${view.overlap}; catch-up window ${Math.round(Number(view.catchupWindowMs) / 60000)} min; pause on failure ${view.pauseOnFailure ? 'yes' : 'no'}`);
+    console.log(
+      `  overlap: ${view.overlap}; catch-up window ${Math.round(Number(view.catchupWindowMs) / 60000)} min; pause on failure ${view.pauseOnFailure ? 'yes' : 'no'}`,
+    );
     console.log(`  next:    ${view.nextRuns.join(', ') || '—'}`);
     console.log(`  recent:  ${view.recentRuns.map((r) => `${r.at} ${r.workflowId}`).join('\n           ') || '—'}`);
     if (view.running.length) console.log(`  running: ${view.running.join(', ')}`);
@@ -174,10 +211,14 @@ async function pauseOrUnpause(client: Client, verb: 'pause' | 'unpause', argv: s
 
 async function backfill(client: Client, argv: string[]): Promise<number> {
   const { values, positionals } = parse(argv, { from: { type: 'string' }, to: { type: 'string' } }, true);
-  if (positionals.length !== 1 || !values.from || !values.to) throw new UsageError('expected: flywheel schedule backfill NAME --from ISO --to ISO');
+  if (positionals.length !== 1 || !values.from || !values.to)
+    throw new UsageError('expected: flywheel schedule backfill NAME --from ISO --to ISO');
   const [start, end] = [new Date(values.from), new Date(values.to)];
-  if (Number.isNaN(start.getTime()) || Number.isNaN(end.getTime()) || start >= end) throw new UsageError(`--from and --to must be ISO times with from < to, got ${values.from} .. ${values.to}`);
+  if (Number.isNaN(start.getTime()) || Number.isNaN(end.getTime()) || start >= end)
+    throw new UsageError(`--from and --to must be ISO times with from < to, got ${values.from} .. ${values.to}`);
   await handleOf(client, positionals[0]!).backfill({ start, end });
-  console.log(`${positionals[0]}: backfilling the runs due between ${start.toISOString()} and ${end.toISOString()} (under its overlap policy)`);
+  console.log(
+    `${positionals[0]}: backfilling the runs due between ${start.toISOString()} and ${end.toISOString()} (under its overlap policy)`,
+  );
   return 0;
 }

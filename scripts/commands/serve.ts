@@ -1,7 +1,13 @@
 import { spawn } from 'node:child_process';
 import { TRAINER_ROOT, trainerPython } from '../../core/train/trainer-process.js';
 import { parse, type Command } from '../lib/args.js';
-import { DEFAULT_ADAPTER_DIR, DEFAULT_SERVE_ADMIN_TOKEN_ENV, DEFAULT_SERVE_ENDPOINT, DEFAULT_SERVE_HOST, DEFAULT_SERVE_PORT } from '../../core/defaults.js';
+import {
+  DEFAULT_ADAPTER_DIR,
+  DEFAULT_SERVE_ADMIN_TOKEN_ENV,
+  DEFAULT_SERVE_ENDPOINT,
+  DEFAULT_SERVE_HOST,
+  DEFAULT_SERVE_PORT,
+} from '../../core/defaults.js';
 
 export const serveCommand: Command = {
   name: 'serve',
@@ -52,14 +58,28 @@ Runs until interrupted (Ctrl-C).`,
       'fill-weight': { type: 'string' },
     });
     const args = [
-      '-m', 'flywheel_trainer', 'serve', '--host', values.host, '--port', values.port, ...(values.adapter ?? []).flatMap((a) => ['--adapter', a]),
-      '--adapter-dir', values['adapter-dir'], '--admin-token-env', values['admin-token-env'], ...(values['api-key-env'] ? ['--api-key-env', values['api-key-env']] : []),
+      '-m',
+      'flywheel_trainer',
+      'serve',
+      '--host',
+      values.host,
+      '--port',
+      values.port,
+      ...(values.adapter ?? []).flatMap((a) => ['--adapter', a]),
+      '--adapter-dir',
+      values['adapter-dir'],
+      '--admin-token-env',
+      values['admin-token-env'],
+      ...(values['api-key-env'] ? ['--api-key-env', values['api-key-env']] : []),
       ...(values['cpu-dtype'] ? ['--cpu-dtype', values['cpu-dtype']] : []),
       ...(values['retrieval-weight'] ? ['--retrieval-weight', values['retrieval-weight']] : []),
       ...(values['copy-weight'] ? ['--copy-weight', values['copy-weight']] : []),
       ...(values['fill-weight'] ? ['--fill-weight', values['fill-weight']] : []),
     ];
-    const child = spawn(trainerPython(), args, { stdio: 'inherit', env: { ...process.env, PYTHONPATH: [TRAINER_ROOT, process.env.PYTHONPATH].filter(Boolean).join(':') } });
+    const child = spawn(trainerPython(), args, {
+      stdio: 'inherit',
+      env: { ...process.env, PYTHONPATH: [TRAINER_ROOT, process.env.PYTHONPATH].filter(Boolean).join(':') },
+    });
     const stop = (): void => void child.kill('SIGTERM');
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);

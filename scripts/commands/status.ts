@@ -54,7 +54,13 @@ export const runsCommand: Command = {
     try {
       const runs = await listRuns(client, intOption(values.limit, 'limit', DEFAULT_LIMIT));
       if (values.json) printJson(runs);
-      else console.log(table(['started', 'state', 'project', 'run id', 'workflow id'], runs.map((r) => [r.startedAt, r.state, r.project ?? '', r.runId, r.workflowId])));
+      else
+        console.log(
+          table(
+            ['started', 'state', 'project', 'run id', 'workflow id'],
+            runs.map((r) => [r.startedAt, r.state, r.project ?? '', r.runId, r.workflowId]),
+          ),
+        );
       return 0;
     } finally {
       await client.connection.close();

@@ -24,23 +24,32 @@ row, keeps the approved ones and pins them as the frozen test set. Later runs ev
 Import also takes hand-written cases (JSONL {"id", "domain", "messages", "scopes"?, "tools"?, "expected"},
 the format of \`flywheel eval --cases\`): every case is checked against that catalog version and pinned.`,
   async run(argv) {
-    const { values, positionals } = parse(argv, { config: { type: 'string' }, out: { type: 'string' }, 'catalog-version': { type: 'string' } }, true);
+    const { values, positionals } = parse(
+      argv,
+      { config: { type: 'string' }, out: { type: 'string' }, 'catalog-version': { type: 'string' } },
+      true,
+    );
     const [verb, file, ...rest] = positionals;
     if (!values.config) throw new UsageError('--config FILE is required (it names the project and the artifact store)');
     if (rest.length) throw new UsageError(`unexpected argument ${rest[0]}`);
     const config = await loadConfigFile(values.config);
     const store = openStore(config.artifacts.store, config.artifacts.s3);
     const version = values['catalog-version'] ?? (await catalogHistory(store, config.name)).at(-1)?.version;
-    if (!version) throw new UsageError(`project ${config.name} has no catalog yet in ${config.artifacts.store}; run it first`);
+    if (!version)
+      throw new UsageError(`project ${config.name} has no catalog yet in ${config.artifacts.store}; run it first`);
     if (verb === 'export') {
-      if (!values.out || file) throw new UsageError('expected: flywheel testset export --config FILE --out FILE.jsonl|FILE.csv');
+      if (!values.out || file)
+        throw new UsageError('expected: flywheel testset export --config FILE --out FILE.jsonl|FILE.csv');
       const pinned = await frozenTestSet(store, config.name, version);
-      if (!pinned) throw new UsageError(`no frozen test set for ${config.name} at ${version}; a run's split stage creates it`);
+      if (!pinned)
+        throw new UsageError(`no frozen test set for ${config.name} at ${version}; a run's split stage creates it`);
       const rows = await store.readJsonl<RouterRow>(pinned.ref);
       const tmp = `${values.out}.tmp-${process.pid}`;
       await writeFile(tmp, exportTestset(rows, formatOf(values.out)));
       await rename(tmp, values.out);
-      console.log(`${values.out}: ${rows.length} rows of the ${version} test set (${pinned.source}, pinned ${pinned.pinnedAt}); fill the approved column, then import`);
+      console.log(
+        `${values.out}: ${rows.length} rows of the ${version} test set (${pinned.source}, pinned ${pinned.pinnedAt}); fill the approved column, then import`,
+      );
       return 0;
     }
     if (verb === 'import') {
@@ -56,16 +65,24 @@ the format of \`flywheel eval --cases\`): every case is checked against that cat
         const catalog = await store.readJson<Catalog>(entry.sha256);
         const dataset = config.dataset ?? datasetSchema.parse({});
         const rows = handwrittenRowsOf(text, file, catalog, dataset);
-        const ref = await store.putJsonl('test', rows, { stats: { rows: rows.length, handwritten: true, importedFrom: file } });
+        const ref = await store.putJsonl('test', rows, {
+          stats: { rows: rows.length, handwritten: true, importedFrom: file },
+        });
         await pinTestSet(store, config.name, version, ref, 'import');
-        console.log(`pinned ${rows.length} hand-written cases as the ${version} test set of ${config.name}: ${ref.sha256.slice(0, 12)}`);
+        console.log(
+          `pinned ${rows.length} hand-written cases as the ${version} test set of ${config.name}: ${ref.sha256.slice(0, 12)}`,
+        );
         return 0;
       }
       try {
         const { approved, rejected } = importTestset(text, formatOf(file), file);
-        const ref = await store.putJsonl('test', approved, { stats: { rows: approved.length, rejectedInAudit: rejected, importedFrom: file } });
+        const ref = await store.putJsonl('test', approved, {
+          stats: { rows: approved.length, rejectedInAudit: rejected, importedFrom: file },
+        });
         await pinTestSet(store, config.name, version, ref, 'import');
-        console.log(`pinned ${approved.length} approved rows (${rejected} rejected in audit) as the ${version} test set of ${config.name}: ${ref.sha256.slice(0, 12)}`);
+        console.log(
+          `pinned ${approved.length} approved rows (${rejected} rejected in audit) as the ${version} test set of ${config.name}: ${ref.sha256.slice(0, 12)}`,
+        );
         return 0;
       } catch (err) {
         if (err instanceof TestsetError) {

@@ -22,14 +22,27 @@ arguments schema, scopes). CATALOG.json is what "flywheel catalog ingest" writes
   --strict   exit 1 if any trace or turn was rejected
 Every rejection is printed as FILE:ROW reason: detail.`,
   async run(argv) {
-    const { values, positionals } = parse(argv, { catalog: { type: 'string' }, domain: { type: 'string' }, out: { type: 'string' }, json: { type: 'boolean', default: false }, strict: { type: 'boolean', default: false } }, true);
+    const { values, positionals } = parse(
+      argv,
+      {
+        catalog: { type: 'string' },
+        domain: { type: 'string' },
+        out: { type: 'string' },
+        json: { type: 'boolean', default: false },
+        strict: { type: 'boolean', default: false },
+      },
+      true,
+    );
     const [verb, ...files] = positionals;
-    if (verb !== 'ingest' || files.length === 0) throw new UsageError('expected: flywheel traces ingest FILE... --catalog CATALOG.json');
-    if (!values.catalog) throw new UsageError('--catalog CATALOG.json is required (write one with "flywheel catalog ingest")');
+    if (verb !== 'ingest' || files.length === 0)
+      throw new UsageError('expected: flywheel traces ingest FILE... --catalog CATALOG.json');
+    if (!values.catalog)
+      throw new UsageError('--catalog CATALOG.json is required (write one with "flywheel catalog ingest")');
     let catalog: Catalog;
     try {
       catalog = JSON.parse(await readFile(values.catalog, 'utf8')) as Catalog;
-      if (!Array.isArray(catalog.tools) || !Array.isArray(catalog.servers)) throw new Error('not a catalog (no tools/servers)');
+      if (!Array.isArray(catalog.tools) || !Array.isArray(catalog.servers))
+        throw new Error('not a catalog (no tools/servers)');
     } catch (err) {
       throw new UsageError(`${values.catalog}: ${(err as Error).message}`);
     }
@@ -45,7 +58,10 @@ Every rejection is printed as FILE:ROW reason: detail.`,
         throw new UsageError(`${file}: ${(err as Error).message}`);
       }
       const parsed = parseTraceFile(file, text);
-      const result = ingestTraces(parsed.traces, validator, { catalog, ...(values.domain ? { defaultDomain: values.domain } : {}) });
+      const result = ingestTraces(parsed.traces, validator, {
+        catalog,
+        ...(values.domain ? { defaultDomain: values.domain } : {}),
+      });
       rows.push(...result.rows);
       rejections.push(...parsed.rejections, ...result.rejections);
       stats.traces! += parsed.traces.length + parsed.rejections.length;
@@ -59,7 +75,9 @@ Every rejection is printed as FILE:ROW reason: detail.`,
     }
     if (values.json) printJson({ stats: { ...stats, rejected: rejections.length }, rejections });
     else {
-      console.log(`${stats.traces} traces -> ${rows.length} rows (${stats.duplicates} duplicates dropped), ${rejections.length} rejected${values.out ? `; rows in ${values.out}` : ''}`);
+      console.log(
+        `${stats.traces} traces -> ${rows.length} rows (${stats.duplicates} duplicates dropped), ${rejections.length} rejected${values.out ? `; rows in ${values.out}` : ''}`,
+      );
       for (const r of rejections) console.log(`  ${r.file}:${r.row} ${r.reason}: ${r.detail}`);
     }
     return values.strict && rejections.length > 0 ? 1 : 0;

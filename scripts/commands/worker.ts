@@ -27,22 +27,38 @@ flywheel; 30 s on flywheel-gpu, where a training is cancelled and its retry resu
 More workers on more machines share the same queue: see docs/operating.md, Many workers.
 Connection: TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_API_KEY, TEMPORAL_TLS* (see docs/cli.md).`,
   async run(argv) {
-    const { values } = parse(argv, { queue: { type: 'string', default: CPU_TASK_QUEUE }, 'max-activities': { type: 'string' } });
-    const maxActivities = values['max-activities'] === undefined ? undefined : intOption(values['max-activities'], 'max-activities', 1);
-    if (values.queue !== CPU_TASK_QUEUE && values.queue !== GPU_TASK_QUEUE) throw new UsageError(`unknown queue "${values.queue}" (expected ${CPU_TASK_QUEUE} or ${GPU_TASK_QUEUE})`);
+    const { values } = parse(argv, {
+      queue: { type: 'string', default: CPU_TASK_QUEUE },
+      'max-activities': { type: 'string' },
+    });
+    const maxActivities =
+      values['max-activities'] === undefined ? undefined : intOption(values['max-activities'], 'max-activities', 1);
+    if (values.queue !== CPU_TASK_QUEUE && values.queue !== GPU_TASK_QUEUE)
+      throw new UsageError(`unknown queue "${values.queue}" (expected ${CPU_TASK_QUEUE} or ${GPU_TASK_QUEUE})`);
 
     const env = temporalEnv();
-    const client = await Connection.connect({ address: env.address, ...(env.tls ? { tls: env.tls } : {}), ...(env.apiKey ? { apiKey: env.apiKey } : {}) });
+    const client = await Connection.connect({
+      address: env.address,
+      ...(env.tls ? { tls: env.tls } : {}),
+      ...(env.apiKey ? { apiKey: env.apiKey } : {}),
+    });
     const missing = await missingSearchAttributes(client, env.namespace);
     await client.close();
     if (missing.length > 0) {
-      console.error(`namespace "${env.namespace}" lacks search attributes ${missing.join(', ')}; create them with:\n${searchAttributeFix(missing, env.namespace)}`);
+      console.error(
+        `namespace "${env.namespace}" lacks search attributes ${missing.join(', ')}; create them with:\n${searchAttributeFix(missing, env.namespace)}`,
+      );
       return 2;
     }
     const { connection, namespace } = await connectWorker();
     const gpus = values.queue === GPU_TASK_QUEUE ? visibleGpus() : undefined;
-    const worker = gpus !== undefined ? await createGpuWorker({ connection, namespace, gpus }) : await createCpuWorker({ connection, namespace, ...(maxActivities ? { maxActivities } : {}) });
-    console.error(`worker polling task queue "${values.queue}" on ${env.address} (namespace ${namespace}), pid ${process.pid}${gpus !== undefined ? `, ${gpus} GPU(s)` : ''}`);
+    const worker =
+      gpus !== undefined
+        ? await createGpuWorker({ connection, namespace, gpus })
+        : await createCpuWorker({ connection, namespace, ...(maxActivities ? { maxActivities } : {}) });
+    console.error(
+      `worker polling task queue "${values.queue}" on ${env.address} (namespace ${namespace}), pid ${process.pid}${gpus !== undefined ? `, ${gpus} GPU(s)` : ''}`,
+    );
     try {
       await worker.run();
     } finally {

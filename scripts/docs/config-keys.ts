@@ -14,10 +14,19 @@ export interface ConfigKey {
   container: boolean;
 }
 
-type Json = { properties?: Record<string, Json>; items?: Json; anyOf?: Json[]; oneOf?: Json[]; default?: unknown; $ref?: string };
+type Json = {
+  properties?: Record<string, Json>;
+  items?: Json;
+  anyOf?: Json[];
+  oneOf?: Json[];
+  default?: unknown;
+  $ref?: string;
+};
 
 export function configKeys(): ConfigKey[] {
-  const root = z.toJSONSchema(configSchema, { io: 'input', unrepresentable: 'any' }) as Json & { $defs?: Record<string, Json> };
+  const root = z.toJSONSchema(configSchema, { io: 'input', unrepresentable: 'any' }) as Json & {
+    $defs?: Record<string, Json>;
+  };
   const out: ConfigKey[] = [];
   const deref = (s: Json): Json => (s.$ref?.startsWith('#/$defs/') ? root.$defs![s.$ref.slice(8)]! : s);
   const walk = (schema: Json, path: string, depth: number): void => {
@@ -46,7 +55,8 @@ export function configDefault(keys: ReadonlyMap<string, ConfigKey>, path: string
   for (let i = parts.length - 1; i > 0; i--) {
     let d = keys.get(parts.slice(0, i).join('.'))?.default;
     if (d === undefined) continue;
-    for (const seg of parts.slice(i)) d = d !== null && typeof d === 'object' && !Array.isArray(d) ? (d as Record<string, unknown>)[seg] : undefined;
+    for (const seg of parts.slice(i))
+      d = d !== null && typeof d === 'object' && !Array.isArray(d) ? (d as Record<string, unknown>)[seg] : undefined;
     return d;
   }
   return undefined;

@@ -19,7 +19,12 @@ type Options = NonNullable<ParseArgsConfig['options']>;
 /** parseArgs that turns its errors into UsageError and knows --help. */
 export function parse<O extends Options>(argv: string[], options: O, allowPositionals = false) {
   try {
-    return parseArgs({ args: argv, options: { ...options, help: { type: 'boolean', short: 'h' } }, allowPositionals, strict: true });
+    return parseArgs({
+      args: argv,
+      options: { ...options, help: { type: 'boolean', short: 'h' } },
+      allowPositionals,
+      strict: true,
+    });
   } catch (err) {
     throw new UsageError((err as Error).message);
   }

@@ -34,7 +34,9 @@ export async function buildDataset(config: FlywheelConfig): Promise<BuiltDataset
   // The benchmarks run without an artifact store, which the openai teacher caches its answers in: rather than
   // quietly measure another teacher's data, say so.
   if (dataset.teacher.kind !== 'template') {
-    throw new Error(`config ${config.name}: dataset.teacher.kind is ${dataset.teacher.kind}; the benchmarks build rows with the template teacher only (run the pipeline for the ${dataset.teacher.kind} teacher's data)`);
+    throw new Error(
+      `config ${config.name}: dataset.teacher.kind is ${dataset.teacher.kind}; the benchmarks build rows with the template teacher only (run the pipeline for the ${dataset.teacher.kind} teacher's data)`,
+    );
   }
   const seconds: Record<string, number> = {};
   let t = performance.now();
@@ -42,7 +44,10 @@ export async function buildDataset(config: FlywheelConfig): Promise<BuiltDataset
     seconds[name] = (performance.now() - t) / 1000;
     t = performance.now();
   };
-  const catalog = buildCatalog(config.name, await Promise.all(config.servers.map((s) => listServerTools(s, { maxPages: 100 }))));
+  const catalog = buildCatalog(
+    config.name,
+    await Promise.all(config.servers.map((s) => listServerTools(s, { maxPages: 100 }))),
+  );
   lap('ingest');
   const conns = new Map<string, McpConnection>();
   try {
@@ -58,14 +63,26 @@ export async function buildDataset(config: FlywheelConfig): Promise<BuiltDataset
     const validator = new CallValidator(catalog, mcpDryRunner(conns, config.servers));
     const { rows } = await validateCandidates(intents, candidates, catalog, validator, dataset);
     lap('validate');
-    const { rows: augmented } = await augmentRows(rows, catalog, validator, dataset, pools, DOMAIN_PACKS, (tool) => callModeFor(config.servers)(tool).mode !== 'schema');
+    const { rows: augmented } = await augmentRows(
+      rows,
+      catalog,
+      validator,
+      dataset,
+      pools,
+      DOMAIN_PACKS,
+      (tool) => callModeFor(config.servers)(tool).mode !== 'schema',
+    );
     lap('corrupt');
     const s = splitByEntity(augmented, dataset.split, dataset.seed);
     const train = balanceTrain(s.train, { minPerTool: dataset.minPerTool, negativeShare: dataset.negativeShare });
     lap('split');
-    return { catalog, rows: { train, val: s.val, test: s.test }, counts: { intents: intents.length, valid: rows.length, augmented: augmented.length }, seconds };
+    return {
+      catalog,
+      rows: { train, val: s.val, test: s.test },
+      counts: { intents: intents.length, valid: rows.length, augmented: augmented.length },
+      seconds,
+    };
   } finally {
     for (const c of conns.values()) await c.close();
   }
 }
-

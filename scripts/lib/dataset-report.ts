@@ -13,22 +13,59 @@ interface RowStats {
  * The stats of a run's dataset: rows per split by verdict and domain, rejections, corruption, and the
  * coverage table per tool (`coverage: 'gaps'` lists only the tools without data, as the demo does).
  */
-export async function datasetReport(store: ArtifactStore, status: RunStatus, opts: { coverage: 'full' | 'gaps' } = { coverage: 'full' }): Promise<string | undefined> {
+export async function datasetReport(
+  store: ArtifactStore,
+  status: RunStatus,
+  opts: { coverage: 'full' | 'gaps' } = { coverage: 'full' },
+): Promise<string | undefined> {
   const split = status.stages.find((s) => s.name === 'split');
   if (!split?.outputs.train) return undefined;
   const lines: string[] = [];
   const stats: Record<string, RowStats> = {};
-  for (const name of ['train', 'val', 'test']) stats[name] = (await store.manifest(split.outputs[name]!.sha256)).stats as unknown as RowStats;
+  for (const name of ['train', 'val', 'test'])
+    stats[name] = (await store.manifest(split.outputs[name]!.sha256)).stats as unknown as RowStats;
   const domains = [...new Set(Object.values(stats).flatMap((s) => Object.keys(s.byDomain)))].sort();
   const verdicts = ['call', 'abstain', 'violation', 'escalate'];
-  lines.push(table(['split', 'rows', ...verdicts, ...domains], Object.entries(stats).map(([n, s]) => [n, String(s.rows), ...verdicts.map((v) => String(s.byVerdict[v] ?? 0)), ...domains.map((d) => String(s.byDomain[d] ?? 0))])));
+  lines.push(
+    table(
+      ['split', 'rows', ...verdicts, ...domains],
+      Object.entries(stats).map(([n, s]) => [
+        n,
+        String(s.rows),
+        ...verdicts.map((v) => String(s.byVerdict[v] ?? 0)),
+        ...domains.map((d) => String(s.byDomain[d] ?? 0)),
+      ]),
+    ),
+  );
   const validated = status.stages.find((s) => s.name === 'validate')?.outputs.validated;
   if (validated) {
-    const v = (await store.manifest(validated.sha256)).stats as { valid: number; rejected: number; rejectionsByReason: Record<string, number>; callsCheckedBy?: Record<string, number>; coverage?: ToolCoverage[] };
-    lines.push(`\nvalidation: ${v.valid} valid, ${v.rejected} rejected${Object.keys(v.rejectionsByReason).length ? ` — ${Object.entries(v.rejectionsByReason).map(([r, n]) => `${r} ${n}`).join(', ')}` : ''}`);
-    if (v.callsCheckedBy) lines.push(`calls checked by: ${Object.entries(v.callsCheckedBy).map(([k, n]) => `${k} ${n}`).join(', ')}`);
+    const v = (await store.manifest(validated.sha256)).stats as {
+      valid: number;
+      rejected: number;
+      rejectionsByReason: Record<string, number>;
+      callsCheckedBy?: Record<string, number>;
+      coverage?: ToolCoverage[];
+    };
+    lines.push(
+      `\nvalidation: ${v.valid} valid, ${v.rejected} rejected${
+        Object.keys(v.rejectionsByReason).length
+          ? ` — ${Object.entries(v.rejectionsByReason)
+              .map(([r, n]) => `${r} ${n}`)
+              .join(', ')}`
+          : ''
+      }`,
+    );
+    if (v.callsCheckedBy)
+      lines.push(
+        `calls checked by: ${Object.entries(v.callsCheckedBy)
+          .map(([k, n]) => `${k} ${n}`)
+          .join(', ')}`,
+      );
     if (v.coverage) {
-      const distinct = ((await store.manifest(split.outputs.train!.sha256)).stats.distinctByTool ?? {}) as Record<string, number>;
+      const distinct = ((await store.manifest(split.outputs.train!.sha256)).stats.distinctByTool ?? {}) as Record<
+        string,
+        number
+      >;
       lines.push(`\ncoverage: ${coverageSummary(v.coverage)}`);
       const shown = opts.coverage === 'full' ? v.coverage : v.coverage.filter((c) => c.valid === 0);
       if (shown.length) lines.push(coverageTable(shown, distinct));
@@ -36,17 +73,43 @@ export async function datasetReport(store: ArtifactStore, status: RunStatus, opt
   }
   const augmented = status.stages.find((s) => s.name === 'corrupt')?.outputs.augmented;
   if (augmented) {
-    const c = ((await store.manifest(augmented.sha256)).stats as { corruption: { kept: Record<string, number>; dropped: Record<string, number> } }).corruption;
-    lines.push(`near-miss negatives by operator: ${Object.entries(c.kept).map(([k, n]) => `${k} ${n}`).join(', ')}${Object.keys(c.dropped).length ? ` (not proven wrong, dropped: ${Object.entries(c.dropped).map(([k, n]) => `${k} ${n}`).join(', ')})` : ''}`);
+    const c = (
+      (await store.manifest(augmented.sha256)).stats as {
+        corruption: { kept: Record<string, number>; dropped: Record<string, number> };
+      }
+    ).corruption;
+    lines.push(
+      `near-miss negatives by operator: ${Object.entries(c.kept)
+        .map(([k, n]) => `${k} ${n}`)
+        .join(', ')}${
+        Object.keys(c.dropped).length
+          ? ` (not proven wrong, dropped: ${Object.entries(c.dropped)
+              .map(([k, n]) => `${k} ${n}`)
+              .join(', ')})`
+          : ''
+      }`,
+    );
   }
   return lines.join('\n');
 }
 
 /** The coverage table: one line per tool, distinct training rows from the train split's manifest. */
 export function coverageTable(rows: ToolCoverage[], distinct: Record<string, number>): string {
-  const counts = (r: Record<string, number>) => Object.entries(r).map(([k, n]) => `${k} ${n}`).join(', ');
+  const counts = (r: Record<string, number>) =>
+    Object.entries(r)
+      .map(([k, n]) => `${k} ${n}`)
+      .join(', ');
   return table(
     ['tool', 'from', 'intents', 'valid', 'train', 'checked by', 'rejected', 'probe / no data'],
-    rows.map((c) => [c.tool, c.source, String(c.intents), String(c.valid), String(distinct[c.tool] ?? 0), counts(c.checkedBy), counts(c.rejected), c.noData ? `${c.noData}${c.probe ? `; probe ${c.probe}` : ''}` : (c.probe ?? '')]),
+    rows.map((c) => [
+      c.tool,
+      c.source,
+      String(c.intents),
+      String(c.valid),
+      String(distinct[c.tool] ?? 0),
+      counts(c.checkedBy),
+      counts(c.rejected),
+      c.noData ? `${c.noData}${c.probe ? `; probe ${c.probe}` : ''}` : (c.probe ?? ''),
+    ]),
   );
 }

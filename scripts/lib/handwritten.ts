@@ -7,5 +7,12 @@ import { DOMAIN_PACKS } from '../../sandboxes/packs.js';
 
 /** Hand-written cases of a file, checked against a catalog with a project's dataset settings (personas, slices). */
 export function handwrittenRowsOf(text: string, file: string, catalog: Catalog, dataset: DatasetConfig): RouterRow[] {
-  return handwrittenRows(parseJsonl(text, file), { catalog, personas: domainPersonas(catalog, dataset, DOMAIN_PACKS), sliceSize: dataset.sliceSize, ...(dataset.slicing ? { slicing: dataset.slicing } : {}), seed: dataset.seed, source: file });
+  return handwrittenRows(parseJsonl(text, file), {
+    catalog,
+    personas: domainPersonas(catalog, dataset, DOMAIN_PACKS),
+    sliceSize: dataset.sliceSize,
+    ...(dataset.slicing ? { slicing: dataset.slicing } : {}),
+    seed: dataset.seed,
+    source: file,
+  });
 }

@@ -3,7 +3,12 @@ import { mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 
 /** Spawn a helper process with its output in a log file; returns once it has been spawned. */
-export function spawnLogged(command: string, args: string[], logFile: string, env: NodeJS.ProcessEnv = process.env): ChildProcess {
+export function spawnLogged(
+  command: string,
+  args: string[],
+  logFile: string,
+  env: NodeJS.ProcessEnv = process.env,
+): ChildProcess {
   mkdirSync(dirname(logFile), { recursive: true });
   const fd = openSync(logFile, 'a');
   return spawn(command, args, { stdio: ['ignore', fd, fd], env });
@@ -19,7 +24,12 @@ export async function stopProcess(child: ChildProcess, graceMs = 15_000): Promis
   clearTimeout(timer);
 }
 
-export async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs: number, child?: ChildProcess): Promise<T> {
+export async function waitFor<T>(
+  what: string,
+  probe: () => Promise<T | undefined>,
+  timeoutMs: number,
+  child?: ChildProcess,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const v = await probe().catch(() => undefined);

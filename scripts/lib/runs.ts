@@ -1,4 +1,9 @@
-import { Client, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type WorkflowHandle } from '@temporalio/client';
+import {
+  Client,
+  WorkflowExecutionAlreadyStartedError,
+  WorkflowNotFoundError,
+  type WorkflowHandle,
+} from '@temporalio/client';
 import { defaultPayloadConverter, type Payload } from '@temporalio/common';
 import type { RunRefs } from '../../core/artifacts/gc.js';
 import type { ArtifactRef } from '../../core/artifacts/types.js';
@@ -40,7 +45,9 @@ export async function connect(): Promise<Client> {
     conn = await connectClient();
   } catch (err) {
     const addr = process.env.TEMPORAL_ADDRESS || DEFAULT_TEMPORAL_ADDRESS;
-    throw new Error(`cannot reach Temporal at ${addr}: ${(err as Error).message}\n(start one with "flywheel dev-server" or set TEMPORAL_ADDRESS)`);
+    throw new Error(
+      `cannot reach Temporal at ${addr}: ${(err as Error).message}\n(start one with "flywheel dev-server" or set TEMPORAL_ADDRESS)`,
+    );
   }
   return new Client({ connection: conn.connection, namespace: conn.namespace });
 }
@@ -80,7 +87,17 @@ export async function startRun(client: Client, config: FlywheelConfig, input: Fl
       ...(key ? { workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY' as const } : {}),
       memo: { request },
       staticSummary: runSummary(config, input.trigger ?? 'cli', input.reason),
-      staticDetails: [`config sha256 ${hashOf(config)}`, input.resumeOf ? `resumes ${input.resumeOf}` : '', key ? `idempotency key ${key}` : '', input.traces?.length ? `traces ${input.traces.map((t) => (typeof t === 'string' ? t : t.path)).join(', ')}` : '', input.reason ? `reason: ${input.reason}` : ''].filter(Boolean).join('\n'),
+      staticDetails: [
+        `config sha256 ${hashOf(config)}`,
+        input.resumeOf ? `resumes ${input.resumeOf}` : '',
+        key ? `idempotency key ${key}` : '',
+        input.traces?.length
+          ? `traces ${input.traces.map((t) => (typeof t === 'string' ? t : t.path)).join(', ')}`
+          : '',
+        input.reason ? `reason: ${input.reason}` : '',
+      ]
+        .filter(Boolean)
+        .join('\n'),
     });
     return { handle, runId: handle.firstExecutionRunId, created: true };
   } catch (err) {
@@ -95,7 +112,10 @@ export async function startRun(client: Client, config: FlywheelConfig, input: Fl
 
 /** The one line the Temporal UI shows for a run: project, domains (its servers), trigger, and why. */
 export function runSummary(config: FlywheelConfig, trigger: string, reason?: string): string {
-  return `${config.name} [${config.servers.map((s) => s.name).join(', ')}] (${trigger})${reason ? `: ${reason}` : ''}`.slice(0, 200);
+  return `${config.name} [${config.servers.map((s) => s.name).join(', ')}] (${trigger})${reason ? `: ${reason}` : ''}`.slice(
+    0,
+    200,
+  );
 }
 
 async function runningRun(client: Client, workflowId: string): Promise<Started | undefined> {
@@ -113,7 +133,12 @@ async function runningRun(client: Client, workflowId: string): Promise<Started |
  * The run a key already started, if it is running or completed (a failed one gives way to a new start);
  * refused when it was started for another request.
  */
-async function keyedRun(client: Client, workflowId: string, key: string, request: string): Promise<Started | undefined> {
+async function keyedRun(
+  client: Client,
+  workflowId: string,
+  key: string,
+  request: string,
+): Promise<Started | undefined> {
   let desc;
   try {
     desc = await client.workflow.getHandle(workflowId).describe();
@@ -123,7 +148,9 @@ async function keyedRun(client: Client, workflowId: string, key: string, request
   }
   if (desc.status.name !== 'RUNNING' && desc.status.name !== 'COMPLETED') return undefined;
   if (desc.memo?.request !== request) {
-    throw new IdempotencyConflict(`idempotency key "${key}" already started run ${desc.runId} (${desc.status.name.toLowerCase()}) with a different request; use a new key`);
+    throw new IdempotencyConflict(
+      `idempotency key "${key}" already started run ${desc.runId} (${desc.status.name.toLowerCase()}) with a different request; use a new key`,
+    );
   }
   return { handle: client.workflow.getHandle(workflowId, desc.runId), runId: desc.runId, created: false };
 }
@@ -144,7 +171,8 @@ export async function findRun(client: Client, id: string): Promise<RunHandle> {
     const desc = await handle.describe();
     return client.workflow.getHandle(id, desc.runId);
   } catch (err) {
-    if (err instanceof WorkflowNotFoundError) throw new UsageError(`no run with id ${id} in namespace ${client.options.namespace}`);
+    if (err instanceof WorkflowNotFoundError)
+      throw new UsageError(`no run with id ${id} in namespace ${client.options.namespace}`);
     throw err;
   }
 }
@@ -157,8 +185,14 @@ export async function outputsFromHistory(handle: RunHandle): Promise<Record<stri
 /** The parts of a history event (as fetchHistory or historyFromJSON gives it) that carry stage outputs. */
 export interface OutputEvent {
   eventId?: unknown;
-  activityTaskScheduledEventAttributes?: { activityType?: { name?: string | null } | null; input?: { payloads?: Payload[] | null } | null } | null;
-  activityTaskCompletedEventAttributes?: { scheduledEventId?: unknown; result?: { payloads?: Payload[] | null } | null } | null;
+  activityTaskScheduledEventAttributes?: {
+    activityType?: { name?: string | null } | null;
+    input?: { payloads?: Payload[] | null } | null;
+  } | null;
+  activityTaskCompletedEventAttributes?: {
+    scheduledEventId?: unknown;
+    result?: { payloads?: Payload[] | null } | null;
+  } | null;
 }
 
 /**
@@ -170,13 +204,20 @@ export function outputsFromEvents(events: OutputEvent[]): Record<string, Record<
   const out: Record<string, Record<string, ArtifactRef>> = {};
   for (const e of events) {
     const s = e.activityTaskScheduledEventAttributes;
-    if (s?.activityType?.name === 'storedStage' && s.input?.payloads?.[0]) scheduled.set(String(e.eventId), (defaultPayloadConverter.fromPayload(s.input.payloads[0]) as { stage: string }).stage);
+    if (s?.activityType?.name === 'storedStage' && s.input?.payloads?.[0])
+      scheduled.set(
+        String(e.eventId),
+        (defaultPayloadConverter.fromPayload(s.input.payloads[0]) as { stage: string }).stage,
+      );
     else if (s?.activityType?.name) scheduled.set(String(e.eventId), STAGE_OF_ACTIVITY[s.activityType.name] ?? '');
     const c = e.activityTaskCompletedEventAttributes;
     if (c) {
       const stage = scheduled.get(String(c.scheduledEventId));
       const payload = c.result?.payloads?.[0];
-      const result = stage && payload ? (defaultPayloadConverter.fromPayload(payload) as { outputs: Record<string, ArtifactRef> } | null) : null;
+      const result =
+        stage && payload
+          ? (defaultPayloadConverter.fromPayload(payload) as { outputs: Record<string, ArtifactRef> } | null)
+          : null;
       if (stage && result) out[stage] = result.outputs;
     }
   }
@@ -259,7 +300,13 @@ export async function flywheelRunRefs(client: Client, newest: number): Promise<R
   const listed: Array<{ workflowId: string; runId: string; startedAt: string; open: boolean; configSha?: string }> = [];
   for await (const wf of client.workflow.list({ query: `WorkflowType = 'flywheelRun'`, pageSize: 100 })) {
     const progress = wf.memo?.progress as RunProgress | undefined;
-    listed.push({ workflowId: wf.workflowId, runId: wf.runId, startedAt: wf.startTime.toISOString(), open: wf.status.name === 'RUNNING', ...(progress?.configRef ? { configSha: progress.configRef.sha256 } : {}) });
+    listed.push({
+      workflowId: wf.workflowId,
+      runId: wf.runId,
+      startedAt: wf.startTime.toISOString(),
+      open: wf.status.name === 'RUNNING',
+      ...(progress?.configRef ? { configSha: progress.configRef.sha256 } : {}),
+    });
   }
   listed.sort((a, b) => (a.startedAt < b.startedAt ? 1 : -1));
   const wanted = listed.filter((r, i) => r.open || i < newest);
@@ -267,7 +314,12 @@ export async function flywheelRunRefs(client: Client, newest: number): Promise<R
     wanted.map(async (r) => {
       const outputs = await outputsFromHistory(client.workflow.getHandle(r.workflowId, r.runId));
       const shas = Object.values(outputs).flatMap((o) => Object.values(o).map((ref) => ref.sha256));
-      return { runId: r.runId, startedAt: r.startedAt, open: r.open, shas: r.configSha ? [...shas, r.configSha] : shas };
+      return {
+        runId: r.runId,
+        startedAt: r.startedAt,
+        open: r.open,
+        shas: r.configSha ? [...shas, r.configSha] : shas,
+      };
     }),
   );
 }
@@ -277,4 +329,3 @@ export function rootMessage(err: unknown): string {
   while (e?.cause) e = e.cause as typeof e;
   return e?.message ?? String(err);
 }
-

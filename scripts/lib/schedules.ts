@@ -64,9 +64,15 @@ export async function applySchedule(client: Client, def: ScheduleDefinition): Pr
     return 'created';
   }
   const hash = definitionHash(def, config);
-  if (current.action.type === 'startWorkflow' && current.action.staticDetails?.includes(`definition ${hash}`)) return 'unchanged';
+  if (current.action.type === 'startWorkflow' && current.action.staticDetails?.includes(`definition ${hash}`))
+    return 'unchanged';
   // Paused state and note stay as operators left them.
-  await handle.update((prev) => ({ spec: options.spec, action: options.action as never, policies: options.policies, state: { paused: prev.state.paused, ...(prev.state.note ? { note: prev.state.note } : {}) } }));
+  await handle.update((prev) => ({
+    spec: options.spec,
+    action: options.action as never,
+    policies: options.policies,
+    state: { paused: prev.state.paused, ...(prev.state.note ? { note: prev.state.note } : {}) },
+  }));
   return 'updated';
 }
 

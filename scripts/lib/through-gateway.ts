@@ -36,8 +36,26 @@ export async function scoreThroughGateway(
   const registryFile = join(dir, 'gateway-registry.sqlite');
   const writer = await openRegistry(registryFile);
   const sha = '0'.repeat(64);
-  await writer.registerVersion({ name: 'router@bench', alias: 'router', adapterVersion: 'adp-bench', adapter: { uri: `file:${backend.model}`, sha256: sha, kind: 'adapter', count: 1, bytes: 0 }, target: 'local', endpoint: backend.url, servedModel: backend.model, adapterId: null, baseModel: 'bench', runId: null, evalReport: null, probes: null });
-  await writer.repoint('router', 'router@bench', { action: 'deploy', actor: 'bench', reason: 'quality benchmark', requestId: 'bench' });
+  await writer.registerVersion({
+    name: 'router@bench',
+    alias: 'router',
+    adapterVersion: 'adp-bench',
+    adapter: { uri: `file:${backend.model}`, sha256: sha, kind: 'adapter', count: 1, bytes: 0 },
+    target: 'local',
+    endpoint: backend.url,
+    servedModel: backend.model,
+    adapterId: null,
+    baseModel: 'bench',
+    runId: null,
+    evalReport: null,
+    probes: null,
+  });
+  await writer.repoint('router', 'router@bench', {
+    action: 'deploy',
+    actor: 'bench',
+    reason: 'quality benchmark',
+    requestId: 'bench',
+  });
   await writer.close();
 
   // One gateway per caller: scopes come from the gateway's config, never from the request.
@@ -52,7 +70,16 @@ export async function scoreThroughGateway(
   const started = performance.now();
   for (const group of byCaller.values()) {
     const caller = { name: group[0]!.persona.name, scopes: group[0]!.persona.scopes };
-    const gateway = await startGateway(gatewaySchema.parse({ port: 0, registry: registryFile, tracesDir: join(dir, 'gateway-traces'), timeoutMs: opts.timeoutMs, render: { sliceSize, caller } }), { toolScopes: scopes });
+    const gateway = await startGateway(
+      gatewaySchema.parse({
+        port: 0,
+        registry: registryFile,
+        tracesDir: join(dir, 'gateway-traces'),
+        timeoutMs: opts.timeoutMs,
+        render: { sliceSize, caller },
+      }),
+      { toolScopes: scopes },
+    );
     try {
       const cases: EvalCase[] = group.map((r) => ({
         id: r.id,
@@ -61,13 +88,21 @@ export async function scoreThroughGateway(
         tools,
         target: r.target,
       }));
-      const scored = await evaluateEndpoint(cases, { label: 'raw through gateway', baseUrl: gateway.url, model: 'router', cost: { kind: 'none' } }, opts);
+      const scored = await evaluateEndpoint(
+        cases,
+        { label: 'raw through gateway', baseUrl: gateway.url, model: 'router', cost: { kind: 'none' } },
+        opts,
+      );
       results.push(...scored.cases);
     } finally {
       await gateway.close();
     }
   }
-  const metrics = aggregate(results, { bootstrap: opts.bootstrap, cost: { kind: 'none' }, wallSeconds: (performance.now() - started) / 1000 });
+  const metrics = aggregate(results, {
+    bootstrap: opts.bootstrap,
+    cost: { kind: 'none' },
+    wallSeconds: (performance.now() - started) / 1000,
+  });
 
   return {
     result: { label: 'raw through gateway', endpoint: 'gateway', model: backend.model, metrics, cases: results },

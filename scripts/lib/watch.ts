@@ -1,10 +1,20 @@
 import type { RunProgress, StageProgress } from '../../core/pipeline/types.js';
 import { runProgress, type RunHandle } from './runs.js';
 
-const ICON: Record<StageProgress['state'], string> = { pending: '·', running: '▶', completed: '✔', reused: '↺', failed: '✖', skipped: '–' };
+const ICON: Record<StageProgress['state'], string> = {
+  pending: '·',
+  running: '▶',
+  completed: '✔',
+  reused: '↺',
+  failed: '✖',
+  skipped: '–',
+};
 
 export function stageLine(s: StageProgress): string {
-  const secs = s.startedAt && s.finishedAt ? ` (${((Date.parse(s.finishedAt) - Date.parse(s.startedAt)) / 1000).toFixed(1)} s)` : '';
+  const secs =
+    s.startedAt && s.finishedAt
+      ? ` (${((Date.parse(s.finishedAt) - Date.parse(s.startedAt)) / 1000).toFixed(1)} s)`
+      : '';
   return `${ICON[s.state]} ${s.name.padEnd(10)} ${s.state.padEnd(9)}${s.detail ? ` ${s.detail}` : ''}${secs}`;
 }
 

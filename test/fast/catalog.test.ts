@@ -8,7 +8,11 @@ import { openStore } from '../../core/artifacts/index.js';
 import { canonicalJson } from '../../core/hash.js';
 import { tempDir } from '../helpers/fixtures.js';
 
-const good = { name: 'get_account', description: 'Get one account', inputSchema: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] } };
+const good = {
+  name: 'get_account',
+  description: 'Get one account',
+  inputSchema: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
+};
 
 describe('catalog: checking tools', () => {
   const bad: Array<[string, unknown, QuarantinedTool['code'], RegExp]> = [
@@ -17,10 +21,30 @@ describe('catalog: checking tools', () => {
     ['bad name', { name: 'has space', inputSchema: { type: 'object' } }, 'invalid_tool', /not 1-128/],
     ['no inputSchema', { name: 'x' }, 'invalid_tool', /inputSchema is missing/],
     ['non-object inputSchema', { name: 'x', inputSchema: { type: 'array' } }, 'invalid_tool', /must be "object"/],
-    ['unknown type', { name: 'x', inputSchema: { type: 'object', properties: { a: { type: 'strang' } } } }, 'input_schema_compile_error', /type/],
-    ['unknown keyword (strict)', { name: 'x', inputSchema: { type: 'object', propertiez: {} } }, 'input_schema_compile_error', /unknown keyword/],
-    ['bad $ref', { name: 'x', inputSchema: { type: 'object', properties: { a: { $ref: '#/nowhere' } } } }, 'input_schema_compile_error', /reference|resolve/],
-    ['broken outputSchema', { name: 'x', inputSchema: { type: 'object' }, outputSchema: { type: 'object', required: 'id' } }, 'output_schema_compile_error', /required/],
+    [
+      'unknown type',
+      { name: 'x', inputSchema: { type: 'object', properties: { a: { type: 'strang' } } } },
+      'input_schema_compile_error',
+      /type/,
+    ],
+    [
+      'unknown keyword (strict)',
+      { name: 'x', inputSchema: { type: 'object', propertiez: {} } },
+      'input_schema_compile_error',
+      /unknown keyword/,
+    ],
+    [
+      'bad $ref',
+      { name: 'x', inputSchema: { type: 'object', properties: { a: { $ref: '#/nowhere' } } } },
+      'input_schema_compile_error',
+      /reference|resolve/,
+    ],
+    [
+      'broken outputSchema',
+      { name: 'x', inputSchema: { type: 'object' }, outputSchema: { type: 'object', required: 'id' } },
+      'output_schema_compile_error',
+      /required/,
+    ],
   ];
   for (const [what, raw, code, reason] of bad) {
     it(`quarantines a tool with ${what}`, () => {
@@ -33,7 +57,13 @@ describe('catalog: checking tools', () => {
   }
 
   it('keeps every field and reads scopes from _meta.scopes', () => {
-    const r = checkTool('crm', { ...good, title: 'Get', outputSchema: { type: 'object' }, annotations: { readOnlyHint: true }, _meta: { scopes: ['sf.read', 'sf.read', 7] } });
+    const r = checkTool('crm', {
+      ...good,
+      title: 'Get',
+      outputSchema: { type: 'object' },
+      annotations: { readOnlyHint: true },
+      _meta: { scopes: ['sf.read', 'sf.read', 7] },
+    });
     assert.ok(!('code' in r));
     assert.equal(r.id, 'crm/get_account');
     assert.equal(r.title, 'Get');
@@ -43,7 +73,10 @@ describe('catalog: checking tools', () => {
 
   it('accepts draft-07 and 2020-12 schemas and format keywords', () => {
     for (const $schema of ['http://json-schema.org/draft-07/schema#', 'https://json-schema.org/draft/2020-12/schema']) {
-      const r = checkTool('crm', { name: 'x', inputSchema: { $schema, type: 'object', properties: { when: { type: 'string', format: 'date-time' } } } });
+      const r = checkTool('crm', {
+        name: 'x',
+        inputSchema: { $schema, type: 'object', properties: { when: { type: 'string', format: 'date-time' } } },
+      });
       assert.ok(!('code' in r), JSON.stringify(r));
     }
   });
@@ -56,7 +89,10 @@ describe('catalog: building and diffing', () => {
     const a = buildCatalog('p', [snap('b', [good]), snap('a', [good, good, { name: 'x' }])]);
     const b = buildCatalog('p', [snap('a', [good, good, { name: 'x' }]), snap('b', [good])]);
     assert.equal(canonicalJson(a), canonicalJson(b));
-    assert.deepEqual(a.tools.map((t) => t.id), ['a/get_account', 'b/get_account']);
+    assert.deepEqual(
+      a.tools.map((t) => t.id),
+      ['a/get_account', 'b/get_account'],
+    );
     assert.deepEqual(a.quarantined.map((q) => q.code).sort(), ['duplicate_name', 'invalid_tool']);
     const stats = catalogStats(a);
     assert.deepEqual(stats.crossServerNameCollisions, ['get_account']);
@@ -65,9 +101,20 @@ describe('catalog: building and diffing', () => {
 
   it('diffs added, removed and changed tools with the changed fields', () => {
     const v1 = buildCatalog('p', [snap('s', [good, { name: 'old', inputSchema: { type: 'object' } }])]);
-    const v2 = buildCatalog('p', [snap('s', [{ ...good, description: 'new words' }, { name: 'fresh', inputSchema: { type: 'object' } }])]);
+    const v2 = buildCatalog('p', [
+      snap('s', [
+        { ...good, description: 'new words' },
+        { name: 'fresh', inputSchema: { type: 'object' } },
+      ]),
+    ]);
     const d = diffCatalogs(v1, v2, 'cat-1', 'cat-2');
-    assert.deepEqual(d, { from: 'cat-1', to: 'cat-2', added: ['s/fresh'], removed: ['s/old'], changed: [{ id: 's/get_account', fields: ['description'] }] });
+    assert.deepEqual(d, {
+      from: 'cat-1',
+      to: 'cat-2',
+      added: ['s/fresh'],
+      removed: ['s/old'],
+      changed: [{ id: 's/get_account', fields: ['description'] }],
+    });
     assert.deepEqual(diffCatalogs(null, v1, null, 'cat-1').added, ['s/get_account', 's/old']);
   });
 

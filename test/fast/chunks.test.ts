@@ -8,8 +8,15 @@ import { chunkRanges } from '../../workflows/stages.js';
 
 describe('chunks', () => {
   it('cover every row once, in order, the last one shorter', () => {
-    assert.deepEqual(chunkRanges(7, 3), [{ from: 0, to: 3 }, { from: 3, to: 6 }, { from: 6, to: 7 }]);
-    assert.deepEqual(chunkRanges(6, 3), [{ from: 0, to: 3 }, { from: 3, to: 6 }]);
+    assert.deepEqual(chunkRanges(7, 3), [
+      { from: 0, to: 3 },
+      { from: 3, to: 6 },
+      { from: 6, to: 7 },
+    ]);
+    assert.deepEqual(chunkRanges(6, 3), [
+      { from: 0, to: 3 },
+      { from: 3, to: 6 },
+    ]);
     assert.deepEqual(chunkRanges(0, 3), []);
     assert.throws(() => chunkRanges(5, 0), /positive integer/);
   });
@@ -22,13 +29,25 @@ describe('chunks', () => {
   });
 
   it('a chunk of the template teacher drafts exactly what the whole run drafts for its rows', async () => {
-    const intent = (i: number, domain: string): Intent => ({ id: `i${i}`, domain, tool: `${domain}/t`, arguments: { n: i }, slots: { n: String(i) }, phrasings: ['do {n}', 'please do {n} now'], persona: { name: 'clerk', scopes: [] } }) as unknown as Intent;
+    const intent = (i: number, domain: string): Intent =>
+      ({
+        id: `i${i}`,
+        domain,
+        tool: `${domain}/t`,
+        arguments: { n: i },
+        slots: { n: String(i) },
+        phrasings: ['do {n}', 'please do {n} now'],
+        persona: { name: 'clerk', scopes: [] },
+      }) as unknown as Intent;
     const intents = Array.from({ length: 40 }, (_, i) => intent(i, i % 2 ? 'crm' : 'erp'));
     const teacher = templateTeacher(7);
     const whole = await teacher.generate(intents);
     const chunked = (await Promise.all(chunkRanges(intents.length, 6).map((r) => teacher.generate(intents, r)))).flat();
     assert.deepEqual(chunked, whole);
     // Multi-turn drafts take earlier turns from other intents, which a chunk still sees.
-    assert.ok(whole.some((d) => d.context), 'some drafts are multi-turn');
+    assert.ok(
+      whole.some((d) => d.context),
+      'some drafts are multi-turn',
+    );
   });
 });

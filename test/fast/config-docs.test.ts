@@ -36,16 +36,28 @@ describe('config reference', () => {
 
   it('has a row for every key of the schema', () => {
     // Objects and arrays are covered through their keys.
-    assert.deepEqual(keys.filter((k) => !k.container && !k.path.endsWith('[]') && !covered(k.path)).map((k) => k.path), [], 'add these to scripts/docs/config-meanings.ts');
+    assert.deepEqual(
+      keys.filter((k) => !k.container && !k.path.endsWith('[]') && !covered(k.path)).map((k) => k.path),
+      [],
+      'add these to scripts/docs/config-meanings.ts',
+    );
   });
 
   it('has no row for a key the schema lacks', () => {
-    assert.deepEqual([...rowKeys].filter((k) => !byPath.has(k)), []);
+    assert.deepEqual(
+      [...rowKeys].filter((k) => !byPath.has(k)),
+      [],
+    );
   });
 
   it('writes no default of its own where the schema has one', () => {
-    const shadowing = CONFIG_ROWS.filter((r) => r.unset !== undefined && r.keys.every((k) => configDefault(byPath, k) !== undefined));
-    assert.deepEqual(shadowing.map((r) => r.keys.join(', ')), []);
+    const shadowing = CONFIG_ROWS.filter(
+      (r) => r.unset !== undefined && r.keys.every((k) => configDefault(byPath, k) !== undefined),
+    );
+    assert.deepEqual(
+      shadowing.map((r) => r.keys.join(', ')),
+      [],
+    );
   });
 
   it("shows the schema's defaults", () => {

@@ -14,7 +14,10 @@ describe('MCP connection pool', () => {
     const second = await withConnections([server], async (c) => c.get('pooled')!);
     assert.equal(second, first, 'the second use gets the pooled connection');
     // Concurrent users share it too.
-    const [a, b] = await Promise.all([withConnections([server], async (c) => c.get('pooled')!), withConnections([server], async (c) => c.get('pooled')!)]);
+    const [a, b] = await Promise.all([
+      withConnections([server], async (c) => c.get('pooled')!),
+      withConnections([server], async (c) => c.get('pooled')!),
+    ]);
     assert.equal(a, first);
     assert.equal(b, first);
     await first.close(); // the server goes away (as if it crashed)
@@ -31,7 +34,13 @@ describe('MCP connection pool', () => {
 
   it('a server that fails to start fails the use, and the next use tries again', async () => {
     const ghost = { name: 'ghost', stdio: { command: '/nonexistent/server', args: [], env: {} }, timeoutMs: 2000 };
-    await assert.rejects(withConnections([ghost, server], async () => 1), /MCP server "ghost": failed to start/);
-    await assert.rejects(withConnections([ghost], async () => 1), /failed to start/);
+    await assert.rejects(
+      withConnections([ghost, server], async () => 1),
+      /MCP server "ghost": failed to start/,
+    );
+    await assert.rejects(
+      withConnections([ghost], async () => 1),
+      /failed to start/,
+    );
   });
 });

@@ -14,7 +14,9 @@ function row(i: number, entities: string[], tool: string | null = 'update_accoun
     request: `request ${i}`,
     persona: { name: 'sales-rep', scopes: ['sf.read'] },
     tools: ['update_account', 'update_contact'],
-    target: tool ? { tool, arguments: { accountId: `a${i}`, b: 1 } } : { tool: null, verdict: 'abstain', code: 'no_tool', reason: 'x' },
+    target: tool
+      ? { tool, arguments: { accountId: `a${i}`, b: 1 } }
+      : { tool: null, verdict: 'abstain', code: 'no_tool', reason: 'x' },
     provenance: { source: 'generated' },
   };
 }
@@ -25,7 +27,14 @@ function corpus(): RouterRow[] {
   for (let i = 0; i < 600; i++) {
     const acct = `salesforce:account:${i % 120}`;
     const extra = i % 50 === 0 ? [`salesforce:opportunity:${i % 7}`] : [];
-    rows.push(row(i, [acct, ...extra], i % 5 === 0 ? null : i % 3 === 0 ? 'create_case' : 'update_account', i % 4 === 0 ? 'oracle-ebs' : 'salesforce'));
+    rows.push(
+      row(
+        i,
+        [acct, ...extra],
+        i % 5 === 0 ? null : i % 3 === 0 ? 'create_case' : 'update_account',
+        i % 4 === 0 ? 'oracle-ebs' : 'salesforce',
+      ),
+    );
   }
   return rows;
 }
@@ -42,7 +51,11 @@ describe('split by entity', () => {
     assert.deepEqual(entityOverlap(s), []);
     assert.equal(s.train.length + s.val.length + s.test.length, rows.length);
     assert.ok(Math.abs(s.test.length / rows.length - 0.1) < 0.04, `test share ${s.test.length / rows.length}`);
-    for (const domain of ['salesforce', 'oracle-ebs']) assert.ok(s.test.some((r) => r.domain === domain), `${domain} is in test`);
+    for (const domain of ['salesforce', 'oracle-ebs'])
+      assert.ok(
+        s.test.some((r) => r.domain === domain),
+        `${domain} is in test`,
+      );
   });
 
   it('detects overlap when there is some', () => {
@@ -50,7 +63,8 @@ describe('split by entity', () => {
   });
 
   it('same seed same split, another seed another split', () => {
-    const ids = (seed: number) => hashOf(splitByEntity(corpus(), { train: 0.8, val: 0.1, test: 0.1 }, seed).test.map((r) => r.id));
+    const ids = (seed: number) =>
+      hashOf(splitByEntity(corpus(), { train: 0.8, val: 0.1, test: 0.1 }, seed).test.map((r) => r.id));
     assert.equal(ids(3), ids(3));
     assert.notEqual(ids(3), ids(4));
   });
@@ -60,7 +74,10 @@ describe('split by entity', () => {
     const first = splitByEntity(rows, { train: 0.8, val: 0.1, test: 0.1 }, 1);
     const more = [...rows, row(9001, ['salesforce:account:5']), row(9002, ['salesforce:account:new'])];
     const second = splitByEntity(more, { train: 0.8, val: 0.1, test: 0.1 }, 99, first.test);
-    assert.deepEqual(second.test.map((r) => r.id), first.test.map((r) => r.id));
+    assert.deepEqual(
+      second.test.map((r) => r.id),
+      first.test.map((r) => r.id),
+    );
     assert.deepEqual(entityOverlap(second), []);
   });
 
@@ -75,32 +92,76 @@ describe('split by entity', () => {
 
 describe('render', () => {
   const tools = new Map<string, CatalogTool>([
-    ['salesforce/update_account', { id: 'salesforce/update_account', server: 'salesforce', name: 'update_account', description: 'Update an account', inputSchema: { type: 'object' }, scopes: ['sf.account.write'] }],
-    ['salesforce/update_contact', { id: 'salesforce/update_contact', server: 'salesforce', name: 'update_contact', description: 'Update a contact', inputSchema: { type: 'object' }, scopes: ['sf.contact.write'] }],
+    [
+      'salesforce/update_account',
+      {
+        id: 'salesforce/update_account',
+        server: 'salesforce',
+        name: 'update_account',
+        description: 'Update an account',
+        inputSchema: { type: 'object' },
+        scopes: ['sf.account.write'],
+      },
+    ],
+    [
+      'salesforce/update_contact',
+      {
+        id: 'salesforce/update_contact',
+        server: 'salesforce',
+        name: 'update_contact',
+        description: 'Update a contact',
+        inputSchema: { type: 'object' },
+        scopes: ['sf.contact.write'],
+      },
+    ],
   ]);
 
   it('renders TRL prompt/completion with a tools column and compact JSON targets, tool first', () => {
     const r = renderRow(row(7, ['a']), tools);
-    assert.deepEqual(r.prompt.map((m) => m.role), ['system', 'user']);
+    assert.deepEqual(
+      r.prompt.map((m) => m.role),
+      ['system', 'user'],
+    );
     assert.match(r.prompt[0]!.content ?? '', /scopes: sf\.read/);
     assert.equal(r.completion[0]!.content, '{"tool":"update_account","arguments":{"accountId":"a7","b":1}}');
-    assert.deepEqual(r.tools.map((t) => t.function.name), ['update_account', 'update_contact']);
-    assert.equal(renderRow(row(8, ['a'], null), tools).completion[0]!.content, '{"tool":null,"verdict":"abstain","code":"no_tool"}');
+    assert.deepEqual(
+      r.tools.map((t) => t.function.name),
+      ['update_account', 'update_contact'],
+    );
+    assert.equal(
+      renderRow(row(8, ['a'], null), tools).completion[0]!.content,
+      '{"tool":null,"verdict":"abstain","code":"no_tool"}',
+    );
   });
 
   it('renders the Hermes <tool_call> variant for calls', () => {
-    assert.equal(completionText({ tool: 'update_account', arguments: { z: 1, a: 2 } }, 'hermes'), '<tool_call>\n{"arguments":{"a":2,"z":1},"name":"update_account"}\n</tool_call>');
+    assert.equal(
+      completionText({ tool: 'update_account', arguments: { z: 1, a: 2 } }, 'hermes'),
+      '<tool_call>\n{"arguments":{"a":2,"z":1},"name":"update_account"}\n</tool_call>',
+    );
   });
 
   it('lists the offered tools in name order however the slice was drawn, so alike rows begin alike', () => {
     const drawn = renderRow({ ...row(7, ['a']), tools: ['update_contact', 'update_account'] }, tools);
     const other = renderRow({ ...row(8, ['b']), tools: ['update_account', 'update_contact'] }, tools);
-    assert.deepEqual(drawn.tools.map((t) => t.function.name), ['update_account', 'update_contact']);
+    assert.deepEqual(
+      drawn.tools.map((t) => t.function.name),
+      ['update_account', 'update_contact'],
+    );
     assert.deepEqual(drawn.tools, other.tools);
-    assert.deepEqual(inOfferOrder([{ type: 'function', function: { name: 'b', description: '', parameters: {} } }, { type: 'function', function: { name: 'B', description: '', parameters: {} } }]).map((t) => t.function.name), ['B', 'b']);
+    assert.deepEqual(
+      inOfferOrder([
+        { type: 'function', function: { name: 'b', description: '', parameters: {} } },
+        { type: 'function', function: { name: 'B', description: '', parameters: {} } },
+      ]).map((t) => t.function.name),
+      ['B', 'b'],
+    );
   });
 
   it('refuses a row that offers a tool the catalog lacks', () => {
-    assert.throws(() => renderRow({ ...row(9, ['a']), tools: ['ghost'] }, tools), /offers ghost, which is not in the catalog/);
+    assert.throws(
+      () => renderRow({ ...row(9, ['a']), tools: ['ghost'] }, tools),
+      /offers ghost, which is not in the catalog/,
+    );
   });
 });

@@ -4,11 +4,25 @@ import { describe, it } from 'node:test';
 import { overCallingRate, scoresByOperator } from '../../core/eval/by-operator.js';
 import type { CaseResult, Outcome } from '../../core/eval/types.js';
 
-function scored(id: string, target: 'call' | 'abstain', predicted: 'call' | 'abstain' | 'invalid', outcome: Outcome): CaseResult {
+function scored(
+  id: string,
+  target: 'call' | 'abstain',
+  predicted: 'call' | 'abstain' | 'invalid',
+  outcome: Outcome,
+): CaseResult {
   return {
-    id, domain: 'crm', targetTool: target === 'call' ? 'get_x' : 'ABSTAIN', predictedTool: predicted === 'call' ? 'get_x' : predicted === 'abstain' ? 'ABSTAIN' : 'INVALID',
-    outcome, exact: outcome === 'correct', toolMatch: outcome === 'correct', targetAbstains: target === 'abstain', predictedAbstains: predicted === 'abstain',
-    schemaValid: predicted === 'call' ? true : null, detail: '', measure: { latencyMs: 1, promptTokens: 1, completionTokens: 1 },
+    id,
+    domain: 'crm',
+    targetTool: target === 'call' ? 'get_x' : 'ABSTAIN',
+    predictedTool: predicted === 'call' ? 'get_x' : predicted === 'abstain' ? 'ABSTAIN' : 'INVALID',
+    outcome,
+    exact: outcome === 'correct',
+    toolMatch: outcome === 'correct',
+    targetAbstains: target === 'abstain',
+    predictedAbstains: predicted === 'abstain',
+    schemaValid: predicted === 'call' ? true : null,
+    detail: '',
+    measure: { latencyMs: 1, promptTokens: 1, completionTokens: 1 },
   } as CaseResult;
 }
 
@@ -20,7 +34,13 @@ describe('scores by operator', () => {
     scored('s2', 'abstain', 'abstain', 'correct'),
     scored('i1', 'abstain', 'invalid', 'invalid_output'),
   ];
-  const operators: Record<string, string | null> = { p1: null, p2: null, s1: 'scope_missing', s2: 'scope_missing', i1: 'injection' };
+  const operators: Record<string, string | null> = {
+    p1: null,
+    p2: null,
+    s1: 'scope_missing',
+    s2: 'scope_missing',
+    i1: 'injection',
+  };
 
   it('over-calling counts calls where the target abstains; invalid output is no call; none to abstain is null', () => {
     assert.equal(overCallingRate(cases), 1 / 3);
@@ -28,10 +48,13 @@ describe('scores by operator', () => {
   });
 
   it('groups by the row\'s operator, positives under "positive"', () => {
-    assert.deepEqual(scoresByOperator(cases, (id) => operators[id]), {
-      injection: { cases: 1, exact: 0, abstainTargets: 1, overCalls: 0 },
-      positive: { cases: 2, exact: 1, abstainTargets: 0, overCalls: 0 },
-      scope_missing: { cases: 2, exact: 1, abstainTargets: 2, overCalls: 1 },
-    });
+    assert.deepEqual(
+      scoresByOperator(cases, (id) => operators[id]),
+      {
+        injection: { cases: 1, exact: 0, abstainTargets: 1, overCalls: 0 },
+        positive: { cases: 2, exact: 1, abstainTargets: 0, overCalls: 0 },
+        scope_missing: { cases: 2, exact: 1, abstainTargets: 2, overCalls: 1 },
+      },
+    );
   });
 });

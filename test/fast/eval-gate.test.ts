@@ -26,7 +26,13 @@ function res(id: string, t: string, p: string, exact: boolean): CaseResult {
 }
 
 function endpoint(label: string, cases: CaseResult[]): EndpointResult {
-  return { label, endpoint: 'http://x/v1', model: 'm', cases, metrics: aggregate(cases, { bootstrap: BOOT, cost: { kind: 'none' }, wallSeconds: 1 }) };
+  return {
+    label,
+    endpoint: 'http://x/v1',
+    model: 'm',
+    cases,
+    metrics: aggregate(cases, { bootstrap: BOOT, cost: { kind: 'none' }, wallSeconds: 1 }),
+  };
 }
 
 /** 100 call cases, the first `exact` of them right, then `abstain` abstention cases answered correctly. */
@@ -41,15 +47,24 @@ describe('promotion gate', () => {
     const d = decideGate(calls('candidate', 60, 10), calls('production', 90, 10), CFG, BOOT);
     assert.equal(d.promote, false);
     assert.ok(d.exactMatchDelta!.high! < -CFG.margin, JSON.stringify(d.exactMatchDelta));
-    assert.match(d.reasons[0]!, /^exact match: candidate 0\.636 vs production 0\.909, paired Δ −0\.273 \[95% CI −0\.\d{3}, −0\.\d{3}\] < −0\.020 margin: fail$/);
+    assert.match(
+      d.reasons[0]!,
+      /^exact match: candidate 0\.636 vs production 0\.909, paired Δ −0\.273 \[95% CI −0\.\d{3}, −0\.\d{3}\] < −0\.020 margin: fail$/,
+    );
     assert.match(d.reasons[1]!, /abstention F1: candidate 1\.000 vs production 1\.000, Δ \+0\.000 .*: pass/);
     assert.deepEqual([d.candidate, d.production], ['candidate', 'production']);
   });
 
   it('judges the CI low bound, not the point estimate', () => {
     // Δ = −0.01 is within the margin, but the two disagree on 21 of 100 cases: the interval reaches well below it.
-    const prod = endpoint('production', Array.from({ length: 100 }, (_, i) => res(`c${i}`, 'get_x', 'get_x', i < 50 || (i >= 60 && i < 71))));
-    const cand = endpoint('candidate', Array.from({ length: 100 }, (_, i) => res(`c${i}`, 'get_x', 'get_x', i < 60)));
+    const prod = endpoint(
+      'production',
+      Array.from({ length: 100 }, (_, i) => res(`c${i}`, 'get_x', 'get_x', i < 50 || (i >= 60 && i < 71))),
+    );
+    const cand = endpoint(
+      'candidate',
+      Array.from({ length: 100 }, (_, i) => res(`c${i}`, 'get_x', 'get_x', i < 60)),
+    );
     const d = decideGate(cand, prod, CFG, BOOT);
     assert.ok(Math.abs(d.exactMatchDelta!.value! + 0.01) < 1e-12);
     assert.ok(d.exactMatchDelta!.low! < -CFG.margin);
@@ -70,7 +85,10 @@ describe('promotion gate', () => {
   it('refuses an abstention-F1 regression at equal exact match', () => {
     // Same exact cases on both sides; on 20 cases both miss, but the candidate misses by abstaining.
     const prod = calls('production', 80, 20);
-    const cand = endpoint('candidate', prod.cases.map((c, i) => (c.exact ? c : res(c.id, c.targetTool, ABSTAIN, false))));
+    const cand = endpoint(
+      'candidate',
+      prod.cases.map((c, i) => (c.exact ? c : res(c.id, c.targetTool, ABSTAIN, false))),
+    );
     const d = decideGate(cand, prod, CFG, BOOT);
     assert.deepEqual(d.exactMatchDelta, { value: 0, low: 0, high: 0 });
     assert.ok(Math.abs(d.abstentionF1Delta! - (2 / 3 - 1)) < 1e-12);

@@ -6,7 +6,8 @@ import { ABSTAIN, ERROR_TYPES, type EvalReport } from '../../core/eval/types.js'
 import { NASTY_TOOL, emptyReport, sampleReport } from '../helpers/eval-report-fixture.js';
 
 /** The <svg> element with this id, or undefined. */
-const svgById = (html: string, id: string): string | undefined => new RegExp(`<svg id="${id}"[\\s\\S]*?</svg>`).exec(html)?.[0];
+const svgById = (html: string, id: string): string | undefined =>
+  new RegExp(`<svg id="${id}"[\\s\\S]*?</svg>`).exec(html)?.[0];
 const count = (s: string, needle: string): number => s.split(needle).length - 1;
 
 describe('markdown report', () => {
@@ -19,7 +20,11 @@ describe('markdown report', () => {
     assert.ok(md.includes('| abstention precision | 0.500 [0.00–1.00] | — |'), 'null estimate prints as —');
     assert.ok(md.includes('| schema-valid rate | 1.000 [1.00–1.00] | 0.833 [0.50–1.00] |'));
     assert.ok(md.includes('| p95 latency (ms) | 260 | 420 |'));
-    assert.ok(md.includes('| cost per 1K decisions | $0.0123 (gpu-hour $1.20 at 27.1 decisions/s) | $0.0188 (gpu-hour $1.20 at 17.7 decisions/s) |'));
+    assert.ok(
+      md.includes(
+        '| cost per 1K decisions | $0.0123 (gpu-hour $1.20 at 27.1 decisions/s) | $0.0188 (gpu-hour $1.20 at 17.7 decisions/s) |',
+      ),
+    );
     assert.ok(md.includes('| decisions/s | 27.10 | 17.70 |'));
   });
 
@@ -52,7 +57,8 @@ describe('markdown report', () => {
     assert.ok(md.includes(`| get_customer | 1 | 0 | 0 | 1 | 0 |`));
     assert.ok(md.includes(`| ${ABSTAIN} | 0 | 0 | 0 | 1 | 0 |`));
     // Every table row has the same number of unescaped separators as its header.
-    for (const line of md.split('\n').filter((l) => l.startsWith('| target'))) assert.equal(count(line.replace(/\\\|/g, ''), '|'), 7);
+    for (const line of md.split('\n').filter((l) => l.startsWith('| target')))
+      assert.equal(count(line.replace(/\\\|/g, ''), '|'), 7);
   });
 });
 
@@ -62,7 +68,8 @@ describe('HTML report', () => {
   it('is one self-contained file: no scripts, no external references', () => {
     assert.match(html, /^<!doctype html>/);
     assert.ok(html.includes('<style>'));
-    for (const bad of ['<script', 'src=', 'href="http', "href='http", '@import', 'url(', '<link']) assert.ok(!html.includes(bad), `contains ${bad}`);
+    for (const bad of ['<script', 'src=', 'href="http', "href='http", '@import', 'url(', '<link'])
+      assert.ok(!html.includes(bad), `contains ${bad}`);
   });
 
   it('has the summary, gate and error tables', () => {
@@ -130,7 +137,10 @@ describe('empty data', () => {
   const reports: [string, EvalReport][] = [
     ['an endpoint with zero cases and null metrics', emptyReport()],
     ['no endpoints at all', { ...emptyReport(), results: [] }],
-    ['a single-point curve and equal latencies', { ...sampleReport(), trainingCurve: [{ step: 5, loss: 1, evalLoss: 1 }] }],
+    [
+      'a single-point curve and equal latencies',
+      { ...sampleReport(), trainingCurve: [{ step: 5, loss: 1, evalLoss: 1 }] },
+    ],
   ];
   for (const [name, report] of reports) {
     it(`renders ${name} without NaN or undefined`, () => {
@@ -146,7 +156,8 @@ describe('empty data', () => {
 
   it('still draws the plot frames with a note, and prints — for null metrics', () => {
     const html = renderHtml(emptyReport());
-    for (const id of ['plot-confusion', 'plot-tools', 'plot-latency']) assert.match(svgById(html, id)!, /class="empty"/);
+    for (const id of ['plot-confusion', 'plot-tools', 'plot-latency'])
+      assert.match(svgById(html, id)!, /class="empty"/);
     assert.equal(svgById(html, 'plot-loss'), undefined);
     assert.ok(html.includes('No failed cases.'));
     const md = renderMarkdown(emptyReport());

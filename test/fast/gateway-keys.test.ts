@@ -31,18 +31,45 @@ describe('gateway client keys', () => {
       headers: { 'content-type': 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}) },
       body: JSON.stringify({ model: 'router', messages: [{ role: 'user', content: 'show record 001' }] }),
     });
-    return { status: res.status, body: (await res.json()) as { error?: { message: string; type: string; code: string } } };
+    return {
+      status: res.status,
+      body: (await res.json()) as { error?: { message: string; type: string; code: string } },
+    };
   };
 
   before(async () => {
-    backend = await startBackendStandIn(() => ({ call: 'get_record', arguments: { recordId: '001' }, confidence: 0.95 }));
+    backend = await startBackendStandIn(() => ({
+      call: 'get_record',
+      arguments: { recordId: '001' },
+      confidence: 0.95,
+    }));
     const registry = await openRegistry(registryFile);
     const sha = '1'.repeat(64);
-    await registry.registerVersion({ name: 'router@v1', alias: 'router', adapterVersion: 'adp-1', adapter: { uri: `file:x/${sha}`, sha256: sha, kind: 'adapter', count: 1, bytes: 1 }, target: 'local', endpoint: backend.url, servedModel: 'router@v1', adapterId: null, baseModel: 'b', runId: null, evalReport: null, probes: null });
-    await registry.repoint('router', 'router@v1', { action: 'deploy', actor: 'test', reason: 'first', requestId: 'd1' });
+    await registry.registerVersion({
+      name: 'router@v1',
+      alias: 'router',
+      adapterVersion: 'adp-1',
+      adapter: { uri: `file:x/${sha}`, sha256: sha, kind: 'adapter', count: 1, bytes: 1 },
+      target: 'local',
+      endpoint: backend.url,
+      servedModel: 'router@v1',
+      adapterId: null,
+      baseModel: 'b',
+      runId: null,
+      evalReport: null,
+      probes: null,
+    });
+    await registry.repoint('router', 'router@v1', {
+      action: 'deploy',
+      actor: 'test',
+      reason: 'first',
+      requestId: 'd1',
+    });
     await registry.close();
     alice = createClientKey(keysFile, 'alice');
-    gw = await startGateway(gatewaySchema.parse({ port: 0, registry: registryFile, tracesDir, keysFile }), { env: { [GATEWAY_KEYS_ENV]: 'ci-runner=ci-key-1' } });
+    gw = await startGateway(gatewaySchema.parse({ port: 0, registry: registryFile, tracesDir, keysFile }), {
+      env: { [GATEWAY_KEYS_ENV]: 'ci-runner=ci-key-1' },
+    });
   });
   after(async () => {
     await gw?.close();
@@ -67,16 +94,33 @@ describe('gateway client keys', () => {
     assert.equal((await fetch(`${gw.url}/models`)).status, 401);
     assert.equal((await ask(alice)).status, 200);
     assert.equal((await ask('ci-key-1')).status, 200, 'a key from the environment');
-    const traces = (await traceFilesAt(tracesDir)).flatMap((f) => readFileSync(f, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Trace & { metadata: { gateway: { key: string } } }));
-    assert.deepEqual(traces.map((t) => t.metadata.gateway.key), ['alice', 'ci-runner']);
-    assert.ok(!readFileSync((await traceFilesAt(tracesDir))[0]!, 'utf8').includes(alice), 'the key itself is not logged');
+    const traces = (await traceFilesAt(tracesDir)).flatMap((f) =>
+      readFileSync(f, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as Trace & { metadata: { gateway: { key: string } } }),
+    );
+    assert.deepEqual(
+      traces.map((t) => t.metadata.gateway.key),
+      ['alice', 'ci-runner'],
+    );
+    assert.ok(
+      !readFileSync((await traceFilesAt(tracesDir))[0]!, 'utf8').includes(alice),
+      'the key itself is not logged',
+    );
   });
 
   it('rotation without a restart: a new key works as soon as it is added, the old one stops when its line goes', async () => {
     const bob = createClientKey(keysFile, 'alice-2026-12');
     assert.equal((await ask(bob)).status, 200);
     assert.equal((await ask(alice)).status, 200, 'both valid while callers move over');
-    writeFileSync(keysFile, readFileSync(keysFile, 'utf8').split('\n').filter((l) => !l.startsWith('alice:')).join('\n'));
+    writeFileSync(
+      keysFile,
+      readFileSync(keysFile, 'utf8')
+        .split('\n')
+        .filter((l) => !l.startsWith('alice:'))
+        .join('\n'),
+    );
     assert.equal((await ask(alice)).status, 401);
     assert.equal((await ask(bob)).status, 200);
     // Emptying the file revokes its keys; it never opens the gateway to requests without one.
@@ -87,10 +131,20 @@ describe('gateway client keys', () => {
   });
 
   it('beyond loopback: no keys is refused unless allowAnonymous; bad key settings name the variable, never the value', async () => {
-    await assert.rejects(startGateway(gatewaySchema.parse({ host: '0.0.0.0', port: 0, registry: registryFile, tracesDir }), { env: {} }), (e: Error) => e instanceof ClientKeysError && /allowAnonymous/.test(e.message));
-    const open = await startGateway(gatewaySchema.parse({ host: '0.0.0.0', port: 0, registry: registryFile, tracesDir, allowAnonymous: true }), { env: {} });
+    await assert.rejects(
+      startGateway(gatewaySchema.parse({ host: '0.0.0.0', port: 0, registry: registryFile, tracesDir }), { env: {} }),
+      (e: Error) => e instanceof ClientKeysError && /allowAnonymous/.test(e.message),
+    );
+    const open = await startGateway(
+      gatewaySchema.parse({ host: '0.0.0.0', port: 0, registry: registryFile, tracesDir, allowAnonymous: true }),
+      { env: {} },
+    );
     await open.close();
-    assert.throws(() => loadClientKeys({ env: { [GATEWAY_KEYS_ENV]: 'ci-runner=secret-value,broken' } }), (e: Error) => e.message.includes(GATEWAY_KEYS_ENV) && e.message.includes('entry 2') && !e.message.includes('secret-value'));
+    assert.throws(
+      () => loadClientKeys({ env: { [GATEWAY_KEYS_ENV]: 'ci-runner=secret-value,broken' } }),
+      (e: Error) =>
+        e.message.includes(GATEWAY_KEYS_ENV) && e.message.includes('entry 2') && !e.message.includes('secret-value'),
+    );
     assert.throws(() => loadClientKeys({ keysFile: join(dir, 'missing') }), /does not exist/);
   });
 });

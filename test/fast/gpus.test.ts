@@ -20,6 +20,9 @@ describe('visible GPUs', () => {
   });
 
   it('a FLYWHEEL_GPUS that is not a whole number is an error naming it', () => {
-    assert.throws(() => visibleGpus({ FLYWHEEL_GPUS: 'two' }), (e: Error) => e instanceof InputError && /FLYWHEEL_GPUS/.test(e.message));
+    assert.throws(
+      () => visibleGpus({ FLYWHEEL_GPUS: 'two' }),
+      (e: Error) => e instanceof InputError && /FLYWHEEL_GPUS/.test(e.message),
+    );
   });
 });

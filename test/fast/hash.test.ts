@@ -5,7 +5,10 @@ import { stageKey } from '../../core/pipeline/memo.js';
 
 describe('canonical JSON and stage keys', () => {
   it('sorts keys at every depth and drops undefined', () => {
-    assert.equal(canonicalJson({ b: 1, a: { d: [2, { f: 1, e: 0 }], c: undefined } }), '{"a":{"d":[2,{"e":0,"f":1}]},"b":1}');
+    assert.equal(
+      canonicalJson({ b: 1, a: { d: [2, { f: 1, e: 0 }], c: undefined } }),
+      '{"a":{"d":[2,{"e":0,"f":1}]},"b":1}',
+    );
   });
   it('rejects numbers JSON cannot hold', () => {
     assert.throws(() => canonicalJson({ x: Number.NaN }), /not representable/);
@@ -19,7 +22,10 @@ describe('canonical JSON and stage keys', () => {
     const k = stageKey({ stage: 's', version: '1', inputs: [ref], config: { x: 1 } });
     assert.equal(k, stageKey({ stage: 's', version: '1', inputs: [{ ...ref, uri: 'elsewhere' }], config: { x: 1 } }));
     assert.notEqual(k, stageKey({ stage: 's', version: '2', inputs: [ref], config: { x: 1 } }));
-    assert.notEqual(k, stageKey({ stage: 's', version: '1', inputs: [{ ...ref, sha256: 'b'.repeat(64) }], config: { x: 1 } }));
+    assert.notEqual(
+      k,
+      stageKey({ stage: 's', version: '1', inputs: [{ ...ref, sha256: 'b'.repeat(64) }], config: { x: 1 } }),
+    );
     assert.notEqual(k, stageKey({ stage: 's', version: '1', inputs: [ref], config: { x: 2 } }));
   });
 });

@@ -5,7 +5,12 @@ import { actionPhrase, humanize, phraseRequest } from '../../core/dataset/generi
 import { fill } from '../../core/dataset/teacher/template.js';
 import { Rng } from '../../core/rng.js';
 
-const tool = (name: string, description: string | undefined, properties: Record<string, unknown> = {}, title?: string): CatalogTool => ({
+const tool = (
+  name: string,
+  description: string | undefined,
+  properties: Record<string, unknown> = {},
+  title?: string,
+): CatalogTool => ({
   id: `srv/${name}`,
   server: 'srv',
   name,
@@ -17,19 +22,37 @@ const tool = (name: string, description: string | undefined, properties: Record<
 
 const CASES: Array<{ tool: CatalogTool; args: Record<string, unknown> }> = [
   {
-    tool: tool('read_text_file', 'Read the complete contents of a file from the file system as text. Handles various text encodings.', {
-      path: { type: 'string' },
-      head: { type: 'number', description: 'If provided, returns only the first N lines of the file' },
-    }),
+    tool: tool(
+      'read_text_file',
+      'Read the complete contents of a file from the file system as text. Handles various text encodings.',
+      {
+        path: { type: 'string' },
+        head: { type: 'number', description: 'If provided, returns only the first N lines of the file' },
+      },
+    ),
     args: { path: '/home/ana/notes/todo.md', head: 20 },
   },
   {
-    tool: tool('edit_file', 'Make line-based edits to a text file. Each edit replaces exact line sequences with new content.', {
-      path: { type: 'string' },
-      edits: { type: 'array', items: { type: 'object', properties: { oldText: { type: 'string' }, newText: { type: 'string' } } } },
-      dryRun: { type: 'boolean', description: 'Preview changes using git-style diff format' },
-    }),
-    args: { path: 'src/app.ts', edits: [{ oldText: 'const port = 80;', newText: 'const port = 8080;' }, { oldText: 'debug()', newText: 'info()' }], dryRun: true },
+    tool: tool(
+      'edit_file',
+      'Make line-based edits to a text file. Each edit replaces exact line sequences with new content.',
+      {
+        path: { type: 'string' },
+        edits: {
+          type: 'array',
+          items: { type: 'object', properties: { oldText: { type: 'string' }, newText: { type: 'string' } } },
+        },
+        dryRun: { type: 'boolean', description: 'Preview changes using git-style diff format' },
+      },
+    ),
+    args: {
+      path: 'src/app.ts',
+      edits: [
+        { oldText: 'const port = 80;', newText: 'const port = 8080;' },
+        { oldText: 'debug()', newText: 'info()' },
+      ],
+      dryRun: true,
+    },
   },
   {
     tool: tool('create_entities', 'Create multiple new entities in the knowledge graph', {
@@ -39,23 +62,34 @@ const CASES: Array<{ tool: CatalogTool; args: Record<string, unknown> }> = [
   },
   {
     tool: tool('convert_time', 'Convert time between timezones', {
-      source_timezone: { type: 'string', description: "Source IANA timezone name (e.g., 'America/New_York'). Use 'UTC' as local timezone if no source timezone provided by the user." },
+      source_timezone: {
+        type: 'string',
+        description:
+          "Source IANA timezone name (e.g., 'America/New_York'). Use 'UTC' as local timezone if no source timezone provided by the user.",
+      },
       time: { type: 'string', description: 'Time to convert in 24-hour format (HH:MM)' },
       target_timezone: { type: 'string', description: 'Target IANA timezone name' },
     }),
     args: { source_timezone: 'America/New_York', time: '14:30', target_timezone: 'Europe/Oslo' },
   },
   {
-    tool: tool('list_allowed_directories', 'Returns the list of directories that this server is allowed to access. Subdirectories within these are also accessible.'),
+    tool: tool(
+      'list_allowed_directories',
+      'Returns the list of directories that this server is allowed to access. Subdirectories within these are also accessible.',
+    ),
     args: {},
   },
   { tool: tool('get_current_time', undefined, { timezone: { type: 'string' } }), args: { timezone: 'Asia/Tokyo' } },
   {
-    tool: tool('render_template', 'This tool renders a `{{template}}` with **Mustache** {vars}; see [docs](https://example.com/{id}).\nMore text.', {
-      template: { type: 'string', description: 'The {{template}} body' },
-      vars: { type: 'object' },
-      strict: { type: 'boolean' },
-    }),
+    tool: tool(
+      'render_template',
+      'This tool renders a `{{template}}` with **Mustache** {vars}; see [docs](https://example.com/{id}).\nMore text.',
+      {
+        template: { type: 'string', description: 'The {{template}} body' },
+        vars: { type: 'object' },
+        strict: { type: 'boolean' },
+      },
+    ),
     args: { template: 'Hello {{name}}!', vars: { name: 'Bo', count: 3 }, strict: false },
   },
 ];
@@ -74,8 +108,14 @@ describe('phraseRequest', () => {
       const { phrasings, slots } = phraseRequest(t, args, new Rng(`phrase:${t.name}`));
       assert.ok(phrasings.length >= 6 && phrasings.length <= 10, `${phrasings.length} phrasings`);
       assert.equal(new Set(phrasings).size, phrasings.length, 'distinct');
-      assert.ok(phrasings.some((p) => p.endsWith('?')), 'a question');
-      assert.ok(phrasings.some((p) => !p.endsWith('?')), 'a statement');
+      assert.ok(
+        phrasings.some((p) => p.endsWith('?')),
+        'a question',
+      );
+      assert.ok(
+        phrasings.some((p) => !p.endsWith('?')),
+        'a statement',
+      );
       for (const p of phrasings) {
         // Every placeholder is a slot, and every slot is used (fill throws on unknown ones).
         for (const slot of Object.keys(slots)) assert.ok(p.includes(`{${slot}}`), `"${p}" lacks {${slot}}`);
@@ -83,7 +123,12 @@ describe('phraseRequest', () => {
         assert.doesNotMatch(p.replace(/\{\w+\}/g, ''), /[{}]/, `stray brace in "${p}"`);
         for (const leaf of leaves(args)) assert.ok(text.includes(leaf), `"${text}" lacks ${leaf}`);
         for (const [k, v] of Object.entries(args)) {
-          if (typeof v === 'boolean') assert.match(text, new RegExp(`${humanize(k)}\\W+(?:set to |should be )?${v ? '(yes|true)' : '(no|false)'}`), text);
+          if (typeof v === 'boolean')
+            assert.match(
+              text,
+              new RegExp(`${humanize(k)}\\W+(?:set to |should be )?${v ? '(yes|true)' : '(no|false)'}`),
+              text,
+            );
         }
       }
     });
@@ -108,11 +153,27 @@ describe('phraseRequest', () => {
   it('covers the surface forms across seeds', () => {
     const c = CASES[3]!;
     const all = [0, 1, 2].flatMap((s) => phraseRequest(c.tool, c.args, new Rng(s)).phrasings);
-    for (const re of [/^Convert time/, /^(Can|Could|Is it possible)/, /^I (need|'d like|want) to/, /^I'm /, /^convert time /, /^(Please|Could you please)/]) {
-      assert.ok(all.some((p) => re.test(p)), `no phrasing matches ${re}`);
+    for (const re of [
+      /^Convert time/,
+      /^(Can|Could|Is it possible)/,
+      /^I (need|'d like|want) to/,
+      /^I'm /,
+      /^convert time /,
+      /^(Please|Could you please)/,
+    ]) {
+      assert.ok(
+        all.some((p) => re.test(p)),
+        `no phrasing matches ${re}`,
+      );
     }
-    assert.ok(all.some((p) => p.includes('source IANA timezone name:')), 'a short property description becomes the label');
-    assert.ok(all.every((p) => !p.includes('e.g.')), 'long descriptions fall back to the name');
+    assert.ok(
+      all.some((p) => p.includes('source IANA timezone name:')),
+      'a short property description becomes the label',
+    );
+    assert.ok(
+      all.every((p) => !p.includes('e.g.')),
+      'long descriptions fall back to the name',
+    );
   });
 });
 
@@ -126,7 +187,10 @@ describe('actionPhrase', () => {
     [tool('x', 'Lists all open pull requests'), 'list all open pull requests'],
     [tool('x', 'Gets the current time'), 'get the current time'],
     [tool('x', 'Applies a patch to the working tree'), 'apply a patch to the working tree'],
-    [tool('x', 'Returns the list of directories that this server is allowed to access.'), 'get the list of directories that this server is allowed to access'],
+    [
+      tool('x', 'Returns the list of directories that this server is allowed to access.'),
+      'get the list of directories that this server is allowed to access',
+    ],
     [tool('x', 'This tool fetches a URL and converts it to markdown'), 'fetch a URL and converts it to markdown'],
     [tool('x', 'Use this tool to `query` the SQL database.'), 'query the SQL database'],
     [tool('x', 'Tool to send a message to a channel'), 'send a message to a channel'],
@@ -134,15 +198,21 @@ describe('actionPhrase', () => {
     [tool('x', 'Used to delete a record (irreversible)'), 'delete a record'],
     [tool('x', 'Current weather conditions for a location'), 'get current weather conditions for a location'],
     [tool('x', 'Recursively lists files\nin a folder'), 'recursively list files'],
-    [tool('x', 'Search for documents that match a query and rank them by relevance, date, author and popularity across all indexed sources')
-      , 'search for documents'],
+    [
+      tool(
+        'x',
+        'Search for documents that match a query and rank them by relevance, date, author and popularity across all indexed sources',
+      ),
+      'search for documents',
+    ],
     [CASES[6]!.tool, 'render a template with Mustache vars'],
     [tool('x', 'Deletes the item at /items/{id} (soft delete)'), 'delete the item at /items/(id)'],
     [tool('get_current_time', undefined), 'get current time'],
     [tool('read_text_file', '', {}, 'Read Text File'), 'read text file'],
     [tool('weather', undefined), 'get weather'],
   ];
-  for (const [t, want] of table) it(`${JSON.stringify(t.description ?? t.title ?? t.name)} -> ${want}`, () => assert.equal(actionPhrase(t), want));
+  for (const [t, want] of table)
+    it(`${JSON.stringify(t.description ?? t.title ?? t.name)} -> ${want}`, () => assert.equal(actionPhrase(t), want));
 });
 
 describe('humanize', () => {

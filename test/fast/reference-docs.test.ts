@@ -9,7 +9,11 @@ import { REPO } from '../helpers/fixtures.js';
 describe('generated reference docs', () => {
   for (const [file, make] of Object.entries(REFERENCE_FILES)) {
     it(`${file} is current`, () => {
-      assert.equal(readFileSync(join(REPO, file), 'utf8'), make(), `${file} is stale: run node --import tsx scripts/docs/reference.ts`);
+      assert.equal(
+        readFileSync(join(REPO, file), 'utf8'),
+        make(),
+        `${file} is stale: run node --import tsx scripts/docs/reference.ts`,
+      );
     });
   }
 });

@@ -35,8 +35,12 @@ describe('registry schema', () => {
         target TEXT NOT NULL, endpoint TEXT NOT NULL, served_model TEXT NOT NULL, adapter_id TEXT, base_model TEXT NOT NULL, run_id TEXT, eval_report TEXT, created_at TEXT NOT NULL);
       CREATE TABLE alias_events (id INTEGER PRIMARY KEY AUTOINCREMENT, alias TEXT NOT NULL, version TEXT NOT NULL, previous TEXT, action TEXT NOT NULL,
         actor TEXT NOT NULL, reason TEXT NOT NULL, request_id TEXT NOT NULL UNIQUE, at TEXT NOT NULL);`);
-    db.prepare(`INSERT INTO versions VALUES ('r@old', 'r', 'adp-1', ?, ?, 'local', 'http://x/v1', 'r@old', NULL, 'base', NULL, NULL, '2026-01-01T00:00:00Z')`).run(JSON.stringify(ref('aa')), ref('aa').sha256);
-    db.prepare(`INSERT INTO alias_events (alias, version, previous, action, actor, reason, request_id, at) VALUES ('r', 'r@old', NULL, 'deploy', 'a', 'b', 'q1', '2026-01-01T00:00:00Z')`).run();
+    db.prepare(
+      `INSERT INTO versions VALUES ('r@old', 'r', 'adp-1', ?, ?, 'local', 'http://x/v1', 'r@old', NULL, 'base', NULL, NULL, '2026-01-01T00:00:00Z')`,
+    ).run(JSON.stringify(ref('aa')), ref('aa').sha256);
+    db.prepare(
+      `INSERT INTO alias_events (alias, version, previous, action, actor, reason, request_id, at) VALUES ('r', 'r@old', NULL, 'deploy', 'a', 'b', 'q1', '2026-01-01T00:00:00Z')`,
+    ).run();
     db.close();
     const registry = await openRegistry(path);
     try {

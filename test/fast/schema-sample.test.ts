@@ -2,7 +2,13 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Rng } from '../../core/rng.js';
 import { compileSchema } from '../../core/schema/compile.js';
-import { sampleArguments, sampleability, UnsampleableSchema, type FieldRef, type SampleOptions } from '../../core/schema/sample.js';
+import {
+  sampleArguments,
+  sampleability,
+  UnsampleableSchema,
+  type FieldRef,
+  type SampleOptions,
+} from '../../core/schema/sample.js';
 import { quotedExamples } from '../../core/schema/sample-strings.js';
 
 type Schema = Record<string, unknown>;
@@ -26,7 +32,8 @@ function draws(schema: Schema, n = 50, seed: string | number = 'sample', opts: P
     return args;
   });
 }
-const field = (schema: Schema, n = 50, name = 'x', seed: string | number = 'sample'): unknown[] => draws(obj({ [name]: schema }), n, seed).map((a) => a[name]);
+const field = (schema: Schema, n = 50, name = 'x', seed: string | number = 'sample'): unknown[] =>
+  draws(obj({ [name]: schema }), n, seed).map((a) => a[name]);
 const distinct = (vs: unknown[]): Set<string> => new Set(vs.map((v) => JSON.stringify(v)));
 
 const EDIT_FILE: Schema = {
@@ -62,7 +69,11 @@ const CREATE_ENTITIES: Schema = {
         properties: {
           name: { type: 'string', description: 'The name of the entity' },
           entityType: { type: 'string', description: 'The type of the entity' },
-          observations: { type: 'array', items: { type: 'string' }, description: 'An array of observation contents associated with the entity' },
+          observations: {
+            type: 'array',
+            items: { type: 'string' },
+            description: 'An array of observation contents associated with the entity',
+          },
         },
         required: ['name', 'entityType', 'observations'],
         additionalProperties: false,
@@ -75,7 +86,13 @@ const CREATE_ENTITIES: Schema = {
 
 const TREE: Schema = {
   type: 'object',
-  $defs: { node: { type: 'object', properties: { label: { type: 'string' }, children: { type: 'array', items: { $ref: '#/$defs/node' } } }, required: ['label'] } },
+  $defs: {
+    node: {
+      type: 'object',
+      properties: { label: { type: 'string' }, children: { type: 'array', items: { $ref: '#/$defs/node' } } },
+      required: ['label'],
+    },
+  },
   properties: { root: { $ref: '#/$defs/node' } },
   required: ['root'],
 };
@@ -84,32 +101,155 @@ describe('sampleArguments: every draw validates', () => {
   const cases: Array<[string, Schema]> = [
     ['empty object schema', { type: 'object' }],
     ['no properties, closed', { type: 'object', properties: {}, additionalProperties: false }],
-    ['scalars', obj({ s: { type: 'string' }, i: { type: 'integer' }, n: { type: 'number' }, b: { type: 'boolean' }, z: { type: 'null' } })],
+    [
+      'scalars',
+      obj({
+        s: { type: 'string' },
+        i: { type: 'integer' },
+        n: { type: 'number' },
+        b: { type: 'boolean' },
+        z: { type: 'null' },
+      }),
+    ],
     ['union types', obj({ a: { type: ['string', 'null'] }, b: { type: ['integer', 'string'] } })],
     ['untyped', obj({ anything: {}, t: true })],
     ['enum and const', obj({ e: { enum: ['a', 'b', 1, null] }, c: { const: { k: [1] } } })],
-    ['defaults and examples', obj({ d: { type: 'integer', default: 10 }, e: { type: 'string', examples: ['x', 'y'] }, f: { type: 'string', example: 'z' } })],
-    ['formats', obj(Object.fromEntries(['date', 'date-time', 'time', 'email', 'uri', 'url', 'uri-reference', 'uuid', 'hostname', 'ipv4', 'ipv6', 'duration', 'regex', 'json-pointer', 'uri-template'].map((f) => [f, { type: 'string', format: f }])))],
-    ['bounded numbers', obj({ a: { type: 'integer', minimum: -5, maximum: -3 }, b: { type: 'number', exclusiveMinimum: 0, exclusiveMaximum: 0.01 }, c: { type: 'number', multipleOf: 0.25, minimum: 1000 }, d: { type: 'integer', minimum: 1e6 } })],
-    ['strings with bounds and patterns', obj({ a: { type: 'string', minLength: 30, maxLength: 32 }, b: { type: 'string', maxLength: 2 }, c: { type: 'string', pattern: '^[a-z0-9-]{3,12}$' }, d: { type: 'string', pattern: '^\\d+$', minLength: 12 } })],
+    [
+      'defaults and examples',
+      obj({
+        d: { type: 'integer', default: 10 },
+        e: { type: 'string', examples: ['x', 'y'] },
+        f: { type: 'string', example: 'z' },
+      }),
+    ],
+    [
+      'formats',
+      obj(
+        Object.fromEntries(
+          [
+            'date',
+            'date-time',
+            'time',
+            'email',
+            'uri',
+            'url',
+            'uri-reference',
+            'uuid',
+            'hostname',
+            'ipv4',
+            'ipv6',
+            'duration',
+            'regex',
+            'json-pointer',
+            'uri-template',
+          ].map((f) => [f, { type: 'string', format: f }]),
+        ),
+      ),
+    ],
+    [
+      'bounded numbers',
+      obj({
+        a: { type: 'integer', minimum: -5, maximum: -3 },
+        b: { type: 'number', exclusiveMinimum: 0, exclusiveMaximum: 0.01 },
+        c: { type: 'number', multipleOf: 0.25, minimum: 1000 },
+        d: { type: 'integer', minimum: 1e6 },
+      }),
+    ],
+    [
+      'strings with bounds and patterns',
+      obj({
+        a: { type: 'string', minLength: 30, maxLength: 32 },
+        b: { type: 'string', maxLength: 2 },
+        c: { type: 'string', pattern: '^[a-z0-9-]{3,12}$' },
+        d: { type: 'string', pattern: '^\\d+$', minLength: 12 },
+      }),
+    ],
     ['pattern and format together', obj({ a: { type: 'string', format: 'email', pattern: '@example\\.com$' } })],
     ['nested objects', obj({ a: obj({ b: obj({ c: { type: 'string' } }) }) })],
-    ['patternProperties and required extra key', { type: 'object', required: ['x-trace'], patternProperties: { '^x-': { type: 'integer' } }, additionalProperties: false }],
+    [
+      'patternProperties and required extra key',
+      {
+        type: 'object',
+        required: ['x-trace'],
+        patternProperties: { '^x-': { type: 'integer' } },
+        additionalProperties: false,
+      },
+    ],
     ['tuple 2020', obj({ p: { type: 'array', prefixItems: [{ type: 'string' }, { type: 'integer' }], items: false } })],
-    ['tuple draft-07', { $schema: 'http://json-schema.org/draft-07/schema#', ...obj({ p: { type: 'array', items: [{ type: 'string' }, { type: 'boolean' }], additionalItems: false } }) }],
-    ['unique small enum array', obj({ a: { type: 'array', items: { enum: ['r', 'g', 'b'] }, uniqueItems: true, minItems: 3 } })],
+    [
+      'tuple draft-07',
+      {
+        $schema: 'http://json-schema.org/draft-07/schema#',
+        ...obj({ p: { type: 'array', items: [{ type: 'string' }, { type: 'boolean' }], additionalItems: false } }),
+      },
+    ],
+    [
+      'unique small enum array',
+      obj({ a: { type: 'array', items: { enum: ['r', 'g', 'b'] }, uniqueItems: true, minItems: 3 } }),
+    ],
     ['contains', obj({ a: { type: 'array', items: { type: 'integer' }, contains: { const: 42 }, maxItems: 4 } })],
-    ['oneOf', obj({ a: { oneOf: [{ type: 'string', format: 'email' }, { type: 'integer' }, { type: 'string', maxLength: 3 }] } })],
+    [
+      'oneOf',
+      obj({
+        a: { oneOf: [{ type: 'string', format: 'email' }, { type: 'integer' }, { type: 'string', maxLength: 3 }] },
+      }),
+    ],
     ['anyOf with null', obj({ a: { anyOf: [{ type: 'string' }, { type: 'null' }] } })],
-    ['allOf', obj({ a: { allOf: [obj({ x: { type: 'integer', minimum: 1 } }), obj({ y: { type: 'string' } }), { properties: { x: { maximum: 3 } } }] } })],
-    ['if/then/else', { ...obj({ kind: { enum: ['file', 'url'] }, path: { type: 'string' }, url: { type: 'string', format: 'uri' } }, ['kind']), if: { properties: { kind: { const: 'file' } } }, then: { required: ['path'] }, else: { required: ['url'] } }],
+    [
+      'allOf',
+      obj({
+        a: {
+          allOf: [
+            obj({ x: { type: 'integer', minimum: 1 } }),
+            obj({ y: { type: 'string' } }),
+            { properties: { x: { maximum: 3 } } },
+          ],
+        },
+      }),
+    ],
+    [
+      'if/then/else',
+      {
+        ...obj({ kind: { enum: ['file', 'url'] }, path: { type: 'string' }, url: { type: 'string', format: 'uri' } }, [
+          'kind',
+        ]),
+        if: { properties: { kind: { const: 'file' } } },
+        then: { required: ['path'] },
+        else: { required: ['url'] },
+      },
+    ],
     ['not', obj({ a: { type: 'integer', minimum: 1, maximum: 3, not: { const: 2 } } })],
-    ['dependentRequired', { ...obj({ a: { type: 'string' }, b: { type: 'string' } }, []), dependentRequired: { a: ['b'] } }],
-    ['$defs refs with siblings', { ...obj({ a: { $ref: '#/$defs/s', description: 'an id' }, b: { $ref: '#/$defs/o' } }), $defs: { s: { type: 'string', minLength: 2 }, o: obj({ c: { $ref: '#/$defs/s' } }) } }],
-    ['draft-07 definitions', { $schema: 'http://json-schema.org/draft-07/schema#', ...obj({ a: { $ref: '#/definitions/n' } }), definitions: { n: { type: 'integer', maximum: 0 } } }],
-    ['pointer escapes', { ...obj({ a: { $ref: '#/$defs/a~1b' }, c: { $ref: '#/$defs/c~0d' } }), $defs: { 'a/b': { const: 1 }, 'c~d': { const: 2 } } }],
+    [
+      'dependentRequired',
+      { ...obj({ a: { type: 'string' }, b: { type: 'string' } }, []), dependentRequired: { a: ['b'] } },
+    ],
+    [
+      '$defs refs with siblings',
+      {
+        ...obj({ a: { $ref: '#/$defs/s', description: 'an id' }, b: { $ref: '#/$defs/o' } }),
+        $defs: { s: { type: 'string', minLength: 2 }, o: obj({ c: { $ref: '#/$defs/s' } }) },
+      },
+    ],
+    [
+      'draft-07 definitions',
+      {
+        $schema: 'http://json-schema.org/draft-07/schema#',
+        ...obj({ a: { $ref: '#/definitions/n' } }),
+        definitions: { n: { type: 'integer', maximum: 0 } },
+      },
+    ],
+    [
+      'pointer escapes',
+      {
+        ...obj({ a: { $ref: '#/$defs/a~1b' }, c: { $ref: '#/$defs/c~0d' } }),
+        $defs: { 'a/b': { const: 1 }, 'c~d': { const: 2 } },
+      },
+    ],
     ['recursive tree', TREE],
-    ['root recursion via #', { type: 'object', properties: { name: { type: 'string' }, child: { $ref: '#' } }, required: ['name'] }],
+    [
+      'root recursion via #',
+      { type: 'object', properties: { name: { type: 'string' }, child: { $ref: '#' } }, required: ['name'] },
+    ],
     ['edit_file', EDIT_FILE],
     ['create_entities', CREATE_ENTITIES],
   ];
@@ -118,7 +258,9 @@ describe('sampleArguments: every draw validates', () => {
 
 describe('types, enum, const and hints', () => {
   it('draws every scalar type as that type', () => {
-    for (const a of draws(obj({ s: { type: 'string' }, i: { type: 'integer' }, n: { type: 'number' }, z: { type: 'null' } }))) {
+    for (const a of draws(
+      obj({ s: { type: 'string' }, i: { type: 'integer' }, n: { type: 'number' }, z: { type: 'null' } }),
+    )) {
       assert.equal(typeof a.s, 'string');
       assert.ok(Number.isInteger(a.i));
       assert.equal(typeof a.n, 'number');
@@ -139,7 +281,11 @@ describe('types, enum, const and hints', () => {
     assert.ok(field({ const: 'v1' }).every((v) => v === 'v1'));
   });
   it('uses default, examples and example often but not always', () => {
-    for (const s of [{ type: 'string', default: 'dflt-value' }, { type: 'string', examples: ['ex-value'] }, { type: 'string', example: 'ex-value' }]) {
+    for (const s of [
+      { type: 'string', default: 'dflt-value' },
+      { type: 'string', examples: ['ex-value'] },
+      { type: 'string', example: 'ex-value' },
+    ]) {
       const vs = field(s, 100, 'label');
       const hits = vs.filter((v) => v === 'dflt-value' || v === 'ex-value').length;
       assert.ok(hits > 15 && hits < 80, `${JSON.stringify(s)}: ${hits} hits`);
@@ -170,7 +316,20 @@ describe('formats and realistic strings', () => {
   }
   it('names give realistic strings when there is no format, pattern or enum', () => {
     const props = Object.fromEntries(
-      ['email', 'homepageUrl', 'filePath', 'timezone', 'query', 'startTime', 'dueDate', 'userId', 'language', 'currency', 'description', 'title'].map((k) => [k, { type: 'string' }]),
+      [
+        'email',
+        'homepageUrl',
+        'filePath',
+        'timezone',
+        'query',
+        'startTime',
+        'dueDate',
+        'userId',
+        'language',
+        'currency',
+        'description',
+        'title',
+      ].map((k) => [k, { type: 'string' }]),
     );
     for (const a of draws(obj(props))) {
       assert.match(a.email as string, /@/);
@@ -188,11 +347,13 @@ describe('formats and realistic strings', () => {
     }
   });
   it('honours minLength/maxLength and patterns', () => {
-    for (const v of field({ type: 'string', minLength: 40, maxLength: 45 }) as string[]) assert.ok(v.length >= 40 && v.length <= 45, v);
+    for (const v of field({ type: 'string', minLength: 40, maxLength: 45 }) as string[])
+      assert.ok(v.length >= 40 && v.length <= 45, v);
     const codes = field({ type: 'string', pattern: '^[A-Z]{3}-\\d{4}$' }) as string[];
     for (const v of codes) assert.match(v, /^[A-Z]{3}-\d{4}$/);
     assert.ok(distinct(codes).size > 40);
-    for (const v of field({ type: 'string', pattern: '^[a-z]+$', minLength: 20 }) as string[]) assert.ok(v.length >= 20);
+    for (const v of field({ type: 'string', pattern: '^[a-z]+$', minLength: 20 }) as string[])
+      assert.ok(v.length >= 20);
   });
   it('keeps pattern draws short', () => {
     for (const v of field({ type: 'string', pattern: '^a.*z$' }) as string[]) assert.ok(v.length <= 12, v);
@@ -201,36 +362,55 @@ describe('formats and realistic strings', () => {
     const desc = `Zone name (e.g., 'Mars/Olympus_Mons', "Venus/Maxwell" or \`Io/Loki\`)`;
     const vs = field({ type: 'string', description: desc }, 200, 'zone');
     for (const q of ['Mars/Olympus_Mons', 'Venus/Maxwell', 'Io/Loki']) assert.ok(vs.includes(q), q);
-    const strict = field({ type: 'string', pattern: '^[a-z]+$', description: "e.g. 'Not Valid' or 'fine'" }, 200, 'slug');
+    const strict = field(
+      { type: 'string', pattern: '^[a-z]+$', description: "e.g. 'Not Valid' or 'fine'" },
+      200,
+      'slug',
+    );
     assert.ok(!strict.includes('Not Valid'));
     assert.ok(strict.includes('fine'));
   });
   it('reads quotes, not apostrophes', () => {
-    assert.deepEqual(quotedExamples("The user's name, e.g. 'Ada' or \"Grace Hopper\"; don't guess"), ['Ada', 'Grace Hopper']);
+    assert.deepEqual(quotedExamples("The user's name, e.g. 'Ada' or \"Grace Hopper\"; don't guess"), [
+      'Ada',
+      'Grace Hopper',
+    ]);
   });
 });
 
 describe('numbers', () => {
   it('honours inclusive, exclusive and multipleOf bounds', () => {
     assert.deepEqual(distinct(field({ type: 'integer', minimum: 5, maximum: 7 })), new Set(['5', '6', '7']));
-    for (const v of field({ type: 'number', exclusiveMinimum: 0, exclusiveMaximum: 1 }) as number[]) assert.ok(v > 0 && v < 1);
-    for (const v of field({ type: 'integer', exclusiveMinimum: 3, exclusiveMaximum: 6 }) as number[]) assert.ok(v === 4 || v === 5);
+    for (const v of field({ type: 'number', exclusiveMinimum: 0, exclusiveMaximum: 1 }) as number[])
+      assert.ok(v > 0 && v < 1);
+    for (const v of field({ type: 'integer', exclusiveMinimum: 3, exclusiveMaximum: 6 }) as number[])
+      assert.ok(v === 4 || v === 5);
     const fives = field({ type: 'integer', multipleOf: 5, minimum: 1 }) as number[];
     assert.ok(fives.every((v) => v % 5 === 0 && v >= 5));
     assert.ok(distinct(fives).size > 3);
-    const money = field({ type: 'number', minimum: 0, maximum: 1e12, exclusiveMinimum: 0, multipleOf: 0.01 }, 50, 'amount') as number[];
-    assert.ok(money.every((v) => v > 0 && v <= 1000 && Math.round(v * 100) === Number((v * 100).toFixed(6))), money.join());
+    const money = field(
+      { type: 'number', minimum: 0, maximum: 1e12, exclusiveMinimum: 0, multipleOf: 0.01 },
+      50,
+      'amount',
+    ) as number[];
+    assert.ok(
+      money.every((v) => v > 0 && v <= 1000 && Math.round(v * 100) === Number((v * 100).toFixed(6))),
+      money.join(),
+    );
   });
   it('keeps counts and limits small when unbounded', () => {
     for (const name of ['limit', 'page', 'offset', 'count', 'maxResults', 'per_page']) {
       for (const v of field({ type: 'integer' }, 30, name) as number[]) assert.ok(v >= 0 && v <= 50, `${name}=${v}`);
     }
-    for (const v of field({ type: 'integer', minimum: 1000 }, 30, 'limit') as number[]) assert.ok(v >= 1000 && v <= 1050);
+    for (const v of field({ type: 'integer', minimum: 1000 }, 30, 'limit') as number[])
+      assert.ok(v >= 1000 && v <= 1050);
   });
 });
 
 describe('objects and arrays', () => {
-  const schema = obj({ a: { type: 'string' }, b: { type: 'integer' }, c: { type: 'boolean' }, d: { type: 'string' } }, ['a']);
+  const schema = obj({ a: { type: 'string' }, b: { type: 'integer' }, c: { type: 'boolean' }, d: { type: 'string' } }, [
+    'a',
+  ]);
   it('always has required properties and a varied mix of optional ones', () => {
     const all = draws(schema, 100);
     assert.ok(all.every((x) => typeof x.a === 'string'));
@@ -256,19 +436,29 @@ describe('objects and arrays', () => {
   it('honours minItems/maxItems with 1..3 items by default', () => {
     const lens = field({ type: 'array', items: { type: 'string' } }, 100).map((v) => (v as unknown[]).length);
     assert.deepEqual(new Set(lens), new Set([1, 2, 3]));
-    for (const v of field({ type: 'array', items: { type: 'integer' }, minItems: 5, maxItems: 6 }) as unknown[][]) assert.ok(v.length >= 5 && v.length <= 6);
+    for (const v of field({ type: 'array', items: { type: 'integer' }, minItems: 5, maxItems: 6 }) as unknown[][])
+      assert.ok(v.length >= 5 && v.length <= 6);
     assert.ok(field({ type: 'array', maxItems: 0 }).every((v) => (v as unknown[]).length === 0));
   });
   it('draws tuples and distinct items', () => {
-    for (const v of field({ type: 'array', prefixItems: [{ type: 'string' }, { type: 'integer' }], items: false }) as unknown[][]) {
+    for (const v of field({
+      type: 'array',
+      prefixItems: [{ type: 'string' }, { type: 'integer' }],
+      items: false,
+    }) as unknown[][]) {
       assert.equal(v.length, 2);
       assert.equal(typeof v[0], 'string');
       assert.ok(Number.isInteger(v[1]));
     }
-    for (const v of field({ type: 'array', items: { enum: [1, 2, 3] }, uniqueItems: true, minItems: 3 }) as number[][]) assert.deepEqual([...v].sort(), [1, 2, 3]);
+    for (const v of field({ type: 'array', items: { enum: [1, 2, 3] }, uniqueItems: true, minItems: 3 }) as number[][])
+      assert.deepEqual([...v].sort(), [1, 2, 3]);
   });
   it('satisfies contains', () => {
-    assert.ok(field({ type: 'array', items: { type: 'integer' }, contains: { const: 42 } }).every((v) => (v as number[]).includes(42)));
+    assert.ok(
+      field({ type: 'array', items: { type: 'integer' }, contains: { const: 42 } }).every((v) =>
+        (v as number[]).includes(42),
+      ),
+    );
   });
 });
 
@@ -280,31 +470,58 @@ describe('combinators and $ref', () => {
     assert.deepEqual(distinct(any), new Set(['"x"', '"y"']));
   });
   it('oneOf over required sets gives one or the other, not both', () => {
-    const s = { ...obj({ id: { type: 'integer' }, number: { type: 'string', pattern: '^\\d{4}$' } }, [], { additionalProperties: false }), oneOf: [{ required: ['id'] }, { required: ['number'] }] };
+    const s = {
+      ...obj({ id: { type: 'integer' }, number: { type: 'string', pattern: '^\\d{4}$' } }, [], {
+        additionalProperties: false,
+      }),
+      oneOf: [{ required: ['id'] }, { required: ['number'] }],
+    };
     const all = draws(s, 100);
-    assert.ok(all.every((a) => ('id' in a) !== ('number' in a)));
+    assert.ok(all.every((a) => 'id' in a !== 'number' in a));
     assert.ok(all.some((a) => 'id' in a) && all.some((a) => 'number' in a));
   });
   it('allOf merges properties, required and bounds', () => {
-    const vs = field({ allOf: [obj({ x: { type: 'integer', minimum: 1 } }), obj({ y: { type: 'string' } }), { properties: { x: { maximum: 3 } } }] }) as Args[];
+    const vs = field({
+      allOf: [
+        obj({ x: { type: 'integer', minimum: 1 } }),
+        obj({ y: { type: 'string' } }),
+        { properties: { x: { maximum: 3 } } },
+      ],
+    }) as Args[];
     for (const v of vs) assert.ok((v.x as number) >= 1 && (v.x as number) <= 3 && typeof v.y === 'string');
   });
   it('not and if/then/else are respected', () => {
-    assert.deepEqual(distinct(field({ type: 'integer', minimum: 1, maximum: 3, not: { const: 2 } })), new Set(['1', '3']));
-    const cond = { ...obj({ kind: { enum: ['file', 'url'] }, path: { type: 'string' }, url: { type: 'string', format: 'uri' } }, ['kind']), if: { properties: { kind: { const: 'file' } } }, then: { required: ['path'] }, else: { required: ['url'] } };
+    assert.deepEqual(
+      distinct(field({ type: 'integer', minimum: 1, maximum: 3, not: { const: 2 } })),
+      new Set(['1', '3']),
+    );
+    const cond = {
+      ...obj({ kind: { enum: ['file', 'url'] }, path: { type: 'string' }, url: { type: 'string', format: 'uri' } }, [
+        'kind',
+      ]),
+      if: { properties: { kind: { const: 'file' } } },
+      then: { required: ['path'] },
+      else: { required: ['url'] },
+    };
     const all = draws(cond, 100);
     assert.deepEqual(new Set(all.map((a) => a.kind)), new Set(['file', 'url']));
   });
   it('recursion stops at maxDepth by omitting optional recursive properties', () => {
     const depth = (n: Args): number => 1 + Math.max(0, ...((n.children as Args[] | undefined) ?? []).map(depth));
     const trees = draws(TREE, 50, 't', { optionalShare: 1, maxDepth: 4 }).map((a) => depth(a.root as Args));
-    assert.ok(trees.every((d) => d <= 3), trees.join());
+    assert.ok(
+      trees.every((d) => d <= 3),
+      trees.join(),
+    );
     assert.ok(trees.some((d) => d > 1));
   });
 });
 
 describe('real values from the server', () => {
-  const schema = obj({ fileId: { type: 'string', pattern: '^f-[0-9]+$' }, tags: { type: 'array', items: { type: 'string' }, minItems: 1 } });
+  const schema = obj({
+    fileId: { type: 'string', pattern: '^f-[0-9]+$' },
+    tags: { type: 'array', items: { type: 'string' }, minItems: 1 },
+  });
   it('are tried first and only when they validate', () => {
     const seen: FieldRef[] = [];
     const values = (f: FieldRef): readonly unknown[] | undefined => {
@@ -324,7 +541,10 @@ describe('real values from the server', () => {
     assert.ok(seen.some((s) => s.name === 'tags' && s.path.join('/') === 'tags/[]'));
   });
   it('are checked against a $ref-ed field schema with its $defs', () => {
-    const s = { ...obj({ owner: { $ref: '#/$defs/login' } }), $defs: { login: { type: 'string', pattern: '^[a-z]+$' } } };
+    const s = {
+      ...obj({ owner: { $ref: '#/$defs/login' } }),
+      $defs: { login: { type: 'string', pattern: '^[a-z]+$' } },
+    };
     const all = draws(s, 50, 'r', { values: (f) => (f.name === 'owner' ? ['Not-Valid', 'octocat'] : undefined) });
     assert.ok(all.every((a) => a.owner !== 'Not-Valid'));
     assert.ok(all.filter((a) => a.owner === 'octocat').length > 30);
@@ -382,31 +602,71 @@ describe('realistic MCP tools', () => {
 describe('schemas no argument set can be drawn for', () => {
   const req = (schema: Schema): Schema => obj({ a: schema });
   const cases: Array<[string, Schema, RegExp]> = [
-    ['lookahead pattern', req({ type: 'string', pattern: '^(?=a)b$' }), /^a: pattern \/\^\(\?=a\)b\$\/ cannot be satisfied/],
+    [
+      'lookahead pattern',
+      req({ type: 'string', pattern: '^(?=a)b$' }),
+      /^a: pattern \/\^\(\?=a\)b\$\/ cannot be satisfied/,
+    ],
     ['empty character class', req({ type: 'string', pattern: '[^\\s\\S]' }), /pattern .* cannot be satisfied/],
-    ['pattern against maxLength', req({ type: 'string', pattern: '^[a-z]{10}$', maxLength: 5 }), /pattern .* cannot be satisfied with length 0\.\.5/],
-    ['cyclic required $ref', { ...req({ $ref: '#/$defs/node' }), $defs: { node: obj({ next: { $ref: '#/$defs/node' } }) } }, /cyclic \$ref #\/\$defs\/node through required property "next"/],
+    [
+      'pattern against maxLength',
+      req({ type: 'string', pattern: '^[a-z]{10}$', maxLength: 5 }),
+      /pattern .* cannot be satisfied with length 0\.\.5/,
+    ],
+    [
+      'cyclic required $ref',
+      { ...req({ $ref: '#/$defs/node' }), $defs: { node: obj({ next: { $ref: '#/$defs/node' } }) } },
+      /cyclic \$ref #\/\$defs\/node through required property "next"/,
+    ],
     ['minimum > maximum', req({ type: 'integer', minimum: 10, maximum: 5 }), /^a: minimum 10 > maximum 5/],
-    ['exclusive bounds with no integer', req({ type: 'integer', exclusiveMinimum: 1, exclusiveMaximum: 2 }), /^a: exclusive minimum 1 > exclusive maximum 2/],
+    [
+      'exclusive bounds with no integer',
+      req({ type: 'integer', exclusiveMinimum: 1, exclusiveMaximum: 2 }),
+      /^a: exclusive minimum 1 > exclusive maximum 2/,
+    ],
     ['minLength > maxLength', req({ type: 'string', minLength: 10, maxLength: 5 }), /^a: minLength 10 > maxLength 5/],
     ['minItems > maxItems', req({ type: 'array', minItems: 4, maxItems: 2 }), /^a: minItems 4 > maxItems 2/],
-    ['minProperties beyond declared', req({ type: 'object', properties: { b: { type: 'string' } }, minProperties: 2 }), /^a: minProperties 2/],
+    [
+      'minProperties beyond declared',
+      req({ type: 'object', properties: { b: { type: 'string' } }, minProperties: 2 }),
+      /^a: minProperties 2/,
+    ],
     ['false schema for a required property', req(false as unknown as Schema), /^a: schema is false/],
-    ['required property not in a closed object', { type: 'object', properties: {}, required: ['x'], additionalProperties: false }, /required property "x" is not allowed/],
-    ['allOf with disjoint types', req({ allOf: [{ type: 'string' }, { type: 'integer' }] }), /^a: types .* do not overlap/],
+    [
+      'required property not in a closed object',
+      { type: 'object', properties: {}, required: ['x'], additionalProperties: false },
+      /required property "x" is not allowed/,
+    ],
+    [
+      'allOf with disjoint types',
+      req({ allOf: [{ type: 'string' }, { type: 'integer' }] }),
+      /^a: types .* do not overlap/,
+    ],
     ['allOf with different consts', req({ allOf: [{ const: 1 }, { const: 2 }] }), /^a: const 1 conflicts with const 2/],
-    ['remote $ref', req({ $ref: 'https://example.com/schemas/thing.json' }), /remote \$ref https:\/\/example\.com\/schemas\/thing\.json/],
+    [
+      'remote $ref',
+      req({ $ref: 'https://example.com/schemas/thing.json' }),
+      /remote \$ref https:\/\/example\.com\/schemas\/thing\.json/,
+    ],
     ['empty enum', req({ enum: [] }), /does not compile: .*enum/],
     ['unknown type', req({ type: 'strin' }), /does not compile: .*type/],
     ['unknown format', req({ type: 'string', format: 'colour' }), /does not compile: .*unknown format "colour"/],
     ['arguments that are not an object', { type: 'string' }, /not describe an object/],
-    ['uniqueItems beyond the enum', req({ type: 'array', items: { enum: [1, 2] }, uniqueItems: true, minItems: 3 }), /uniqueItems/],
+    [
+      'uniqueItems beyond the enum',
+      req({ type: 'array', items: { enum: [1, 2] }, uniqueItems: true, minItems: 3 }),
+      /uniqueItems/,
+    ],
   ];
   for (const [name, schema, reason] of cases) {
     it(name, () => {
       assert.throws(
         () => sampleArguments(schema, { rng: new Rng(1) }),
-        (err: unknown) => err instanceof UnsampleableSchema && err.name === 'UnsampleableSchema' && reason.test(err.reason) && err.message === err.reason,
+        (err: unknown) =>
+          err instanceof UnsampleableSchema &&
+          err.name === 'UnsampleableSchema' &&
+          reason.test(err.reason) &&
+          err.message === err.reason,
       );
       const check = sampleability(schema, 'catalog');
       assert.equal(check.ok, false);
@@ -420,6 +680,11 @@ describe('schemas no argument set can be drawn for', () => {
   it('a draw that keeps failing validation reports the ajv error', () => {
     // allOf with additionalProperties:false on one member forbids the other member's required property.
     const s = { allOf: [{ type: 'object', additionalProperties: false }, obj({ x: { type: 'string' } })] };
-    assert.throws(() => sampleArguments(s, { rng: new Rng(1) }), (err: unknown) => err instanceof UnsampleableSchema && /no draw passed validation in 20 attempts: .*additional properties/.test(err.reason));
+    assert.throws(
+      () => sampleArguments(s, { rng: new Rng(1) }),
+      (err: unknown) =>
+        err instanceof UnsampleableSchema &&
+        /no draw passed validation in 20 attempts: .*additional properties/.test(err.reason),
+    );
   });
 });

@@ -17,8 +17,16 @@ describe('server specs', () => {
   it('rejects an unterminated quote', () => assert.throws(() => splitCommandLine('node "oops'), /unterminated/));
 
   it('parses stdio and http specs', () => {
-    assert.deepEqual(parseServerSpec('stdio:node s.js', 'crm'), { name: 'crm', stdio: { command: 'node', args: ['s.js'], env: {} }, timeoutMs: 30_000 });
-    assert.deepEqual(parseServerSpec('https://mcp.example.com/mcp', 'x', 5000), { name: 'x', http: { url: 'https://mcp.example.com/mcp', headers: {} }, timeoutMs: 5000 });
+    assert.deepEqual(parseServerSpec('stdio:node s.js', 'crm'), {
+      name: 'crm',
+      stdio: { command: 'node', args: ['s.js'], env: {} },
+      timeoutMs: 30_000,
+    });
+    assert.deepEqual(parseServerSpec('https://mcp.example.com/mcp', 'x', 5000), {
+      name: 'x',
+      http: { url: 'https://mcp.example.com/mcp', headers: {} },
+      timeoutMs: 5000,
+    });
   });
 
   it('rejects other specs with a message naming the spec', () => {

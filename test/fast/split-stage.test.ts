@@ -13,8 +13,14 @@ import { tempDir } from '../helpers/fixtures.js';
 
 function rows(): RouterRow[] {
   return Array.from({ length: 200 }, (_, i) => ({
-    id: `r${i}`, domain: 'salesforce', entities: [`salesforce:account:${i % 40}`], request: `r${i}`, persona: { name: 'p', scopes: [] },
-    tools: ['update_account'], target: { tool: 'update_account', arguments: { accountId: `a${i % 40}` } }, provenance: { source: 'generated' },
+    id: `r${i}`,
+    domain: 'salesforce',
+    entities: [`salesforce:account:${i % 40}`],
+    request: `r${i}`,
+    persona: { name: 'p', scopes: [] },
+    tools: ['update_account'],
+    target: { tool: 'update_account', arguments: { accountId: `a${i % 40}` } },
+    provenance: { source: 'generated' },
   }));
 }
 
@@ -24,14 +30,31 @@ describe('split stage', () => {
     const store = openStore(storeUri);
     const augmented = await store.putJsonl('augmented', rows());
     const catalog = await store.putJson('catalog', { tools: [] });
-    const dataset = parseConfig({ version: 1, name: 'x', servers: [{ name: 's', stdio: { command: 'x' } }], dataset: {} }).dataset!;
+    const dataset = parseConfig({
+      version: 1,
+      name: 'x',
+      servers: [{ name: 's', stdio: { command: 'x' } }],
+      dataset: {},
+    }).dataset!;
     const env = new MockActivityEnvironment();
-    const run = (project: string) => env.run(splitStage, { store: { store: storeUri, s3: {} }, runId: 'test', dataset, project, catalog, augmented }) as Promise<StageOutcome>;
+    const run = (project: string) =>
+      env.run(splitStage, {
+        store: { store: storeUri, s3: {} },
+        runId: 'test',
+        dataset,
+        project,
+        catalog,
+        augmented,
+      }) as Promise<StageOutcome>;
     const a = await run('alpha');
     const b = await run('beta');
     const version = catalogVersion(catalog);
     assert.deepEqual((await frozenTestSet(store, 'alpha', version))?.ref, a.outputs.test);
-    assert.deepEqual((await frozenTestSet(store, 'beta', version))?.ref, b.outputs.test, 'the second project gets its own pin');
+    assert.deepEqual(
+      (await frozenTestSet(store, 'beta', version))?.ref,
+      b.outputs.test,
+      'the second project gets its own pin',
+    );
     // The next run splits against the pinned set (a new memo key: the pin is part of it) and keeps it as test;
     // the one after that is a memo hit.
     const again = await run('alpha');

@@ -12,23 +12,42 @@ import { parseConfig } from '../../core/config/load.js';
 import { outputsFromEvents } from '../../scripts/lib/runs.js';
 import { loadConfigFile } from '../../core/config/load.js';
 import { configKeys } from '../../scripts/docs/config-keys.js';
-import { appliesTo, bindingSources, memoParts, stageArgs, STAGE_OF_ACTIVITY, STAGES, type StageName, type StageSpec, valueAt } from '../../workflows/stages.js';
+import {
+  appliesTo,
+  bindingSources,
+  memoParts,
+  stageArgs,
+  STAGE_OF_ACTIVITY,
+  STAGES,
+  type StageName,
+  type StageSpec,
+  valueAt,
+} from '../../workflows/stages.js';
 
 /** The table as its declared type, for what only some entries have. */
 const SPECS: readonly StageSpec[] = STAGES;
 import { REPO } from '../helpers/fixtures.js';
 
 function history(name: string) {
-  return historyFromJSON(JSON.parse(readFileSync(join(REPO, 'test', 'fixtures', 'histories', `${name}.json`), 'utf8'))).events ?? [];
+  return (
+    historyFromJSON(JSON.parse(readFileSync(join(REPO, 'test', 'fixtures', 'histories', `${name}.json`), 'utf8')))
+      .events ?? []
+  );
 }
 
 // Later runs' outputs win: the newest recording of a release run comes last.
-const RUNS = ['flywheel-run-release-stage-args', 'flywheel-run-retrain-trained-stage-args', 'flywheel-run-release-render-pairs', 'flywheel-run-preference'];
+const RUNS = [
+  'flywheel-run-release-stage-args',
+  'flywheel-run-retrain-trained-stage-args',
+  'flywheel-run-release-render-pairs',
+  'flywheel-run-preference',
+];
 
 describe('stage table', () => {
   it('every stage with outputs is found in recorded runs, with exactly the outputs the table names', () => {
     const seen = new Map<string, Record<string, unknown>>();
-    for (const run of RUNS) for (const [stage, outputs] of Object.entries(outputsFromEvents(history(run)))) seen.set(stage, outputs);
+    for (const run of RUNS)
+      for (const [stage, outputs] of Object.entries(outputsFromEvents(history(run)))) seen.set(stage, outputs);
     for (const s of STAGES) {
       if (s.activity === null) continue;
       assert.ok(seen.has(s.name), `${s.name}: no ${s.activity} result in ${RUNS.join(', ')}`);
@@ -37,21 +56,66 @@ describe('stage table', () => {
   });
 
   it('every activity a recorded run scheduled is in the table or is a helper that records no stage', () => {
-    const helpers = new Set(['resolveConfig', 'listServerTools', 'currentVersion', 'gateStage', 'retrainCheck', 'advanceWatermark']);
+    const helpers = new Set([
+      'resolveConfig',
+      'listServerTools',
+      'currentVersion',
+      'gateStage',
+      'retrainCheck',
+      'advanceWatermark',
+    ]);
     for (const run of RUNS) {
       for (const e of history(run)) {
         const name = e.activityTaskScheduledEventAttributes?.activityType?.name;
-        if (name) assert.ok(STAGE_OF_ACTIVITY[name] !== undefined || helpers.has(name), `${run}: ${name} is neither a stage's activity nor a known helper`);
+        if (name)
+          assert.ok(
+            STAGE_OF_ACTIVITY[name] !== undefined || helpers.has(name),
+            `${run}: ${name} is neither a stage's activity nor a known helper`,
+          );
       }
     }
   });
 
   it('a run lists the stages its config asks for, in table order', () => {
     const base = { version: 1, name: 'p', servers: [{ name: 's', stdio: { command: 'x' } }] };
-    const names = (extra: Record<string, unknown>) => STAGES.filter((s) => appliesTo(s.name, parseConfig({ ...base, ...extra }))).map((s) => s.name);
+    const names = (extra: Record<string, unknown>) =>
+      STAGES.filter((s) => appliesTo(s.name, parseConfig({ ...base, ...extra }))).map((s) => s.name);
     assert.deepEqual(names({}), ['ingest']);
-    assert.deepEqual(names({ dataset: {} }), ['ingest', 'intents', 'generate', 'solve', 'validate', 'corrupt', 'split', 'render']);
-    assert.deepEqual(names({ dataset: {}, traces: ['t.jsonl'], retrain: {}, train: { job: { baseModel: 'tiny:nano' } }, evaluate: {}, gate: {} }), ['ingest', 'intents', 'generate', 'solve', 'validate', 'traces', 'watermark', 'corrupt', 'split', 'render', 'train', 'evaluate', 'gate']);
+    assert.deepEqual(names({ dataset: {} }), [
+      'ingest',
+      'intents',
+      'generate',
+      'solve',
+      'validate',
+      'corrupt',
+      'split',
+      'render',
+    ]);
+    assert.deepEqual(
+      names({
+        dataset: {},
+        traces: ['t.jsonl'],
+        retrain: {},
+        train: { job: { baseModel: 'tiny:nano' } },
+        evaluate: {},
+        gate: {},
+      }),
+      [
+        'ingest',
+        'intents',
+        'generate',
+        'solve',
+        'validate',
+        'traces',
+        'watermark',
+        'corrupt',
+        'split',
+        'render',
+        'train',
+        'evaluate',
+        'gate',
+      ],
+    );
   });
 
   it('the recorded runs listed exactly those stages', () => {
@@ -61,8 +125,14 @@ describe('stage table', () => {
       const config = parseConfig((JSON.parse(Buffer.from(input.data!).toString('utf8')) as { config: unknown }).config);
       const last = events.filter((e) => e.workflowPropertiesModifiedEventAttributes?.upsertedMemo).at(-1)!;
       const memo = last.workflowPropertiesModifiedEventAttributes!.upsertedMemo!.fields!.progress!;
-      const listed = (JSON.parse(Buffer.from(memo.data!).toString('utf8')) as { stages: Array<{ name: string }> }).stages.map((s) => s.name);
-      assert.deepEqual(listed, STAGES.filter((s) => appliesTo(s.name, config)).map((s) => s.name), run);
+      const listed = (
+        JSON.parse(Buffer.from(memo.data!).toString('utf8')) as { stages: Array<{ name: string }> }
+      ).stages.map((s) => s.name);
+      assert.deepEqual(
+        listed,
+        STAGES.filter((s) => appliesTo(s.name, config)).map((s) => s.name),
+        run,
+      );
     }
   });
 
@@ -76,7 +146,8 @@ describe('stage table', () => {
           assert.ok(SPECS[source]!.outputs.includes(output), `${s.name}.${arg}: ${from} has no output ${output}`);
         }
       }
-      for (const [arg, path] of Object.entries(s.config ?? {})) assert.ok(schemaKeys.has(path), `${s.name}.${arg}: no config key ${path}`);
+      for (const [arg, path] of Object.entries(s.config ?? {}))
+        assert.ok(schemaKeys.has(path), `${s.name}.${arg}: no config key ${path}`);
     });
   });
 
@@ -99,7 +170,8 @@ describe('stage table', () => {
     const example = await loadConfigFile(join(REPO, 'examples', 'salesforce-oracle.yaml'));
     const fake = { uri: 'file:///x', sha256: 'a'.repeat(64), kind: 'x', count: 1, bytes: 1 };
     const outputs = () => Object.fromEntries(STAGES.flatMap((s) => s.outputs.map((o) => [o, fake])));
-    const keyOf = (stage: StageName, config: typeof example) => JSON.stringify(memoParts(stage, stageArgs(stage, config, 'r', outputs)));
+    const keyOf = (stage: StageName, config: typeof example) =>
+      JSON.stringify(memoParts(stage, stageArgs(stage, config, 'r', outputs)));
     // Written out, not derived from the table: a stage that stops being keyed by what it reads fails here.
     const edits: Array<[string, unknown, StageName[]]> = [
       ['dataset.seed', 99, ['intents', 'generate', 'solve', 'validate', 'corrupt', 'split']],
@@ -115,8 +187,14 @@ describe('stage table', () => {
       const edited = structuredClone(example);
       const parent = path.includes('.') ? valueAt(edited, path.slice(0, path.lastIndexOf('.'))) : edited;
       (parent as Record<string, unknown>)[path.slice(path.lastIndexOf('.') + 1)] = value;
-      const memoised = STAGES.filter((x) => x.version !== null && x.name !== 'train' && x.name !== 'traces').map((x) => x.name);
-      assert.deepEqual(memoised.filter((stage) => keyOf(stage, edited) !== keyOf(stage, example)), changed, `stages re-run after editing ${path}`);
+      const memoised = STAGES.filter((x) => x.version !== null && x.name !== 'train' && x.name !== 'traces').map(
+        (x) => x.name,
+      );
+      assert.deepEqual(
+        memoised.filter((stage) => keyOf(stage, edited) !== keyOf(stage, example)),
+        changed,
+        `stages re-run after editing ${path}`,
+      );
     }
   });
 
@@ -124,15 +202,48 @@ describe('stage table', () => {
     const ref = { uri: 'file:///x', sha256: 'b'.repeat(64), kind: 'requests', count: 3, bytes: 9 };
     const p = (v: unknown) => ({ payloads: [defaultPayloadConverter.toPayload(v)] });
     const events = [
-      { eventId: 1, activityTaskScheduledEventAttributes: { activityType: { name: 'storedStage' }, input: p({ stage: 'generate' }) } },
-      { eventId: 2, activityTaskCompletedEventAttributes: { scheduledEventId: 1, result: p({ outputs: { requests: ref }, reused: true, summary: '' }) } },
-      { eventId: 3, activityTaskScheduledEventAttributes: { activityType: { name: 'storedStage' }, input: p({ stage: 'solve' }) } },
+      {
+        eventId: 1,
+        activityTaskScheduledEventAttributes: {
+          activityType: { name: 'storedStage' },
+          input: p({ stage: 'generate' }),
+        },
+      },
+      {
+        eventId: 2,
+        activityTaskCompletedEventAttributes: {
+          scheduledEventId: 1,
+          result: p({ outputs: { requests: ref }, reused: true, summary: '' }),
+        },
+      },
+      {
+        eventId: 3,
+        activityTaskScheduledEventAttributes: { activityType: { name: 'storedStage' }, input: p({ stage: 'solve' }) },
+      },
       { eventId: 4, activityTaskCompletedEventAttributes: { scheduledEventId: 3, result: p(null) } },
-      { eventId: 5, activityTaskScheduledEventAttributes: { activityType: { name: 'stageChunk' }, input: p({ stage: 'solve' }) } },
-      { eventId: 6, activityTaskCompletedEventAttributes: { scheduledEventId: 5, result: p({ outputs: { candidates: { ...ref, kind: 'part' } } }) } },
+      {
+        eventId: 5,
+        activityTaskScheduledEventAttributes: { activityType: { name: 'stageChunk' }, input: p({ stage: 'solve' }) },
+      },
+      {
+        eventId: 6,
+        activityTaskCompletedEventAttributes: {
+          scheduledEventId: 5,
+          result: p({ outputs: { candidates: { ...ref, kind: 'part' } } }),
+        },
+      },
       { eventId: 7, activityTaskScheduledEventAttributes: { activityType: { name: 'solveStage' } } },
-      { eventId: 8, activityTaskCompletedEventAttributes: { scheduledEventId: 7, result: p({ outputs: { candidates: { ...ref, kind: 'candidates' } } }) } },
+      {
+        eventId: 8,
+        activityTaskCompletedEventAttributes: {
+          scheduledEventId: 7,
+          result: p({ outputs: { candidates: { ...ref, kind: 'candidates' } } }),
+        },
+      },
     ];
-    assert.deepEqual(outputsFromEvents(events), { generate: { requests: ref }, solve: { candidates: { ...ref, kind: 'candidates' } } });
+    assert.deepEqual(outputsFromEvents(events), {
+      generate: { requests: ref },
+      solve: { candidates: { ...ref, kind: 'candidates' } },
+    });
   });
 });

@@ -21,15 +21,25 @@ function intent(i: number, tool: string | null, domain = 'erp'): Intent {
     arguments: tool ? { invoiceId: 1000 + i, asOfDate: '2026-06-30', amount: 12500 } : {},
     slots: tool ? { invoiceId: 1000 + i, asOfDate: '2026-06-30', amount: 12500 } : {},
     entities: [`erp:invoice:${1000 + i}`],
-    phrasings: tool ? ['Apply {amount} to invoice {invoiceId} as of {asOfDate}.', 'Invoice {invoiceId}: record a payment of {amount} dated {asOfDate}'] : ['Book me a flight to Oslo.'],
+    phrasings: tool
+      ? [
+          'Apply {amount} to invoice {invoiceId} as of {asOfDate}.',
+          'Invoice {invoiceId}: record a payment of {amount} dated {asOfDate}',
+        ]
+      : ['Book me a flight to Oslo.'],
   };
 }
 
 describe('template teacher: surface forms', () => {
-  it('restyles only the template\'s own words: every {slot} survives, so values stay copyable', () => {
-    const templates = ['Apply {amount} to invoice {invoiceId} as of {asOfDate}.', 'Show the account {name} please', '{name}: close the period {period}'];
+  it("restyles only the template's own words: every {slot} survives, so values stay copyable", () => {
+    const templates = [
+      'Apply {amount} to invoice {invoiceId} as of {asOfDate}.',
+      'Show the account {name} please',
+      '{name}: close the period {period}',
+    ];
     for (let seed = 0; seed < 300; seed++) {
-      for (const t of templates) assert.deepEqual(placeholders(styleTemplate(t, new Rng(`s${seed}`))), placeholders(t), `seed ${seed}: ${t}`);
+      for (const t of templates)
+        assert.deepEqual(placeholders(styleTemplate(t, new Rng(`s${seed}`))), placeholders(t), `seed ${seed}: ${t}`);
     }
   });
 
@@ -39,8 +49,18 @@ describe('template teacher: surface forms', () => {
     for (let seed = 0; seed < 400; seed++) {
       const t = styleTemplate('Apply {amount} to the invoice {invoiceId} please.', new Rng(`f${seed}`));
       forms.add(t);
-      if (/^(Could you|Can you|I need you to|I'd like you to|Would you please|Can I get you to|I was hoping you could|Mind helping me) /.test(t)) seen.indirect++;
-      if (/(audit prep|month-end|ticket|meeting|customer|email|manager|cleanup|team sync|bug you|time-sensitive|conversation)/i.test(t)) seen.context++;
+      if (
+        /^(Could you|Can you|I need you to|I'd like you to|Would you please|Can I get you to|I was hoping you could|Mind helping me) /.test(
+          t,
+        )
+      )
+        seen.indirect++;
+      if (
+        /(audit prep|month-end|ticket|meeting|customer|email|manager|cleanup|team sync|bug you|time-sensitive|conversation)/i.test(
+          t,
+        )
+      )
+        seen.context++;
       if (/\b(inv|pls)\b/.test(t)) seen.abbreviated++;
       if (/^apply \{amount\} to invoice/.test(t)) seen.terse++;
     }
@@ -56,7 +76,12 @@ describe('template teacher: surface forms', () => {
       dates.add(String(s.asOfDate));
       amounts.add(s.amount!);
       assert.equal(s.invoiceId, 10234, 'an id is copied as it is');
-      if (s.asOfDate !== '2026-06-30') assert.equal(new Date(`${s.asOfDate} UTC`).toISOString().slice(0, 10), '2026-06-30', `${s.asOfDate} is the same day`);
+      if (s.asOfDate !== '2026-06-30')
+        assert.equal(
+          new Date(`${s.asOfDate} UTC`).toISOString().slice(0, 10),
+          '2026-06-30',
+          `${s.asOfDate} is the same day`,
+        );
     }
     assert.ok(dates.has('2026-06-30') && dates.size >= 4, [...dates].join(' · '));
     assert.ok(amounts.has(12500) && amounts.has('12,500'), [...amounts].join(' · '));
@@ -64,7 +89,9 @@ describe('template teacher: surface forms', () => {
 });
 
 describe('template teacher: conversations', () => {
-  const intents = Array.from({ length: 200 }, (_, i) => intent(i, i % 10 === 9 ? null : i % 2 ? 'apply_receipt' : 'get_invoice'));
+  const intents = Array.from({ length: 200 }, (_, i) =>
+    intent(i, i % 10 === 9 ? null : i % 2 ? 'apply_receipt' : 'get_invoice'),
+  );
 
   it('about 15% of requests are the last turn of a conversation, whose earlier turns are finished', async () => {
     const drafts = await templateTeacher(3).generate(intents);
@@ -76,7 +103,11 @@ describe('template teacher: conversations', () => {
       const call = d.context!.find((m) => m.tool_calls);
       if (call) {
         const name = (call.tool_calls![0] as { function: { name: string } }).function.name;
-        assert.notEqual(name, intents.find((i) => i.id === d.intentId)!.tool, 'the earlier call is another tool: the last turn decides');
+        assert.notEqual(
+          name,
+          intents.find((i) => i.id === d.intentId)!.tool,
+          'the earlier call is another tool: the last turn decides',
+        );
       }
     }
     assert.ok(multi.some((d) => d.context!.length === 4) && multi.some((d) => d.context!.length === 2), 'both kinds');
@@ -87,11 +118,30 @@ describe('template teacher: conversations', () => {
     const drafts = await teacher.generate(intents);
     const candidates = await teacher.solve(intents, drafts);
     const c = candidates.find((x) => x.context && x.target.tool === 'get_invoice')!;
-    const tools: CatalogTool[] = ['get_invoice', 'apply_receipt'].map((name) => ({ id: `erp/${name}`, server: 'erp', name, description: name, inputSchema: { type: 'object', properties: { invoiceId: { type: 'integer' } } }, scopes: [] }) as unknown as CatalogTool);
-    const row = candidateRow(intents.find((i) => i.id === c.intentId)!, c, tools, 2, 1);
+    const tools: CatalogTool[] = ['get_invoice', 'apply_receipt'].map(
+      (name) =>
+        ({
+          id: `erp/${name}`,
+          server: 'erp',
+          name,
+          description: name,
+          inputSchema: { type: 'object', properties: { invoiceId: { type: 'integer' } } },
+          scopes: [],
+        }) as unknown as CatalogTool,
+    );
+    const row = candidateRow(
+      intents.find((i) => i.id === c.intentId)!,
+      c,
+      tools,
+      2,
+      1,
+    );
     assert.equal(row.messages!.at(-1)!.content, row.request);
     const rendered = renderRow(row, new Map(tools.map((t) => [t.id, t])));
-    assert.deepEqual(rendered.prompt.slice(1).map((m) => m.role), [...c.context!.map((m) => m.role), 'user']);
+    assert.deepEqual(
+      rendered.prompt.slice(1).map((m) => m.role),
+      [...c.context!.map((m) => m.role), 'user'],
+    );
     const injection = OPERATORS.find((o) => o.name === 'prompt_injection')!;
     const negative = injection.apply(row as never, { rng: new Rng('x') } as never);
     assert.ok(negative, 'the injection applies to this row');

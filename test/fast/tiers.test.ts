@@ -20,7 +20,9 @@ describe('test tiers', () => {
     const dir = join(REPO, 'test', 'fast');
     const offenders = readdirSync(dir)
       .filter((f) => f.endsWith('.test.ts') && f !== 'tiers.test.ts') // its patterns would match themselves
-      .flatMap((f) => SLOW.filter((re) => re.test(readFileSync(join(dir, f), 'utf8'))).map((re) => `${f}: ${re.source}`));
+      .flatMap((f) =>
+        SLOW.filter((re) => re.test(readFileSync(join(dir, f), 'utf8'))).map((re) => `${f}: ${re.source}`),
+      );
     assert.deepEqual(offenders, [], 'move these to test/integration');
   });
 

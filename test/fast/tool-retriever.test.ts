@@ -6,18 +6,85 @@ import { bm25Retriever, terms, toolDocument } from '../../core/retrieve/tool-ret
 
 // A catalog nobody here wrote requests for: tools shaped like the public GitHub and calendar MCP servers'.
 const TOOLS = [
-  { name: 'create_issue', description: 'Create a new issue in a GitHub repository.', inputSchema: { type: 'object', properties: { owner: { type: 'string' }, repo: { type: 'string' }, title: { type: 'string' }, body: { type: 'string' }, labels: { type: 'array', items: { type: 'string' } } } } },
-  { name: 'list_pull_requests', description: 'List pull requests in a repository.', inputSchema: { type: 'object', properties: { owner: { type: 'string' }, repo: { type: 'string' }, state: { type: 'string', enum: ['open', 'closed', 'all'] } } } },
-  { name: 'merge_pull_request', description: 'Merge a pull request.', inputSchema: { type: 'object', properties: { pullNumber: { type: 'number' }, mergeMethod: { type: 'string', enum: ['merge', 'squash', 'rebase'] } } } },
-  { name: 'get_file_contents', description: 'Get the contents of a file or directory from a repository.', inputSchema: { type: 'object', properties: { path: { type: 'string', description: 'Path to the file' }, branch: { type: 'string' } } } },
-  { name: 'search_code', description: 'Search for code across repositories.', inputSchema: { type: 'object', properties: { query: { type: 'string' } } } },
-  { name: 'create_event', description: 'Create a calendar event.', inputSchema: { type: 'object', properties: { summary: { type: 'string' }, startTime: { type: 'string', description: 'ISO 8601 start' }, attendees: { type: 'array', items: { type: 'string', description: 'attendee email' } } } } },
-  { name: 'list_events', description: 'List upcoming calendar events.', inputSchema: { type: 'object', properties: { timeMin: { type: 'string' }, maxResults: { type: 'number' } } } },
+  {
+    name: 'create_issue',
+    description: 'Create a new issue in a GitHub repository.',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        owner: { type: 'string' },
+        repo: { type: 'string' },
+        title: { type: 'string' },
+        body: { type: 'string' },
+        labels: { type: 'array', items: { type: 'string' } },
+      },
+    },
+  },
+  {
+    name: 'list_pull_requests',
+    description: 'List pull requests in a repository.',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        owner: { type: 'string' },
+        repo: { type: 'string' },
+        state: { type: 'string', enum: ['open', 'closed', 'all'] },
+      },
+    },
+  },
+  {
+    name: 'merge_pull_request',
+    description: 'Merge a pull request.',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        pullNumber: { type: 'number' },
+        mergeMethod: { type: 'string', enum: ['merge', 'squash', 'rebase'] },
+      },
+    },
+  },
+  {
+    name: 'get_file_contents',
+    description: 'Get the contents of a file or directory from a repository.',
+    inputSchema: {
+      type: 'object',
+      properties: { path: { type: 'string', description: 'Path to the file' }, branch: { type: 'string' } },
+    },
+  },
+  {
+    name: 'search_code',
+    description: 'Search for code across repositories.',
+    inputSchema: { type: 'object', properties: { query: { type: 'string' } } },
+  },
+  {
+    name: 'create_event',
+    description: 'Create a calendar event.',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        summary: { type: 'string' },
+        startTime: { type: 'string', description: 'ISO 8601 start' },
+        attendees: { type: 'array', items: { type: 'string', description: 'attendee email' } },
+      },
+    },
+  },
+  {
+    name: 'list_events',
+    description: 'List upcoming calendar events.',
+    inputSchema: { type: 'object', properties: { timeMin: { type: 'string' }, maxResults: { type: 'number' } } },
+  },
 ];
 
 describe('bm25 tool retriever', () => {
   it('splits names the way agents write them and folds plurals', () => {
-    assert.deepEqual(terms('listPullRequests get_file_contents'), ['list', 'pull', 'request', 'get', 'file', 'content']);
+    assert.deepEqual(terms('listPullRequests get_file_contents'), [
+      'list',
+      'pull',
+      'request',
+      'get',
+      'file',
+      'content',
+    ]);
     assert.deepEqual(terms('the Invoices, please!'), ['invoice']);
     const doc = toolDocument(TOOLS[2]!);
     for (const word of ['merge_pull_request', 'pullNumber', 'squash', 'rebase']) assert.ok(doc.includes(word), word);
@@ -56,15 +123,34 @@ describe('bm25 tool retriever', () => {
   });
 
   it('recall@k counts the calls whose tool ranks in the top k, reading every user turn, and skips no-calls', () => {
-    const row = (request: string, tool: string | null, earlier?: string): RouterRow => ({
-      id: request, domain: 'github', entities: [], request, persona: { name: 'dev', domain: 'github', scopes: [] }, tools: [],
-      ...(earlier ? { messages: [{ role: 'user', content: earlier }, { role: 'assistant', content: 'Which one?' }, { role: 'user', content: request }] } : {}),
-      target: tool === null ? { tool: null, verdict: 'abstain', code: 'no_tool', reason: '' } : { tool, arguments: {} },
-      provenance: { source: 'handwritten' },
-    } as RouterRow);
+    const row = (request: string, tool: string | null, earlier?: string): RouterRow =>
+      ({
+        id: request,
+        domain: 'github',
+        entities: [],
+        request,
+        persona: { name: 'dev', domain: 'github', scopes: [] },
+        tools: [],
+        ...(earlier
+          ? {
+              messages: [
+                { role: 'user', content: earlier },
+                { role: 'assistant', content: 'Which one?' },
+                { role: 'user', content: request },
+              ],
+            }
+          : {}),
+        target:
+          tool === null ? { tool: null, verdict: 'abstain', code: 'no_tool', reason: '' } : { tool, arguments: {} },
+        provenance: { source: 'handwritten' },
+      }) as RouterRow;
     const rows = [
       row('merge pull request 42 with squash', 'merge_pull_request'),
-      row('yes, that one please', 'create_event', 'create a calendar event for the standup tomorrow, attendees the whole team'),
+      row(
+        'yes, that one please',
+        'create_event',
+        'create a calendar event for the standup tomorrow, attendees the whole team',
+      ),
       row('what is the weather', null),
       row('frobnicate the widget', 'search_code'),
     ];

@@ -21,6 +21,10 @@ describe('workflow imports', () => {
           .filter(({ line }) => !/ from '(@temporalio\/[^']+|\.\/[^']+)';/.test(line))
           .map(({ line, at }) => `${at}: ${line}`),
       );
-    assert.deepEqual(offenders, [], 'import these as types, or move the value into a workflows/ sibling or an activity');
+    assert.deepEqual(
+      offenders,
+      [],
+      'import these as types, or move the value into a workflows/ sibling or an activity',
+    );
   });
 });

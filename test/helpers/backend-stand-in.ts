@@ -63,7 +63,12 @@ function logprobsFor(text: string, span: string | null, confidence: number) {
   return {
     content: tokens.map((token, i) => {
       const logprob = inside[i] ? Math.log(confidence) / n : -0.0001;
-      return { token, logprob, bytes: [...Buffer.from(token)], top_logprobs: [{ token, logprob, bytes: [...Buffer.from(token)] }] };
+      return {
+        token,
+        logprob,
+        bytes: [...Buffer.from(token)],
+        top_logprobs: [{ token, logprob, bytes: [...Buffer.from(token)] }],
+      };
     }),
   };
 }
@@ -94,42 +99,98 @@ async function listen(server: Server): Promise<{ url: string; close(): Promise<v
 }
 
 function completion(model: string, message: unknown, finish: string, logprobs: unknown) {
-  return { id: 'chatcmpl-stand-in', object: 'chat.completion', created: 0, model, choices: [{ index: 0, message, finish_reason: finish, logprobs }], usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } };
+  return {
+    id: 'chatcmpl-stand-in',
+    object: 'chat.completion',
+    created: 0,
+    model,
+    choices: [{ index: 0, message, finish_reason: finish, logprobs }],
+    usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+  };
 }
 
 export async function startBackendStandIn(script: (body: ChatRequest) => Scripted): Promise<BackendStandIn> {
   const requests: ChatRequest[] = [];
   const server = createServer(async (req, res) => {
     const raw = await readBody(req);
-    if (req.method !== 'POST' || req.url !== '/v1/chat/completions') return json(res, 404, { error: { message: `no route ${req.url}` } });
+    if (req.method !== 'POST' || req.url !== '/v1/chat/completions')
+      return json(res, 404, { error: { message: `no route ${req.url}` } });
     const body = JSON.parse(raw) as ChatRequest;
     requests.push(body);
     const s = script(body);
-    if ('status' in s) return json(res, s.status, { error: { message: s.message, type: 'BadRequestError', code: s.status } });
-    if ('raw' in s) return json(res, 200, completion(body.model, { role: 'assistant', content: s.raw }, 'stop', body.logprobs ? logprobsFor(s.raw, null, 1) : null));
+    if ('status' in s)
+      return json(res, s.status, { error: { message: s.message, type: 'BadRequestError', code: s.status } });
+    if ('raw' in s)
+      return json(
+        res,
+        200,
+        completion(
+          body.model,
+          { role: 'assistant', content: s.raw },
+          'stop',
+          body.logprobs ? logprobsFor(s.raw, null, 1) : null,
+        ),
+      );
     if ('call' in s) {
       const text = canonicalJson({ tool: s.call, arguments: s.arguments });
-      const message = { role: 'assistant', content: null, tool_calls: [{ id: 'call_standin1', type: 'function', function: { name: s.call, arguments: JSON.stringify(s.arguments) } }] };
-      return json(res, 200, completion(body.model, message, 'tool_calls', body.logprobs ? logprobsFor(text, s.call, s.confidence) : null));
+      const message = {
+        role: 'assistant',
+        content: null,
+        tool_calls: [
+          { id: 'call_standin1', type: 'function', function: { name: s.call, arguments: JSON.stringify(s.arguments) } },
+        ],
+      };
+      return json(
+        res,
+        200,
+        completion(body.model, message, 'tool_calls', body.logprobs ? logprobsFor(text, s.call, s.confidence) : null),
+      );
     }
-    const text = canonicalJson({ tool: null, verdict: s.abstain.verdict ?? 'abstain', code: s.abstain.code, reason: s.abstain.reason });
-    return json(res, 200, completion(body.model, { role: 'assistant', content: text }, 'stop', body.logprobs ? logprobsFor(text, 'null', s.confidence) : null));
+    const text = canonicalJson({
+      tool: null,
+      verdict: s.abstain.verdict ?? 'abstain',
+      code: s.abstain.code,
+      reason: s.abstain.reason,
+    });
+    return json(
+      res,
+      200,
+      completion(
+        body.model,
+        { role: 'assistant', content: text },
+        'stop',
+        body.logprobs ? logprobsFor(text, 'null', s.confidence) : null,
+      ),
+    );
   });
   const running = await listen(server);
   return { ...running, requests };
 }
 
-export async function startFrontierStandIn(key: string, answer: (body: ChatRequest) => Record<string, unknown>): Promise<FrontierStandIn> {
+export async function startFrontierStandIn(
+  key: string,
+  answer: (body: ChatRequest) => Record<string, unknown>,
+): Promise<FrontierStandIn> {
   const state: FrontierStandIn = { url: '', requests: [], authorizations: [], failing: false, close: async () => {} };
   const server = createServer(async (req, res) => {
     const raw = await readBody(req);
-    if (req.method !== 'POST' || req.url !== '/v1/chat/completions') return json(res, 404, { error: { message: `no route ${req.url}` } });
+    if (req.method !== 'POST' || req.url !== '/v1/chat/completions')
+      return json(res, 404, { error: { message: `no route ${req.url}` } });
     state.authorizations.push(req.headers.authorization);
     // OpenAI echoes the refused key (partly masked); this one echoes it whole, the harder case for redaction.
-    if (req.headers.authorization !== `Bearer ${key}`) return json(res, 401, { error: { message: `Incorrect API key provided: ${String(req.headers.authorization).replace(/^Bearer /, '')}`, type: 'invalid_request_error' } });
+    if (req.headers.authorization !== `Bearer ${key}`)
+      return json(res, 401, {
+        error: {
+          message: `Incorrect API key provided: ${String(req.headers.authorization).replace(/^Bearer /, '')}`,
+          type: 'invalid_request_error',
+        },
+      });
     const body = JSON.parse(raw) as ChatRequest;
     state.requests.push(body);
-    if (state.failing) return json(res, 500, { error: { message: 'The server had an error while processing your request.', type: 'server_error' } });
+    if (state.failing)
+      return json(res, 500, {
+        error: { message: 'The server had an error while processing your request.', type: 'server_error' },
+      });
     const message = { role: 'assistant', content: null, ...answer(body) };
     return json(res, 200, completion(body.model, message, 'tool_calls', null));
   });

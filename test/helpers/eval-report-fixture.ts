@@ -1,4 +1,13 @@
-import { ABSTAIN, ERROR_TYPES, INVALID, type CaseResult, type ErrorType, type EvalMetrics, type EvalReport, type Outcome } from '../../core/eval/types.js';
+import {
+  ABSTAIN,
+  ERROR_TYPES,
+  INVALID,
+  type CaseResult,
+  type ErrorType,
+  type EvalMetrics,
+  type EvalReport,
+  type Outcome,
+} from '../../core/eval/types.js';
 
 /**
  * Hand-made EvalReports for the renderer tests. Metrics are literal values written to match the
@@ -9,7 +18,15 @@ import { ABSTAIN, ERROR_TYPES, INVALID, type CaseResult, type ErrorType, type Ev
 export const NASTY_TOOL = `evil<b>&"|'tool`;
 const LABELS = ['get_customer', 'search_orders', NASTY_TOOL, ABSTAIN, INVALID];
 
-function kase(id: string, domain: string | null, target: string, predicted: string, outcome: Outcome, latencyMs: number, detail = ''): CaseResult {
+function kase(
+  id: string,
+  domain: string | null,
+  target: string,
+  predicted: string,
+  outcome: Outcome,
+  latencyMs: number,
+  detail = '',
+): CaseResult {
   const call = (t: string): boolean => t !== ABSTAIN && t !== INVALID;
   return {
     id,
@@ -87,7 +104,13 @@ export function sampleReport(): EvalReport {
     exactMatch: est(0.5, 0.167, 0.833),
     toolAccuracy: est(0.667, 0.333, 1),
     // Production never abstained: precision is undefined.
-    abstention: { precision: est(null, null, null), recall: est(0, 0, 0), f1: est(null, null, null), support: 1, predicted: 0 },
+    abstention: {
+      precision: est(null, null, null),
+      recall: est(0, 0, 0),
+      f1: est(null, null, null),
+      support: 1,
+      predicted: 0,
+    },
     schemaValidRate: est(0.833, 0.5, 1),
     errors: errors({ wrong_tool: 1, missed_abstention: 1, missing_required: 1 }),
     perTool: [
@@ -119,8 +142,20 @@ export function sampleReport(): EvalReport {
     testSet: { sha256: 'abcdef0123456789'.repeat(4), cases: 6, source: 'artifact://testset/v3' },
     bootstrap: { resamples: 1000, seed: 7 },
     results: [
-      { label: 'candidate', endpoint: 'http://127.0.0.1:8001/v1', model: 'router-v4', metrics: candidate, cases: candidateCases },
-      { label: 'production', endpoint: 'http://127.0.0.1:8002/v1', model: 'router-v3', metrics: production, cases: productionCases },
+      {
+        label: 'candidate',
+        endpoint: 'http://127.0.0.1:8001/v1',
+        model: 'router-v4',
+        metrics: candidate,
+        cases: candidateCases,
+      },
+      {
+        label: 'production',
+        endpoint: 'http://127.0.0.1:8002/v1',
+        model: 'router-v3',
+        metrics: production,
+        cases: productionCases,
+      },
     ],
     trainingCurve: [
       { step: 0, loss: 2.4 },
@@ -131,7 +166,10 @@ export function sampleReport(): EvalReport {
     ],
     gate: {
       promote: true,
-      reasons: ['exact match Δ low bound +0.01 ≥ -0.02 (margin 0.02): pass', 'abstention F1: production has none, not compared: pass'],
+      reasons: [
+        'exact match Δ low bound +0.01 ≥ -0.02 (margin 0.02): pass',
+        'abstention F1: production has none, not compared: pass',
+      ],
       exactMatchDelta: est(0.167, 0.01, 0.33),
       abstentionF1Delta: null,
       candidate: 'router-v4',

@@ -19,7 +19,12 @@ export function tempDir(prefix = 'flywheel-test-'): string {
 export function fixtureStdio(name: string, flags: string[] = [], timeoutMs = 20_000): ServerConfig {
   return {
     name,
-    stdio: { command: process.execPath, args: ['--import', 'tsx', FIXTURE_SERVER, '--transport', 'stdio', '--prefix', name, ...flags], env: {}, cwd: REPO },
+    stdio: {
+      command: process.execPath,
+      args: ['--import', 'tsx', FIXTURE_SERVER, '--transport', 'stdio', '--prefix', name, ...flags],
+      env: {},
+      cwd: REPO,
+    },
     timeoutMs,
   };
 }
@@ -28,7 +33,11 @@ export function fixtureStdio(name: string, flags: string[] = [], timeoutMs = 20_
  * Spawn a server that prints a "listening ..." line on stdout; resolves with the match once it does.
  * stop() sends SIGTERM and waits for the exit.
  */
-export async function spawnListening(args: string[], pattern: RegExp, env: NodeJS.ProcessEnv = process.env): Promise<{ match: RegExpExecArray; proc: ChildProcess; stop: () => Promise<void> }> {
+export async function spawnListening(
+  args: string[],
+  pattern: RegExp,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<{ match: RegExpExecArray; proc: ChildProcess; stop: () => Promise<void> }> {
   const proc = spawn(process.execPath, args, { cwd: REPO, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   proc.stderr!.on('data', (d) => (stderr += d));
@@ -51,16 +60,29 @@ export async function spawnListening(args: string[], pattern: RegExp, env: NodeJ
 }
 
 /** Start the fixture server over HTTP on a free port; resolves with its URL once it listens. */
-export async function startFixtureHttp(flags: string[] = [], port = 0): Promise<{ url: string; port: number; proc: ChildProcess; stop: () => Promise<void> }> {
-  const { match, proc, stop } = await spawnListening(['--import', 'tsx', FIXTURE_SERVER, '--transport', 'http', '--port', String(port), ...flags], /listening (\d+)/);
+export async function startFixtureHttp(
+  flags: string[] = [],
+  port = 0,
+): Promise<{ url: string; port: number; proc: ChildProcess; stop: () => Promise<void> }> {
+  const { match, proc, stop } = await spawnListening(
+    ['--import', 'tsx', FIXTURE_SERVER, '--transport', 'http', '--port', String(port), ...flags],
+    /listening (\d+)/,
+  );
   const actual = Number(match[1]);
   return { url: `http://127.0.0.1:${actual}/mcp`, port: actual, proc, stop };
 }
 
 /** Run the flywheel CLI; resolves with exit code and output. */
-export function runCli(args: string[], env: NodeJS.ProcessEnv = {}, cwd = REPO): Promise<{ code: number; stdout: string; stderr: string }> {
+export function runCli(
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+  cwd = REPO,
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const p = spawn(process.execPath, [join(REPO, 'bin', 'flywheel.js'), ...args], { cwd, env: { ...process.env, ...env } });
+    const p = spawn(process.execPath, [join(REPO, 'bin', 'flywheel.js'), ...args], {
+      cwd,
+      env: { ...process.env, ...env },
+    });
     let stdout = '';
     let stderr = '';
     p.stdout.on('data', (d) => (stdout += d));

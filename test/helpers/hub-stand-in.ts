@@ -29,7 +29,8 @@ function treeEntries(files: Map<string, Buffer>, dir: string, recursive: boolean
       const d = prefix + parts.slice(0, i).join('/');
       out.set(d, { type: 'directory', oid: createHash('sha1').update(d).digest('hex'), size: 0, path: d });
     }
-    if (recursive || parts.length === 1) out.set(path, { type: 'file', oid: createHash('sha1').update(bytes).digest('hex'), size: bytes.length, path });
+    if (recursive || parts.length === 1)
+      out.set(path, { type: 'file', oid: createHash('sha1').update(bytes).digest('hex'), size: bytes.length, path });
   }
   return [...out.values()].sort((a, b) => (a.path < b.path ? -1 : 1));
 }
@@ -50,11 +51,17 @@ export async function startHubStandIn(token: string) {
   const repos = new Map<string, { type: string; visibility: string }>();
   const trees = new Map<string, Map<string, Buffer>>();
   const lfs = new Map<string, Buffer>();
-  const commits: Array<{ repo: string; header: Record<string, unknown>; files: Map<string, Buffer>; deleted: string[] }> = [];
-  const read = (req: IncomingMessage) => new Promise<Buffer>((resolve) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c)).on('end', () => resolve(Buffer.concat(chunks)));
-  });
+  const commits: Array<{
+    repo: string;
+    header: Record<string, unknown>;
+    files: Map<string, Buffer>;
+    deleted: string[];
+  }> = [];
+  const read = (req: IncomingMessage) =>
+    new Promise<Buffer>((resolve) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c)).on('end', () => resolve(Buffer.concat(chunks)));
+    });
   let base = '';
   const server: Server = createHttpServer(async (req, res) => {
     const body = await read(req);
@@ -72,7 +79,8 @@ export async function startHubStandIn(token: string) {
       return send(200, {});
     }
     // The Hub does not echo a refused token; this stand-in does, so the tests see that it is never repeated.
-    if (req.headers.authorization !== `Bearer ${token}`) return send(401, { error: `Invalid credentials in Authorization header (${req.headers.authorization})` });
+    if (req.headers.authorization !== `Bearer ${token}`)
+      return send(401, { error: `Invalid credentials in Authorization header (${req.headers.authorization})` });
     let m: RegExpExecArray | null;
     if (req.method === 'GET' && (m = /^\/api\/(models|datasets)\/([^/]+\/[^/]+)$/.exec(path))) {
       return repos.has(`${m[1]}/${m[2]}`) ? send(200, { id: m[2] }) : send(404, { error: 'Repository not found' });
@@ -100,15 +108,30 @@ export async function startHubStandIn(token: string) {
     if (req.method === 'POST' && (m = /^\/api\/(models|datasets)\/([^/]+\/[^/]+)\/preupload\/main$/.exec(path))) {
       if (!repos.has(`${m[1]}/${m[2]}`)) return send(404, { error: 'Repository not found' });
       const b = JSON.parse(body.toString()) as { files: Array<{ path: string; size: number }> };
-      return send(200, { files: b.files.map((f) => ({ path: f.path, uploadMode: f.path.endsWith('.safetensors') || f.size > 10 * 1024 * 1024 ? 'lfs' : 'regular', shouldIgnore: false })) });
+      return send(200, {
+        files: b.files.map((f) => ({
+          path: f.path,
+          uploadMode: f.path.endsWith('.safetensors') || f.size > 10 * 1024 * 1024 ? 'lfs' : 'regular',
+          shouldIgnore: false,
+        })),
+      });
     }
     if (req.method === 'POST' && (m = /^\/(?:datasets\/)?([^/]+\/[^/]+)\.git\/info\/lfs\/objects\/batch$/.exec(path))) {
       const b = JSON.parse(body.toString()) as { transfers: string[]; objects: Array<{ oid: string; size: number }> };
       if (b.transfers.includes('xet')) return send(400, { error: 'this stand-in serves basic transfers only' });
-      return send(200, { transfer: 'basic', objects: b.objects.map((o) => ({ ...o, actions: lfs.has(o.oid) ? undefined : { upload: { href: `${base}/lfs-upload/${o.oid}` } } })) });
+      return send(200, {
+        transfer: 'basic',
+        objects: b.objects.map((o) => ({
+          ...o,
+          actions: lfs.has(o.oid) ? undefined : { upload: { href: `${base}/lfs-upload/${o.oid}` } },
+        })),
+      });
     }
     if (req.method === 'POST' && (m = /^\/api\/(models|datasets)\/([^/]+\/[^/]+)\/commit\/main$/.exec(path))) {
-      const lines = body.toString().split('\n').map((l) => JSON.parse(l) as { key: string; value: Record<string, string> });
+      const lines = body
+        .toString()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { key: string; value: Record<string, string> });
       const files = new Map<string, Buffer>();
       const deleted: string[] = [];
       const tree = trees.get(`${m[1]}/${m[2]}`);
@@ -116,27 +139,40 @@ export async function startHubStandIn(token: string) {
       for (const { key, value } of lines.slice(1)) {
         if (key === 'file') files.set(value.path!, Buffer.from(value.content!, 'base64'));
         else if (key === 'deletedFile') {
-          if (!tree.has(value.path!)) return send(404, { error: `deletedFile ${value.path}: no such file in the repo` });
+          if (!tree.has(value.path!))
+            return send(404, { error: `deletedFile ${value.path}: no such file in the repo` });
           deleted.push(value.path!);
-        }
-        else if (key === 'lfsFile') {
+        } else if (key === 'lfsFile') {
           const blob = lfs.get(value.oid!);
           if (!blob) return send(400, { error: `lfs object ${value.oid} was never uploaded` });
           files.set(value.path!, blob);
         } else return send(400, { error: `unexpected commit line ${key}` });
       }
-      if (deleted.some((p) => files.has(p))) return send(400, { error: 'a commit may not add and delete the same path' });
+      if (deleted.some((p) => files.has(p)))
+        return send(400, { error: 'a commit may not add and delete the same path' });
       // All or nothing, as the Hub's commit is.
       for (const p of deleted) tree.delete(p);
       for (const [p, b] of files) tree.set(p, b);
       commits.push({ repo: `${m[1]}/${m[2]}`, header: lines[0]!.value, files, deleted });
-      return send(200, { commitOid: `c${commits.length}`.padEnd(40, '0'), commitUrl: `${base}/${m[2]}/commit/c${commits.length}`, hookOutput: '' });
+      return send(200, {
+        commitOid: `c${commits.length}`.padEnd(40, '0'),
+        commitUrl: `${base}/${m[2]}/commit/c${commits.length}`,
+        hookOutput: '',
+      });
     }
     return send(404, { error: `stand-in does not serve ${req.method} ${path}` });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
-  return { url: base, requests, repos, trees, commits, lfs, close: () => new Promise<void>((r) => server.close(() => r())) };
+  return {
+    url: base,
+    requests,
+    repos,
+    trees,
+    commits,
+    lfs,
+    close: () => new Promise<void>((r) => server.close(() => r())),
+  };
 }
 
 export type HubStandIn = Awaited<ReturnType<typeof startHubStandIn>>;

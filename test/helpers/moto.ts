@@ -31,7 +31,9 @@ export async function startMoto(buckets: string[]): Promise<Moto> {
   process.env.AWS_SECRET_ACCESS_KEY ??= 'test';
   const port = await freePort();
   const endpoint = `http://127.0.0.1:${port}`;
-  const proc: ChildProcess = spawn(join(REPO, '.venv', 'bin', 'moto_server'), ['-H', '127.0.0.1', '-p', String(port)], { stdio: 'ignore' });
+  const proc: ChildProcess = spawn(join(REPO, '.venv', 'bin', 'moto_server'), ['-H', '127.0.0.1', '-p', String(port)], {
+    stdio: 'ignore',
+  });
   const client = new S3Client({ endpoint, region: 'us-east-1', forcePathStyle: true });
   for (const [i, bucket] of buckets.entries()) {
     for (let attempt = 0; ; attempt++) {

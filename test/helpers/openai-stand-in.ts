@@ -39,21 +39,38 @@ function answer(body: ChatBody): { content: string | null; tool_calls?: unknown[
   const user = body.messages.find((m) => m.role === 'user')?.content ?? '';
   if (!body.tools) {
     const call = /will call (\w+) with (\{.*\}); mention/.exec(user);
-    const request = call ? `Please run ${call[1]} using ${call[2]}` : `Could you help with this: ${user.replace(/^.*keeping its meaning: /, '')}`;
+    const request = call
+      ? `Please run ${call[1]} using ${call[2]}`
+      : `Could you help with this: ${user.replace(/^.*keeping its meaning: /, '')}`;
     return { content: JSON.stringify({ request }) };
   }
   const m = /Please run (\w+) using (\{.*\})$/.exec(user);
   if (m && body.tools.some((t) => t.function.name === m[1])) {
-    return { content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: m[1], arguments: m[2] } }] };
+    return {
+      content: null,
+      tool_calls: [{ id: 'call_1', type: 'function', function: { name: m[1], arguments: m[2] } }],
+    };
   }
   return { content: JSON.stringify({ tool: null, reason: 'no tool can do this' }) };
 }
 
 /** `faultFor(bodyHash)` picks the fault (if any) for the first attempt at a request; `apiKey` is the only key it accepts. */
-export async function startStandIn(faultFor: (key: string) => Fault | undefined = () => undefined, hangMs = 2500, latencyMs = 0, apiKey = 'test-key'): Promise<StandIn> {
+export async function startStandIn(
+  faultFor: (key: string) => Fault | undefined = () => undefined,
+  hangMs = 2500,
+  latencyMs = 0,
+  apiKey = 'test-key',
+): Promise<StandIn> {
   const attempts = new Map<string, number>();
   const answers = new Map<string, number>();
-  const state = { requests: 0, arrivals: [] as number[], answered: 0, faultsServed: {} as Record<string, number>, holding: false, parked: [] as Array<() => void> };
+  const state = {
+    requests: 0,
+    arrivals: [] as number[],
+    answered: 0,
+    faultsServed: {} as Record<string, number>,
+    holding: false,
+    parked: [] as Array<() => void>,
+  };
   const server: Server = createServer((req, res) => {
     let raw = '';
     req.on('data', (d) => (raw += d));
@@ -61,7 +78,8 @@ export async function startStandIn(faultFor: (key: string) => Fault | undefined 
       state.requests++;
       state.arrivals.push(Date.now());
       if (req.url !== '/v1/chat/completions' || req.method !== 'POST') return void res.writeHead(404).end('{}');
-      if (req.headers.authorization !== `Bearer ${apiKey}`) return void res.writeHead(401, { 'content-type': 'application/json' }).end('{"error":{"message":"bad key"}}');
+      if (req.headers.authorization !== `Bearer ${apiKey}`)
+        return void res.writeHead(401, { 'content-type': 'application/json' }).end('{"error":{"message":"bad key"}}');
       const body = JSON.parse(raw) as ChatBody;
       const key = createHash('sha256').update(JSON.stringify(body.messages)).digest('hex');
       const n = (attempts.get(key) ?? 0) + 1;
@@ -69,11 +87,15 @@ export async function startStandIn(faultFor: (key: string) => Fault | undefined 
       const fault = faultFor(key);
       const serveFault = fault === 'always-garbage' || (fault && n === 1);
       if (serveFault) state.faultsServed[fault!] = (state.faultsServed[fault!] ?? 0) + 1;
-      const json = (status: number, payload: unknown, headers: Record<string, string> = {}) => res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(payload));
-      if (serveFault && fault === '429') return void json(429, { error: { message: 'rate limited' } }, { 'retry-after-ms': '20' });
+      const json = (status: number, payload: unknown, headers: Record<string, string> = {}) =>
+        res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(payload));
+      if (serveFault && fault === '429')
+        return void json(429, { error: { message: 'rate limited' } }, { 'retry-after-ms': '20' });
       if (serveFault && fault === '500') return void json(500, { error: { message: 'boom' } });
       if (serveFault && fault === 'hang') return void setTimeout(() => res.destroyed || json(500, {}), hangMs);
-      const message = serveFault ? { role: 'assistant', content: 'Sure! {not json' } : { role: 'assistant', ...answer(body) };
+      const message = serveFault
+        ? { role: 'assistant', content: 'Sure! {not json' }
+        : { role: 'assistant', ...answer(body) };
       const deliver = () => {
         if (state.holding) return void state.parked.push(deliver);
         // A client that has gone (its worker killed) gets no answer and pays for none.
@@ -82,7 +104,14 @@ export async function startStandIn(faultFor: (key: string) => Fault | undefined 
           answers.set(key, (answers.get(key) ?? 0) + 1);
           state.answered++;
         }
-        json(200, { id: 'cmpl', object: 'chat.completion', created: 0, model: body.model, choices: [{ index: 0, finish_reason: 'stop', message }], usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } });
+        json(200, {
+          id: 'cmpl',
+          object: 'chat.completion',
+          created: 0,
+          model: body.model,
+          choices: [{ index: 0, finish_reason: 'stop', message }],
+          usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+        });
       };
       if (latencyMs > 0) setTimeout(deliver, latencyMs);
       else deliver();
@@ -113,9 +142,10 @@ export async function startStandIn(faultFor: (key: string) => Fault | undefined 
     },
     answersByRequest: () => new Map(answers),
     faultsServed: state.faultsServed,
-    close: () => new Promise((r) => {
-      server.closeAllConnections();
-      server.close(() => r());
-    }),
+    close: () =>
+      new Promise((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   };
 }

@@ -18,7 +18,9 @@ export interface Postgres {
 export function postgresBinDir(): string | undefined {
   const root = '/usr/lib/postgresql';
   if (!existsSync(root)) return undefined;
-  const versions = readdirSync(root).filter((v) => existsSync(join(root, v, 'bin', 'initdb'))).sort((a, b) => Number(b) - Number(a));
+  const versions = readdirSync(root)
+    .filter((v) => existsSync(join(root, v, 'bin', 'initdb')))
+    .sort((a, b) => Number(b) - Number(a));
   return versions[0] ? join(root, versions[0], 'bin') : undefined;
 }
 
@@ -32,11 +34,16 @@ async function freePort(): Promise<number> {
 
 export async function startPostgres(): Promise<Postgres> {
   const bin = postgresBinDir();
-  if (!bin) throw new Error('PostgreSQL server binaries not found under /usr/lib/postgresql (install the Debian package `postgresql`)');
+  if (!bin)
+    throw new Error(
+      'PostgreSQL server binaries not found under /usr/lib/postgresql (install the Debian package `postgresql`)',
+    );
   const dir = mkdtempSync(join(tmpdir(), 'flywheel-pg-'));
   const asRoot = process.getuid?.() === 0;
   const run = (tool: string, args: string[]) => {
-    const cmd = asRoot ? ['runuser', ['-u', 'postgres', '--', join(bin, tool), ...args]] as const : [join(bin, tool), args] as const;
+    const cmd = asRoot
+      ? (['runuser', ['-u', 'postgres', '--', join(bin, tool), ...args]] as const)
+      : ([join(bin, tool), args] as const);
     execFileSync(cmd[0], [...cmd[1]], { stdio: 'pipe' });
   };
   if (asRoot) {
@@ -47,7 +54,16 @@ export async function startPostgres(): Promise<Postgres> {
   const data = join(dir, 'data');
   const port = await freePort();
   run('initdb', ['-D', data, '-U', 'flywheel', '--auth=trust', '--no-sync', '-E', 'UTF8']);
-  run('pg_ctl', ['-D', data, '-l', join(dir, 'server.log'), '-w', '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`, 'start']);
+  run('pg_ctl', [
+    '-D',
+    data,
+    '-l',
+    join(dir, 'server.log'),
+    '-w',
+    '-o',
+    `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`,
+    'start',
+  ]);
   return {
     url: `postgresql://flywheel@127.0.0.1:${port}/postgres`,
     stop: () => {

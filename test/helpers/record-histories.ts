@@ -16,9 +16,14 @@ export async function recordHistories(address: string, runs: Record<string, Work
   if (!dir) return;
   for (const [name, handle] of Object.entries(runs)) {
     const file = join(dir, `${name}.json`);
-    if (existsSync(file)) throw new Error(`${file} exists: recorded histories are never re-recorded; give the new one another name`);
+    if (existsSync(file))
+      throw new Error(`${file} exists: recorded histories are never re-recorded; give the new one another name`);
     const { runId } = await handle.describe();
-    const { stdout } = await promisify(execFile)(TEMPORAL_BIN, ['workflow', 'show', '--address', address, '-w', handle.workflowId, '-r', runId, '--output', 'json'], { maxBuffer: 64 << 20 });
+    const { stdout } = await promisify(execFile)(
+      TEMPORAL_BIN,
+      ['workflow', 'show', '--address', address, '-w', handle.workflowId, '-r', runId, '--output', 'json'],
+      { maxBuffer: 64 << 20 },
+    );
     writeFileSync(file, stdout);
   }
 }

@@ -15,7 +15,16 @@ export function sandboxMain(name: SandboxName): string {
 export interface Sandbox {
   client: Client;
   /** Call a tool; returns the structured result and whether it was an error. */
-  call(name: string, args: unknown, meta?: Record<string, unknown>): Promise<{ isError: boolean; result: any; error: { code: string; message: string; details: any } | undefined; content: any }>;
+  call(
+    name: string,
+    args: unknown,
+    meta?: Record<string, unknown>,
+  ): Promise<{
+    isError: boolean;
+    result: any;
+    error: { code: string; message: string; details: any } | undefined;
+    content: any;
+  }>;
   close(): Promise<void>;
 }
 
@@ -23,7 +32,11 @@ function wrap(client: Client, close: () => Promise<void>): Sandbox {
   return {
     client,
     async call(name, args, meta) {
-      const res = await client.callTool({ name, arguments: args as Record<string, unknown>, ...(meta ? { _meta: meta } : {}) });
+      const res = await client.callTool({
+        name,
+        arguments: args as Record<string, unknown>,
+        ...(meta ? { _meta: meta } : {}),
+      });
       const content = res.structuredContent as any;
       return { isError: Boolean(res.isError), result: content?.result, error: content?.error, content };
     },
@@ -34,13 +47,28 @@ function wrap(client: Client, close: () => Promise<void>): Sandbox {
 /** The sandbox over stdio, as a real MCP client sees it. */
 export async function stdioSandbox(name: SandboxName, args: string[] = []): Promise<Sandbox> {
   const client = new Client({ name: 'test', version: '1' });
-  await client.connect(new StdioClientTransport({ command: process.execPath, args: ['--import', 'tsx', sandboxMain(name), ...args], cwd: REPO, stderr: 'ignore' }));
+  await client.connect(
+    new StdioClientTransport({
+      command: process.execPath,
+      args: ['--import', 'tsx', sandboxMain(name), ...args],
+      cwd: REPO,
+      stderr: 'ignore',
+    }),
+  );
   return wrap(client, () => client.close());
 }
 
 /** Start the sandbox over Streamable HTTP on a free port; returns its URL and the process. */
-export async function startHttpSandbox(name: SandboxName, args: string[] = [], env: NodeJS.ProcessEnv = {}): Promise<{ url: string; proc: ChildProcess; stop: () => Promise<void> }> {
-  const { match, proc, stop } = await spawnListening(['--import', 'tsx', sandboxMain(name), '--transport', 'http', '--port', '0', ...args], /listening (http:\/\/\S+)/, { ...process.env, ...env });
+export async function startHttpSandbox(
+  name: SandboxName,
+  args: string[] = [],
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ url: string; proc: ChildProcess; stop: () => Promise<void> }> {
+  const { match, proc, stop } = await spawnListening(
+    ['--import', 'tsx', sandboxMain(name), '--transport', 'http', '--port', '0', ...args],
+    /listening (http:\/\/\S+)/,
+    { ...process.env, ...env },
+  );
   return { url: match[1]!, proc, stop };
 }
 

@@ -14,7 +14,9 @@ export interface SecretHit {
 
 /** The marker as bytes, and its base64 forms at the three byte alignments (only the characters every encoding shares). */
 function needles(value: string): Array<{ encoding: SecretHit['encoding']; bytes: Buffer }> {
-  const out: Array<{ encoding: SecretHit['encoding']; bytes: Buffer }> = [{ encoding: 'plain', bytes: Buffer.from(value) }];
+  const out: Array<{ encoding: SecretHit['encoding']; bytes: Buffer }> = [
+    { encoding: 'plain', bytes: Buffer.from(value) },
+  ];
   for (const pad of [0, 1, 2]) {
     const padded = Buffer.concat([Buffer.alloc(pad), Buffer.from(value)]);
     const b64 = padded.toString('base64');
@@ -39,7 +41,9 @@ export function scanContent(where: string, content: Buffer | string, secrets: Re
 /** Every regular file under `dir` (symlinks not followed), relative paths sorted. */
 export function filesUnder(dir: string, prefix = ''): string[] {
   return readdirSync(join(dir, prefix), { withFileTypes: true })
-    .flatMap((e) => (e.isDirectory() ? filesUnder(dir, join(prefix, e.name)) : e.isFile() ? [join(prefix, e.name)] : []))
+    .flatMap((e) =>
+      e.isDirectory() ? filesUnder(dir, join(prefix, e.name)) : e.isFile() ? [join(prefix, e.name)] : [],
+    )
     .sort();
 }
 

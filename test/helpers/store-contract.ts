@@ -11,7 +11,10 @@ import { tempDir } from './fixtures.js';
  * The behaviour every artifact backend must have. `corrupt` overwrites an object's bytes behind the
  * store's back (as disk rot or a bad upload would).
  */
-export function storeContract(open: () => ArtifactStore, corrupt: (store: ArtifactStore, sha: string, data: Buffer) => Promise<void>): void {
+export function storeContract(
+  open: () => ArtifactStore,
+  corrupt: (store: ArtifactStore, sha: string, data: Buffer) => Promise<void>,
+): void {
   it('round-trips JSONL rows and names them by the sha256 of their bytes', async () => {
     const store = open();
     const rows = [{ b: 2, a: 1 }, { z: [3, { y: 1, x: 2 }] }];
@@ -87,7 +90,10 @@ export function storeContract(open: () => ArtifactStore, corrupt: (store: Artifa
     assert.equal(ref.count, 2);
     assert.equal(ref.bytes, 12);
     const tree = await store.readTree(ref);
-    assert.deepEqual(tree.map((f) => f.path), ['adapter_config.json', 'sub/weights.bin']);
+    assert.deepEqual(
+      tree.map((f) => f.path),
+      ['adapter_config.json', 'sub/weights.bin'],
+    );
     const dest = join(tempDir(), 'out');
     await store.materializeDir(ref, dest);
     assert.equal(readFileSync(join(dest, 'adapter_config.json'), 'utf8'), '{"r":16}');
@@ -128,9 +134,25 @@ export function storeContract(open: () => ArtifactStore, corrupt: (store: Artifa
     const src = tempDir();
     writeFileSync(join(src, 'weights'), `unreferenced ${Math.random()}`);
     const dropped = await store.putDir('adapter', src, { parents: [await store.putJson('train', { dropped: 1 })] });
-    const kept = await store.putJson('eval-report', { kept: 1 }, { parents: [await store.putJson('test', { test: 1 })] });
-    await store.putMemo({ key: 'old-train', stage: 'train', outputs: { adapter: dropped }, createdAt: '2020-01-01T00:00:00.000Z', runId: 'old' });
-    await store.putMemo({ key: 'new-eval', stage: 'evaluate', outputs: { report: kept }, createdAt: new Date().toISOString(), runId: 'new' });
+    const kept = await store.putJson(
+      'eval-report',
+      { kept: 1 },
+      { parents: [await store.putJson('test', { test: 1 })] },
+    );
+    await store.putMemo({
+      key: 'old-train',
+      stage: 'train',
+      outputs: { adapter: dropped },
+      createdAt: '2020-01-01T00:00:00.000Z',
+      runId: 'old',
+    });
+    await store.putMemo({
+      key: 'new-eval',
+      stage: 'evaluate',
+      outputs: { report: kept },
+      createdAt: new Date().toISOString(),
+      runId: 'new',
+    });
     await store.putPointer('testset/demo/cat-1', { ref: kept });
     const plan = planGc(await loadGcInputs(store), { keepLast: 1, minAgeMs: 0, now: new Date(Date.now() + 1000) });
     assert.deepEqual(plan.delete.memos, ['memo/old-train.json']);

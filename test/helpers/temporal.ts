@@ -31,9 +31,19 @@ export async function startTemporal(): Promise<TestWorkflowEnvironment> {
 let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
 
 /** An in-process worker for the flywheel queue; the workflow bundle is built once per test file. */
-export async function startWorker(env: TestWorkflowEnvironment, taskQueue = 'flywheel', identity?: string): Promise<{ worker: Worker; running: Promise<void> }> {
+export async function startWorker(
+  env: TestWorkflowEnvironment,
+  taskQueue = 'flywheel',
+  identity?: string,
+): Promise<{ worker: Worker; running: Promise<void> }> {
   bundle ??= bundleWorkflows();
-  const worker = await createCpuWorker({ connection: env.nativeConnection, namespace: env.namespace ?? 'default', taskQueue, workflowBundle: await bundle, ...(identity ? { identity } : {}) });
+  const worker = await createCpuWorker({
+    connection: env.nativeConnection,
+    namespace: env.namespace ?? 'default',
+    taskQueue,
+    workflowBundle: await bundle,
+    ...(identity ? { identity } : {}),
+  });
   // Pooled MCP connections (sandbox processes) close with the worker.
   return { worker, running: worker.run().finally(() => closeAllConnections()) };
 }
@@ -66,6 +76,8 @@ export async function runResult(handle: WorkflowHandle): Promise<RunProgress> {
     return (await handle.result()) as RunProgress;
   } catch (err) {
     const status = await runStatus(handle);
-    throw new Error(`${(err as Error).message}: ${status.error}\n${status.stages.map((s) => `${s.name} ${s.state} ${s.detail}`).join('\n')}`);
+    throw new Error(
+      `${(err as Error).message}: ${status.error}\n${status.stages.map((s) => `${s.name} ${s.state} ${s.detail}`).join('\n')}`,
+    );
   }
 }

@@ -16,13 +16,22 @@ const run = promisify(execFile);
 const TIMEOUT = 5 * 60_000;
 
 async function bench(script: string, args: string[]): Promise<string> {
-  const { stdout } = await run(process.execPath, ['--import', 'tsx', join(REPO, 'scripts', 'bench', script), ...args], { cwd: REPO, timeout: TIMEOUT, maxBuffer: 32 << 20 });
+  const { stdout } = await run(process.execPath, ['--import', 'tsx', join(REPO, 'scripts', 'bench', script), ...args], {
+    cwd: REPO,
+    timeout: TIMEOUT,
+    maxBuffer: 32 << 20,
+  });
   return stdout.trim().split('\n').at(-1)!;
 }
 
 /** A trainer bench's whole output (stdout, trimmed). */
 async function pyBenchOutput(script: string, args: string[]): Promise<string> {
-  const { stdout } = await run(trainerPython(), [join(TRAINER_ROOT, 'bench', script), ...args], { cwd: REPO, timeout: TIMEOUT, maxBuffer: 32 << 20, env: { ...process.env, PYTHONPATH: TRAINER_ROOT } });
+  const { stdout } = await run(trainerPython(), [join(TRAINER_ROOT, 'bench', script), ...args], {
+    cwd: REPO,
+    timeout: TIMEOUT,
+    maxBuffer: 32 << 20,
+    env: { ...process.env, PYTHONPATH: TRAINER_ROOT },
+  });
   return stdout.trim();
 }
 
@@ -34,57 +43,185 @@ describe('benchmarks, smoke-sized', { timeout: 20 * 60_000 }, () => {
   const out = join(tempDir('flywheel-bench-smoke-'), 'quality');
 
   it('every script under scripts/bench/ is covered here', () => {
-    const scripts = readdirSync(join(REPO, 'scripts', 'bench')).filter((f) => f.endsWith('.ts') && !f.startsWith('bench-'));
-    assert.deepEqual(scripts.sort(), ['dataset-build.ts', 'gateway-load.ts', 'generic-intents.ts', 'history-size.ts', 'quality.ts', 'retriever-recall.ts', 'sandbox-dryrun.ts', 'scale-out.ts', 'stage-overhead.ts']);
-    assert.deepEqual(readdirSync(join(TRAINER_ROOT, 'bench')).filter((f) => f.endsWith('.py')).sort(), ['decision_probe.py', 'job_variants.py', 'lora_throughput.py', 'prompt_tokens.py', 'serve_latency.py', 'shared_prefix.py']);
+    const scripts = readdirSync(join(REPO, 'scripts', 'bench')).filter(
+      (f) => f.endsWith('.ts') && !f.startsWith('bench-'),
+    );
+    assert.deepEqual(scripts.sort(), [
+      'dataset-build.ts',
+      'gateway-load.ts',
+      'generic-intents.ts',
+      'history-size.ts',
+      'quality.ts',
+      'retriever-recall.ts',
+      'sandbox-dryrun.ts',
+      'scale-out.ts',
+      'stage-overhead.ts',
+    ]);
+    assert.deepEqual(
+      readdirSync(join(TRAINER_ROOT, 'bench'))
+        .filter((f) => f.endsWith('.py'))
+        .sort(),
+      [
+        'decision_probe.py',
+        'job_variants.py',
+        'lora_throughput.py',
+        'prompt_tokens.py',
+        'serve_latency.py',
+        'shared_prefix.py',
+      ],
+    );
   });
 
   it('scale-out: chunked generate and solve on one and two worker processes', async () => {
-    assert.match(await bench('scale-out.ts', ['--rows', '100', '--latency-ms', '20', '--workers', '1,2', '--chunks', '2']), /^scale-out: 1w=[\d.]+ 2w=[\d.]+ efficiency2=[\d.]+$/);
+    assert.match(
+      await bench('scale-out.ts', ['--rows', '100', '--latency-ms', '20', '--workers', '1,2', '--chunks', '2']),
+      /^scale-out: 1w=[\d.]+ 2w=[\d.]+ efficiency2=[\d.]+$/,
+    );
   });
 
   it('gateway-load: requests through the gateway and straight to the backend, none lost or answered twice', async () => {
-    assert.match(await bench('gateway-load.ts', ['--requests', '100', '--concurrency', '10']), /^gateway-load: requests=100 p50_overhead_ms=-?[\d.]+ p99_overhead_ms=-?[\d.]+ lost=0 duplicated=0$/);
+    assert.match(
+      await bench('gateway-load.ts', ['--requests', '100', '--concurrency', '10']),
+      /^gateway-load: requests=100 p50_overhead_ms=-?[\d.]+ p99_overhead_ms=-?[\d.]+ lost=0 duplicated=0$/,
+    );
   });
 
   it('history-size: the dataset stages in chunks through Temporal, and what the history weighs', async () => {
-    assert.match(await bench('history-size.ts', ['--rows', '600', '--chunk-size', '200']), /^history-size: rows=\d+ events=\d+ bytes=\d+ warn=no seconds=\d+$/);
+    assert.match(
+      await bench('history-size.ts', ['--rows', '600', '--chunk-size', '200']),
+      /^history-size: rows=\d+ events=\d+ bytes=\d+ warn=no seconds=\d+$/,
+    );
   });
 
   it('dataset-build: the dataset stages three ways, through Temporal to the end', async () => {
-    assert.match(await bench('dataset-build.ts', ['--per-goal', '4']), /^artifact persistence .* Temporal vs in memory: [\d.]+x$/);
+    assert.match(
+      await bench('dataset-build.ts', ['--per-goal', '4']),
+      /^artifact persistence .* Temporal vs in memory: [\d.]+x$/,
+    );
   });
 
   it('generic-intents, sandbox-dryrun, stage-overhead, retriever-recall', async () => {
     assert.match(await bench('generic-intents.ts', ['--tools', '20']), /^covered: 20\/20 tools have valid rows/);
-    assert.match(await bench('sandbox-dryrun.ts', ['--calls', '10']), /dry-runs\/s: in-process \d+, MCP stdio \d+ .* MCP HTTP \d+/);
+    assert.match(
+      await bench('sandbox-dryrun.ts', ['--calls', '10']),
+      /dry-runs\/s: in-process \d+, MCP stdio \d+ .* MCP HTTP \d+/,
+    );
     assert.match(await bench('stage-overhead.ts', ['--runs', '2']), /^ingest .*ratio [\d.]+x$/);
     assert.match(await bench('retriever-recall.ts', []), /^retriever: recall@8 test=[\d.]+ handwritten=[\d.]+$/);
   });
 
   it('quality (on tiny:nano, 2 steps), then the trainer benches on its rows and adapter', async () => {
     const job = JSON.stringify({ baseModel: 'tiny:nano', lora: { topLayers: null } });
-    assert.match(await bench('quality.ts', ['--steps', '2', '--dpo-steps', '2', '--test', '3', '--handwritten', '3', '--ablations', 'none', '--job', job, '--out', out]), /^quality: exact=[\d.]+ tool=[\d.]+ abstainF1=[\d.]+ handwritten_exact=[\d.]+ base_exact=[\d.]+$/);
+    assert.match(
+      await bench('quality.ts', [
+        '--steps',
+        '2',
+        '--dpo-steps',
+        '2',
+        '--test',
+        '3',
+        '--handwritten',
+        '3',
+        '--ablations',
+        'none',
+        '--job',
+        job,
+        '--out',
+        out,
+      ]),
+      /^quality: exact=[\d.]+ tool=[\d.]+ abstainF1=[\d.]+ handwritten_exact=[\d.]+ base_exact=[\d.]+$/,
+    );
     // SFT against SFT + DPO: the DPO row, and main vs main + DPO per operator.
     const md = readFileSync(join(out, 'quality.md'), 'utf8');
     assert.match(md, /^\| main \+ DPO \| [\d.]+ \|/m);
     assert.match(md, /^\| operator \| cases \| main exact \| main \+ DPO exact \|/m);
     const rows = join(out, 'val.jsonl');
-    assert.match(await pyBench('prompt_tokens.py', ['--rendered', rows, '--base', join(out, 'main', 'base')]), /^\s*completion\s+p50\s+\d+/);
-    const latency = await pyBenchOutput('serve_latency.py', ['--adapter', join(out, 'main', 'adapter'), '--rendered', rows, '--n', '2']);
+    assert.match(
+      await pyBench('prompt_tokens.py', ['--rendered', rows, '--base', join(out, 'main', 'base')]),
+      /^\s*completion\s+p50\s+\d+/,
+    );
+    const latency = await pyBenchOutput('serve_latency.py', [
+      '--adapter',
+      join(out, 'main', 'adapter'),
+      '--rendered',
+      rows,
+      '--n',
+      '2',
+    ]);
     assert.match(latency, /^agent +\+ prefix reuse .* 2\/2$/m, 'float32 measures answer as per-token does');
-    assert.match(latency, /^agent +\+ bf16 copy .* [0-2]\/2$/m, 'the bf16 copy is measured and its differing answers counted');
-    const probe = ['--rendered', rows, '--adapter', join(out, 'main', 'adapter'), '--base', join(out, 'main', 'base'), '--n', '3', '--linear', rows, '--linear-n', '4', '--decode'];
+    assert.match(
+      latency,
+      /^agent +\+ bf16 copy .* [0-2]\/2$/m,
+      'the bf16 copy is measured and its differing answers counted',
+    );
+    const probe = [
+      '--rendered',
+      rows,
+      '--adapter',
+      join(out, 'main', 'adapter'),
+      '--base',
+      join(out, 'main', 'base'),
+      '--n',
+      '3',
+      '--linear',
+      rows,
+      '--linear-n',
+      '4',
+      '--decode',
+    ];
     const probed = await pyBenchOutput('decision_probe.py', probe);
-    assert.match(probed.split('\n').at(-1)!, /^decision: n=3 acc=[\d.]+ pcall_calls=([\d.]+|nan) pcall_nocalls=([\d.]+|nan)$/);
+    assert.match(
+      probed.split('\n').at(-1)!,
+      /^decision: n=3 acc=[\d.]+ pcall_calls=([\d.]+|nan) pcall_nocalls=([\d.]+|nan)$/,
+    );
     assert.match(probed, /^exact: own decision [\d.]+, right decision [\d.]+ \(n=3\)$/m);
-    const shared = await pyBenchOutput('shared_prefix.py', ['--rendered', join(out, 'train.jsonl'), '--base', join(out, 'main', 'base'), '--groups', '3', '--top-layers', '0', '--precision', 'fp32']);
-    assert.match(shared.split('\n').at(-1)!, /^shared-prefix: rows=\d+ groups=3 one_row_rows_per_s=[\d.]+ shared_rows_per_s=[\d.]+ ratio=[\d.]+$/);
+    const shared = await pyBenchOutput('shared_prefix.py', [
+      '--rendered',
+      join(out, 'train.jsonl'),
+      '--base',
+      join(out, 'main', 'base'),
+      '--groups',
+      '3',
+      '--top-layers',
+      '0',
+      '--precision',
+      'fp32',
+    ]);
+    assert.match(
+      shared.split('\n').at(-1)!,
+      /^shared-prefix: rows=\d+ groups=3 one_row_rows_per_s=[\d.]+ shared_rows_per_s=[\d.]+ ratio=[\d.]+$/,
+    );
     const losses = [...shared.matchAll(/^(?:one row a pass|shared prefixes) .* ([\d.]+)$/gm)].map((m) => Number(m[1]));
     assert.equal(losses.length, 2);
-    assert.ok(Math.abs(losses[0]! - losses[1]!) <= 1e-3 * losses[0]!, `each answer scores the same either way: ${losses}`);
-    const variants = await pyBench('job_variants.py', ['--job', join(out, 'main.job.json'), '--variant', 'no-dropout={"lora":{"dropout":0}}', '--steps', '4', '--reps', '1']);
+    assert.ok(
+      Math.abs(losses[0]! - losses[1]!) <= 1e-3 * losses[0]!,
+      `each answer scores the same either way: ${losses}`,
+    );
+    const variants = await pyBench('job_variants.py', [
+      '--job',
+      join(out, 'main.job.json'),
+      '--variant',
+      'no-dropout={"lora":{"dropout":0}}',
+      '--steps',
+      '4',
+      '--reps',
+      '1',
+    ]);
     assert.match(variants, /^job-variants: baseline=[\d.]+ no-dropout=[\d.]+ ratio_no-dropout=[\d.]+$/);
-    assert.match(await pyBench('lora_throughput.py', ['--shape', 'tiny', '--steps', '2', '--warmup', '1', '--seq', '256', '--rows', '32']), /"ratio_tokens_per_s"/);
+    assert.match(
+      await pyBench('lora_throughput.py', [
+        '--shape',
+        'tiny',
+        '--steps',
+        '2',
+        '--warmup',
+        '1',
+        '--seq',
+        '256',
+        '--rows',
+        '32',
+      ]),
+      /"ratio_tokens_per_s"/,
+    );
   });
 });

@@ -21,30 +21,58 @@ import type { HarvestedPools } from '../../core/probe/types.js';
 import { Rng } from '../../core/rng.js';
 import { DOMAIN_PACKS } from '../../sandboxes/packs.js';
 
-const t = (name: string, extra: Partial<CatalogTool> = {}): CatalogTool => ({ id: `crm/${name}`, server: 'crm', name, inputSchema: { type: 'object' }, scopes: [], ...extra });
-const dataset = parseConfig({ version: 1, name: 't', servers: [{ name: 'x', http: { url: 'http://127.0.0.1:1/mcp' } }], dataset: { seed: 1, perGoal: 4, minPerTool: 8 } }).dataset!;
+const t = (name: string, extra: Partial<CatalogTool> = {}): CatalogTool => ({
+  id: `crm/${name}`,
+  server: 'crm',
+  name,
+  inputSchema: { type: 'object' },
+  scopes: [],
+  ...extra,
+});
+const dataset = parseConfig({
+  version: 1,
+  name: 't',
+  servers: [{ name: 'x', http: { url: 'http://127.0.0.1:1/mcp' } }],
+  dataset: { seed: 1, perGoal: 4, minPerTool: 8 },
+}).dataset!;
 
 describe('personas from scopes', () => {
   it('one user when no tool declares scopes', () => {
-    assert.deepEqual(derivePersonas('wiki', [t('search'), t('edit')]), [{ name: 'wiki-user', domain: 'wiki', scopes: [] }]);
+    assert.deepEqual(derivePersonas('wiki', [t('search'), t('edit')]), [
+      { name: 'wiki-user', domain: 'wiki', scopes: [] },
+    ]);
   });
   it('admin, viewer and one per write scope', () => {
-    const tools = [t('get', { scopes: ['r'], annotations: { readOnlyHint: true } }), t('put', { scopes: ['w'] }), t('drop', { scopes: ['admin'] })];
+    const tools = [
+      t('get', { scopes: ['r'], annotations: { readOnlyHint: true } }),
+      t('put', { scopes: ['w'] }),
+      t('drop', { scopes: ['admin'] }),
+    ];
     const ps = derivePersonas('crm', tools);
-    assert.deepEqual(ps.map((p) => [p.name, p.scopes]), [
-      ['crm-admin', ['admin', 'r', 'w']],
-      ['crm-viewer', ['r']],
-      ['crm-admin-user', ['admin', 'r']],
-      ['crm-w-user', ['r', 'w']],
-    ]);
+    assert.deepEqual(
+      ps.map((p) => [p.name, p.scopes]),
+      [
+        ['crm-admin', ['admin', 'r', 'w']],
+        ['crm-viewer', ['r']],
+        ['crm-admin-user', ['admin', 'r']],
+        ['crm-w-user', ['r', 'w']],
+      ],
+    );
     assert.equal(new Set(ps.map((p) => p.name)).size, ps.length, 'names are unique');
   });
 });
 
 describe('unsatisfiable asks from the catalog', () => {
-  it('names the catalog\'s objects, and drops asks the catalog may serve', () => {
-    const asks = deriveUnsatisfiable([t('get_invoice'), t('list_invoices'), t('send_email', { description: 'Send an email to a customer' })]);
-    assert.ok(asks.some((a) => /invoice/.test(a)), asks.join(' | '));
+  it("names the catalog's objects, and drops asks the catalog may serve", () => {
+    const asks = deriveUnsatisfiable([
+      t('get_invoice'),
+      t('list_invoices'),
+      t('send_email', { description: 'Send an email to a customer' }),
+    ]);
+    assert.ok(
+      asks.some((a) => /invoice/.test(a)),
+      asks.join(' | '),
+    );
     assert.ok(!asks.some((a) => /^Email /.test(a)), 'the catalog can email: no email asks');
     assert.ok(asks.some((a) => /flight/.test(a)));
   });
@@ -52,17 +80,40 @@ describe('unsatisfiable asks from the catalog', () => {
 
 describe('domain packs are matched by server identity', () => {
   it('a sandbox configured as "crm" gets the Salesforce pack\'s personas on the crm domain', () => {
-    const catalog = buildCatalog('c', [{ server: 'crm', serverInfo: { name: 'salesforce-sandbox', version: '1' }, pages: 1, tools: [] }, { server: 'wiki', serverInfo: { name: 'some-wiki', version: '1' }, pages: 1, tools: [] }]);
+    const catalog = buildCatalog('c', [
+      { server: 'crm', serverInfo: { name: 'salesforce-sandbox', version: '1' }, pages: 1, tools: [] },
+      { server: 'wiki', serverInfo: { name: 'some-wiki', version: '1' }, pages: 1, tools: [] },
+    ]);
     const ps = domainPersonas(catalog, dataset, DOMAIN_PACKS);
     assert.ok(ps.some((p) => p.name === 'sales-rep' && p.domain === 'crm'));
-    assert.deepEqual(ps.filter((p) => p.domain === 'wiki').map((p) => p.name), ['wiki-user']);
+    assert.deepEqual(
+      ps.filter((p) => p.domain === 'wiki').map((p) => p.name),
+      ['wiki-user'],
+    );
   });
 });
 
 describe('generic goals', () => {
-  const tool = t('open_nodes', { inputSchema: { type: 'object', properties: { names: { type: 'array', items: { type: 'string' }, minItems: 1, maxItems: 1 } }, required: ['names'], additionalProperties: false }, annotations: { readOnlyHint: true } });
+  const tool = t('open_nodes', {
+    inputSchema: {
+      type: 'object',
+      properties: { names: { type: 'array', items: { type: 'string' }, minItems: 1, maxItems: 1 } },
+      required: ['names'],
+      additionalProperties: false,
+    },
+    annotations: { readOnlyHint: true },
+  });
   const pools: HarvestedPools = {};
-  harvestResult(pools, { content: [{ type: 'text', text: JSON.stringify({ entities: ['Ada', 'Bo', 'Cy', 'Di'].map((name) => ({ name })) }) }] }, 'read_graph', 1);
+  harvestResult(
+    pools,
+    {
+      content: [
+        { type: 'text', text: JSON.stringify({ entities: ['Ada', 'Bo', 'Cy', 'Di'].map((name) => ({ name })) }) },
+      ],
+    },
+    'read_graph',
+    1,
+  );
 
   it('draws real values, keys entities by them, and phrases the request with every value', () => {
     const goal = genericGoal('crm', tool, pools, 1) as Goal;
@@ -71,7 +122,8 @@ describe('generic goals', () => {
     const real = draws.filter((d) => ['Ada', 'Bo', 'Cy', 'Di'].includes((d.arguments.names as string[])[0]!));
     assert.ok(real.length >= 12, `${real.length} of 20 draws used a harvested name`);
     for (const d of real) assert.deepEqual(d.entities, [`crm:entities[].name:${(d.arguments.names as string[])[0]}`]);
-    for (const d of draws) assert.ok(d.phrasings!.length >= 6 && d.phrasings!.every((p) => p.includes('{')), 'phrasings carry slots');
+    for (const d of draws)
+      assert.ok(d.phrasings!.length >= 6 && d.phrasings!.every((p) => p.includes('{')), 'phrasings carry slots');
   });
 
   it('stops offering values a trial call refused', () => {
@@ -84,14 +136,21 @@ describe('generic goals', () => {
   });
 
   it('an unsampleable schema is a skip with the reason, and buildIntents goes on with the other tools', async () => {
-    const bad = t('lookup', { inputSchema: { type: 'object', properties: { n: { type: 'integer', minimum: 5, maximum: 1 } }, required: ['n'] } });
+    const bad = t('lookup', {
+      inputSchema: { type: 'object', properties: { n: { type: 'integer', minimum: 5, maximum: 1 } }, required: ['n'] },
+    });
     const skip = genericGoal('crm', bad, {}, 1);
     assert.ok('skip' in skip && /cannot sample arguments: .*n/.test(skip.skip), JSON.stringify(skip));
-    const catalog = buildCatalog('c', [{ server: 'crm', pages: 1, tools: [bad, tool].map(({ id: _i, server: _s, scopes: _c, ...raw }) => raw) }]);
+    const catalog = buildCatalog('c', [
+      { server: 'crm', pages: 1, tools: [bad, tool].map(({ id: _i, server: _s, scopes: _c, ...raw }) => raw) },
+    ]);
     const { intents, stats } = await buildIntents(catalog, dataset, {});
     assert.match(stats.tools['crm/lookup']!.skipped!, /cannot sample arguments/);
     assert.ok(intents.some((i) => i.tool === 'open_nodes'));
-    assert.ok(intents.some((i) => i.tool === null), 'derived unsatisfiable asks join');
+    assert.ok(
+      intents.some((i) => i.tool === null),
+      'derived unsatisfiable asks join',
+    );
   });
 });
 
@@ -103,18 +162,53 @@ describe('teacher agreement', () => {
     ['other arguments', intent, { tool: 'get', arguments: { id: 'b' } }, false],
     ['abstains where a call is meant', intent, { tool: null, verdict: 'abstain', code: 'no_tool', reason: '' }, false],
     ['calls where no tool fits', { ...intent, tool: null }, { tool: 'get', arguments: {} }, false],
-    ['abstains where no tool fits', { ...intent, tool: null }, { tool: null, verdict: 'abstain', code: 'no_tool', reason: '' }, true],
+    [
+      'abstains where no tool fits',
+      { ...intent, tool: null },
+      { tool: null, verdict: 'abstain', code: 'no_tool', reason: '' },
+      true,
+    ],
   ];
-  for (const [name, i, target, agrees] of cases) it(name, () => assert.equal(disagreement(i, { intentId: 'i', request: 'r', teacher: 'x', target } as never) === undefined, agrees));
+  for (const [name, i, target, agrees] of cases)
+    it(name, () =>
+      assert.equal(
+        disagreement(i, { intentId: 'i', request: 'r', teacher: 'x', target } as never) === undefined,
+        agrees,
+      ),
+    );
 });
 
 describe('coverage and rule codes', () => {
   it('counts per tool and says why a tool has no data', () => {
-    const catalog = buildCatalog('c', [{ server: 'crm', pages: 1, tools: [{ name: 'a', inputSchema: { type: 'object' } }, { name: 'b', inputSchema: { type: 'object' } }, { name: 'c', inputSchema: { type: 'object' } }, { name: 'bad', inputSchema: { type: 'string' } }] }]);
-    const intents = [{ id: 'i1', domain: 'crm', tool: 'a' }, { id: 'i2', domain: 'crm', tool: 'b' }] as Intent[];
-    const rows = [{ domain: 'crm', target: { tool: 'a', arguments: {} }, provenance: { checkedBy: 'execute' } }] as never;
-    const rejections = [{ intentId: 'i2', reason: 'call_failed', detail: 'boom', request: '', target: { tool: 'b', arguments: {} } }] as never;
-    const cov = toolCoverage(catalog, { 'crm/c': { source: 'generic', intents: 0, skipped: 'cannot sample arguments: x' } }, intents, rows, rejections);
+    const catalog = buildCatalog('c', [
+      {
+        server: 'crm',
+        pages: 1,
+        tools: [
+          { name: 'a', inputSchema: { type: 'object' } },
+          { name: 'b', inputSchema: { type: 'object' } },
+          { name: 'c', inputSchema: { type: 'object' } },
+          { name: 'bad', inputSchema: { type: 'string' } },
+        ],
+      },
+    ]);
+    const intents = [
+      { id: 'i1', domain: 'crm', tool: 'a' },
+      { id: 'i2', domain: 'crm', tool: 'b' },
+    ] as Intent[];
+    const rows = [
+      { domain: 'crm', target: { tool: 'a', arguments: {} }, provenance: { checkedBy: 'execute' } },
+    ] as never;
+    const rejections = [
+      { intentId: 'i2', reason: 'call_failed', detail: 'boom', request: '', target: { tool: 'b', arguments: {} } },
+    ] as never;
+    const cov = toolCoverage(
+      catalog,
+      { 'crm/c': { source: 'generic', intents: 0, skipped: 'cannot sample arguments: x' } },
+      intents,
+      rows,
+      rejections,
+    );
     const by = Object.fromEntries(cov.map((c) => [c.tool, c]));
     assert.deepEqual([by['crm/a']!.valid, by['crm/a']!.checkedBy], [1, { execute: 1 }]);
     assert.equal(by['crm/b']!.noData, 'every candidate rejected (call_failed 1)');
@@ -122,12 +216,31 @@ describe('coverage and rule codes', () => {
     assert.match(by['crm/bad']!.noData!, /quarantined at ingest/);
   });
   it('server_refusal leaves a value alone that names what another offered tool does', () => {
-    const stage = t('change_opportunity_stage', { inputSchema: { type: 'object', properties: { id: { type: 'string' }, stageName: { type: 'string', enum: ['Proposal', 'Closed Won'] } }, required: ['id', 'stageName'] } });
+    const stage = t('change_opportunity_stage', {
+      inputSchema: {
+        type: 'object',
+        properties: { id: { type: 'string' }, stageName: { type: 'string', enum: ['Proposal', 'Closed Won'] } },
+        required: ['id', 'stageName'],
+      },
+    });
     const close = t('close_opportunity');
     const op = OPERATORS.find((o) => o.name === 'server_refusal')!;
-    const row = { id: 'r', domain: 'crm', entities: ['crm:x'], request: 'Move 006A to Proposal', persona: { name: 'p', scopes: [] }, tools: ['change_opportunity_stage', 'close_opportunity'], target: { tool: 'change_opportunity_stage', arguments: { id: '006A', stageName: 'Proposal' } }, provenance: { source: 'generated' as const } };
+    const row = {
+      id: 'r',
+      domain: 'crm',
+      entities: ['crm:x'],
+      request: 'Move 006A to Proposal',
+      persona: { name: 'p', scopes: [] },
+      tools: ['change_opportunity_stage', 'close_opportunity'],
+      target: { tool: 'change_opportunity_stage', arguments: { id: '006A', stageName: 'Proposal' } },
+      provenance: { source: 'generated' as const },
+    };
     const ctx = { tools: [stage, close], personas: [], pools: {}, sliceSize: 8, rng: new Rng(1), callable: () => true };
-    assert.equal(op.apply(row, ctx), undefined, '"Closed Won" beside close_opportunity is that tool\'s job, not a violation');
+    assert.equal(
+      op.apply(row, ctx),
+      undefined,
+      '"Closed Won" beside close_opportunity is that tool\'s job, not a violation',
+    );
     const alone = op.apply({ ...row, tools: ['change_opportunity_stage'] }, ctx);
     assert.equal((alone!.provenance.negativeCall!.arguments as { stageName: string }).stageName, 'Closed Won');
     assert.equal(alone!.request, 'Move 006A to Closed Won');

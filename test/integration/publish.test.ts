@@ -32,7 +32,11 @@ import { startMoto, type Moto } from '../helpers/moto.js';
 import { startHubStandIn, type HubStandIn } from '../helpers/hub-stand-in.js';
 
 const BASE = 'Qwen/Qwen3-0.6B';
-const JOB = { baseModel: BASE, optim: { learningRate: 0.0003, epochs: 2, effectiveBatchSize: 16, microBatchSize: 4, maxSteps: 40 }, lora: { rank: 8, alpha: 16, dropout: 0.1, targetModules: ['q_proj', 'v_proj'] } };
+const JOB = {
+  baseModel: BASE,
+  optim: { learningRate: 0.0003, epochs: 2, effectiveBatchSize: 16, microBatchSize: 4, maxSteps: 40 },
+  lora: { rank: 8, alpha: 16, dropout: 0.1, targetModules: ['q_proj', 'v_proj'] },
+};
 const opts = { trainStageVersion: stageVersion('train') };
 
 interface Fixture {
@@ -52,17 +56,41 @@ interface Fixture {
 }
 
 function routerRow(id: string, verdict: string, domain: string) {
-  const target = verdict === 'call' ? { tool: 'get_customer', arguments: { id: `C-${id}` } } : { tool: null, verdict, code: 'no_tool', reason: 'nothing fits: "quotes" | pipes' };
-  return { id, domain, entities: [`C-${id}`], request: `look up customer ${id}`, tools: ['get_customer'], target, provenance: { operator: verdict === 'call' ? null : 'tool_absent' } };
+  const target =
+    verdict === 'call'
+      ? { tool: 'get_customer', arguments: { id: `C-${id}` } }
+      : { tool: null, verdict, code: 'no_tool', reason: 'nothing fits: "quotes" | pipes' };
+  return {
+    id,
+    domain,
+    entities: [`C-${id}`],
+    request: `look up customer ${id}`,
+    tools: ['get_customer'],
+    target,
+    provenance: { operator: verdict === 'call' ? null : 'tool_absent' },
+  };
 }
 
 function renderedRow(id: string) {
-  return { id, prompt: [{ role: 'system', content: 'route' }, { role: 'user', content: `look up customer ${id}` }], completion: [{ role: 'assistant', content: '{"arguments":{},"tool":"get_customer"}' }], tools: [] };
+  return {
+    id,
+    prompt: [
+      { role: 'system', content: 'route' },
+      { role: 'user', content: `look up customer ${id}` },
+    ],
+    completion: [{ role: 'assistant', content: '{"arguments":{},"tool":"get_customer"}' }],
+    tools: [],
+  };
 }
 
 function rowStats(rows: ReturnType<typeof routerRow>[]) {
-  const count = (k: (r: ReturnType<typeof routerRow>) => string) => rows.reduce<Record<string, number>>((o, r) => ({ ...o, [k(r)]: (o[k(r)] ?? 0) + 1 }), {});
-  return { rows: rows.length, byDomain: count((r) => r.domain), byVerdict: count((r) => (r.target.tool === null ? (r.target as { verdict: string }).verdict : 'call')) };
+  const count = (k: (r: ReturnType<typeof routerRow>) => string) =>
+    rows.reduce<Record<string, number>>((o, r) => ({ ...o, [k(r)]: (o[k(r)] ?? 0) + 1 }), {});
+  return {
+    rows: rows.length,
+    byDomain: count((r) => r.domain),
+    byVerdict: count((r) => (r.target.tool === null ? (r.target as { verdict: string }).verdict : 'call')),
+  };
 }
 
 /** A store shaped like a finished run's: the kinds, parents, stats and memo entries the stages write. */
@@ -70,7 +98,11 @@ async function buildStore(): Promise<Fixture> {
   const dir = tempDir('flywheel-publish-');
   const uri = `file:${join(dir, 'store')}`;
   const store = openStore(uri);
-  const catalog = await store.putJson('catalog', { tools: [{ id: 'crm/get_customer', name: 'get_customer' }] }, { stats: { tools: 1, toolsByServer: { crm: 1 } } });
+  const catalog = await store.putJson(
+    'catalog',
+    { tools: [{ id: 'crm/get_customer', name: 'get_customer' }] },
+    { stats: { tools: 1, toolsByServer: { crm: 1 } } },
+  );
   const augmented = await store.putJsonl('augmented', [routerRow('0', 'call', 'crm')], { parents: [catalog] });
   const rows = {
     train: ['1', '2', '3', '4'].map((i, n) => routerRow(i, n % 2 ? 'abstain' : 'call', n < 2 ? 'crm' : 'erp')),
@@ -79,37 +111,119 @@ async function buildStore(): Promise<Fixture> {
   };
   const splits = {} as Fixture['splits'];
   const rendered = {} as Fixture['rendered'];
-  for (const name of ['train', 'val', 'test'] as const) splits[name] = await store.putJsonl(name, rows[name], { parents: [augmented], stats: rowStats(rows[name]) });
-  for (const name of ['train', 'val', 'test'] as const) rendered[name] = await store.putJsonl(`rendered-${name}`, rows[name].map((r) => renderedRow(r.id)), { parents: [splits[name], catalog], stats: { rows: rows[name].length, format: 'router-json' } });
+  for (const name of ['train', 'val', 'test'] as const)
+    splits[name] = await store.putJsonl(name, rows[name], { parents: [augmented], stats: rowStats(rows[name]) });
+  for (const name of ['train', 'val', 'test'] as const)
+    rendered[name] = await store.putJsonl(
+      `rendered-${name}`,
+      rows[name].map((r) => renderedRow(r.id)),
+      { parents: [splits[name], catalog], stats: { rows: rows[name].length, format: 'router-json' } },
+    );
   // The stages' memo entries: they name a render's and a split's three outputs together.
-  await store.putMemo({ key: 'a'.repeat(64), stage: 'render', outputs: { renderedTrain: rendered.train, renderedVal: rendered.val, renderedTest: rendered.test }, createdAt: new Date().toISOString() });
+  await store.putMemo({
+    key: 'a'.repeat(64),
+    stage: 'render',
+    outputs: { renderedTrain: rendered.train, renderedVal: rendered.val, renderedTest: rendered.test },
+    createdAt: new Date().toISOString(),
+  });
   await store.putMemo({ key: 'b'.repeat(64), stage: 'split', outputs: splits, createdAt: new Date().toISOString() });
-  const config = await store.putJson('config', { name: 'acme', dataset: { render: { format: 'router-json' } }, train: { job: JOB } });
-  const version = adapterVersion(rendered.train.sha256, rendered.val.sha256, { ...jobIdentity(JOB, 'router-json'), stageVersion: stageVersion('train') });
+  const config = await store.putJson('config', {
+    name: 'acme',
+    dataset: { render: { format: 'router-json' } },
+    train: { job: JOB },
+  });
+  const version = adapterVersion(rendered.train.sha256, rendered.val.sha256, {
+    ...jobIdentity(JOB, 'router-json'),
+    stageVersion: stageVersion('train'),
+  });
 
   // The adapter directory as the train activity stores it: adapter/ (PEFT files + flywheel.json), metrics.jsonl.
   const weights = Buffer.from(Array.from({ length: 4096 }, (_, i) => (i * 31) % 256));
   const adir = join(dir, 'adapter-dir');
   mkdirSync(join(adir, 'adapter'), { recursive: true });
-  writeFileSync(join(adir, 'adapter', 'adapter_config.json'), JSON.stringify({ peft_type: 'LORA', r: 8, lora_alpha: 16, lora_dropout: 0.1, target_modules: ['v_proj', 'q_proj'], base_model_name_or_path: BASE, task_type: 'CAUSAL_LM' }));
+  writeFileSync(
+    join(adir, 'adapter', 'adapter_config.json'),
+    JSON.stringify({
+      peft_type: 'LORA',
+      r: 8,
+      lora_alpha: 16,
+      lora_dropout: 0.1,
+      target_modules: ['v_proj', 'q_proj'],
+      base_model_name_or_path: BASE,
+      task_type: 'CAUSAL_LM',
+    }),
+  );
   writeFileSync(join(adir, 'adapter', 'adapter_model.safetensors'), weights);
-  writeFileSync(join(adir, 'adapter', 'flywheel.json'), JSON.stringify({ baseModel: BASE, base: BASE, method: 'lora', format: 'router-json', steps: 40, bestEvalLoss: 0.81 }));
+  writeFileSync(
+    join(adir, 'adapter', 'flywheel.json'),
+    JSON.stringify({
+      baseModel: BASE,
+      base: BASE,
+      method: 'lora',
+      format: 'router-json',
+      steps: 40,
+      bestEvalLoss: 0.81,
+    }),
+  );
   // The retrieval prior's neighbours: training requests, which a publication leaves out unless asked.
-  writeFileSync(join(adir, 'adapter', 'examples.jsonl'), `${JSON.stringify({ text: 'show invoice 42 for ACME-PRIVATE', decision: '{"tool":"get_invoice"' })}\n`);
-  writeFileSync(join(adir, 'metrics.jsonl'), ['{"event":"start","step":0,"total":40,"epoch":0}', '{"event":"step","step":20,"total":40,"epoch":1.0,"loss":1.2,"lr":0.0003,"tokens_per_s":900}', '{"event":"done","step":40,"total":40,"loss":0.9,"eval_loss":0.81}'].join('\n'));
-  const stats = { adapterVersion: version, baseModel: BASE, method: 'lora', steps: 40, trainLoss: 0.9, evalLoss: 0.81, firstEvalLoss: 1.7, resumedFromStep: null };
+  writeFileSync(
+    join(adir, 'adapter', 'examples.jsonl'),
+    `${JSON.stringify({ text: 'show invoice 42 for ACME-PRIVATE', decision: '{"tool":"get_invoice"' })}\n`,
+  );
+  writeFileSync(
+    join(adir, 'metrics.jsonl'),
+    [
+      '{"event":"start","step":0,"total":40,"epoch":0}',
+      '{"event":"step","step":20,"total":40,"epoch":1.0,"loss":1.2,"lr":0.0003,"tokens_per_s":900}',
+      '{"event":"done","step":40,"total":40,"loss":0.9,"eval_loss":0.81}',
+    ].join('\n'),
+  );
+  const stats = {
+    adapterVersion: version,
+    baseModel: BASE,
+    method: 'lora',
+    steps: 40,
+    trainLoss: 0.9,
+    evalLoss: 0.81,
+    firstEvalLoss: 1.7,
+    resumedFromStep: null,
+  };
   const adapter = await store.putDir('adapter', adir, { parents: [rendered.train, rendered.val], stats });
   const report = sampleReport();
   report.testSet = { ...report.testSet, sha256: rendered.test.sha256 };
   const { gate: _gate, ...results } = report;
-  const evalResults = await store.putJson('eval-results', results, { parents: [rendered.test, adapter], stats: { cases: 6, endpoints: ['candidate', 'production'] } });
-  const evalReport = await putReport(store, report, [evalResults], { promote: true, candidate: 'candidate', production: 'production' });
+  const evalResults = await store.putJson('eval-results', results, {
+    parents: [rendered.test, adapter],
+    stats: { cases: 6, endpoints: ['candidate', 'production'] },
+  });
+  const evalReport = await putReport(store, report, [evalResults], {
+    promote: true,
+    candidate: 'candidate',
+    production: 'production',
+  });
 
   // A second adapter of the same data, trained by hand (no run config) and never evaluated.
   writeFileSync(join(adir, 'adapter', 'adapter_model.safetensors'), Buffer.from('other weights'));
   const unevaluated = 'adp-0123456789ab';
-  await store.putDir('adapter', adir, { parents: [rendered.train, rendered.val], stats: { ...stats, adapterVersion: unevaluated } });
-  return { store, uri, catalog, augmented, version, unevaluated, rendered, splits, adapter, evalResults, evalReport, config, weights };
+  await store.putDir('adapter', adir, {
+    parents: [rendered.train, rendered.val],
+    stats: { ...stats, adapterVersion: unevaluated },
+  });
+  return {
+    store,
+    uri,
+    catalog,
+    augmented,
+    version,
+    unevaluated,
+    rendered,
+    splits,
+    adapter,
+    evalResults,
+    evalReport,
+    config,
+    weights,
+  };
 }
 
 /** A second run on other train/val rows that reuses the first run's frozen test set (and so its rendering). */
@@ -117,12 +231,29 @@ async function addRunSharingTestSet(f: Fixture) {
   const rows = { train: ['11', '12'].map((i) => routerRow(i, 'call', 'crm')), val: [routerRow('15', 'call', 'erp')] };
   const train = await f.store.putJsonl('train', rows.train, { parents: [f.augmented], stats: rowStats(rows.train) });
   const val = await f.store.putJsonl('val', rows.val, { parents: [f.augmented], stats: rowStats(rows.val) });
-  const render = (kind: string, split: ArtifactRef, r: ReturnType<typeof routerRow>[]) => f.store.putJsonl(kind, r.map((x) => renderedRow(x.id)), { parents: [split, f.catalog], stats: { rows: r.length, format: 'router-json' } });
+  const render = (kind: string, split: ArtifactRef, r: ReturnType<typeof routerRow>[]) =>
+    f.store.putJsonl(
+      kind,
+      r.map((x) => renderedRow(x.id)),
+      { parents: [split, f.catalog], stats: { rows: r.length, format: 'router-json' } },
+    );
   const renderedTrain = await render('rendered-train', train, rows.train);
   const renderedVal = await render('rendered-val', val, rows.val);
   const later = new Date(Date.now() + 60_000).toISOString();
-  await f.store.putMemo({ key: 'c'.repeat(64), stage: 'render', outputs: { renderedTrain, renderedVal, renderedTest: f.rendered.test }, createdAt: later, runId: 'run-2' });
-  await f.store.putMemo({ key: 'd'.repeat(64), stage: 'split', outputs: { train, val, test: f.splits.test }, createdAt: later, runId: 'run-2' });
+  await f.store.putMemo({
+    key: 'c'.repeat(64),
+    stage: 'render',
+    outputs: { renderedTrain, renderedVal, renderedTest: f.rendered.test },
+    createdAt: later,
+    runId: 'run-2',
+  });
+  await f.store.putMemo({
+    key: 'd'.repeat(64),
+    stage: 'split',
+    outputs: { train, val, test: f.splits.test },
+    createdAt: later,
+    runId: 'run-2',
+  });
   return { train, val, renderedTrain, renderedVal };
 }
 
@@ -145,7 +276,10 @@ async function cli(argv: string[]): Promise<{ code: number; out: string }> {
   const write = process.stdout.write;
   console.log = (...a: unknown[]) => void out.push(`${a.join(' ')}\n`);
   // Only strings (printJson): the test runner reports through stdout too, in binary frames that must pass.
-  process.stdout.write = ((chunk: string | Uint8Array, ...rest: never[]) => (typeof chunk === 'string' ? out.push(chunk) > 0 : write.call(process.stdout, chunk, ...rest))) as typeof process.stdout.write;
+  process.stdout.write = ((chunk: string | Uint8Array, ...rest: never[]) =>
+    typeof chunk === 'string'
+      ? out.push(chunk) > 0
+      : write.call(process.stdout, chunk, ...rest)) as typeof process.stdout.write;
   try {
     return { code: await publishCommand.run(argv), out: out.join('') };
   } finally {
@@ -162,12 +296,37 @@ before(async () => {
 describe('publish: what gets published and the cards', () => {
   it('a dataset by adapter version: JSONL files byte-identical to the artifacts, a recomputable hash, a card whose YAML parses', async () => {
     const pub = await collectDataset(fx.store, fx.version, opts);
-    assert.deepEqual(pub.files.map((f) => f.path), ['README.md', 'data/train.jsonl', 'rows/train.jsonl', 'data/validation.jsonl', 'rows/validation.jsonl', 'data/test.jsonl', 'rows/test.jsonl', 'manifest.json']);
+    assert.deepEqual(
+      pub.files.map((f) => f.path),
+      [
+        'README.md',
+        'data/train.jsonl',
+        'rows/train.jsonl',
+        'data/validation.jsonl',
+        'rows/validation.jsonl',
+        'data/test.jsonl',
+        'rows/test.jsonl',
+        'manifest.json',
+      ],
+    );
     assert.deepEqual(fileOf(pub, 'data/validation.jsonl'), await fx.store.read(fx.rendered.val));
     assert.deepEqual(fileOf(pub, 'rows/test.jsonl'), await fx.store.read(fx.splits.test));
     // The documented definition, recomputed from the published files alone.
     const sha = (p: string) => sha256Hex(fileOf(pub, p));
-    const recomputed = sha256Hex(canonicalJson({ rendered: { train: sha('data/train.jsonl'), validation: sha('data/validation.jsonl'), test: sha('data/test.jsonl') }, rows: { train: sha('rows/train.jsonl'), validation: sha('rows/validation.jsonl'), test: sha('rows/test.jsonl') } }));
+    const recomputed = sha256Hex(
+      canonicalJson({
+        rendered: {
+          train: sha('data/train.jsonl'),
+          validation: sha('data/validation.jsonl'),
+          test: sha('data/test.jsonl'),
+        },
+        rows: {
+          train: sha('rows/train.jsonl'),
+          validation: sha('rows/validation.jsonl'),
+          test: sha('rows/test.jsonl'),
+        },
+      }),
+    );
     assert.equal(pub.datasetHash, recomputed);
     assert.equal(pub.name, `ds-${recomputed.slice(0, 12)}`);
 
@@ -175,7 +334,14 @@ describe('publish: what gets published and the cards', () => {
     assert.equal(meta.license, 'other');
     assert.ok(meta.tags.includes('mcp-flywheel'));
     assert.deepEqual(meta.size_categories, ['n<1K']);
-    assert.deepEqual(meta.configs[0], { config_name: 'default', data_files: [{ split: 'train', path: 'data/train.jsonl' }, { split: 'validation', path: 'data/validation.jsonl' }, { split: 'test', path: 'data/test.jsonl' }] });
+    assert.deepEqual(meta.configs[0], {
+      config_name: 'default',
+      data_files: [
+        { split: 'train', path: 'data/train.jsonl' },
+        { split: 'validation', path: 'data/validation.jsonl' },
+        { split: 'test', path: 'data/test.jsonl' },
+      ],
+    });
     assert.equal(meta.configs[1].config_name, 'router_rows');
     assert.ok(pub.card.includes(pub.datasetHash));
     assert.ok(pub.card.includes(`cat-`));
@@ -184,7 +350,10 @@ describe('publish: what gets published and the cards', () => {
 
     const manifest = JSON.parse(fileOf(pub, 'manifest.json').toString());
     assert.equal(manifest.datasetHash, pub.datasetHash);
-    assert.deepEqual(manifest.files.map((f: { path: string }) => f.path), pub.files.slice(0, -1).map((f) => f.path));
+    assert.deepEqual(
+      manifest.files.map((f: { path: string }) => f.path),
+      pub.files.slice(0, -1).map((f) => f.path),
+    );
     for (const f of manifest.files) assert.equal(f.sha256, sha(f.path));
   });
 
@@ -194,7 +363,10 @@ describe('publish: what gets published and the cards', () => {
       assert.equal((await collectDataset(fx.store, id, opts)).datasetHash, byAdapter.datasetHash, id);
     }
     await assert.rejects(collectDataset(fx.store, fx.config.sha256, opts), /is a config: publish dataset takes/);
-    await assert.rejects(collectDataset(fx.store, 'adp-ffffffffffff', opts), /no adapter artifact with version adp-ffffffffffff/);
+    await assert.rejects(
+      collectDataset(fx.store, 'adp-ffffffffffff', opts),
+      /no adapter artifact with version adp-ffffffffffff/,
+    );
   });
 
   it('a test set two runs share: its sha is refused, naming both train/val; a train sha or the adapter says which', async () => {
@@ -209,9 +381,18 @@ describe('publish: what gets published and the cards', () => {
       assert.match(err.message, /run run-2/);
       return true;
     };
-    await assert.rejects(collectDataset(f.store, f.rendered.test.sha256, opts), refused([f.rendered.train, other.renderedTrain], [f.rendered.val, other.renderedVal]));
-    await assert.rejects(collectDataset(f.store, f.splits.test.sha256, opts), refused([f.splits.train, other.train], [f.splits.val, other.val]));
-    await assert.rejects(publishCommand.run(['dataset', f.rendered.test.sha256, '--dry-run', '--store', f.uri]), (err: unknown) => err instanceof UsageError && /belongs to 2 datasets/.test(err.message));
+    await assert.rejects(
+      collectDataset(f.store, f.rendered.test.sha256, opts),
+      refused([f.rendered.train, other.renderedTrain], [f.rendered.val, other.renderedVal]),
+    );
+    await assert.rejects(
+      collectDataset(f.store, f.splits.test.sha256, opts),
+      refused([f.splits.train, other.train], [f.splits.val, other.val]),
+    );
+    await assert.rejects(
+      publishCommand.run(['dataset', f.rendered.test.sha256, '--dry-run', '--store', f.uri]),
+      (err: unknown) => err instanceof UsageError && /belongs to 2 datasets/.test(err.message),
+    );
     // Each run's own split names its dataset, with the shared test set in it.
     const first = await collectDataset(f.store, f.rendered.train.sha256, opts);
     const second = await collectDataset(f.store, other.val.sha256, opts);
@@ -226,13 +407,27 @@ describe('publish: what gets published and the cards', () => {
     const dataset = await collectDataset(fx.store, fx.version, opts);
     assert.equal(pub.name, fx.version);
     assert.deepEqual(fileOf(pub, 'adapter/adapter_model.safetensors'), fx.weights);
-    for (const p of ['adapter/adapter_config.json', 'adapter/flywheel.json', 'metrics.jsonl', 'eval/report.json', 'eval/report.md', 'eval/report.html']) fileOf(pub, p);
+    for (const p of [
+      'adapter/adapter_config.json',
+      'adapter/flywheel.json',
+      'metrics.jsonl',
+      'eval/report.json',
+      'eval/report.md',
+      'eval/report.html',
+    ])
+      fileOf(pub, p);
     const card = pub.card;
     assert.ok(!pub.files.some((f) => f.path === 'adapter/examples.jsonl'), 'training requests stay home by default');
-    assert.ok(!card.includes('| adapter/examples.jsonl |') && card.includes('is not published here'), 'the card says so');
+    assert.ok(
+      !card.includes('| adapter/examples.jsonl |') && card.includes('is not published here'),
+      'the card says so',
+    );
     const withExamples = await collectAdapter(fx.store, fx.version, { ...opts, withExamples: true });
     assert.match(fileOf(withExamples, 'adapter/examples.jsonl').toString(), /ACME-PRIVATE/);
-    assert.ok(withExamples.card.includes('| adapter/examples.jsonl |') && withExamples.card.includes('published here on purpose'));
+    assert.ok(
+      withExamples.card.includes('| adapter/examples.jsonl |') &&
+        withExamples.card.includes('published here on purpose'),
+    );
     const meta = frontMatterOf(card);
     assert.equal(meta.base_model, BASE);
     assert.equal(meta.library_name, 'peft');
@@ -257,7 +452,8 @@ describe('publish: what gets published and the cards', () => {
     assert.match(card, /\| micro batch size \| 4 \|/);
     assert.match(card, /\| epochs \| 2 \|/);
     assert.match(card, /\| max steps \| 40 \|/);
-    const ci = (e: { value: number | null; low: number | null; high: number | null }) => `${e.value!.toFixed(3)} | ${e.low!.toFixed(3)}–${e.high!.toFixed(3)}`;
+    const ci = (e: { value: number | null; low: number | null; high: number | null }) =>
+      `${e.value!.toFixed(3)} | ${e.low!.toFixed(3)}–${e.high!.toFixed(3)}`;
     assert.ok(card.includes(`| Exact match (tool + arguments) | ${ci(candidate.exactMatch)} |`));
     assert.ok(card.includes(`| Tool accuracy | ${ci(candidate.toolAccuracy)} |`));
     assert.ok(card.includes(`| Abstention precision | ${ci(candidate.abstention.precision)} |`));
@@ -273,23 +469,40 @@ describe('publish: what gets published and the cards', () => {
     assert.match(pub.card, /\*\*Not evaluated\.\*\*/);
     assert.equal(frontMatterOf(pub.card)['model-index'], undefined);
     assert.ok(pub.notes.some((n) => /no evaluation/.test(n)));
-    assert.ok(pub.notes.some((n) => /no stored run config/.test(n)), 'hyperparameters from the adapter files only');
+    assert.ok(
+      pub.notes.some((n) => /no stored run config/.test(n)),
+      'hyperparameters from the adapter files only',
+    );
     assert.match(pub.card, /\| learning rate \(peak logged\) \| 0\.0003 \| metrics\.jsonl \|/);
     assert.ok(!pub.files.some((f) => f.path.startsWith('eval/')));
   });
 
-  it('a DPO adapter (the preference stage\'s): its card names the dataset of the SFT adapter it continues', async () => {
-    const pairs = await fx.store.putJsonl('pairs-train', [{ id: 'pair-1' }], { parents: [fx.splits.train, fx.catalog] });
+  it("a DPO adapter (the preference stage's): its card names the dataset of the SFT adapter it continues", async () => {
+    const pairs = await fx.store.putJsonl('pairs-train', [{ id: 'pair-1' }], {
+      parents: [fx.splits.train, fx.catalog],
+    });
     const pairsVal = await fx.store.putJsonl('pairs-val', [{ id: 'pair-2' }], { parents: [fx.splits.val, fx.catalog] });
     const dir = tempDir('flywheel-dpo-adapter-');
     mkdirSync(join(dir, 'adapter'), { recursive: true });
     writeFileSync(join(dir, 'adapter', 'adapter_model.safetensors'), Buffer.from('dpo weights'));
-    writeFileSync(join(dir, 'adapter', 'flywheel.json'), JSON.stringify({ baseModel: BASE, base: BASE, method: 'dpo', format: 'router-json', steps: 10 }));
-    await fx.store.putDir('adapter', dir, { parents: [pairs, pairsVal, fx.adapter], stats: { adapterVersion: 'adp-dd0000000000', baseModel: BASE, method: 'dpo', steps: 10 } });
+    writeFileSync(
+      join(dir, 'adapter', 'flywheel.json'),
+      JSON.stringify({ baseModel: BASE, base: BASE, method: 'dpo', format: 'router-json', steps: 10 }),
+    );
+    await fx.store.putDir('adapter', dir, {
+      parents: [pairs, pairsVal, fx.adapter],
+      stats: { adapterVersion: 'adp-dd0000000000', baseModel: BASE, method: 'dpo', steps: 10 },
+    });
     const dpo = await collectAdapter(fx.store, 'adp-dd0000000000', opts);
     // (Its dataset hash differs from the SFT adapter's: nothing evaluated it, so its card has no test split.)
-    for (const split of [fx.rendered.train, fx.rendered.val]) assert.ok(dpo.card.includes(split.sha256), `the card names the SFT dataset's ${split.kind} ${split.sha256}`);
-    assert.ok(dpo.notes.includes(`tuned with DPO on preference pairs ${pairs.sha256.slice(0, 12)} of this dataset, from SFT adapter ${fx.version}`), JSON.stringify(dpo.notes));
+    for (const split of [fx.rendered.train, fx.rendered.val])
+      assert.ok(dpo.card.includes(split.sha256), `the card names the SFT dataset's ${split.kind} ${split.sha256}`);
+    assert.ok(
+      dpo.notes.includes(
+        `tuned with DPO on preference pairs ${pairs.sha256.slice(0, 12)} of this dataset, from SFT adapter ${fx.version}`,
+      ),
+      JSON.stringify(dpo.notes),
+    );
   });
 
   it('with a deploy registry: the eval report a deployed version was gated on, though a newer evaluation exists', async () => {
@@ -299,16 +512,44 @@ describe('publish: what gets published and the cards', () => {
     newer.testSet = { ...newer.testSet, sha256: f.rendered.test.sha256 };
     newer.results[0]!.metrics.exactMatch = { value: 0.123, low: 0.05, high: 0.2 };
     const { gate, ...newerResults } = newer;
-    const results2 = await f.store.putJson('eval-results', newerResults, { parents: [f.rendered.test, f.adapter], stats: { cases: 6 } });
-    const report2 = await putReport(f.store, { ...newer, gate: { ...gate!, promote: false } }, [results2], { promote: false });
-    const artifacts = (pub: Publication) => JSON.parse(fileOf(pub, 'manifest.json').toString()).artifacts as Record<string, string>;
-    assert.equal(artifacts(await collectAdapter(f.store, f.version, opts))['eval-report'], report2.sha256, 'no registry: the newest evaluation');
+    const results2 = await f.store.putJson('eval-results', newerResults, {
+      parents: [f.rendered.test, f.adapter],
+      stats: { cases: 6 },
+    });
+    const report2 = await putReport(f.store, { ...newer, gate: { ...gate!, promote: false } }, [results2], {
+      promote: false,
+    });
+    const artifacts = (pub: Publication) =>
+      JSON.parse(fileOf(pub, 'manifest.json').toString()).artifacts as Record<string, string>;
+    assert.equal(
+      artifacts(await collectAdapter(f.store, f.version, opts))['eval-report'],
+      report2.sha256,
+      'no registry: the newest evaluation',
+    );
 
     const dir = tempDir('flywheel-publish-registry-');
     const registry = join(dir, '.flywheel', 'registry.sqlite');
     await withRegistry(registry, async (r) => {
-      await r.registerVersion({ name: 'router@v1', alias: 'router', adapterVersion: f.version, adapter: f.adapter, target: 'local', endpoint: 'http://127.0.0.1:1/v1', servedModel: 'router@v1', adapterId: null, baseModel: BASE, runId: null, evalReport: f.evalReport, probes: null });
-      await r.repoint('router', 'router@v1', { action: 'deploy', actor: 'test', reason: 'gate promoted', requestId: 'deploy-1' });
+      await r.registerVersion({
+        name: 'router@v1',
+        alias: 'router',
+        adapterVersion: f.version,
+        adapter: f.adapter,
+        target: 'local',
+        endpoint: 'http://127.0.0.1:1/v1',
+        servedModel: 'router@v1',
+        adapterId: null,
+        baseModel: BASE,
+        runId: null,
+        evalReport: f.evalReport,
+        probes: null,
+      });
+      await r.repoint('router', 'router@v1', {
+        action: 'deploy',
+        actor: 'test',
+        reason: 'gate promoted',
+        requestId: 'deploy-1',
+      });
     });
     const pub = await collectAdapter(f.store, f.version, { ...opts, registry });
     assert.equal(artifacts(pub)['eval-report'], f.evalReport.sha256);
@@ -316,11 +557,19 @@ describe('publish: what gets published and the cards', () => {
     assert.equal(JSON.parse(fileOf(pub, 'eval/report.json').toString()).gate.promote, true);
     assert.match(pub.card, /Gated as deployed version `router@v1` \(alias `router`\)/);
     assert.ok(pub.card.includes('Gate: **PROMOTE**') && !pub.card.includes('0.123'));
-    assert.ok(pub.notes.some((n) => n.includes('router@v1') && n.includes(results2.sha256.slice(0, 12))), 'says a newer evaluation exists');
-    assert.ok((await collectDataset(f.store, f.version, { ...opts, registry })).notes.some((n) => n.includes('router@v1')), 'the dataset of the adapter: the same test split');
+    assert.ok(
+      pub.notes.some((n) => n.includes('router@v1') && n.includes(results2.sha256.slice(0, 12))),
+      'says a newer evaluation exists',
+    );
+    assert.ok(
+      (await collectDataset(f.store, f.version, { ...opts, registry })).notes.some((n) => n.includes('router@v1')),
+      'the dataset of the adapter: the same test split',
+    );
 
     // The CLI: --registry PATH, or .flywheel/registry.sqlite in the working directory; a missing --registry is refused.
-    const card = async (argv: string[]) => JSON.parse((await cli(['adapter', f.version, '--dry-run', '--json', '--store', f.uri, ...argv])).out).card as string;
+    const card = async (argv: string[]) =>
+      JSON.parse((await cli(['adapter', f.version, '--dry-run', '--json', '--store', f.uri, ...argv])).out)
+        .card as string;
     assert.match(await card(['--registry', registry]), /Gated as deployed version `router@v1`/);
     const inDir = async (where: string) => {
       const cwd = process.cwd();
@@ -333,13 +582,19 @@ describe('publish: what gets published and the cards', () => {
     };
     assert.match(await inDir(dir), /Gated as deployed version `router@v1`/);
     assert.doesNotMatch(await inDir(tempDir('flywheel-publish-no-registry-')), /Gated as deployed version/);
-    await assert.rejects(publishCommand.run(['adapter', f.version, '--dry-run', '--store', f.uri, '--registry', join(dir, 'nope.sqlite')]), (err: unknown) => err instanceof UsageError && /--registry .*nope\.sqlite: no such file/.test(err.message));
+    await assert.rejects(
+      publishCommand.run(['adapter', f.version, '--dry-run', '--store', f.uri, '--registry', join(dir, 'nope.sqlite')]),
+      (err: unknown) => err instanceof UsageError && /--registry .*nope\.sqlite: no such file/.test(err.message),
+    );
   });
 
   it('cards are the same bytes every time (publishing twice is a no-op)', async () => {
     const a = await collectAdapter(fx.store, fx.version, opts);
     const b = await collectAdapter(fx.store, fx.version, opts);
-    assert.deepEqual(a.files.map((f) => f.sha256), b.files.map((f) => f.sha256));
+    assert.deepEqual(
+      a.files.map((f) => f.sha256),
+      b.files.map((f) => f.sha256),
+    );
   });
 });
 
@@ -354,32 +609,70 @@ describe('publish to S3 (moto server)', () => {
   });
   after(() => moto?.stop());
 
-  const get = async (Key: string) => Buffer.from(await (await s3.send(new GetObjectCommand({ Bucket: 'models', Key }))).Body!.transformToByteArray());
+  const get = async (Key: string) =>
+    Buffer.from(await (await s3.send(new GetObjectCommand({ Bucket: 'models', Key }))).Body!.transformToByteArray());
 
   it('uploads every file under prefix/<name>/ with manifest.json last; again is a no-op; a lost file is repaired', async () => {
-    const first = await cli(['adapter', fx.version, '--to', 's3://models/team/routers', '--store', fx.uri, '--s3-endpoint', endpoint]);
+    const first = await cli([
+      'adapter',
+      fx.version,
+      '--to',
+      's3://models/team/routers',
+      '--store',
+      fx.uri,
+      '--s3-endpoint',
+      endpoint,
+    ]);
     assert.equal(first.code, 0);
-    assert.match(first.out, new RegExp(`published adapter ${fx.version} to s3://models/team/routers/${fx.version}/: 8 uploaded, 0 unchanged, manifest.json written`));
+    assert.match(
+      first.out,
+      new RegExp(
+        `published adapter ${fx.version} to s3://models/team/routers/${fx.version}/: 8 uploaded, 0 unchanged, manifest.json written`,
+      ),
+    );
     const pub = await collectAdapter(fx.store, fx.version, opts);
     const listed = await s3.send(new ListObjectsV2Command({ Bucket: 'models', Prefix: `team/routers/${fx.version}/` }));
-    assert.deepEqual((listed.Contents ?? []).map((o) => o.Key).sort(), pub.files.map((f) => `team/routers/${fx.version}/${f.path}`).sort());
+    assert.deepEqual(
+      (listed.Contents ?? []).map((o) => o.Key).sort(),
+      pub.files.map((f) => `team/routers/${fx.version}/${f.path}`).sort(),
+    );
     for (const f of pub.files) assert.deepEqual(await get(`team/routers/${fx.version}/${f.path}`), f.bytes, f.path);
     const manifest = JSON.parse((await get(`team/routers/${fx.version}/manifest.json`)).toString());
     assert.equal(manifest.kind, 'adapter');
-    for (const f of manifest.files) assert.equal(createHash('sha256').update(await get(`team/routers/${fx.version}/${f.path}`)).digest('hex'), f.sha256);
+    for (const f of manifest.files)
+      assert.equal(
+        createHash('sha256')
+          .update(await get(`team/routers/${fx.version}/${f.path}`))
+          .digest('hex'),
+        f.sha256,
+      );
 
-    const cliAgain = await cli(['adapter', fx.version, '--to', 's3://models/team/routers', '--store', fx.uri, '--s3-endpoint', endpoint]);
+    const cliAgain = await cli([
+      'adapter',
+      fx.version,
+      '--to',
+      's3://models/team/routers',
+      '--store',
+      fx.uri,
+      '--s3-endpoint',
+      endpoint,
+    ]);
     assert.match(cliAgain.out, /0 uploaded, 8 unchanged \(already published: nothing to do\)/);
     const again = await publishToS3(pub, { bucket: 'models', prefix: 'team/routers' }, { endpoint });
     assert.deepEqual(again.uploaded, []);
     assert.equal(again.manifestWritten, false);
     assert.equal(again.unchanged.length, pub.files.length - 1);
 
-    await s3.send(new DeleteObjectCommand({ Bucket: 'models', Key: `team/routers/${fx.version}/adapter/flywheel.json` }));
+    await s3.send(
+      new DeleteObjectCommand({ Bucket: 'models', Key: `team/routers/${fx.version}/adapter/flywheel.json` }),
+    );
     const repaired = await publishToS3(pub, { bucket: 'models', prefix: 'team/routers' }, { endpoint });
     assert.deepEqual(repaired.uploaded, ['adapter/flywheel.json']);
     assert.equal(repaired.manifestWritten, true);
-    assert.deepEqual(await get(`team/routers/${fx.version}/adapter/flywheel.json`), fileOf(pub, 'adapter/flywheel.json'));
+    assert.deepEqual(
+      await get(`team/routers/${fx.version}/adapter/flywheel.json`),
+      fileOf(pub, 'adapter/flywheel.json'),
+    );
   });
 
   it('a dataset goes to s3://bucket/<ds-…>/ with its card', async () => {
@@ -406,9 +699,23 @@ describe('publish to the Hugging Face Hub (local stand-in for huggingface.co)', 
   });
 
   it('an adapter: creates a private model repo, then one commit carrying every file and the model card', async () => {
-    const { code, out } = await cli(['adapter', fx.version, '--to', 'hf://acme/router', '--hub-url', hub.url, '--store', fx.uri]);
+    const { code, out } = await cli([
+      'adapter',
+      fx.version,
+      '--to',
+      'hf://acme/router',
+      '--hub-url',
+      hub.url,
+      '--store',
+      fx.uri,
+    ]);
     assert.equal(code, 0);
-    assert.match(out, new RegExp(`published adapter ${fx.version} to ${hub.url}/acme/router \\(created, private\\): 9 files in one commit`));
+    assert.match(
+      out,
+      new RegExp(
+        `published adapter ${fx.version} to ${hub.url}/acme/router \\(created, private\\): 9 files in one commit`,
+      ),
+    );
     assert.deepEqual(hub.repos.get('models/acme/router'), { type: 'model', visibility: 'private' });
     assert.equal(hub.commits.length, 1);
     const pub = await collectAdapter(fx.store, fx.version, opts);
@@ -424,18 +731,31 @@ describe('publish to the Hugging Face Hub (local stand-in for huggingface.co)', 
     const api = hub.requests.filter((r) => !r.path.startsWith('/lfs-upload/'));
     assert.ok(api.length >= 5);
     for (const r of api) assert.equal(r.auth, `Bearer ${token}`, `${r.method} ${r.path}`);
-    assert.deepEqual(api.map((r) => `${r.method} ${r.path.replace(/\/acme\/router/, '/ID')}`), [
-      'GET /api/models/ID',
-      'POST /api/repos/create',
-      'POST /api/models/ID/preupload/main',
-      'POST /ID.git/info/lfs/objects/batch',
-      'POST /api/models/ID/commit/main',
-    ]);
+    assert.deepEqual(
+      api.map((r) => `${r.method} ${r.path.replace(/\/acme\/router/, '/ID')}`),
+      [
+        'GET /api/models/ID',
+        'POST /api/repos/create',
+        'POST /api/models/ID/preupload/main',
+        'POST /ID.git/info/lfs/objects/batch',
+        'POST /api/models/ID/commit/main',
+      ],
+    );
   });
 
   it('publishing again into the existing repo: no create, one more commit with the same files', async () => {
     const before = hub.requests.length;
-    const { code, out } = await cli(['adapter', fx.version, '--to', 'hf://acme/router', '--hub-url', hub.url, '--store', fx.uri, '--json']);
+    const { code, out } = await cli([
+      'adapter',
+      fx.version,
+      '--to',
+      'hf://acme/router',
+      '--hub-url',
+      hub.url,
+      '--store',
+      fx.uri,
+      '--json',
+    ]);
     assert.equal(code, 0);
     assert.equal(JSON.parse(out).created, false);
     assert.ok(!hub.requests.slice(before).some((r) => r.path === '/api/repos/create'));
@@ -444,9 +764,19 @@ describe('publish to the Hugging Face Hub (local stand-in for huggingface.co)', 
     assert.deepEqual(hub.commits[1]!.deleted, [], 'the same publication: nothing stale');
   });
 
-  it('another adapter into the same repo: the earlier one\'s files are deleted in the same commit, .gitattributes stays', async () => {
+  it("another adapter into the same repo: the earlier one's files are deleted in the same commit, .gitattributes stays", async () => {
     const before = hub.requests.length;
-    const { code, out } = await cli(['adapter', fx.unevaluated, '--to', 'hf://acme/router', '--hub-url', hub.url, '--store', fx.uri, '--json']);
+    const { code, out } = await cli([
+      'adapter',
+      fx.unevaluated,
+      '--to',
+      'hf://acme/router',
+      '--hub-url',
+      hub.url,
+      '--store',
+      fx.uri,
+      '--json',
+    ]);
     assert.equal(code, 0);
     const stale = ['eval/report.html', 'eval/report.json', 'eval/report.md'];
     assert.deepEqual(JSON.parse(out).deleted, stale);
@@ -465,7 +795,22 @@ describe('publish to the Hugging Face Hub (local stand-in for huggingface.co)', 
   });
 
   it('a dataset: a public dataset repo with --public, data/*.jsonl and the dataset card in one commit', async () => {
-    assert.equal((await cli(['dataset', fx.rendered.val.sha256.slice(0, 12), '--to', 'hf://datasets/acme/router-data', '--public', '--hub-url', hub.url, '--store', fx.uri])).code, 0);
+    assert.equal(
+      (
+        await cli([
+          'dataset',
+          fx.rendered.val.sha256.slice(0, 12),
+          '--to',
+          'hf://datasets/acme/router-data',
+          '--public',
+          '--hub-url',
+          hub.url,
+          '--store',
+          fx.uri,
+        ])
+      ).code,
+      0,
+    );
     assert.deepEqual(hub.repos.get('datasets/acme/router-data'), { type: 'dataset', visibility: 'public' });
     const commit = hub.commits.at(-1)!;
     assert.equal(commit.repo, 'datasets/acme/router-data');
@@ -474,14 +819,28 @@ describe('publish to the Hugging Face Hub (local stand-in for huggingface.co)', 
     assert.ok(commit.files.get('README.md')!.toString().includes(pub.datasetHash));
   });
 
-  it('a token the Hub refuses: the Hub\'s error naming the variable (never its value), exit 2, not a success', async () => {
+  it("a token the Hub refuses: the Hub's error naming the variable (never its value), exit 2, not a success", async () => {
     process.env.WRONG_TOKEN = 'hf_wrong';
-    await assert.rejects(publishCommand.run(['adapter', fx.version, '--to', 'hf://acme/other', '--hub-url', hub.url, '--store', fx.uri, '--token-env', 'WRONG_TOKEN']), (err: Error) => {
-      assert.ok(err instanceof UsageError, String(err));
-      assert.match(err.message, /^the Hub refused the token in WRONG_TOKEN \(401\): .*Invalid credentials/);
-      assert.ok(!err.message.includes('hf_wrong'), err.message);
-      return true;
-    });
+    await assert.rejects(
+      publishCommand.run([
+        'adapter',
+        fx.version,
+        '--to',
+        'hf://acme/other',
+        '--hub-url',
+        hub.url,
+        '--store',
+        fx.uri,
+        '--token-env',
+        'WRONG_TOKEN',
+      ]),
+      (err: Error) => {
+        assert.ok(err instanceof UsageError, String(err));
+        assert.match(err.message, /^the Hub refused the token in WRONG_TOKEN \(401\): .*Invalid credentials/);
+        assert.ok(!err.message.includes('hf_wrong'), err.message);
+        return true;
+      },
+    );
     delete process.env.WRONG_TOKEN;
   });
 });
@@ -494,22 +853,58 @@ describe('flywheel publish: errors and dry run', () => {
     const saved = process.env.HF_TOKEN;
     delete process.env.HF_TOKEN;
     try {
-      await assert.rejects(publishCommand.run(['adapter', fx.version, '--to', 'hf://acme/router', '--store', fx.uri]), usage(/HF_TOKEN is not set/));
-      await assert.rejects(publishCommand.run(['adapter', fx.version, '--to', 'hf://acme/router', '--store', fx.uri, '--token-env', 'ACME_HF_TOKEN']), usage(/ACME_HF_TOKEN is not set/));
-      await assert.rejects(publishCommand.run(['adapter', fx.version, '--to', 'hf://acme/router', '--token-env', 'hf_abc-def']), usage(/takes the NAME/));
+      await assert.rejects(
+        publishCommand.run(['adapter', fx.version, '--to', 'hf://acme/router', '--store', fx.uri]),
+        usage(/HF_TOKEN is not set/),
+      );
+      await assert.rejects(
+        publishCommand.run([
+          'adapter',
+          fx.version,
+          '--to',
+          'hf://acme/router',
+          '--store',
+          fx.uri,
+          '--token-env',
+          'ACME_HF_TOKEN',
+        ]),
+        usage(/ACME_HF_TOKEN is not set/),
+      );
+      await assert.rejects(
+        publishCommand.run(['adapter', fx.version, '--to', 'hf://acme/router', '--token-env', 'hf_abc-def']),
+        usage(/takes the NAME/),
+      );
     } finally {
       if (saved !== undefined) process.env.HF_TOKEN = saved;
     }
   });
 
   it('unknown version, wrong artifact kind, wrong repo type, bad --to: clear usage errors', async () => {
-    await assert.rejects(publishCommand.run(['adapter', 'adp-000000000000', '--to', 's3://models/x', '--store', fx.uri]), usage(/no adapter artifact with version adp-000000000000/));
-    await assert.rejects(publishCommand.run(['adapter', fx.splits.train.sha256.slice(0, 12), '--dry-run', '--store', fx.uri]), usage(/is a train, not an adapter/));
-    await assert.rejects(publishCommand.run(['adapter', 'deadbeefdeadbeef', '--dry-run', '--store', fx.uri]), usage(/no artifact matches deadbeefdeadbeef/));
-    await assert.rejects(publishCommand.run(['dataset', fx.version, '--to', 'hf://acme/router', '--store', fx.uri]), usage(/a dataset goes to a dataset repo/));
-    await assert.rejects(publishCommand.run(['adapter', fx.version, '--to', 'gs://bucket/x', '--store', fx.uri]), usage(/expected s3:\/\/bucket\/prefix/));
+    await assert.rejects(
+      publishCommand.run(['adapter', 'adp-000000000000', '--to', 's3://models/x', '--store', fx.uri]),
+      usage(/no adapter artifact with version adp-000000000000/),
+    );
+    await assert.rejects(
+      publishCommand.run(['adapter', fx.splits.train.sha256.slice(0, 12), '--dry-run', '--store', fx.uri]),
+      usage(/is a train, not an adapter/),
+    );
+    await assert.rejects(
+      publishCommand.run(['adapter', 'deadbeefdeadbeef', '--dry-run', '--store', fx.uri]),
+      usage(/no artifact matches deadbeefdeadbeef/),
+    );
+    await assert.rejects(
+      publishCommand.run(['dataset', fx.version, '--to', 'hf://acme/router', '--store', fx.uri]),
+      usage(/a dataset goes to a dataset repo/),
+    );
+    await assert.rejects(
+      publishCommand.run(['adapter', fx.version, '--to', 'gs://bucket/x', '--store', fx.uri]),
+      usage(/expected s3:\/\/bucket\/prefix/),
+    );
     await assert.rejects(publishCommand.run(['adapter', fx.version, '--store', fx.uri]), usage(/--to is required/));
-    await assert.rejects(publishCommand.run(['model', fx.version, '--to', 's3://models/x']), usage(/expected: flywheel publish dataset\|adapter/));
+    await assert.rejects(
+      publishCommand.run(['model', fx.version, '--to', 's3://models/x']),
+      usage(/expected: flywheel publish dataset\|adapter/),
+    );
   });
 
   it('--dry-run --out writes exactly the files it would publish', async () => {

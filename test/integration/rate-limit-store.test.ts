@@ -16,11 +16,16 @@ const COST_MS = 10;
 /** 200 reservations, half through each client, all at once; then one more, whose wait shows what the bucket holds. */
 async function checkNoLostReservations(a: LimitStore, b: LimitStore) {
   const t0 = Date.now();
-  const waits = await Promise.all(Array.from({ length: 200 }, (_, i) => (i % 2 ? b : a).reserve('teacher:x#requests', COST_MS, COST_MS)));
+  const waits = await Promise.all(
+    Array.from({ length: 200 }, (_, i) => (i % 2 ? b : a).reserve('teacher:x#requests', COST_MS, COST_MS)),
+  );
   const elapsed = Date.now() - t0;
   const next = await a.reserve('teacher:x#requests', COST_MS, COST_MS);
   // 201 turns, 10 ms each, the first at once: the next caller goes ~2000 ms after the first, less the time spent asking.
-  assert.ok(Math.abs(next - (200 * COST_MS - elapsed)) <= 60, `next wait ${next} ms after ${elapsed} ms (a lost reservation would make it shorter)`);
+  assert.ok(
+    Math.abs(next - (200 * COST_MS - elapsed)) <= 60,
+    `next wait ${next} ms after ${elapsed} ms (a lost reservation would make it shorter)`,
+  );
   assert.equal(new Set(waits.map((w) => Math.round(w))).size > 150, true, 'reservations got distinct turns');
   // A hold moves everyone's next turn; adjust gives back.
   await b.holdFor('teacher:y#requests', 3000);

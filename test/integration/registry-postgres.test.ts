@@ -31,6 +31,7 @@ describe('registry (PostgreSQL)', () => {
       await withAdmin(server.url, (c) => c.query(`CREATE DATABASE ${db}`));
       return server.url.replace(/\/postgres$/, `/${db}`);
     },
-    setSchemaVersion: (url, version) => withAdmin(url, async (c) => void (await c.query('UPDATE flywheel_registry_schema SET version = $1', [version]))),
+    setSchemaVersion: (url, version) =>
+      withAdmin(url, async (c) => void (await c.query('UPDATE flywheel_registry_schema SET version = $1', [version]))),
   });
 });

@@ -14,11 +14,33 @@ import { startBackendStandIn, type BackendStandIn } from '../helpers/backend-sta
 import { REPO, spawnListening, tempDir } from '../helpers/fixtures.js';
 import { startPostgres, type Postgres } from '../helpers/postgres.js';
 
-const TOOLS = [{ type: 'function', function: { name: 'get_record', description: 'Read one record', parameters: { type: 'object', properties: { recordId: { type: 'string' } }, required: ['recordId'] } } }];
+const TOOLS = [
+  {
+    type: 'function',
+    function: {
+      name: 'get_record',
+      description: 'Read one record',
+      parameters: { type: 'object', properties: { recordId: { type: 'string' } }, required: ['recordId'] },
+    },
+  },
+];
 
 function ver(name: string, endpoint: string): Omit<DeployedVersion, 'createdAt'> {
   const sha = Buffer.from(name).toString('hex').padEnd(64, '0').slice(0, 64);
-  return { name, alias: 'router', adapterVersion: `adp-${sha.slice(0, 8)}`, adapter: { uri: `file:x/${sha}`, sha256: sha, kind: 'adapter', count: 2, bytes: 10 }, target: 'local', endpoint, servedModel: name, adapterId: null, baseModel: 'base', runId: null, evalReport: null, probes: null };
+  return {
+    name,
+    alias: 'router',
+    adapterVersion: `adp-${sha.slice(0, 8)}`,
+    adapter: { uri: `file:x/${sha}`, sha256: sha, kind: 'adapter', count: 2, bytes: 10 },
+    target: 'local',
+    endpoint,
+    servedModel: name,
+    adapterId: null,
+    baseModel: 'base',
+    runId: null,
+    evalReport: null,
+    probes: null,
+  };
 }
 
 describe('a registry shared by many hosts (PostgreSQL)', () => {
@@ -27,7 +49,11 @@ describe('a registry shared by many hosts (PostgreSQL)', () => {
   const gateways: Array<Awaited<ReturnType<typeof spawnListening>>> = [];
   before(async () => {
     server = await startPostgres();
-    backend = await startBackendStandIn(() => ({ call: 'get_record', arguments: { recordId: '001' }, confidence: 0.95 }));
+    backend = await startBackendStandIn(() => ({
+      call: 'get_record',
+      arguments: { recordId: '001' },
+      confidence: 0.95,
+    }));
   });
   after(async () => {
     for (const g of gateways) await g.stop();
@@ -40,11 +66,33 @@ describe('a registry shared by many hosts (PostgreSQL)', () => {
     await deploy.registerVersion(ver('router@v1', backend.url));
     await deploy.repoint('router', 'router@v1', { action: 'deploy', actor: 'test', reason: 'first', requestId: 'd1' });
     for (const name of ['a', 'b']) {
-      gateways.push(await spawnListening([join(REPO, 'bin', 'flywheel.js'), 'gateway', '--registry', server.url, '--port', '0', '--traces-dir', join(tempDir(), name)], /listening on (http:\/\/\S+\/v1)/));
+      gateways.push(
+        await spawnListening(
+          [
+            join(REPO, 'bin', 'flywheel.js'),
+            'gateway',
+            '--registry',
+            server.url,
+            '--port',
+            '0',
+            '--traces-dir',
+            join(tempDir(), name),
+          ],
+          /listening on (http:\/\/\S+\/v1)/,
+        ),
+      );
     }
     const urls = gateways.map((g) => g.match[1]!.replace(/,$/, ''));
     const ask = async (url: string) => {
-      const res = await fetch(`${url}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'router', messages: [{ role: 'user', content: 'show record 001' }], tools: TOOLS }) });
+      const res = await fetch(`${url}/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          model: 'router',
+          messages: [{ role: 'user', content: 'show record 001' }],
+          tools: TOOLS,
+        }),
+      });
       assert.equal(res.status, 200, await res.text());
       return res.headers.get('x-flywheel-version');
     };
@@ -66,20 +114,32 @@ describe('a registry shared by many hosts (PostgreSQL)', () => {
     });
     await new Promise((r) => setTimeout(r, 100));
     await deploy.registerVersion(ver('router@v2', backend.url));
-    await deploy.repoint('router', 'router@v2', { action: 'deploy', actor: 'test', reason: 'second', requestId: 'd2', expectedCurrent: 'router@v1' });
+    await deploy.repoint('router', 'router@v2', {
+      action: 'deploy',
+      actor: 'test',
+      reason: 'second',
+      requestId: 'd2',
+      expectedCurrent: 'router@v1',
+    });
     moved = true;
     await Promise.all(traffic);
     await deploy.close();
 
     assert.equal(sent, 80, 'every request answered');
-    assert.ok([...seen].every((v) => v === 'router@v1' || v === 'router@v2'), [...seen].join(', '));
+    assert.ok(
+      [...seen].every((v) => v === 'router@v1' || v === 'router@v2'),
+      [...seen].join(', '),
+    );
     assert.ok(afterMove.length > 0, 'requests were sent after the move');
     assert.deepEqual([...new Set(afterMove)], ['router@v2'], 'no gateway routed to the old version after the move');
     assert.deepEqual(await Promise.all(urls.map(ask)), ['router@v2', 'router@v2']);
   });
 
   it('the escalation budget on the PostgreSQL registry: one budget for every replica, windows as on SQLite', async () => {
-    const [a, b] = [await openSpendBudget({ requestsPerMinute: 3, tokensPerDay: 10, perKey: { requestsPerMinute: 2 } }, server.url), await openSpendBudget({ requestsPerMinute: 3, tokensPerDay: 10, perKey: { requestsPerMinute: 2 } }, server.url)];
+    const [a, b] = [
+      await openSpendBudget({ requestsPerMinute: 3, tokensPerDay: 10, perKey: { requestsPerMinute: 2 } }, server.url),
+      await openSpendBudget({ requestsPerMinute: 3, tokensPerDay: 10, perKey: { requestsPerMinute: 2 } }, server.url),
+    ];
     try {
       const t = new Date('2026-12-01T10:00:30Z');
       // Two replicas, one budget: alice's two, then bob's one fill the total of three.

@@ -59,24 +59,37 @@ describe('flywheelRun release stages: evaluate, gate, approval, deploy, gateway,
       dataset: { ...example.dataset!, perGoal: 8, split: { train: 0.7, val: 0.1, test: 0.2 } },
       // A tiny model, trained enough to answer in parseable router JSON (the smoke test checks); the demo's
       // pretrained base would take minutes here.
-      train: { ...example.train!, job: { baseModel: 'tiny:nano', optim: TINY_OPTIM, checkpointEvery: 15, logEvery: 5 } },
+      train: {
+        ...example.train!,
+        job: { baseModel: 'tiny:nano', optim: TINY_OPTIM, checkpointEvery: 15, logEvery: 5 },
+      },
       evaluate: { limit: 6, concurrency: 2, bootstrap: { resamples: 200, seed: 7 } },
       // Before the first deploy the base model is scored as production; a tiny base and a 30-step candidate
       // both score noise, so the margins let the candidate through to the approval step this test is about.
       gate: { requireApproval: true, approvalTimeoutMinutes: 10, margin: 1, abstentionF1Tolerance: 1 },
-      deploy: { alias: 'router', endpoint: serve.url, registry: join(dir, 'registry.sqlite'), adapterDir: join(dir, 'served') },
+      deploy: {
+        alias: 'router',
+        endpoint: serve.url,
+        registry: join(dir, 'registry.sqlite'),
+        adapterDir: join(dir, 'served'),
+      },
       ...extra,
     });
   }
 
   async function awaitApproval(handle: WorkflowHandle): Promise<RunProgress> {
     let progress: RunProgress | undefined;
-    await until('the gate to wait for approval', async () => {
-      const d = await handle.describe();
-      if (d.status.name !== 'RUNNING') throw new Error(`run ended before the gate: ${JSON.stringify(await runStatus(handle))}`);
-      progress = await handle.query<RunProgress>('progress');
-      return progress.stages.find((s) => s.name === 'gate')?.detail.startsWith('waiting for approval') ?? false;
-    }, { timeoutMs: 600_000, intervalMs: 500 });
+    await until(
+      'the gate to wait for approval',
+      async () => {
+        const d = await handle.describe();
+        if (d.status.name !== 'RUNNING')
+          throw new Error(`run ended before the gate: ${JSON.stringify(await runStatus(handle))}`);
+        progress = await handle.query<RunProgress>('progress');
+        return progress.stages.find((s) => s.name === 'gate')?.detail.startsWith('waiting for approval') ?? false;
+      },
+      { timeoutMs: 600_000, intervalMs: 500 },
+    );
     return progress!;
   }
 
@@ -102,30 +115,57 @@ describe('flywheelRun release stages: evaluate, gate, approval, deploy, gateway,
     const cfg = await config();
     const { handle } = await startRun(env.client, cfg, { config: cfg, trigger: 'test' });
     await awaitApproval(handle);
-    assert.match(await refusal(handle.executeUpdate('approve', { args: [{ by: ' ', reason: '' }] })), /give who decides/);
-    assert.equal(await handle.executeUpdate('approve', { args: [{ by: 'alice', reason: 'numbers look fine' }] }), 'approved by alice');
-    assert.match(await refusal(handle.executeUpdate('reject', { args: [{ by: 'bob', reason: 'too late' }] })), /already approved by alice/);
+    assert.match(
+      await refusal(handle.executeUpdate('approve', { args: [{ by: ' ', reason: '' }] })),
+      /give who decides/,
+    );
+    assert.equal(
+      await handle.executeUpdate('approve', { args: [{ by: 'alice', reason: 'numbers look fine' }] }),
+      'approved by alice',
+    );
+    assert.match(
+      await refusal(handle.executeUpdate('reject', { args: [{ by: 'bob', reason: 'too late' }] })),
+      /already approved by alice/,
+    );
     await runResult(handle);
 
     const status = await runStatus(handle);
     const stage = (n: string) => status.stages.find((s) => s.name === n)!;
-    assert.deepEqual(['evaluate', 'gate', 'deploy'].map((n) => stage(n).state), ['completed', 'completed', 'completed'], JSON.stringify(status.stages.slice(-4)));
+    assert.deepEqual(
+      ['evaluate', 'gate', 'deploy'].map((n) => stage(n).state),
+      ['completed', 'completed', 'completed'],
+      JSON.stringify(status.stages.slice(-4)),
+    );
     assert.match(stage('gate').detail, /^promote: approved by alice: numbers look fine/);
     const store = openStore(cfg.artifacts.store);
     const report = await store.readTree(stage('gate').outputs.evalReport!);
     assert.deepEqual(report.map((f) => f.path).sort(), ['report.html', 'report.json', 'report.md']);
-    const first = JSON.parse((await store.readTreeFile(report.find((f) => f.path === 'report.json')!)).toString('utf8')) as EvalReport;
-    assert.deepEqual(first.results.map((r) => [r.label, r.model]), [['candidate', first.results[0]!.model], ['production', 'base ../base']], 'no deploy yet: the base stands in for production');
+    const first = JSON.parse(
+      (await store.readTreeFile(report.find((f) => f.path === 'report.json')!)).toString('utf8'),
+    ) as EvalReport;
+    assert.deepEqual(
+      first.results.map((r) => [r.label, r.model]),
+      [
+        ['candidate', first.results[0]!.model],
+        ['production', 'base ../base'],
+      ],
+      'no deploy yet: the base stands in for production',
+    );
     assert.match(first.testSet.source, /^a stratified sample \(seed 7\) of 6 of the frozen test set's \d+ cases$/);
     // The gateway retriever's recall on the whole test set's calls, every catalog tool offered at once.
     const catalogTools = (await store.readJson<{ tools: unknown[] }>(stage('ingest').outputs.catalog!)).tools.length;
-    const testCalls = (await store.readJsonl<RouterRow>(stage('split').outputs.test!)).filter((r) => r.target.tool !== null).length;
+    const testCalls = (await store.readJsonl<RouterRow>(stage('split').outputs.test!)).filter(
+      (r) => r.target.tool !== null,
+    ).length;
     assert.equal(first.retriever?.toolsOffered, catalogTools);
     assert.equal(first.retriever?.calls, testCalls);
     assert.deepEqual(Object.keys(first.retriever!.recallAt), ['1', '6', '8']);
     for (const v of Object.values(first.retriever!.recallAt)) assert.ok(v !== null && v >= 0 && v <= 1);
     assert.ok(first.retriever!.recallAt['8']! >= first.retriever!.recallAt['1']!, 'recall grows with k');
-    assert.match((await store.readTreeFile(report.find((f) => f.path === 'report.md')!)).toString('utf8'), /Tool retriever \(BM25.*on the test set's \d+ calls: recall @1 [\d.]+, @6 [\d.]+, @8 [\d.]+/);
+    assert.match(
+      (await store.readTreeFile(report.find((f) => f.path === 'report.md')!)).toString('utf8'),
+      /Tool retriever \(BM25.*on the test set's \d+ calls: recall @1 [\d.]+, @6 [\d.]+, @8 [\d.]+/,
+    );
     await recordHistories(env.address, { 'flywheel-run-release-stage-args': handle });
     const registry = await openRegistry(cfg.deploy!.registry);
     const deployed = (await registry.current('router'))!;
@@ -135,8 +175,13 @@ describe('flywheelRun release stages: evaluate, gate, approval, deploy, gateway,
     assert.equal(event!.actor, 'alice');
     // What operators filter on in the UI (README "Temporal UI as console").
     const attrs = (await handle.describe()).typedSearchAttributes;
-    assert.deepEqual([attrs.get(DOMAIN), attrs.get(TRIGGER), attrs.get(DEPLOYED_VERSION)], [cfg.servers.map((s) => s.name), 'test', deployed.name]);
-    await until('the deployed-alias view to list the run', async () => (await listed(`DeployedVersion STARTS_WITH 'router@'`)).includes(handle.workflowId));
+    assert.deepEqual(
+      [attrs.get(DOMAIN), attrs.get(TRIGGER), attrs.get(DEPLOYED_VERSION)],
+      [cfg.servers.map((s) => s.name), 'test', deployed.name],
+    );
+    await until('the deployed-alias view to list the run', async () =>
+      (await listed(`DeployedVersion STARTS_WITH 'router@'`)).includes(handle.workflowId),
+    );
 
     // Requests through the gateway: the tiny model is unsure of everything, so the frontier answers and
     // its (correct) decisions are what the trace log keeps.
@@ -144,22 +189,67 @@ describe('flywheelRun release stages: evaluate, gate, approval, deploy, gateway,
     const all = casesFrom(await store.readJsonl<RenderedRow>(stage('render').outputs.renderedTest!), testRows);
     const cases = all.filter((c) => c.target.tool !== null).slice(0, 6);
     // The same request recurs with another persona or tool slice (near-miss negatives): key by the whole prompt.
-    const key = (messages: unknown, tools: Array<{ function: { name: string } }>) => `${JSON.stringify(messages)}\n${tools.map((t) => t.function.name).join(',')}`;
+    const key = (messages: unknown, tools: Array<{ function: { name: string } }>) =>
+      `${JSON.stringify(messages)}\n${tools.map((t) => t.function.name).join(',')}`;
     const byPrompt = new Map(all.map((c) => [key(c.messages, c.tools), c.target]));
     const frontier: FrontierStandIn = await startFrontierStandIn('frontier-key', (body) => {
       const target = byPrompt.get(key(body.messages, body.tools ?? []))!;
-      return target.tool === null ? { role: 'assistant', content: JSON.stringify(target) } : { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: target.tool, arguments: JSON.stringify(target.arguments) } }] };
+      return target.tool === null
+        ? { role: 'assistant', content: JSON.stringify(target) }
+        : {
+            role: 'assistant',
+            content: null,
+            tool_calls: [
+              {
+                id: 'call_1',
+                type: 'function',
+                function: { name: target.tool, arguments: JSON.stringify(target.arguments) },
+              },
+            ],
+          };
     });
     const tracesDir = join(dir, 'traces');
-    const gateway = await startGateway({ host: '127.0.0.1', port: 0, registry: cfg.deploy!.registry, tracesDir, timeoutMs: 60_000, allowAnonymous: false, escalation: { baseUrl: frontier.url, model: 'frontier-x', apiKeyEnv: 'FRONTIER_KEY', minConfidence: 1, on: ['invalid', 'abstain'] } }, { env: { FRONTIER_KEY: 'frontier-key' } });
+    const gateway = await startGateway(
+      {
+        host: '127.0.0.1',
+        port: 0,
+        registry: cfg.deploy!.registry,
+        tracesDir,
+        timeoutMs: 60_000,
+        allowAnonymous: false,
+        escalation: {
+          baseUrl: frontier.url,
+          model: 'frontier-x',
+          apiKeyEnv: 'FRONTIER_KEY',
+          minConfidence: 1,
+          on: ['invalid', 'abstain'],
+        },
+      },
+      { env: { FRONTIER_KEY: 'frontier-key' } },
+    );
     try {
       const client = new OpenAI({ baseURL: gateway.url, apiKey: 'unused', maxRetries: 0 });
       for (const c of cases) {
-        const { data, response } = await client.chat.completions.create({ model: 'router', messages: c.messages as OpenAI.ChatCompletionMessageParam[], tools: c.tools, metadata: { domain: c.domain! } }).withResponse();
+        const { data, response } = await client.chat.completions
+          .create({
+            model: 'router',
+            messages: c.messages as OpenAI.ChatCompletionMessageParam[],
+            tools: c.tools,
+            metadata: { domain: c.domain! },
+          })
+          .withResponse();
         assert.equal(response.headers.get('x-flywheel-version'), deployed.name);
         assert.equal(response.headers.get('x-flywheel-escalated'), 'true');
         const call = data.choices[0]!.message.tool_calls?.[0];
-        assert.equal(call?.type === 'function' ? call.function.name : null, c.target.tool, JSON.stringify({ answer: data.choices[0]!.message, user: c.messages.at(-1), frontierSaw: frontier.requests.length }));
+        assert.equal(
+          call?.type === 'function' ? call.function.name : null,
+          c.target.tool,
+          JSON.stringify({
+            answer: data.choices[0]!.message,
+            user: c.messages.at(-1),
+            frontierSaw: frontier.requests.length,
+          }),
+        );
       }
     } finally {
       await gateway.close();
@@ -171,10 +261,24 @@ describe('flywheelRun release stages: evaluate, gate, approval, deploy, gateway,
     // The next run reads the gateway's trace directory; a reject signal (as sent from the Temporal UI) holds it.
     // (A short training: this candidate is only evaluated and held, never smoke-tested.)
     // Its 6 cases are scored in two chunks (evaluate.chunkSize 4), each on the GPU queue with its own serve.
-    const next = await config({ traces: [tracesDir], gate: { requireApproval: true, margin: 1, abstentionF1Tolerance: 1 }, train: { job: { ...cfg.train!.job, optim: { epochs: 1, maxSteps: 6, effectiveBatchSize: 4, microBatchSize: 4, learningRate: 0.005 } } }, evaluate: { ...cfg.evaluate!, chunkSize: 4 } });
+    const next = await config({
+      traces: [tracesDir],
+      gate: { requireApproval: true, margin: 1, abstentionF1Tolerance: 1 },
+      train: {
+        job: {
+          ...cfg.train!.job,
+          optim: { epochs: 1, maxSteps: 6, effectiveBatchSize: 4, microBatchSize: 4, learningRate: 0.005 },
+        },
+      },
+      evaluate: { ...cfg.evaluate!, chunkSize: 4 },
+    });
     const second = (await startRun(env.client, next, { config: next, trigger: 'test' })).handle;
     await awaitApproval(second);
-    await until('the waiting-for-approval view to list the run', async () => (await listed(`WorkflowType = 'flywheelRun' AND FlywheelStage = 'awaiting-approval'`)).includes(second.workflowId));
+    await until('the waiting-for-approval view to list the run', async () =>
+      (await listed(`WorkflowType = 'flywheelRun' AND FlywheelStage = 'awaiting-approval'`)).includes(
+        second.workflowId,
+      ),
+    );
     await second.signal('reject', { by: 'carol', reason: 'wait for the audited test set' });
     await runResult(second);
     const after2 = await runStatus(second);
@@ -189,14 +293,27 @@ describe('flywheelRun release stages: evaluate, gate, approval, deploy, gateway,
     const stored = JSON.parse(readFileSync(join(dir, 'report-2', 'report.json'), 'utf8')) as EvalReport;
     assert.equal(stored.gate?.promote, false);
     assert.equal(stored.gate?.reasons.at(-1), 'rejected by carol: wait for the audited test set');
-    assert.deepEqual(stored.results.map((r) => r.label), ['candidate', 'production']);
-    assert.deepEqual(stored.results.map((r) => r.cases.length), [6, 6], 'both chunks merged');
+    assert.deepEqual(
+      stored.results.map((r) => r.label),
+      ['candidate', 'production'],
+    );
+    assert.deepEqual(
+      stored.results.map((r) => r.cases.length),
+      [6, 6],
+      'both chunks merged',
+    );
     const events = (await second.fetchHistory()).events ?? [];
-    const chunkRuns = events.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'evaluateChunk');
+    const chunkRuns = events.filter(
+      (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'evaluateChunk',
+    );
     assert.equal(chunkRuns.length, 2, 'the 6 cases ran as two chunks');
     await recordHistories(env.address, { 'flywheel-run-release-chunked-evaluate': second });
     const registry2 = await openRegistry(cfg.deploy!.registry);
-    assert.equal((await registry2.current('router'))?.name, deployed.name, 'a rejected candidate leaves the alias where it was');
+    assert.equal(
+      (await registry2.current('router'))?.name,
+      deployed.name,
+      'a rejected candidate leaves the alias where it was',
+    );
     await registry2.close();
   });
 });

@@ -25,17 +25,29 @@ import { runResult, startFlywheel, type Flywheel } from '../helpers/temporal.js'
 
 /** One-call traces (get_record on a distinct account each), so every trace is one new row. */
 function traces(from: number, n: number): string {
-  return Array.from({ length: n }, (_, k) => {
-    const id = `0018d${String(from + k).padStart(10, '0')}QAA`;
-    return JSON.stringify({
-      metadata: { domain: 'salesforce', persona: 'sales-rep', scopes: ['sf.read'] },
-      messages: [
-        { role: 'user', content: `Open the account record ${id}, please.` },
-        { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'get_record', arguments: JSON.stringify({ objectName: 'Account', recordId: id }) } }] },
-        { role: 'tool', tool_call_id: 'c1', content: JSON.stringify({ result: { Id: id } }) },
-      ],
-    });
-  }).join('\n') + '\n';
+  return (
+    Array.from({ length: n }, (_, k) => {
+      const id = `0018d${String(from + k).padStart(10, '0')}QAA`;
+      return JSON.stringify({
+        metadata: { domain: 'salesforce', persona: 'sales-rep', scopes: ['sf.read'] },
+        messages: [
+          { role: 'user', content: `Open the account record ${id}, please.` },
+          {
+            role: 'assistant',
+            content: null,
+            tool_calls: [
+              {
+                id: 'c1',
+                type: 'function',
+                function: { name: 'get_record', arguments: JSON.stringify({ objectName: 'Account', recordId: id }) },
+              },
+            ],
+          },
+          { role: 'tool', tool_call_id: 'c1', content: JSON.stringify({ result: { Id: id } }) },
+        ],
+      });
+    }).join('\n') + '\n'
+  );
 }
 
 describe('retrain policy: trace watermark, skip with a reason, script-started runs from S3', () => {
@@ -58,7 +70,14 @@ describe('retrain policy: trace watermark, skip with a reason, script-started ru
   });
 
   async function config(tracesDir: string): Promise<FlywheelConfig> {
-    const { train: _t, evaluate: _e, gate: _g, deploy: _d, gateway: _w, ...example } = await loadConfigFile(join(REPO, 'examples', 'salesforce-oracle.yaml'));
+    const {
+      train: _t,
+      evaluate: _e,
+      gate: _g,
+      deploy: _d,
+      gateway: _w,
+      ...example
+    } = await loadConfigFile(join(REPO, 'examples', 'salesforce-oracle.yaml'));
     return parseConfig({
       ...example,
       name: 'retrain',
@@ -67,7 +86,23 @@ describe('retrain policy: trace watermark, skip with a reason, script-started ru
       dataset: { ...example.dataset!, perGoal: 3 },
       traces: [tracesDir],
       retrain: { minNewTraceRows: 3 },
-      train: { job: { baseModel: 'tiny:nano', optim: { epochs: 1, maxSteps: 2, effectiveBatchSize: 4, microBatchSize: 4, learningRate: 0.005, maxLength: 16384 }, checkpointEvery: 2, logEvery: 1 }, heartbeatTimeoutSeconds: 60, maxAttempts: 2 },
+      train: {
+        job: {
+          baseModel: 'tiny:nano',
+          optim: {
+            epochs: 1,
+            maxSteps: 2,
+            effectiveBatchSize: 4,
+            microBatchSize: 4,
+            learningRate: 0.005,
+            maxLength: 16384,
+          },
+          checkpointEvery: 2,
+          logEvery: 1,
+        },
+        heartbeatTimeoutSeconds: 60,
+        maxAttempts: 2,
+      },
     });
   }
 
@@ -95,20 +130,45 @@ describe('retrain policy: trace watermark, skip with a reason, script-started ru
     const second = await startRun(env.client, cfg, { config: cfg, trigger: 'schedule:nightly' });
     const b = await runResult(second.handle);
     assert.equal(b.state, 'completed');
-    assert.match(b.skipReason ?? '', new RegExp(`^not enough new data: 2 new trace rows of 7 since run ${first.runId} \\(.+\\), need 3$`));
+    assert.match(
+      b.skipReason ?? '',
+      new RegExp(`^not enough new data: 2 new trace rows of 7 since run ${first.runId} \\(.+\\), need 3$`),
+    );
     assert.equal(stage(b, 'traces').state, 'completed');
     for (const name of ['corrupt', 'split', 'render', 'train']) assert.equal(stage(b, name).state, 'skipped', name);
-    assert.equal((await second.handle.describe()).typedSearchAttributes.get(FLYWHEEL_STAGE), 'skipped', 'operators can list skipped runs');
+    assert.equal(
+      (await second.handle.describe()).typedSearchAttributes.get(FLYWHEEL_STAGE),
+      'skipped',
+      'operators can list skipped runs',
+    );
     assert.equal((await runStatus(second.handle)).skipReason, b.skipReason, 'flywheel status shows the reason');
-    assert.equal((await readWatermark(store, 'retrain'))?.runId, first.runId, 'a skipped run leaves the watermark alone');
+    assert.equal(
+      (await readWatermark(store, 'retrain'))?.runId,
+      first.runId,
+      'a skipped run leaves the watermark alone',
+    );
 
     // 3. Two more rows land in S3; a script starts a run on them: four new rows since the watermark, it trains.
-    await moto.client.send(new PutObjectCommand({ Bucket: 'traces', Key: 'incoming/batch-1.jsonl', Body: traces(7, 2) }));
-    await moto.client.send(new PutObjectCommand({ Bucket: 'traces', Key: 'incoming/nested/ignored.jsonl', Body: traces(100, 9) }));
+    await moto.client.send(
+      new PutObjectCommand({ Bucket: 'traces', Key: 'incoming/batch-1.jsonl', Body: traces(7, 2) }),
+    );
+    await moto.client.send(
+      new PutObjectCommand({ Bucket: 'traces', Key: 'incoming/nested/ignored.jsonl', Body: traces(100, 9) }),
+    );
     const file = join(dir, 'retrain.json');
     writeFileSync(file, JSON.stringify(cfg));
     const cli = (args: string[]) => runCli(['run', '--config', file, ...args], { TEMPORAL_ADDRESS: env.address });
-    const args = ['--traces', 's3://traces/incoming/', '--reason', 'batch-1 of support traces landed', '--idempotency-key', 'support-batch-1', '--trigger', 'script:etl', '--json'];
+    const args = [
+      '--traces',
+      's3://traces/incoming/',
+      '--reason',
+      'batch-1 of support traces landed',
+      '--idempotency-key',
+      'support-batch-1',
+      '--trigger',
+      'script:etl',
+      '--json',
+    ];
     const started = await cli(args);
     assert.equal(started.code, 0, started.stderr);
     const out = JSON.parse(started.stdout) as { runId: string; workflowId: string; created: boolean };
@@ -116,7 +176,7 @@ describe('retrain policy: trace watermark, skip with a reason, script-started ru
     assert.equal(out.created, true);
     const third = env.client.workflow.getHandle(out.workflowId, out.runId);
     const c = await runResult(third);
-    assert.match(stage(c, 'traces').detail, /^9 traces -> 9 rows/, 'the prefix\'s direct objects, not its subfolder');
+    assert.match(stage(c, 'traces').detail, /^9 traces -> 9 rows/, "the prefix's direct objects, not its subfolder");
     assert.match(stage(c, 'watermark').detail, new RegExp(`^4 new trace rows of 9 since run ${first.runId}`));
     assert.equal(stage(c, 'train').state, 'completed');
     assert.equal(c.reason, 'batch-1 of support traces landed');
@@ -136,7 +196,12 @@ describe('retrain policy: trace watermark, skip with a reason, script-started ru
     // 5. The key with a different request is refused, naming the run it belongs to.
     const other = await cli(['--traces', 's3://traces/other/', '--idempotency-key', 'support-batch-1']);
     assert.equal(other.code, 2);
-    assert.match(other.stderr, new RegExp(`idempotency key "support-batch-1" already started run ${out.runId} \\(completed\\) with a different request`));
+    assert.match(
+      other.stderr,
+      new RegExp(
+        `idempotency key "support-batch-1" already started run ${out.runId} \\(completed\\) with a different request`,
+      ),
+    );
 
     // 6. force trains with nothing new (the adapter comes from the stage memo), and says it was forced.
     const forced = await startRun(env.client, cfg, { config: cfg, trigger: 'cli', force: true });
@@ -148,11 +213,17 @@ describe('retrain policy: trace watermark, skip with a reason, script-started ru
     assert.equal(after?.rows, 9, 'a run with fewer sources (no S3 prefix) does not shrink the watermark');
     assert.deepEqual((await store.readJsonl<string>(after!.seen)).length, 9);
 
-    await recordHistories(env.address, { 'flywheel-run-retrain-skipped-stage-args': second.handle, 'flywheel-run-retrain-trained-stage-args': third });
+    await recordHistories(env.address, {
+      'flywheel-run-retrain-skipped-stage-args': second.handle,
+      'flywheel-run-retrain-trained-stage-args': third,
+    });
 
     // 7. gc with Temporal: the newest run's every output (from its history), the watermark and every run's
     // config survive --keep-last 1 --min-age 0; older runs' unshared outputs go.
-    const swept = await runCli(['gc', '--store', cfg.artifacts.store, '--no-registry', '--keep-last', '1', '--min-age', '0', '--json'], { TEMPORAL_ADDRESS: env.address });
+    const swept = await runCli(
+      ['gc', '--store', cfg.artifacts.store, '--no-registry', '--keep-last', '1', '--min-age', '0', '--json'],
+      { TEMPORAL_ADDRESS: env.address },
+    );
     assert.equal(swept.code, 0, swept.stderr);
     const plan = JSON.parse(swept.stdout) as { roots: Record<string, number>; delete: { manifests: string[] } };
     assert.ok(plan.roots['recent-run']! > 0 && plan.roots.config === 2, JSON.stringify(plan.roots)); // the bare config and the one with the S3 prefix

@@ -12,7 +12,15 @@ import { ERROR_CODES } from '../../sandboxes/common/errors.js';
 import { oracleEbsModel } from '../../sandboxes/oracle-ebs/data.js';
 import { salesforceModel } from '../../sandboxes/salesforce/data.js';
 import { REPO, tempDir } from '../helpers/fixtures.js';
-import { httpSandbox, listAllTools, sandboxMain, startHttpSandbox, stdioSandbox, type Sandbox, type SandboxName } from '../helpers/sandbox.js';
+import {
+  httpSandbox,
+  listAllTools,
+  sandboxMain,
+  startHttpSandbox,
+  stdioSandbox,
+  type Sandbox,
+  type SandboxName,
+} from '../helpers/sandbox.js';
 import { ORACLE_EBS_CODES, SALESFORCE_CODES } from '../helpers/sandbox-codes.js';
 import { writeCalls } from '../helpers/write-calls.js';
 import { spawnSync } from 'node:child_process';
@@ -62,7 +70,10 @@ describe('sandbox data', () => {
 
   it('the two sandboxes together cover every error code', () => {
     const covered = new Set([...SALESFORCE_CODES, ...ORACLE_EBS_CODES]);
-    assert.deepEqual(Object.keys(ERROR_CODES).filter((c) => c !== 'INTERNAL_ERROR' && !covered.has(c)), []);
+    assert.deepEqual(
+      Object.keys(ERROR_CODES).filter((c) => c !== 'INTERNAL_ERROR' && !covered.has(c)),
+      [],
+    );
   });
 });
 
@@ -82,7 +93,10 @@ for (const name of ['salesforce', 'oracle-ebs'] as SandboxName[]) {
 
     it('thousands of dry-runs of every write tool, concurrently, leave the content hash unchanged', async () => {
       const calls = await writeCalls(clients[0]!, name);
-      const writeTools = (await listAllTools(clients[0]!.client)).filter((t) => !t.annotations?.readOnlyHint).map((t) => t.name).sort();
+      const writeTools = (await listAllTools(clients[0]!.client))
+        .filter((t) => !t.annotations?.readOnlyHint)
+        .map((t) => t.name)
+        .sort();
       assert.deepEqual([...new Set(calls.map((c) => c.tool))].sort(), writeTools, 'every write tool is exercised');
       const baseline = dbHash(file);
       // Each call once first: each must succeed as a dry-run and report the rows it would change.
@@ -95,11 +109,13 @@ for (const name of ['salesforce', 'oracle-ebs'] as SandboxName[]) {
       const rounds = Math.ceil(2000 / calls.length);
       let done = 0;
       for (let round = 0; round < rounds; round++) {
-        await Promise.all(calls.map(async (c, i) => {
-          const r = await clients[(round + i) % clients.length]!.call(c.tool, c.args, { dryRun: true });
-          assert.equal(r.isError, false, `${c.tool}: ${JSON.stringify(r.error)}`);
-          done++;
-        }));
+        await Promise.all(
+          calls.map(async (c, i) => {
+            const r = await clients[(round + i) % clients.length]!.call(c.tool, c.args, { dryRun: true });
+            assert.equal(r.isError, false, `${c.tool}: ${JSON.stringify(r.error)}`);
+            done++;
+          }),
+        );
       }
       assert.ok(done >= 2000);
       assert.equal(dbHash(file), baseline, 'dry-runs changed the database');
@@ -117,7 +133,11 @@ describe('sandbox transports and lifecycle', () => {
     const server = await startHttpSandbox('salesforce', ['--token-env', 'FLYWHEEL_TEST_SANDBOX_TOKEN']);
     try {
       assert.match(server.url, /^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
-      const denied = await fetch(server.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{}' });
+      const denied = await fetch(server.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: '{}',
+      });
       assert.equal(denied.status, 401);
       const sb = await httpSandbox(server.url, { Authorization: 'Bearer sekrit' });
       assert.deepEqual(sb.client.getServerVersion(), { name: 'salesforce-sandbox', version: '0.1.0+data.1' });
@@ -129,17 +149,25 @@ describe('sandbox transports and lifecycle', () => {
   });
 
   it('--version reports the version; bad flags exit 2', () => {
-    const v = spawnSync(process.execPath, ['--import', 'tsx', sandboxMain('oracle-ebs'), '--version'], { encoding: 'utf8' });
+    const v = spawnSync(process.execPath, ['--import', 'tsx', sandboxMain('oracle-ebs'), '--version'], {
+      encoding: 'utf8',
+    });
     assert.equal(v.status, 0);
     assert.match(v.stdout, /^oracle-ebs-sandbox 0\.1\.0 \(data v\d+\)/);
-    const bad = spawnSync(process.execPath, ['--import', 'tsx', sandboxMain('oracle-ebs'), '--transport', 'carrier-pigeon'], { encoding: 'utf8' });
+    const bad = spawnSync(
+      process.execPath,
+      ['--import', 'tsx', sandboxMain('oracle-ebs'), '--transport', 'carrier-pigeon'],
+      { encoding: 'utf8' },
+    );
     assert.equal(bad.status, 2);
     assert.match(bad.stderr, /--transport must be stdio or http/);
   });
 
   it('each process starts from a fresh copy; --db keeps state until --reset', async () => {
     const create = { name: 'Persistence Probe', billingCountry: 'Italy', currencyIsoCode: 'EUR' };
-    const count = async (sb: Sandbox) => (await sb.call('soql_query', { query: "SELECT COUNT() FROM Account WHERE Name = 'Persistence Probe'" })).result.totalSize;
+    const count = async (sb: Sandbox) =>
+      (await sb.call('soql_query', { query: "SELECT COUNT() FROM Account WHERE Name = 'Persistence Probe'" })).result
+        .totalSize;
     const a = await stdioSandbox('salesforce');
     await a.call('create_account', create);
     assert.equal(await count(a), 1);
@@ -169,10 +197,16 @@ describe('sandbox transports and lifecycle', () => {
         for (const [pool, rows] of Object.entries(pools)) assert.ok(rows.length > 0, `${name}: ${pool} pool is empty`);
         if (name === 'salesforce') {
           const acct = pools.account![0]!;
-          assert.equal((await sb.call('get_record', { objectName: 'Account', recordId: acct.Id })).result.Name, acct.Name);
+          assert.equal(
+            (await sb.call('get_record', { objectName: 'Account', recordId: acct.Id })).result.Name,
+            acct.Name,
+          );
         } else {
           const inv = pools.invoice![0]!;
-          assert.equal((await sb.call('get_invoice', { customerTrxId: inv.CUSTOMER_TRX_ID })).result.header.TRX_NUMBER, inv.TRX_NUMBER);
+          assert.equal(
+            (await sb.call('get_invoice', { customerTrxId: inv.CUSTOMER_TRX_ID })).result.header.TRX_NUMBER,
+            inv.TRX_NUMBER,
+          );
         }
       } finally {
         await sb.close();
@@ -189,8 +223,10 @@ describe('sandbox docs', () => {
     for (const tool of [...salesforceSandbox.tools, ...oracleEbsSandbox.tools]) {
       const row = readme.split('\n').find((l) => l.startsWith(`| \`${tool.name}\` |`));
       assert.ok(row, `docs/sandboxes.md has no row for ${tool.name}`);
-      for (const scope of tool.scopes) assert.ok(row.includes(`\`${scope}\``), `docs/sandboxes.md row of ${tool.name} lacks scope ${scope}`);
+      for (const scope of tool.scopes)
+        assert.ok(row.includes(`\`${scope}\``), `docs/sandboxes.md row of ${tool.name} lacks scope ${scope}`);
     }
-    for (const code of Object.keys(ERROR_CODES)) assert.ok(readme.includes(`| \`${code}\` |`), `README lacks error code ${code}`);
+    for (const code of Object.keys(ERROR_CODES))
+      assert.ok(readme.includes(`| \`${code}\` |`), `README lacks error code ${code}`);
   });
 });

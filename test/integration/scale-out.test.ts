@@ -25,31 +25,72 @@ let other: ChildProcess | undefined;
 
 async function config(chunkSize: number, extra: { perGoal?: number; rateLimit?: Record<string, unknown> } = {}) {
   // Dataset stages only, on the two sandboxes, with the teacher at the stand-in.
-  const { train: _t, evaluate: _e, gate: _g, deploy: _d, gateway: _w, ...example } = await loadConfigFile(join(REPO, 'examples', 'salesforce-oracle.yaml'));
+  const {
+    train: _t,
+    evaluate: _e,
+    gate: _g,
+    deploy: _d,
+    gateway: _w,
+    ...example
+  } = await loadConfigFile(join(REPO, 'examples', 'salesforce-oracle.yaml'));
   return parseConfig({
     ...example,
     name: 'scale-out',
     artifacts: { store: `file://${tempDir()}` },
-    dataset: { ...example.dataset!, perGoal: extra.perGoal ?? 4, chunkSize, teacher: { kind: 'openai', baseUrl: standIn.url, model: 'teacher-model', apiKeyEnv: KEY_ENV, concurrency: 4, timeoutMs: 10_000, ...(extra.rateLimit ? { rateLimit: extra.rateLimit } : {}) } },
+    dataset: {
+      ...example.dataset!,
+      perGoal: extra.perGoal ?? 4,
+      chunkSize,
+      teacher: {
+        kind: 'openai',
+        baseUrl: standIn.url,
+        model: 'teacher-model',
+        apiKeyEnv: KEY_ENV,
+        concurrency: 4,
+        timeoutMs: 10_000,
+        ...(extra.rateLimit ? { rateLimit: extra.rateLimit } : {}),
+      },
+    },
   });
 }
 
 /** A second worker process, as on another machine; resolves once it polls for activities. */
 async function startOtherWorker(): Promise<string> {
-  other = spawn(process.execPath, [join(REPO, 'bin', 'flywheel.js'), 'worker'], { env: { ...process.env, TEMPORAL_ADDRESS: env.address, [KEY_ENV]: 'test-key' }, stdio: 'ignore', detached: true });
+  other = spawn(process.execPath, [join(REPO, 'bin', 'flywheel.js'), 'worker'], {
+    env: { ...process.env, TEMPORAL_ADDRESS: env.address, [KEY_ENV]: 'test-key' },
+    stdio: 'ignore',
+    detached: true,
+  });
   const otherId = `${other.pid}@`;
-  await until('the second worker polls for activities', async () => {
-    const q = await env.client.workflowService.describeTaskQueue({ namespace: 'default', taskQueue: { name: 'flywheel' }, taskQueueType: 2 /* TASK_QUEUE_TYPE_ACTIVITY */ });
-    return (q.pollers ?? []).some((p) => p.identity?.startsWith(otherId));
-  }, { timeoutMs: 60_000 });
+  await until(
+    'the second worker polls for activities',
+    async () => {
+      const q = await env.client.workflowService.describeTaskQueue({
+        namespace: 'default',
+        taskQueue: { name: 'flywheel' },
+        taskQueueType: 2 /* TASK_QUEUE_TYPE_ACTIVITY */,
+      });
+      return (q.pollers ?? []).some((p) => p.identity?.startsWith(otherId));
+    },
+    { timeoutMs: 60_000 },
+  );
   return otherId;
 }
 
 /** The identities of the workers that ran `stageChunk` activities, and the attempts they were on. */
 function chunkStartsOf(all: Awaited<ReturnType<typeof fetchEvents>>) {
   return all
-    .filter((e) => e.activityTaskStartedEventAttributes && all.find((s) => Number(s.eventId) === Number(e.activityTaskStartedEventAttributes!.scheduledEventId))?.activityTaskScheduledEventAttributes?.activityType?.name === 'stageChunk')
-    .map((e) => ({ identity: e.activityTaskStartedEventAttributes!.identity ?? '', attempt: e.activityTaskStartedEventAttributes!.attempt ?? 1, lastFailure: e.activityTaskStartedEventAttributes!.lastFailure?.message ?? '' }));
+    .filter(
+      (e) =>
+        e.activityTaskStartedEventAttributes &&
+        all.find((s) => Number(s.eventId) === Number(e.activityTaskStartedEventAttributes!.scheduledEventId))
+          ?.activityTaskScheduledEventAttributes?.activityType?.name === 'stageChunk',
+    )
+    .map((e) => ({
+      identity: e.activityTaskStartedEventAttributes!.identity ?? '',
+      attempt: e.activityTaskStartedEventAttributes!.attempt ?? 1,
+      lastFailure: e.activityTaskStartedEventAttributes!.lastFailure?.message ?? '',
+    }));
 }
 type Handle = Awaited<ReturnType<typeof startRun>>['handle'];
 const fetchEvents = async (handle: Handle) => (await handle.fetchHistory()).events ?? [];
@@ -79,17 +120,23 @@ describe('scale-out', () => {
     /** Chunks the second worker is running now (a running activity is in the execution's pending list, not yet in its history). */
     const runningThere = async () => {
       const { raw } = await handle.describe();
-      return (raw.pendingActivities ?? []).filter((p) => p.activityType?.name === 'stageChunk' && p.lastWorkerIdentity?.startsWith(otherId) && p.lastStartedTime).length;
+      return (raw.pendingActivities ?? []).filter(
+        (p) => p.activityType?.name === 'stageChunk' && p.lastWorkerIdentity?.startsWith(otherId) && p.lastStartedTime,
+      ).length;
     };
     // Stop answering while the second worker is mid-chunk, give it a moment to cache what it has, then kill it:
     // the answers it still waits for are then never delivered.
     for (let tries = 0; ; tries++) {
       let seen = '';
-      await until('the second worker to run a chunk with answers in hand', async () => {
-        const running = await runningThere();
-        seen = `answered ${standIn.answered}, running there ${running}, started by ${[...new Set((await events()).map((e) => e.activityTaskStartedEventAttributes?.identity).filter(Boolean))].join(' ')}`;
-        return standIn.answered > 8 && running > 0;
-      }, { timeoutMs: 60_000, diagnose: () => seen });
+      await until(
+        'the second worker to run a chunk with answers in hand',
+        async () => {
+          const running = await runningThere();
+          seen = `answered ${standIn.answered}, running there ${running}, started by ${[...new Set((await events()).map((e) => e.activityTaskStartedEventAttributes?.identity).filter(Boolean))].join(' ')}`;
+          return standIn.answered > 8 && running > 0;
+        },
+        { timeoutMs: 60_000, diagnose: () => seen },
+      );
       standIn.hold();
       await new Promise((r) => setTimeout(r, 1000));
       if ((await runningThere()) > 0) break;
@@ -105,24 +152,42 @@ describe('scale-out', () => {
     const status = await runStatus(handle);
     assert.equal(status.state, 'completed');
     // Identical requests in flight together share one call (the teacher's single-flight), so every count is 1.
-    assert.deepEqual([...standIn.answersByRequest().values()].filter((n) => n > 1), [], 'teacher answers paid twice');
+    assert.deepEqual(
+      [...standIn.answersByRequest().values()].filter((n) => n > 1),
+      [],
+      'teacher answers paid twice',
+    );
     const chunkStarts = chunkStartsOf(await events());
-    assert.ok(chunkStarts.some((c) => !c.identity.startsWith(otherId)), 'this worker ran chunks');
-    assert.ok(chunkStarts.some((c) => c.attempt > 1), 'the killed chunk was retried');
+    assert.ok(
+      chunkStarts.some((c) => !c.identity.startsWith(otherId)),
+      'this worker ran chunks',
+    );
+    assert.ok(
+      chunkStarts.some((c) => c.attempt > 1),
+      'the killed chunk was retried',
+    );
 
     // The same dataset from one worker and no chunks (a fresh store: nothing cached, nothing memoised).
     const single = await config(1_000_000);
     const ref = await startRun(env.client, single, { config: single, trigger: 'test' });
     await ref.handle.result();
     const refStatus = await runStatus(ref.handle);
-    const shas = (s: typeof status) => Object.fromEntries(s.stages.filter((x) => ['generate', 'solve', 'validate', 'split'].includes(x.name)).flatMap((x) => Object.entries(x.outputs).map(([k, v]) => [`${x.name}.${k}`, v.sha256])));
+    const shas = (s: typeof status) =>
+      Object.fromEntries(
+        s.stages
+          .filter((x) => ['generate', 'solve', 'validate', 'split'].includes(x.name))
+          .flatMap((x) => Object.entries(x.outputs).map(([k, v]) => [`${x.name}.${k}`, v.sha256])),
+      );
     assert.deepEqual(shas(status), shas(refStatus));
   });
   it('one teacher budget across two workers: the endpoint never sees more than its requests/s in any 5-second window', async () => {
     const otherId = await startOtherWorker();
     const perSecond = 15;
     const from = standIn.arrivals.length;
-    const cfg = await config(8, { perGoal: 2, rateLimit: { requestsPerSecond: perSecond, store: join(tempDir(), 'rate-limits.sqlite') } });
+    const cfg = await config(8, {
+      perGoal: 2,
+      rateLimit: { requestsPerSecond: perSecond, store: join(tempDir(), 'rate-limits.sqlite') },
+    });
     const { handle } = await startRun(env.client, cfg, { config: cfg, trigger: 'test' });
     await handle.result();
     assert.equal((await runStatus(handle)).state, 'completed');
@@ -135,8 +200,16 @@ describe('scale-out', () => {
     assert.ok(arrivals.length > 10 * perSecond, `enough calls to fill several windows (${arrivals.length})`);
     assert.ok(busiest <= perSecond * 5 * 1.1, `${busiest} requests in one 5-second window, budget ${perSecond}/s`);
     const chunkStarts = chunkStartsOf(await fetchEvents(handle));
-    assert.ok(chunkStarts.some((c) => c.identity.startsWith(otherId)) && chunkStarts.some((c) => !c.identity.startsWith(otherId)), 'chunks ran on both workers');
+    assert.ok(
+      chunkStarts.some((c) => c.identity.startsWith(otherId)) &&
+        chunkStarts.some((c) => !c.identity.startsWith(otherId)),
+      'chunks ran on both workers',
+    );
     const retried = chunkStarts.filter((c) => c.attempt > 1);
-    assert.deepEqual(retried, [], 'waiting for the budget failed no chunk (each retried chunk with the failure before it)');
+    assert.deepEqual(
+      retried,
+      [],
+      'waiting for the budget failed no chunk (each retried chunk with the failure before it)',
+    );
   });
 });

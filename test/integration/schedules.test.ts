@@ -26,7 +26,12 @@ describe('flywheel schedules', () => {
     worker = await startWorker(env);
     dir = tempDir('flywheel-schedules-');
     // A catalog-only run that takes a few seconds (slow tools/list pages), so a second trigger overlaps it.
-    const config = { version: 1, name: 'sched-test', artifacts: { store: `file://${join(dir, 'artifacts')}` }, servers: [fixtureStdio('slow', ['--tools', '6', '--page-size', '2', '--delay-ms', '1500'])] };
+    const config = {
+      version: 1,
+      name: 'sched-test',
+      artifacts: { store: `file://${join(dir, 'artifacts')}` },
+      servers: [fixtureStdio('slow', ['--tools', '6', '--page-size', '2', '--delay-ms', '1500'])],
+    };
     writeFileSync(join(dir, 'config.json'), JSON.stringify(config));
   });
   after(async () => {
@@ -36,7 +41,10 @@ describe('flywheel schedules', () => {
   });
 
   const writeSchedules = (cron: string) =>
-    writeFileSync(join(dir, 'schedules.yaml'), `schedules:\n  - name: nightly-test\n    config: config.json\n    cron: "${cron}"\n    timezone: Europe/Berlin\n`);
+    writeFileSync(
+      join(dir, 'schedules.yaml'),
+      `schedules:\n  - name: nightly-test\n    config: config.json\n    cron: "${cron}"\n    timezone: Europe/Berlin\n`,
+    );
 
   it('apply creates, then leaves an unchanged schedule alone, then updates a changed one (keeping it paused)', async () => {
     writeSchedules('0 2 * * *');
@@ -62,11 +70,15 @@ describe('flywheel schedules', () => {
     await handle.unpause('test');
     await triggerSchedule(env.client, 'nightly-test');
     let first: { workflowId: string; firstExecutionRunId: string } | undefined;
-    await until('the triggered run to start', async () => {
-      const a = (await handle.describe()).info.recentActions[0]?.action;
-      first = a?.type === 'startWorkflow' ? a.workflow : undefined;
-      return first !== undefined;
-    }, { timeoutMs: 30_000, intervalMs: 100 });
+    await until(
+      'the triggered run to start',
+      async () => {
+        const a = (await handle.describe()).info.recentActions[0]?.action;
+        first = a?.type === 'startWorkflow' ? a.workflow : undefined;
+        return first !== undefined;
+      },
+      { timeoutMs: 30_000, intervalMs: 100 },
+    );
     const run = env.client.workflow.getHandle(first!.workflowId, first!.firstExecutionRunId);
     assert.equal((await run.describe()).status.name, 'RUNNING');
     // Scheduled workflow ids end in the second they were due: trigger in a later second, or the ids collide.
@@ -87,11 +99,24 @@ describe('flywheel schedules', () => {
 
   it('the shipped temporal-config/schedules.yaml is valid and names a valid config', async () => {
     const defs = await loadSchedulesFile(join(process.cwd(), 'temporal-config', 'schedules.yaml'));
-    assert.deepEqual(defs.map((d) => [d.name, d.overlap, d.timezone]), [['nightly', 'skip', 'Europe/Berlin']]);
+    assert.deepEqual(
+      defs.map((d) => [d.name, d.overlap, d.timezone]),
+      [['nightly', 'skip', 'Europe/Berlin']],
+    );
   });
 
   it('bad definitions name the file and key', async () => {
-    writeFileSync(join(dir, 'bad.yaml'), 'schedules:\n  - name: Bad_Name\n    config: config.json\n    cron: "every night"\n    timezone: Mars/Olympus\n');
-    await assert.rejects(loadSchedulesFile(join(dir, 'bad.yaml')), (err: Error) => /bad\.yaml: invalid config/.test(err.message) && /schedules\[0\]\.name/.test(err.message) && /schedules\[0\]\.cron/.test(err.message) && /schedules\[0\]\.timezone/.test(err.message));
+    writeFileSync(
+      join(dir, 'bad.yaml'),
+      'schedules:\n  - name: Bad_Name\n    config: config.json\n    cron: "every night"\n    timezone: Mars/Olympus\n',
+    );
+    await assert.rejects(
+      loadSchedulesFile(join(dir, 'bad.yaml')),
+      (err: Error) =>
+        /bad\.yaml: invalid config/.test(err.message) &&
+        /schedules\[0\]\.name/.test(err.message) &&
+        /schedules\[0\]\.cron/.test(err.message) &&
+        /schedules\[0\]\.timezone/.test(err.message),
+    );
   });
 });

@@ -76,13 +76,27 @@ describe('secrets hygiene: a whole run, the gateway and publish leave no credent
   let markers: Record<string, string> = { ...SECRETS };
 
   /** `flywheel ARGS` as a long-running process in the project, its output appended to .flywheel/logs/NAME.log. */
-  async function spawnFlywheel(name: string, args: string[], ready: RegExp, extraEnv: Record<string, string> = {}): Promise<string> {
+  async function spawnFlywheel(
+    name: string,
+    args: string[],
+    ready: RegExp,
+    extraEnv: Record<string, string> = {},
+  ): Promise<string> {
     const log = join(project, '.flywheel', 'logs', `${name}.log`);
     const fd = openSync(log, 'a');
-    const p = spawn(process.execPath, [join(REPO, 'bin', 'flywheel.js'), ...args], { cwd: project, env: { ...process.env, ...ENV, ...extraEnv, TEMPORAL_ADDRESS: env.address }, stdio: ['ignore', fd, fd], detached: true });
+    const p = spawn(process.execPath, [join(REPO, 'bin', 'flywheel.js'), ...args], {
+      cwd: project,
+      env: { ...process.env, ...ENV, ...extraEnv, TEMPORAL_ADDRESS: env.address },
+      stdio: ['ignore', fd, fd],
+      detached: true,
+    });
     children.push(p);
     let match: RegExpExecArray | null = null;
-    await until(`${name} to start`, () => p.exitCode === null && (match = ready.exec(readFileSync(log, 'utf8'))) !== null, { timeoutMs: 120_000, intervalMs: 200, diagnose: () => readFileSync(log, 'utf8').slice(-3000) });
+    await until(
+      `${name} to start`,
+      () => p.exitCode === null && (match = ready.exec(readFileSync(log, 'utf8'))) !== null,
+      { timeoutMs: 120_000, intervalMs: 200, diagnose: () => readFileSync(log, 'utf8').slice(-3000) },
+    );
     return match![1] ?? '';
   }
 
@@ -98,11 +112,34 @@ describe('secrets hygiene: a whole run, the gateway and publish leave no credent
     mkdirSync(join(project, '.flywheel', 'logs'), { recursive: true });
     process.env.AWS_ACCESS_KEY_ID = 'AKIAFLYWHEELTEST';
     process.env.AWS_SECRET_ACCESS_KEY = ENV.AWS_SECRET_ACCESS_KEY; // moto's own client uses it too
-    [env, teacher, moto, hub] = await Promise.all([startTemporal(), startStandIn(undefined, undefined, 0, SECRETS['teacher key']), startMoto(['models']), startHubStandIn(SECRETS['hub token'])]);
-    frontier = await startFrontierStandIn(SECRETS['frontier key'], () => ({ content: JSON.stringify({ tool: null, verdict: 'abstain', code: 'no_tool', reason: 'nothing fits' }) }));
-    serve = await startServe(['--adapter-dir', join(project, '.flywheel', 'served'), '--admin-token-env', 'ACME_SERVE_ADMIN_TOKEN', '--api-key-env', 'ACME_SERVE_KEY'], join(project, '.flywheel', 'logs', 'serve.log'), ENV);
+    [env, teacher, moto, hub] = await Promise.all([
+      startTemporal(),
+      startStandIn(undefined, undefined, 0, SECRETS['teacher key']),
+      startMoto(['models']),
+      startHubStandIn(SECRETS['hub token']),
+    ]);
+    frontier = await startFrontierStandIn(SECRETS['frontier key'], () => ({
+      content: JSON.stringify({ tool: null, verdict: 'abstain', code: 'no_tool', reason: 'nothing fits' }),
+    }));
+    serve = await startServe(
+      [
+        '--adapter-dir',
+        join(project, '.flywheel', 'served'),
+        '--admin-token-env',
+        'ACME_SERVE_ADMIN_TOKEN',
+        '--api-key-env',
+        'ACME_SERVE_KEY',
+      ],
+      join(project, '.flywheel', 'logs', 'serve.log'),
+      ENV,
+    );
     await spawnFlywheel('worker', ['worker'], /worker polling task queue "flywheel"()/);
-    await spawnFlywheel('gpu-worker', ['worker', '--queue', 'flywheel-gpu'], /worker polling task queue "flywheel-gpu"()/, { FLYWHEEL_GPU_WORKDIR: join(project, '.flywheel', 'gpu') });
+    await spawnFlywheel(
+      'gpu-worker',
+      ['worker', '--queue', 'flywheel-gpu'],
+      /worker polling task queue "flywheel-gpu"()/,
+      { FLYWHEEL_GPU_WORKDIR: join(project, '.flywheel', 'gpu') },
+    );
   });
   after(async () => {
     for (const p of children) if (p.exitCode === null) process.kill(-p.pid!, 'SIGKILL');
@@ -116,18 +153,64 @@ describe('secrets hygiene: a whole run, the gateway and publish leave no credent
   it('no marker in histories, files, published objects or output; a planted one is found', async () => {
     // The operator's config names variables, never values.
     const example = await loadConfigFile(join(REPO, 'examples', 'salesforce-oracle.yaml'));
-    const sandbox = { ...example.servers[0]!, stdio: { ...example.servers[0]!.stdio!, args: ['--import', 'tsx', join(REPO, 'sandboxes', 'salesforce', 'main.ts'), '--seed', '42'], cwd: REPO } };
+    const sandbox = {
+      ...example.servers[0]!,
+      stdio: {
+        ...example.servers[0]!.stdio!,
+        args: ['--import', 'tsx', join(REPO, 'sandboxes', 'salesforce', 'main.ts'), '--seed', '42'],
+        cwd: REPO,
+      },
+    };
     const config = {
       version: 1,
       name: 'secrets',
       servers: [sandbox],
       artifacts: { store: 'file:.flywheel/artifacts' },
-      dataset: { perGoal: 3, split: { train: 0.7, val: 0.1, test: 0.2 }, teacher: { kind: 'openai', baseUrl: teacher.url, model: 'teacher-model', apiKeyEnv: 'ACME_TEACHER_KEY', concurrency: 4, timeoutMs: 10_000 } },
-      train: { job: { baseModel: 'tiny:nano', optim: { epochs: 1, maxSteps: 8, effectiveBatchSize: 4, microBatchSize: 4, learningRate: 0.005 }, checkpointEvery: 4, logEvery: 2 } },
+      dataset: {
+        perGoal: 3,
+        split: { train: 0.7, val: 0.1, test: 0.2 },
+        teacher: {
+          kind: 'openai',
+          baseUrl: teacher.url,
+          model: 'teacher-model',
+          apiKeyEnv: 'ACME_TEACHER_KEY',
+          concurrency: 4,
+          timeoutMs: 10_000,
+        },
+      },
+      train: {
+        job: {
+          baseModel: 'tiny:nano',
+          optim: { epochs: 1, maxSteps: 8, effectiveBatchSize: 4, microBatchSize: 4, learningRate: 0.005 },
+          checkpointEvery: 4,
+          logEvery: 2,
+        },
+      },
       evaluate: { limit: 4, concurrency: 2 },
       gate: { margin: 1, abstentionF1Tolerance: 1 },
-      deploy: { alias: 'router', endpoint: serve.url, registry: '.flywheel/registry.sqlite', adapterDir: '.flywheel/served', apiKeyEnv: 'ACME_SERVE_KEY', adminTokenEnv: 'ACME_SERVE_ADMIN_TOKEN' },
-      gateway: { port: 0, registry: '.flywheel/registry.sqlite', tracesDir: '.flywheel/traces/gateway', keysFile: '.flywheel/gateway-keys', backendApiKeyEnv: 'ACME_SERVE_KEY', escalation: { baseUrl: frontier.url, model: 'frontier-x', apiKeyEnv: 'ACME_FRONTIER_KEY', minConfidence: 1, on: ['invalid', 'abstain'], budget: { requestsPerMinute: 100, perKey: { requestsPerMinute: 50 } } } },
+      deploy: {
+        alias: 'router',
+        endpoint: serve.url,
+        registry: '.flywheel/registry.sqlite',
+        adapterDir: '.flywheel/served',
+        apiKeyEnv: 'ACME_SERVE_KEY',
+        adminTokenEnv: 'ACME_SERVE_ADMIN_TOKEN',
+      },
+      gateway: {
+        port: 0,
+        registry: '.flywheel/registry.sqlite',
+        tracesDir: '.flywheel/traces/gateway',
+        keysFile: '.flywheel/gateway-keys',
+        backendApiKeyEnv: 'ACME_SERVE_KEY',
+        escalation: {
+          baseUrl: frontier.url,
+          model: 'frontier-x',
+          apiKeyEnv: 'ACME_FRONTIER_KEY',
+          minConfidence: 1,
+          on: ['invalid', 'abstain'],
+          budget: { requestsPerMinute: 100, perKey: { requestsPerMinute: 50 } },
+        },
+      },
     };
     const configFile = join(project, 'flywheel.yaml');
     writeFileSync(configFile, stringify(config));
@@ -137,9 +220,17 @@ describe('secrets hygiene: a whole run, the gateway and publish leave no credent
     assert.equal(started.code, 0, started.stderr);
     const workflowId = (JSON.parse(started.stdout) as { workflowId: string }).workflowId;
     const handle = env.client.workflow.getHandle(workflowId);
-    await until('the run to finish', async () => (await handle.describe()).status.name !== 'RUNNING', { timeoutMs: 900_000, intervalMs: 1000, diagnose: () => readFileSync(join(project, '.flywheel', 'logs', 'worker.log'), 'utf8').slice(-3000) });
+    await until('the run to finish', async () => (await handle.describe()).status.name !== 'RUNNING', {
+      timeoutMs: 900_000,
+      intervalMs: 1000,
+      diagnose: () => readFileSync(join(project, '.flywheel', 'logs', 'worker.log'), 'utf8').slice(-3000),
+    });
     const status = await runStatus(handle);
-    assert.equal(status.stages.find((s) => s.name === 'deploy')?.state, 'completed', JSON.stringify(status.stages.map((s) => `${s.name} ${s.state} ${s.detail}`)));
+    assert.equal(
+      status.stages.find((s) => s.name === 'deploy')?.state,
+      'completed',
+      JSON.stringify(status.stages.map((s) => `${s.name} ${s.state} ${s.detail}`)),
+    );
     assert.ok(teacher.answered > 0, 'the teacher was called, with its key');
 
     // The gateway: a client key from `keys create` (printed once) and one from the environment.
@@ -154,26 +245,78 @@ describe('secrets hygiene: a whole run, the gateway and publish leave no credent
     const split = status.stages.find((s) => s.name === 'split')!.outputs.test!;
     const requests = (await store.readJsonl<{ request: string; tools: string[] }>(split)).slice(0, 3);
     const ask = (key: string, request: string) =>
-      fetch(`${url}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, body: JSON.stringify({ model: 'router', messages: [{ role: 'user', content: request }], metadata: { domain: 'salesforce' } }) });
+      fetch(`${url}/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+        body: JSON.stringify({
+          model: 'router',
+          messages: [{ role: 'user', content: request }],
+          metadata: { domain: 'salesforce' },
+        }),
+      });
     for (const [i, r] of requests.entries()) {
       const res = await ask(i % 2 ? printedKey : SECRETS['gateway client key (env)'], r.request);
       assert.equal(res.status, 200, await res.text());
     }
     const refused = await ask(SECRETS['gateway wrong key'], requests[0]!.request);
     assert.equal(refused.status, 401);
-    outputs.push({ where: 'the gateway\'s 401 answer', text: await refused.text() });
-    assert.ok(frontier.authorizations.includes(`Bearer ${SECRETS['frontier key']}`), 'the gateway escalated, with the frontier key');
+    outputs.push({ where: "the gateway's 401 answer", text: await refused.text() });
+    assert.ok(
+      frontier.authorizations.includes(`Bearer ${SECRETS['frontier key']}`),
+      'the gateway escalated, with the frontier key',
+    );
 
     // Publish the deployed adapter to S3 and to the Hub, credentials from the environment.
     const version = status.stages.find((s) => s.name === 'train')!.outputs.adapter!.sha256;
-    const common = ['--config', configFile, '--store', 'file:.flywheel/artifacts', '--registry', '.flywheel/registry.sqlite'];
-    const s3 = await flywheel(['publish', 'adapter', version, '--to', 's3://models/team', '--s3-endpoint', moto.endpoint, ...common.slice(2)]);
+    const common = [
+      '--config',
+      configFile,
+      '--store',
+      'file:.flywheel/artifacts',
+      '--registry',
+      '.flywheel/registry.sqlite',
+    ];
+    const s3 = await flywheel([
+      'publish',
+      'adapter',
+      version,
+      '--to',
+      's3://models/team',
+      '--s3-endpoint',
+      moto.endpoint,
+      ...common.slice(2),
+    ]);
     assert.equal(s3.code, 0, s3.stderr);
-    const hf = await flywheel(['publish', 'adapter', version, '--to', 'hf://acme/router', '--hub-url', hub.url, '--token-env', 'ACME_HF_TOKEN', ...common.slice(2)]);
+    const hf = await flywheel([
+      'publish',
+      'adapter',
+      version,
+      '--to',
+      'hf://acme/router',
+      '--hub-url',
+      hub.url,
+      '--token-env',
+      'ACME_HF_TOKEN',
+      ...common.slice(2),
+    ]);
     assert.equal(hf.code, 0, hf.stderr);
-    assert.ok(hub.requests.some((r) => r.auth === `Bearer ${SECRETS['hub token']}`), 'the Hub saw the token');
+    assert.ok(
+      hub.requests.some((r) => r.auth === `Bearer ${SECRETS['hub token']}`),
+      'the Hub saw the token',
+    );
     // A refused token (the stand-in echoes it back): the error names the variable, and the output is scanned below.
-    const revoked = await flywheel(['publish', 'adapter', version, '--to', 'hf://acme/router', '--hub-url', hub.url, '--token-env', 'ACME_HF_TOKEN_REVOKED', ...common.slice(2)]);
+    const revoked = await flywheel([
+      'publish',
+      'adapter',
+      version,
+      '--to',
+      'hf://acme/router',
+      '--hub-url',
+      hub.url,
+      '--token-env',
+      'ACME_HF_TOKEN_REVOKED',
+      ...common.slice(2),
+    ]);
     assert.equal(revoked.code, 2, revoked.stdout + revoked.stderr);
     assert.match(revoked.stderr, /the Hub refused the token in ACME_HF_TOKEN_REVOKED \(401\)/);
     const report = await flywheel(['status', workflowId]);
@@ -183,30 +326,70 @@ describe('secrets hygiene: a whole run, the gateway and publish leave no credent
     const hits: SecretHit[] = [];
     const listed: string[] = [];
     for await (const w of env.client.workflow.list()) {
-      const { stdout } = await run(TEMPORAL_BIN, ['workflow', 'show', '--workflow-id', w.workflowId, '--run-id', w.runId, '--output', 'json', '--address', env.address], { maxBuffer: 256 * 1024 * 1024 });
+      const { stdout } = await run(
+        TEMPORAL_BIN,
+        [
+          'workflow',
+          'show',
+          '--workflow-id',
+          w.workflowId,
+          '--run-id',
+          w.runId,
+          '--output',
+          'json',
+          '--address',
+          env.address,
+        ],
+        { maxBuffer: 256 * 1024 * 1024 },
+      );
       listed.push(w.workflowId);
       hits.push(...scanContent(`history of ${w.workflowId}`, stdout, markers));
     }
-    assert.ok(listed.includes(workflowId), 'the run\'s own history was scanned');
+    assert.ok(listed.includes(workflowId), "the run's own history was scanned");
     const files = filesUnder(project);
-    for (const expected of ['flywheel.yaml', '.flywheel/registry.sqlite', '.flywheel/gateway-keys', '.flywheel/logs/worker.log', '.flywheel/logs/gpu-worker.log', '.flywheel/logs/serve.log', '.flywheel/logs/gateway.log']) assert.ok(files.includes(expected), `${expected} was scanned (files: ${files.slice(0, 40).join(', ')})`);
+    for (const expected of [
+      'flywheel.yaml',
+      '.flywheel/registry.sqlite',
+      '.flywheel/gateway-keys',
+      '.flywheel/logs/worker.log',
+      '.flywheel/logs/gpu-worker.log',
+      '.flywheel/logs/serve.log',
+      '.flywheel/logs/gateway.log',
+    ])
+      assert.ok(files.includes(expected), `${expected} was scanned (files: ${files.slice(0, 40).join(', ')})`);
     // (GPU scratch under .flywheel/gpu is scanned too when a trainer left any; a finished one removes it.)
-    for (const prefix of ['.flywheel/artifacts/', '.flywheel/traces/gateway/', '.flywheel/served/']) assert.ok(files.some((f) => f.startsWith(prefix)), `something under ${prefix} was scanned`);
+    for (const prefix of ['.flywheel/artifacts/', '.flywheel/traces/gateway/', '.flywheel/served/'])
+      assert.ok(
+        files.some((f) => f.startsWith(prefix)),
+        `something under ${prefix} was scanned`,
+      );
     hits.push(...scanTree(project, markers));
     const objects = (await moto.client.send(new ListObjectsV2Command({ Bucket: 'models' }))).Contents ?? [];
     assert.ok(objects.length > 0, 'the S3 publication was scanned');
     for (const o of objects) {
-      const body = await (await moto.client.send(new GetObjectCommand({ Bucket: 'models', Key: o.Key! }))).Body!.transformToByteArray();
+      const body = await (
+        await moto.client.send(new GetObjectCommand({ Bucket: 'models', Key: o.Key! }))
+      ).Body!.transformToByteArray();
       hits.push(...scanContent(`s3://models/${o.Key}`, Buffer.from(body), markers));
     }
-    for (const [repo, tree] of hub.trees) for (const [path, bytes] of tree) hits.push(...scanContent(`hub ${repo}/${path}`, bytes, markers));
+    for (const [repo, tree] of hub.trees)
+      for (const [path, bytes] of tree) hits.push(...scanContent(`hub ${repo}/${path}`, bytes, markers));
     for (const o of outputs) hits.push(...scanContent(o.where, o.text, markers));
     assert.deepEqual(hits, [], 'no credential anywhere it does not belong');
 
     // The scan finds what is there: a marker planted in an artifact, as written and base64-encoded.
     const planted = await store.putJson('notes', { note: `the token is ${SECRETS['hub token']}` });
-    const encoded = await store.putJson('notes', { payload: Buffer.from(`x${SECRETS['teacher key']}`).toString('base64') });
-    const found = scanTree(project, markers).map((h) => [h.secret, h.encoding, h.where.includes(planted.sha256) ? 'planted' : h.where.includes(encoded.sha256) ? 'encoded' : h.where]);
-    assert.deepEqual(found.sort(), [['hub token', 'plain', 'planted'], ['teacher key', 'base64', 'encoded']]);
+    const encoded = await store.putJson('notes', {
+      payload: Buffer.from(`x${SECRETS['teacher key']}`).toString('base64'),
+    });
+    const found = scanTree(project, markers).map((h) => [
+      h.secret,
+      h.encoding,
+      h.where.includes(planted.sha256) ? 'planted' : h.where.includes(encoded.sha256) ? 'encoded' : h.where,
+    ]);
+    assert.deepEqual(found.sort(), [
+      ['hub token', 'plain', 'planted'],
+      ['teacher key', 'base64', 'encoded'],
+    ]);
   });
 });

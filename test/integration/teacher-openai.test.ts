@@ -24,13 +24,33 @@ import { REPO, tempDir } from '../helpers/fixtures.js';
 import { startStandIn, type Fault } from '../helpers/openai-stand-in.js';
 import { sandboxMain } from '../helpers/sandbox.js';
 
-const servers: ServerConfig[] = (['salesforce', 'oracle-ebs'] as const).map((d) => ({ name: d, stdio: { command: process.execPath, args: ['--import', 'tsx', sandboxMain(d)], env: {}, cwd: REPO }, timeoutMs: 20_000 }));
+const servers: ServerConfig[] = (['salesforce', 'oracle-ebs'] as const).map((d) => ({
+  name: d,
+  stdio: { command: process.execPath, args: ['--import', 'tsx', sandboxMain(d)], env: {}, cwd: REPO },
+  timeoutMs: 20_000,
+}));
 const conns = new Map<string, McpConnection>();
 let catalog: Catalog;
 let intents: Intent[];
 
 function datasetConfig(url: string): DatasetConfig {
-  const cfg = parseConfig({ version: 1, name: 'teacher', servers: [{ name: 'x', stdio: { command: 'x' } }], dataset: { perGoal: 1, teacher: { kind: 'openai', baseUrl: url, model: 'teacher-model', apiKeyEnv: 'FLYWHEEL_TEST_TEACHER_KEY', timeoutMs: 1000, maxRetries: 4, concurrency: 4 } } });
+  const cfg = parseConfig({
+    version: 1,
+    name: 'teacher',
+    servers: [{ name: 'x', stdio: { command: 'x' } }],
+    dataset: {
+      perGoal: 1,
+      teacher: {
+        kind: 'openai',
+        baseUrl: url,
+        model: 'teacher-model',
+        apiKeyEnv: 'FLYWHEEL_TEST_TEACHER_KEY',
+        timeoutMs: 1000,
+        maxRetries: 4,
+        concurrency: 4,
+      },
+    },
+  });
   return cfg.dataset!;
 }
 
@@ -42,7 +62,13 @@ async function build(url: string, storeDir = tempDir()) {
   const teacher = makeTeacher(dataset.teacher, dataset.seed, { store }, toolsByDomain);
   const drafts = await teacher.generate(intents);
   const candidates = await teacher.solve(intents, drafts);
-  const { rows, stats } = await validateCandidates(intents, candidates, catalog, new CallValidator(catalog, mcpDryRunner(conns)), dataset);
+  const { rows, stats } = await validateCandidates(
+    intents,
+    candidates,
+    catalog,
+    new CallValidator(catalog, mcpDryRunner(conns)),
+    dataset,
+  );
   return { hash: hashOf(rows), rows, stats, teacherStats: teacher.stats!(), storeDir };
 }
 
@@ -63,7 +89,10 @@ describe('openai teacher', () => {
     try {
       const clean = await build(standIn.url);
       assert.ok(clean.stats.valid > intents.length * 0.8, JSON.stringify(clean.stats));
-      assert.ok(clean.rows.some((r) => r.target.tool === null), 'abstentions come through');
+      assert.ok(
+        clean.rows.some((r) => r.target.tool === null),
+        'abstentions come through',
+      );
       assert.equal(clean.teacherStats.malformed, 0);
     } finally {
       await standIn.close();
@@ -75,10 +104,17 @@ describe('openai teacher', () => {
     const clean = await build(cleanServer.url);
     await cleanServer.close();
     const faults: Fault[] = ['429', '500', 'hang', 'garbage'];
-    const faulty = await startStandIn((key) => (parseInt(key.slice(0, 4), 16) % 3 === 0 ? faults[parseInt(key.slice(4, 6), 16) % 4] : undefined), 1500);
+    const faulty = await startStandIn(
+      (key) => (parseInt(key.slice(0, 4), 16) % 3 === 0 ? faults[parseInt(key.slice(4, 6), 16) % 4] : undefined),
+      1500,
+    );
     try {
       const withFaults = await build(faulty.url);
-      for (const f of faults) assert.ok((faulty.faultsServed[f] ?? 0) > 0, `fault ${f} was exercised: ${JSON.stringify(faulty.faultsServed)}`);
+      for (const f of faults)
+        assert.ok(
+          (faulty.faultsServed[f] ?? 0) > 0,
+          `fault ${f} was exercised: ${JSON.stringify(faulty.faultsServed)}`,
+        );
       assert.equal(withFaults.hash, clean.hash, 'same validated rows despite faults');
       assert.ok(withFaults.teacherStats.malformedRetries! > 0);
     } finally {
@@ -118,6 +154,14 @@ describe('openai teacher', () => {
   it('a missing API key variable fails fast, naming it', () => {
     delete process.env.FLYWHEEL_TEST_TEACHER_KEY_MISSING;
     const dataset = datasetConfig('http://127.0.0.1:9/v1');
-    assert.throws(() => makeTeacher({ ...dataset.teacher, apiKeyEnv: 'FLYWHEEL_TEST_TEACHER_KEY_MISSING' } as DatasetConfig['teacher'], 1, { store: openStore(tempDir()) }), (e: Error) => e instanceof TeacherConfigError && /FLYWHEEL_TEST_TEACHER_KEY_MISSING/.test(e.message));
+    assert.throws(
+      () =>
+        makeTeacher(
+          { ...dataset.teacher, apiKeyEnv: 'FLYWHEEL_TEST_TEACHER_KEY_MISSING' } as DatasetConfig['teacher'],
+          1,
+          { store: openStore(tempDir()) },
+        ),
+      (e: Error) => e instanceof TeacherConfigError && /FLYWHEEL_TEST_TEACHER_KEY_MISSING/.test(e.message),
+    );
   });
 });

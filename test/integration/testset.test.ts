@@ -13,8 +13,13 @@ import { runCli, tempDir } from '../helpers/fixtures.js';
 
 function row(i: number): RouterRow {
   return {
-    id: `row-${i}`, domain: 'salesforce', entities: [`salesforce:account:${i}`], request: `Update account ${i}, "quoted", with a comma`,
-    persona: { name: 'sales-rep', scopes: ['sf.read'] }, tools: ['update_account'], target: { tool: 'update_account', arguments: { accountId: `a${i}`, phone: '1' } },
+    id: `row-${i}`,
+    domain: 'salesforce',
+    entities: [`salesforce:account:${i}`],
+    request: `Update account ${i}, "quoted", with a comma`,
+    persona: { name: 'sales-rep', scopes: ['sf.read'] },
+    tools: ['update_account'],
+    target: { tool: 'update_account', arguments: { accountId: `a${i}`, phone: '1' } },
     provenance: { source: 'generated' },
   };
 }
@@ -27,7 +32,10 @@ async function setup() {
   const version = `cat-${catalog.sha256.slice(0, 12)}`;
   await pinTestSet(store, 'audit', version, await store.putJsonl('test', [row(1), row(2), row(3)]), 'split');
   const config = join(dir, 'flywheel.yaml');
-  writeFileSync(config, `version: 1\nname: audit\nartifacts: { store: "file://${join(dir, 'store')}" }\nservers: [{ name: s, stdio: { command: node } }]\n`);
+  writeFileSync(
+    config,
+    `version: 1\nname: audit\nartifacts: { store: "file://${join(dir, 'store')}" }\nservers: [{ name: s, stdio: { command: node } }]\n`,
+  );
   return { dir, store, version, config };
 }
 
@@ -49,7 +57,10 @@ describe('test set audit', () => {
     assert.match(imp.stdout, /pinned 2 approved rows \(1 rejected in audit\)/);
     const pinned = await frozenTestSet(store, 'audit', version);
     assert.equal(pinned!.source, 'import');
-    assert.deepEqual((await store.readJsonl<RouterRow>(pinned!.ref)).map((r) => r.id), ['row-1', 'row-3']);
+    assert.deepEqual(
+      (await store.readJsonl<RouterRow>(pinned!.ref)).map((r) => r.id),
+      ['row-1', 'row-3'],
+    );
     assert.deepEqual(await store.readJsonl<RouterRow>(pinned!.ref), [row(1), row(3)], 'rows come back exactly');
   });
 
@@ -57,7 +68,10 @@ describe('test set audit', () => {
     const { dir, config } = await setup();
     const file = join(dir, 'audit.jsonl');
     assert.equal((await runCli(['testset', 'export', '--config', config, '--out', file])).code, 0);
-    const lines = readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const lines = readFileSync(file, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     lines[0].approved = true;
     lines[2].approved = false;
     writeFileSync(file, lines.map((l) => JSON.stringify(l)).join('\n'));

@@ -24,19 +24,51 @@ function ingest(file: string) {
 
 describe('trace ingestion', () => {
   before(async () => {
-    catalog = buildCatalog('t', [await listServerTools({ name: 'salesforce', stdio: { command: process.execPath, args: ['--import', 'tsx', sandboxMain('salesforce')], env: {}, cwd: REPO }, timeoutMs: 20_000 }, { maxPages: 10 })]);
+    catalog = buildCatalog('t', [
+      await listServerTools(
+        {
+          name: 'salesforce',
+          stdio: {
+            command: process.execPath,
+            args: ['--import', 'tsx', sandboxMain('salesforce')],
+            env: {},
+            cwd: REPO,
+          },
+          timeoutMs: 20_000,
+        },
+        { maxPages: 10 },
+      ),
+    ]);
   });
 
   it('unrolls one row per single-call assistant turn, drops reasoning, failed results, parallel calls and duplicates', () => {
     const r = ingest('good.jsonl');
     assert.deepEqual(r.rejections, []);
-    assert.deepEqual(r.rows.map((x) => x.target.tool), ['get_record', 'create_contact', 'change_opportunity_stage']);
-    assert.deepEqual(r.stats.droppedTurns, { failed_result: 2, parallel_calls: 1 }, 'the duplicate trace repeats the failed turn');
+    assert.deepEqual(
+      r.rows.map((x) => x.target.tool),
+      ['get_record', 'create_contact', 'change_opportunity_stage'],
+    );
+    assert.deepEqual(
+      r.stats.droppedTurns,
+      { failed_result: 2, parallel_calls: 1 },
+      'the duplicate trace repeats the failed turn',
+    );
     assert.equal(r.stats.duplicates, 1);
     const second = r.rows[1]!;
-    assert.deepEqual(second.messages!.map((m) => m.role), ['system', 'user', 'assistant', 'tool'], 'the second turn sees the first call and its result');
-    assert.ok(second.messages!.every((m) => !('reasoning_content' in m)), 'earlier reasoning is dropped');
-    assert.equal((r.rows[2]!.target as unknown as { arguments: { stageName: string } }).arguments.stageName, 'Proposal', 'the failed attempt is not a target');
+    assert.deepEqual(
+      second.messages!.map((m) => m.role),
+      ['system', 'user', 'assistant', 'tool'],
+      'the second turn sees the first call and its result',
+    );
+    assert.ok(
+      second.messages!.every((m) => !('reasoning_content' in m)),
+      'earlier reasoning is dropped',
+    );
+    assert.equal(
+      (r.rows[2]!.target as unknown as { arguments: { stageName: string } }).arguments.stageName,
+      'Proposal',
+      'the failed attempt is not a target',
+    );
     assert.equal(second.provenance.source, 'trace');
     assert.match(second.provenance.trace!, /good\.jsonl:1$/);
   });
@@ -44,7 +76,14 @@ describe('trace ingestion', () => {
   it('redacts PII consistently in text and arguments, and never leaks it', () => {
     const r = ingest('good.jsonl');
     const all = canonicalJson(r.rows);
-    for (const secret of ['jane.doe@acme-corp.com', 'bo.okoro@brightline.example', '415 555 0134', '4111 1111 1111 1111', 'sk-abcdefghijklmnopqrstuvwx']) assert.ok(!all.includes(secret), `${secret} leaked`);
+    for (const secret of [
+      'jane.doe@acme-corp.com',
+      'bo.okoro@brightline.example',
+      '415 555 0134',
+      '4111 1111 1111 1111',
+      'sk-abcdefghijklmnopqrstuvwx',
+    ])
+      assert.ok(!all.includes(secret), `${secret} leaked`);
     const create = r.rows.find((x) => x.target.tool === 'create_contact')!;
     const email = (create.target as unknown as { arguments: { email: string } }).arguments.email;
     assert.match(email, /^user\d+@example\.com$/);
@@ -55,16 +94,19 @@ describe('trace ingestion', () => {
   it('rejects malformed traces with the file, row and reason', () => {
     const r = ingest('bad.jsonl');
     assert.deepEqual(r.rows, []);
-    assert.deepEqual(r.rejections.map((x) => [x.file, x.row, x.reason]).sort((a, b) => Number(a[1]) - Number(b[1])), [
-      ['bad.jsonl', 1, 'invalid_json'],
-      ['bad.jsonl', 2, 'orphan_tool_result'],
-      ['bad.jsonl', 3, 'unanswered_tool_call'],
-      ['bad.jsonl', 4, 'unknown_tool'],
-      ['bad.jsonl', 5, 'schema_invalid'],
-      ['bad.jsonl', 6, 'missing_scope'],
-      ['bad.jsonl', 7, 'unknown_domain'],
-      ['bad.jsonl', 8, 'invalid_shape'],
-    ]);
+    assert.deepEqual(
+      r.rejections.map((x) => [x.file, x.row, x.reason]).sort((a, b) => Number(a[1]) - Number(b[1])),
+      [
+        ['bad.jsonl', 1, 'invalid_json'],
+        ['bad.jsonl', 2, 'orphan_tool_result'],
+        ['bad.jsonl', 3, 'unanswered_tool_call'],
+        ['bad.jsonl', 4, 'unknown_tool'],
+        ['bad.jsonl', 5, 'schema_invalid'],
+        ['bad.jsonl', 6, 'missing_scope'],
+        ['bad.jsonl', 7, 'unknown_domain'],
+        ['bad.jsonl', 8, 'invalid_shape'],
+      ],
+    );
   });
 
   it('redacts numbers inside arguments without breaking their JSON, and reads a pretty-printed single trace', () => {
@@ -72,7 +114,24 @@ describe('trace ingestion', () => {
       metadata: { domain: 'salesforce', scopes: ['sf.read', 'sf.contact.write'] },
       messages: [
         { role: 'user', content: 'Add contact Ann Lee, ann.lee@corp.example, to account 0018d0000000001QAA.' },
-        { role: 'assistant', tool_calls: [{ id: 'c1', type: 'function', function: { name: 'create_contact', arguments: JSON.stringify({ accountId: '0018d0000000001QAA', lastName: 'Lee', email: 'ann.lee@corp.example', phone: 4111111111111111 }) } }] },
+        {
+          role: 'assistant',
+          tool_calls: [
+            {
+              id: 'c1',
+              type: 'function',
+              function: {
+                name: 'create_contact',
+                arguments: JSON.stringify({
+                  accountId: '0018d0000000001QAA',
+                  lastName: 'Lee',
+                  email: 'ann.lee@corp.example',
+                  phone: 4111111111111111,
+                }),
+              },
+            },
+          ],
+        },
         { role: 'tool', tool_call_id: 'c1', content: '{"result":{}}' },
       ],
     };
@@ -81,11 +140,44 @@ describe('trace ingestion', () => {
     assert.equal(parsed.traces.length, 1);
     const r = ingestTraces(parsed.traces, new CallValidator(catalog, async () => ({ ok: true })), { catalog });
     assert.equal(r.rows.length, 0, 'phone as a number is a schema error, not a JSON error');
-    assert.deepEqual(r.rejections.map((x) => x.reason), ['schema_invalid']);
-    const fixed = { ...trace, messages: trace.messages.map((m, i) => (i === 1 ? { ...m, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'create_contact', arguments: JSON.stringify({ accountId: '0018d0000000001QAA', lastName: 'Lee', email: 'ann.lee@corp.example' }) } }] } : m)) };
-    const ok = ingestTraces(parseTraceFile('one.json', JSON.stringify(fixed, null, 2)).traces, new CallValidator(catalog, async () => ({ ok: true })), { catalog });
+    assert.deepEqual(
+      r.rejections.map((x) => x.reason),
+      ['schema_invalid'],
+    );
+    const fixed = {
+      ...trace,
+      messages: trace.messages.map((m, i) =>
+        i === 1
+          ? {
+              ...m,
+              tool_calls: [
+                {
+                  id: 'c1',
+                  type: 'function',
+                  function: {
+                    name: 'create_contact',
+                    arguments: JSON.stringify({
+                      accountId: '0018d0000000001QAA',
+                      lastName: 'Lee',
+                      email: 'ann.lee@corp.example',
+                    }),
+                  },
+                },
+              ],
+            }
+          : m,
+      ),
+    };
+    const ok = ingestTraces(
+      parseTraceFile('one.json', JSON.stringify(fixed, null, 2)).traces,
+      new CallValidator(catalog, async () => ({ ok: true })),
+      { catalog },
+    );
     assert.equal(ok.rows.length, 1);
-    assert.equal((ok.rows[0]!.target as unknown as { arguments: { email: string } }).arguments.email, 'user1@example.com');
+    assert.equal(
+      (ok.rows[0]!.target as unknown as { arguments: { email: string } }).arguments.email,
+      'user1@example.com',
+    );
   });
 
   it('redaction: Luhn-valid cards only, numbers that are not phones stay', () => {
@@ -106,7 +198,10 @@ describe('trace ingestion', () => {
     const bad = await runCli(['traces', 'ingest', join(dir, 'bad.jsonl'), '--catalog', catFile, '--strict']);
     assert.equal(bad.code, 1);
     assert.match(bad.stdout, /bad\.jsonl:1 invalid_json: /);
-    assert.match(bad.stdout, /bad\.jsonl:2 orphan_tool_result: messages\[1\]\.tool_call_id nope answers no earlier tool call/);
+    assert.match(
+      bad.stdout,
+      /bad\.jsonl:2 orphan_tool_result: messages\[1\]\.tool_call_id nope answers no earlier tool call/,
+    );
     const usage = await runCli(['traces', 'ingest', join(dir, 'good.jsonl')]);
     assert.equal(usage.code, 2);
   });
@@ -114,35 +209,66 @@ describe('trace ingestion', () => {
 
 describe('trace ingestion: attributing traces without metadata.domain by the tools they call', () => {
   const schema = { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] };
-  const snap = (server: string, names: string[]): ServerSnapshot => ({ server, pages: 1, tools: names.map((name) => ({ name, inputSchema: schema })) });
+  const snap = (server: string, names: string[]): ServerSnapshot => ({
+    server,
+    pages: 1,
+    tools: names.map((name) => ({ name, inputSchema: schema })),
+  });
   const shared = buildCatalog('shared', [snap('crm', ['search', 'get_account']), snap('wiki', ['search', 'get_page'])]);
   const call = (name: string, id: string) => [
     { role: 'assistant', tool_calls: [{ id, type: 'function', function: { name, arguments: '{"id":"1"}' } }] },
     { role: 'tool', tool_call_id: id, content: '{"result":{}}' },
   ];
-  const trace = (names: string[], extra: Record<string, unknown> = {}) => ({ messages: [{ role: 'user', content: 'look it up' }, ...names.flatMap((n, i) => call(n, `c${i}`))], ...extra });
+  const trace = (names: string[], extra: Record<string, unknown> = {}) => ({
+    messages: [{ role: 'user', content: 'look it up' }, ...names.flatMap((n, i) => call(n, `c${i}`))],
+    ...extra,
+  });
   const offered = (...names: string[]) => ({ tools: names.map((name) => ({ type: 'function', function: { name } })) });
   const run = (t: unknown, defaultDomain?: string) =>
-    ingestTraces([{ file: 'x.jsonl', row: 1, trace: t }], new CallValidator(shared, async () => ({ ok: true })), { catalog: shared, ...(defaultDomain ? { defaultDomain } : {}) });
+    ingestTraces([{ file: 'x.jsonl', row: 1, trace: t }], new CallValidator(shared, async () => ({ ok: true })), {
+      catalog: shared,
+      ...(defaultDomain ? { defaultDomain } : {}),
+    });
 
   it('attributes a trace to the one server that offers the tool it calls', () => {
     const r = run(trace(['get_account']));
     assert.deepEqual(r.rejections, []);
-    assert.deepEqual(r.rows.map((x) => [x.domain, x.target.tool]), [['crm', 'get_account']]);
-    assert.deepEqual(r.rows[0]!.tools, ['get_account', 'search'], 'without a tools array the row offers the attributed server\'s tools');
+    assert.deepEqual(
+      r.rows.map((x) => [x.domain, x.target.tool]),
+      [['crm', 'get_account']],
+    );
+    assert.deepEqual(
+      r.rows[0]!.tools,
+      ['get_account', 'search'],
+      "without a tools array the row offers the attributed server's tools",
+    );
     assert.ok(r.rows[0]!.entities.every((e) => e.startsWith('crm:')));
-    assert.deepEqual(run(trace(['get_account', 'search'])).rows.map((x) => x.domain), ['crm', 'crm'], 'a shared name agrees with a unique one');
+    assert.deepEqual(
+      run(trace(['get_account', 'search'])).rows.map((x) => x.domain),
+      ['crm', 'crm'],
+      'a shared name agrees with a unique one',
+    );
   });
 
   it('rejects a call to a name two servers share as ambiguous_domain, naming both', () => {
     const r = run(trace(['search']));
     assert.deepEqual(r.rows, []);
-    assert.deepEqual(r.rejections, [{ file: 'x.jsonl', row: 1, reason: 'ambiguous_domain', detail: 'tool "search" is offered by servers crm, wiki; set metadata.domain or the trace source\'s domain' }]);
+    assert.deepEqual(r.rejections, [
+      {
+        file: 'x.jsonl',
+        row: 1,
+        reason: 'ambiguous_domain',
+        detail: 'tool "search" is offered by servers crm, wiki; set metadata.domain or the trace source\'s domain',
+      },
+    ]);
     assert.equal(r.stats.rejectedTraces, 1);
   });
 
   it('rejects calls that span two servers as ambiguous_domain, even with a tools array', () => {
-    for (const t of [trace(['get_account', 'get_page']), trace(['get_account', 'get_page'], offered('get_account', 'get_page'))]) {
+    for (const t of [
+      trace(['get_account', 'get_page']),
+      trace(['get_account', 'get_page'], offered('get_account', 'get_page')),
+    ]) {
       const r = run(t);
       assert.deepEqual(r.rows, []);
       assert.equal(r.rejections.length, 1);
@@ -151,30 +277,61 @@ describe('trace ingestion: attributing traces without metadata.domain by the too
     }
   });
 
-  it('breaks a tie between servers with the trace\'s tools array, only when it narrows to one', () => {
+  it("breaks a tie between servers with the trace's tools array, only when it narrows to one", () => {
     const r = run(trace(['search'], offered('search', 'get_page')));
     assert.deepEqual(r.rejections, []);
-    assert.deepEqual(r.rows.map((x) => [x.domain, x.target.tool]), [['wiki', 'search']]);
+    assert.deepEqual(
+      r.rows.map((x) => [x.domain, x.target.tool]),
+      [['wiki', 'search']],
+    );
     assert.deepEqual(r.rows[0]!.tools, ['search', 'get_page']);
-    assert.deepEqual(run(trace(['search'], offered('search'))).rejections.map((x) => x.reason), ['ambiguous_domain'], 'offering only the shared name decides nothing');
-    assert.deepEqual(run(trace(['search'], offered('search', 'get_page', 'get_account'))).rejections.map((x) => x.reason), ['ambiguous_domain'], 'offering both servers\' tools decides nothing');
+    assert.deepEqual(
+      run(trace(['search'], offered('search'))).rejections.map((x) => x.reason),
+      ['ambiguous_domain'],
+      'offering only the shared name decides nothing',
+    );
+    assert.deepEqual(
+      run(trace(['search'], offered('search', 'get_page', 'get_account'))).rejections.map((x) => x.reason),
+      ['ambiguous_domain'],
+      "offering both servers' tools decides nothing",
+    );
   });
 
   it('lets an explicit metadata.domain or defaultDomain win over the calls', () => {
-    assert.deepEqual(run(trace(['search'], { metadata: { domain: 'wiki' } })).rows.map((x) => x.domain), ['wiki']);
-    assert.deepEqual(run(trace(['search']), 'crm').rows.map((x) => x.domain), ['crm']);
+    assert.deepEqual(
+      run(trace(['search'], { metadata: { domain: 'wiki' } })).rows.map((x) => x.domain),
+      ['wiki'],
+    );
+    assert.deepEqual(
+      run(trace(['search']), 'crm').rows.map((x) => x.domain),
+      ['crm'],
+    );
     const r = run(trace(['get_account'], { metadata: { domain: 'wiki' } }));
-    assert.deepEqual(r.rejections.map((x) => x.reason), ['unknown_tool'], 'the call is checked against the stated server (which has no get_account), not re-attributed');
+    assert.deepEqual(
+      r.rejections.map((x) => x.reason),
+      ['unknown_tool'],
+      'the call is checked against the stated server (which has no get_account), not re-attributed',
+    );
     const bad = run(trace(['get_account'], { metadata: { domain: 'mainframe' } }));
-    assert.deepEqual(bad.rejections.map((x) => x.reason), ['unknown_domain'], 'a stated domain that is not a server is not overridden by the calls');
+    assert.deepEqual(
+      bad.rejections.map((x) => x.reason),
+      ['unknown_domain'],
+      'a stated domain that is not a server is not overridden by the calls',
+    );
   });
 
   it('keeps unknown_domain for traces that call no known tool, saying what was called', () => {
     const r = run(trace(['nope', 'nada']));
-    assert.deepEqual(r.rejections.map((x) => x.reason), ['unknown_domain']);
+    assert.deepEqual(
+      r.rejections.map((x) => x.reason),
+      ['unknown_domain'],
+    );
     assert.match(r.rejections[0]!.detail, /calls "nope", "nada", which match no server of the catalog \(crm, wiki\)/);
     const none = run(trace([]));
-    assert.deepEqual(none.rejections.map((x) => x.reason), ['unknown_domain']);
+    assert.deepEqual(
+      none.rejections.map((x) => x.reason),
+      ['unknown_domain'],
+    );
     assert.match(none.rejections[0]!.detail, /calls no tools/);
   });
 });

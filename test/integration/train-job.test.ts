@@ -8,13 +8,22 @@ import { canonicalJson } from '../../core/hash.js';
 import { normalizeTrainJob, TrainJobError } from '../../core/train/job.js';
 import { REPO, tempDir } from '../helpers/fixtures.js';
 
-const MINIMAL = { version: 1, baseModel: 'tiny:test', data: { train: 'train.jsonl', val: 'val.jsonl' }, outputDir: 'out' };
+const MINIMAL = {
+  version: 1,
+  baseModel: 'tiny:test',
+  data: { train: 'train.jsonl', val: 'val.jsonl' },
+  outputDir: 'out',
+};
 
 /** What the Python trainer makes of a job: exit code and normalized job or errors. */
 function python(job: unknown): { code: number; out: string; err: string } {
   const file = join(tempDir(), 'job.json');
   writeFileSync(file, JSON.stringify(job));
-  const r = spawnSync(join(REPO, '.venv', 'bin', 'python'), ['-m', 'flywheel_trainer', 'validate', '--job', file, '--normalize'], { cwd: join(REPO, 'trainer'), encoding: 'utf8' });
+  const r = spawnSync(
+    join(REPO, '.venv', 'bin', 'python'),
+    ['-m', 'flywheel_trainer', 'validate', '--job', file, '--normalize'],
+    { cwd: join(REPO, 'trainer'), encoding: 'utf8' },
+  );
   return { code: r.status ?? -1, out: r.stdout, err: r.stderr };
 }
 
@@ -41,7 +50,10 @@ describe('train job contract', () => {
   ];
   for (const [what, job, expected] of bad) {
     it(`both sides refuse ${what}, naming the field`, () => {
-      assert.throws(() => normalizeTrainJob(job), (e: TrainJobError) => e.problems.some((p) => p.includes(expected)));
+      assert.throws(
+        () => normalizeTrainJob(job),
+        (e: TrainJobError) => e.problems.some((p) => p.includes(expected)),
+      );
       const py = python(job);
       assert.equal(py.code, 2);
       assert.ok(py.err.includes(expected), py.err);

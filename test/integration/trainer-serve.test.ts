@@ -27,18 +27,35 @@ describe('trainer serve (OpenAI-compatible)', () => {
   before(async () => {
     const dir = tempDir('flywheel-serve-');
     execFileSync(trainerPython(), [join(TRAINER_ROOT, 'tests', 'synthetic.py'), dir]);
-    const job = { version: 1, baseModel: 'tiny:nano', data: { train: join(dir, 'train.jsonl'), val: join(dir, 'val.jsonl') }, outputDir: join(dir, 'out'), optim: { epochs: 5, maxSteps: 30, effectiveBatchSize: 8, microBatchSize: 8, learningRate: 0.005 }, checkpointEvery: 30 };
+    const job = {
+      version: 1,
+      baseModel: 'tiny:nano',
+      data: { train: join(dir, 'train.jsonl'), val: join(dir, 'val.jsonl') },
+      outputDir: join(dir, 'out'),
+      optim: { epochs: 5, maxSteps: 30, effectiveBatchSize: 8, microBatchSize: 8, learningRate: 0.005 },
+      checkpointEvery: 30,
+    };
     writeFileSync(join(dir, 'job.json'), JSON.stringify(job));
-    const run = startTrainer(['train', '--job', join(dir, 'job.json')], { stderrFile: join(dir, 'train.log'), onEvent: () => undefined });
+    const run = startTrainer(['train', '--job', join(dir, 'job.json')], {
+      stderrFile: join(dir, 'train.log'),
+      onEvent: () => undefined,
+    });
     const exit = await run.done;
     assert.equal(exit.code, 0, exit.stderrTail);
     adapter = join(dir, 'out', 'adapter');
-    rows = readFileSync(job.data.val, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    rows = readFileSync(job.data.val, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
 
-    server = spawn(trainerPython(), ['-m', 'flywheel_trainer', 'serve', '--adapter', `router=${adapter}`, '--port', '0'], {
-      env: { ...process.env, PYTHONPATH: TRAINER_ROOT },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    server = spawn(
+      trainerPython(),
+      ['-m', 'flywheel_trainer', 'serve', '--adapter', `router=${adapter}`, '--port', '0'],
+      {
+        env: { ...process.env, PYTHONPATH: TRAINER_ROOT },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let stderr = '';
     server.stderr!.on('data', (d) => (stderr += d));
     const url = await new Promise<string>((resolve, reject) => {
@@ -61,7 +78,12 @@ describe('trainer serve (OpenAI-compatible)', () => {
 
   it('constrained output always parses: a tool call to an offered tool, or router JSON with a verdict', async () => {
     for (const row of rows.slice(0, 12)) {
-      const res = await client.chat.completions.create({ model: 'router', messages: row.prompt, tools: row.tools, max_tokens: 400 });
+      const res = await client.chat.completions.create({
+        model: 'router',
+        messages: row.prompt,
+        tools: row.tools,
+        max_tokens: 400,
+      });
       const choice = res.choices[0]!;
       const offered = row.tools.map((t) => (t as { function: { name: string } }).function.name);
       if (choice.message.tool_calls?.length) {
@@ -71,7 +93,12 @@ describe('trainer serve (OpenAI-compatible)', () => {
         assert.equal(typeof JSON.parse(call.function.arguments), 'object');
       } else {
         assert.equal(choice.finish_reason, 'stop');
-        const verdict = JSON.parse(choice.message.content!) as { tool: null; verdict: string; code: string; reason: string };
+        const verdict = JSON.parse(choice.message.content!) as {
+          tool: null;
+          verdict: string;
+          code: string;
+          reason: string;
+        };
         assert.equal(verdict.tool, null);
         assert.ok(['abstain', 'violation', 'escalate'].includes(verdict.verdict));
       }
@@ -80,31 +107,67 @@ describe('trainer serve (OpenAI-compatible)', () => {
   });
 
   it('loads and unloads adapters at runtime (vLLM API); model selects the adapter; the base stays served', async () => {
-    const post = (path: string, body: unknown) => fetch(`${client.baseURL}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const post = (path: string, body: unknown) =>
+      fetch(`${client.baseURL}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
     const loaded = await post('/load_lora_adapter', { lora_name: 'router-v2', lora_path: adapter });
     assert.equal(loaded.status, 200, await loaded.text());
-    assert.equal((await post('/load_lora_adapter', { lora_name: 'router-v2', lora_path: adapter })).status, 400, 'a name is loaded once');
+    assert.equal(
+      (await post('/load_lora_adapter', { lora_name: 'router-v2', lora_path: adapter })).status,
+      400,
+      'a name is loaded once',
+    );
     assert.equal((await post('/load_lora_adapter', { lora_name: 'x', lora_path: '/nonexistent' })).status, 400);
     assert.deepEqual((await client.models.list()).data.map((m) => m.id).sort(), ['base', 'router', 'router-v2']);
 
     const row = rows[0]!;
-    const [a, b] = await Promise.all(['router', 'router-v2'].map((model) => client.chat.completions.create({ model, messages: row.prompt, tools: row.tools, max_tokens: 400 })));
+    const [a, b] = await Promise.all(
+      ['router', 'router-v2'].map((model) =>
+        client.chat.completions.create({ model, messages: row.prompt, tools: row.tools, max_tokens: 400 }),
+      ),
+    );
     assert.deepEqual(answer(a!), answer(b!), 'the same weights answer the same');
-    const base = await client.chat.completions.create({ model: 'base', messages: row.prompt, tools: row.tools, max_tokens: 400 });
-    assert.ok(base.choices[0]!.message.tool_calls?.length || JSON.parse(base.choices[0]!.message.content!), 'the base is constrained too');
+    const base = await client.chat.completions.create({
+      model: 'base',
+      messages: row.prompt,
+      tools: row.tools,
+      max_tokens: 400,
+    });
+    assert.ok(
+      base.choices[0]!.message.tool_calls?.length || JSON.parse(base.choices[0]!.message.content!),
+      'the base is constrained too',
+    );
 
     assert.equal((await post('/unload_lora_adapter', { lora_name: 'router-v2' })).status, 200);
-    await assert.rejects(client.chat.completions.create({ model: 'router-v2', messages: row.prompt, max_tokens: 4 }), (err: unknown) => err instanceof OpenAI.NotFoundError);
+    await assert.rejects(
+      client.chat.completions.create({ model: 'router-v2', messages: row.prompt, max_tokens: 4 }),
+      (err: unknown) => err instanceof OpenAI.NotFoundError,
+    );
     assert.equal((await post('/unload_lora_adapter', { lora_name: 'router-v2' })).status, 404);
     assert.deepEqual((await client.models.list()).data.map((m) => m.id).sort(), ['base', 'router']);
     // The remaining adapter still answers after its neighbour is gone.
-    const again = await client.chat.completions.create({ model: 'router', messages: row.prompt, tools: row.tools, max_tokens: 400 });
+    const again = await client.chat.completions.create({
+      model: 'router',
+      messages: row.prompt,
+      tools: row.tools,
+      max_tokens: 400,
+    });
     assert.deepEqual(answer(again), answer(a!));
   });
 
   it("reports the generated tokens' logprobs, and each adapter's parent base", async () => {
     const row = rows[0]!;
-    const res = await client.chat.completions.create({ model: 'router', messages: row.prompt, tools: row.tools, max_tokens: 400, logprobs: true, top_logprobs: 2 });
+    const res = await client.chat.completions.create({
+      model: 'router',
+      messages: row.prompt,
+      tools: row.tools,
+      max_tokens: 400,
+      logprobs: true,
+      top_logprobs: 2,
+    });
     const tokens = res.choices[0]!.logprobs!.content!;
     assert.equal(tokens.length, res.usage!.completion_tokens - 1, 'every token but the final end-of-turn');
     assert.ok(tokens.every((t) => t.logprob <= 0 && t.top_logprobs.length === 2));
@@ -114,7 +177,13 @@ describe('trainer serve (OpenAI-compatible)', () => {
   });
 
   it('rejects bad requests with OpenAI-shaped errors', async () => {
-    await assert.rejects(client.chat.completions.create({ model: 'router', messages: [] }), (err: unknown) => err instanceof OpenAI.BadRequestError);
-    await assert.rejects(client.chat.completions.create({ model: 'router', messages: [{ role: 'user', content: 'x' }], stream: true }), (err: unknown) => err instanceof OpenAI.BadRequestError);
+    await assert.rejects(
+      client.chat.completions.create({ model: 'router', messages: [] }),
+      (err: unknown) => err instanceof OpenAI.BadRequestError,
+    );
+    await assert.rejects(
+      client.chat.completions.create({ model: 'router', messages: [{ role: 'user', content: 'x' }], stream: true }),
+      (err: unknown) => err instanceof OpenAI.BadRequestError,
+    );
   });
 });

@@ -35,7 +35,6 @@ function lines(file: string): string[] {
   return existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n').filter(Boolean) : [];
 }
 
-
 describe('worker crash mid-run', () => {
   before(async () => {
     env = await startTemporal();
@@ -64,7 +63,10 @@ describe('worker crash mid-run', () => {
     const completedActivities = async () =>
       ((await handle.fetchHistory()).events ?? []).filter((e) => e.activityTaskCompletedEventAttributes).length;
     // resolveConfig and the fast listing are done; the slow listing is mid-way.
-    await until('the fast listing to finish and the slow one to start', async () => lines(fastLog).length === 1 && lines(slowLog).length >= 1 && (await completedActivities()) >= 2);
+    await until(
+      'the fast listing to finish and the slow one to start',
+      async () => lines(fastLog).length === 1 && lines(slowLog).length >= 1 && (await completedActivities()) >= 2,
+    );
     process.kill(-first.pid!, 'SIGKILL');
     await new Promise((r) => first.once('exit', r));
     const slowCallsBeforeCrash = lines(slowLog).length;
@@ -77,11 +79,23 @@ describe('worker crash mid-run', () => {
     assert.equal(status.runId, runId);
     assert.equal(status.state, 'completed');
     assert.deepEqual(lines(fastLog), ['tools/list fast cursor=0'], 'the finished listing was not redone');
-    assert.deepEqual(lines(slowLog).slice(slowCallsBeforeCrash), ['tools/list slow cursor=0', 'tools/list slow cursor=1', 'tools/list slow cursor=2'], 'the interrupted listing was retried from the start');
+    assert.deepEqual(
+      lines(slowLog).slice(slowCallsBeforeCrash),
+      ['tools/list slow cursor=0', 'tools/list slow cursor=1', 'tools/list slow cursor=2'],
+      'the interrupted listing was retried from the start',
+    );
     const events = (await handle.fetchHistory()).events ?? [];
-    const attempts = events.filter((e) => e.activityTaskStartedEventAttributes).map((e) => e.activityTaskStartedEventAttributes!.attempt);
+    const attempts = events
+      .filter((e) => e.activityTaskStartedEventAttributes)
+      .map((e) => e.activityTaskStartedEventAttributes!.attempt);
     assert.ok(attempts.includes(2), `a retry happened (attempts ${attempts})`);
     const catalog = await openStore(cfg.artifacts.store).readJson<Catalog>(status.stages[0]!.outputs.catalog!);
-    assert.deepEqual(catalog.servers.map((s) => [s.name, s.tools]), [['fast', 2], ['slow', 3]]);
+    assert.deepEqual(
+      catalog.servers.map((s) => [s.name, s.tools]),
+      [
+        ['fast', 2],
+        ['slow', 3],
+      ],
+    );
   });
 });

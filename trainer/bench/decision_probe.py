@@ -19,6 +19,7 @@ continues with `"` and a no-call with `null`; the first token where those two co
 Rows are rendered router-json rows (`flywheel artifacts get <rendered-test sha> rows.jsonl`), shuffled with a
 fixed seed and cut to --n. DIR: a trained adapter or checkpoint (PEFT); without it the base is probed. The last
 line: `decision: n=<n> acc=<x> pcall_calls=<x> pcall_nocalls=<x>`."""
+
 from __future__ import annotations
 
 import argparse
@@ -37,7 +38,7 @@ def load(path: str, n: int, seed: int) -> list[dict]:
     for i, r in enumerate(rows):
         answer = r["completion"][0]["content"] or ""
         if not answer.startswith('{"tool":'):
-            raise SystemExit(f"{path}:{i + 1}: the answer does not start with {{\"tool\": (router-json rows only)")
+            raise SystemExit(f'{path}:{i + 1}: the answer does not start with {{"tool": (router-json rows only)')
     random.Random(seed).shuffle(rows)
     return rows[:n]
 
@@ -59,7 +60,9 @@ class Decision:
 
 
 def decision_point(tok, row: dict) -> Decision:
-    text = tok.apply_chat_template(row["prompt"], tools=row.get("tools") or None, tokenize=False, add_generation_prompt=True)
+    text = tok.apply_chat_template(
+        row["prompt"], tools=row.get("tools") or None, tokenize=False, add_generation_prompt=True
+    )
     prompt = tok(text, add_special_tokens=False)["input_ids"]
     call = tok(text + CALL, add_special_tokens=False)["input_ids"]
     no_call = tok(text + NO_CALL, add_special_tokens=False)["input_ids"]
@@ -75,7 +78,7 @@ def forced_answer(model, tok, data, row: dict, d: Decision, token: int) -> str:
     if d.ids[: len(d.prompt)] != d.prompt:
         raise SystemExit(f"row {row.get('id')}: the prompt tokenizes differently before an answer; cannot force one")
     constraint = RouterConstraint(data, row.get("tools") or [])
-    opening = [*d.ids[len(d.prompt):], token]
+    opening = [*d.ids[len(d.prompt) :], token]
     out = greedy(model, tok, constraint.begin(d.prompt, opening), MAX_ANSWER, constraint, None, None)
     return tok.decode(opening + out.tokens, skip_special_tokens=True)
 
@@ -95,7 +98,9 @@ def main() -> None:
     ap.add_argument("--n", type=int, default=60)
     ap.add_argument("--linear", help="training rows for the linear probe on the base's hidden states")
     ap.add_argument("--linear-n", type=int, default=200)
-    ap.add_argument("--decode", action="store_true", help="decode each answer on both sides of the decision and score it")
+    ap.add_argument(
+        "--decode", action="store_true", help="decode each answer on both sides of the decision and score it"
+    )
     args = ap.parse_args()
 
     import torch
@@ -132,10 +137,16 @@ def main() -> None:
         if data is not None:
             want = row["completion"][0]["content"]
             with torch.no_grad():
-                answers = {t: same_answer(forced_answer(model, tok, data, row, d, t), want) for t in (d.call, d.no_call)}
-            exact[label(row)].append((answers[d.call if p > 0.5 else d.no_call], answers[d.call if is_call else d.no_call]))
+                answers = {
+                    t: same_answer(forced_answer(model, tok, data, row, d, t), want) for t in (d.call, d.no_call)
+                }
+            exact[label(row)].append(
+                (answers[d.call if p > 0.5 else d.no_call], answers[d.call if is_call else d.no_call])
+            )
     order = lambda kv: (kv[0] != "call", -len(kv[1]), kv[0])  # noqa: E731
-    print(f"{'label':20s} {'n':>4s} {'P(call)':>8s}" + (f" {'exact':>6s} {'exact, right decision':>22s}" if exact else ""))
+    print(
+        f"{'label':20s} {'n':>4s} {'P(call)':>8s}" + (f" {'exact':>6s} {'exact, right decision':>22s}" if exact else "")
+    )
     for name, ps in sorted(by_label.items(), key=order):
         line = f"{name:20s} {len(ps):4d} {sum(ps) / len(ps):8.2f}"
         if exact:
@@ -144,7 +155,9 @@ def main() -> None:
         print(line)
     if exact:
         pairs = [e for es in exact.values() for e in es]
-        print(f"exact: own decision {sum(e[0] for e in pairs) / len(pairs):.3f}, right decision {sum(e[1] for e in pairs) / len(pairs):.3f} (n={len(pairs)})")
+        print(
+            f"exact: own decision {sum(e[0] for e in pairs) / len(pairs):.3f}, right decision {sum(e[1] for e in pairs) / len(pairs):.3f} (n={len(pairs)})"
+        )
 
     if args.linear:
         from contextlib import nullcontext
@@ -155,7 +168,9 @@ def main() -> None:
     calls = by_label.get("call", [])
     no_calls = [p for name, ps in by_label.items() if name != "call" for p in ps]
     mean = lambda ps: sum(ps) / len(ps) if ps else float("nan")  # noqa: E731
-    print(f"decision: n={len(rows)} acc={right / len(rows):.3f} pcall_calls={mean(calls):.2f} pcall_nocalls={mean(no_calls):.2f}")
+    print(
+        f"decision: n={len(rows)} acc={right / len(rows):.3f} pcall_calls={mean(calls):.2f} pcall_nocalls={mean(no_calls):.2f}"
+    )
 
 
 def linear_probe(model, tok, train: list[dict], probed: list[dict]) -> None:
@@ -178,7 +193,9 @@ def linear_probe(model, tok, train: list[dict], probed: list[dict]) -> None:
     x_train, x_probe = states(train), states(probed)
     y = torch.tensor([float(label(r) == "call") for r in train])
     truth = [label(r) == "call" for r in probed]
-    print(f"linear probe on the base's hidden states, fitted on {len(train)} rows (majority {max(sum(truth), len(truth) - sum(truth)) / len(truth):.3f}):")
+    print(
+        f"linear probe on the base's hidden states, fitted on {len(train)} rows (majority {max(sum(truth), len(truth) - sum(truth)) / len(truth):.3f}):"
+    )
     for layer in picks:
         mu, sd = x_train[layer].mean(0), x_train[layer].std(0) + 1e-6
         a, b = (x_train[layer] - mu) / sd, (x_probe[layer] - mu) / sd
@@ -198,7 +215,10 @@ def linear_probe(model, tok, train: list[dict], probed: list[dict]) -> None:
         per: dict[str, list[bool]] = defaultdict(list)
         for row, guess, want in zip(probed, predicted, truth):
             per[label(row)].append(guess == want)
-        shares = " ".join(f"{name}={sum(v)}/{len(v)}" for name, v in sorted(per.items(), key=lambda kv: (kv[0] != "call", -len(kv[1]))))
+        shares = " ".join(
+            f"{name}={sum(v)}/{len(v)}"
+            for name, v in sorted(per.items(), key=lambda kv: (kv[0] != "call", -len(kv[1])))
+        )
         print(f"  layer {layer:3d}: acc {sum(p == t for p, t in zip(predicted, truth)) / len(truth):.3f}  {shares}")
 
 

@@ -14,6 +14,7 @@ JOB.json: any job the trainer takes (trainer/job.schema.json), e.g. the `main.jo
 writes under its --out; its rows, base and settings are the baseline. The last line:
 `job-variants: baseline=<tokens/s> <name>=<tokens/s> … ratio_<name>=<x> …` (a variant's tokens/s over the
 baseline's)."""
+
 from __future__ import annotations
 
 import argparse
@@ -46,11 +47,20 @@ def timed_job(job: dict[str, Any], steps: int, workdir: Path) -> tuple[float, fl
     trainer_root = Path(__file__).resolve().parents[1]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(trainer_root), os.environ.get("PYTHONPATH")]))}
     start = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "flywheel_trainer", "train", "--job", str(job_file)], capture_output=True, text=True, env=env)
+    done = subprocess.run(
+        [sys.executable, "-m", "flywheel_trainer", "train", "--job", str(job_file)],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
     wall = time.perf_counter() - start
     if done.returncode != 0:
         raise SystemExit(f"the trainer failed on {job_file} (exit {done.returncode}):\n{done.stderr[-2000:]}")
-    rates = [e["tokens_per_s"] for e in map(json.loads, done.stdout.splitlines()) if e.get("event") == "step" and e.get("tokens_per_s")]
+    rates = [
+        e["tokens_per_s"]
+        for e in map(json.loads, done.stdout.splitlines())
+        if e.get("event") == "step" and e.get("tokens_per_s")
+    ]
     if len(rates) < 2:
         raise SystemExit(f"{job_file}: fewer than two logged windows; raise --steps")
     return statistics.median(rates[1:]), wall

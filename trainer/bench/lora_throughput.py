@@ -18,6 +18,7 @@ Setups:
   trl-defaults   SFTConfig() as shipped, with only what a run needs set (output dir, max steps, bf16, the LoRA
                  config): its defaults are max_length 1024 (longer rows truncated), batch 8, no packing
 """
+
 from __future__ import annotations
 
 import argparse
@@ -31,10 +32,23 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 SHAPES = {
-    "llama3-8b": dict(vocab_size=128256, hidden_size=4096, intermediate_size=14336, num_hidden_layers=32,
-                      num_attention_heads=32, num_key_value_heads=8, rope_theta=500000.0),
-    "tiny": dict(vocab_size=2048, hidden_size=64, intermediate_size=192, num_hidden_layers=2,
-                 num_attention_heads=4, num_key_value_heads=2),
+    "llama3-8b": dict(
+        vocab_size=128256,
+        hidden_size=4096,
+        intermediate_size=14336,
+        num_hidden_layers=32,
+        num_attention_heads=32,
+        num_key_value_heads=8,
+        rope_theta=500000.0,
+    ),
+    "tiny": dict(
+        vocab_size=2048,
+        hidden_size=64,
+        intermediate_size=192,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+    ),
 }
 
 
@@ -100,12 +114,22 @@ def run_setup(name: str, args, rows, attn: str) -> dict:
     model = build_model(args.shape, args.seq, device, attn)
     n_params = sum(p.numel() for p in model.parameters())
     out = Path(tempfile.mkdtemp(prefix=f"bench-{name}-"))
-    job = validate_job({
-        "version": 1, "baseModel": "bench", "data": {"train": "-", "val": "-"}, "outputDir": str(out),
-        "optim": {"maxLength": args.seq, "maxSteps": args.steps, "microBatchSize": args.micro_batch,
-                  "effectiveBatchSize": args.micro_batch * args.grad_accum},
-        "checkpointEvery": 10**6, "logEvery": 10**6,
-    })
+    job = validate_job(
+        {
+            "version": 1,
+            "baseModel": "bench",
+            "data": {"train": "-", "val": "-"},
+            "outputDir": str(out),
+            "optim": {
+                "maxLength": args.seq,
+                "maxSteps": args.steps,
+                "microBatchSize": args.micro_batch,
+                "effectiveBatchSize": args.micro_batch * args.grad_accum,
+            },
+            "checkpointEvery": 10**6,
+            "logEvery": 10**6,
+        }
+    )
     if name == "flywheel":
         hw = Hardware(cuda=device == "cuda", bf16=device == "cuda", flash_attention=attn == "flash_attention_2")
         config = sft_config(job, hw, out, resuming=False)
@@ -115,14 +139,28 @@ def run_setup(name: str, args, rows, attn: str) -> dict:
         config.load_best_model_at_end = False
         config.gradient_checkpointing = device == "cuda"
     else:
-        config = SFTConfig(output_dir=str(out), max_steps=args.steps, report_to="none", disable_tqdm=True,
-                           bf16=device == "cuda", use_cpu=device != "cuda", save_strategy="no",
-                           completion_only_loss=True, include_num_input_tokens_seen="non_padding")
+        config = SFTConfig(
+            output_dir=str(out),
+            max_steps=args.steps,
+            report_to="none",
+            disable_tqdm=True,
+            bf16=device == "cuda",
+            use_cpu=device != "cuda",
+            save_strategy="no",
+            completion_only_loss=True,
+            include_num_input_tokens_seen="non_padding",
+        )
     timer = Timer()
     # Rows are already token ids; the tokenizer only supplies the pad id (0) to the collator.
     tokenizer = train_tokenizer(["router bench"], 300)
-    trainer = SFTTrainer(model=model, args=config, train_dataset=Dataset.from_list(rows), peft_config=lora_config(job),
-                         processing_class=tokenizer, callbacks=[timer.callback])
+    trainer = SFTTrainer(
+        model=model,
+        args=config,
+        train_dataset=Dataset.from_list(rows),
+        peft_config=lora_config(job),
+        processing_class=tokenizer,
+        callbacks=[timer.callback],
+    )
     trainer.remove_callback(PrinterCallback)
     if torch.cuda.is_available():
         torch.cuda.reset_peak_memory_stats()
@@ -136,11 +174,19 @@ def run_setup(name: str, args, rows, attn: str) -> dict:
     flops_per_token = 4 * n_params + 8 * cfg.num_hidden_layers * cfg.hidden_size * mean_position
     mfu = tps * flops_per_token / (args.peak_tflops * 1e12) if device == "cuda" else None
     result = {
-        "setup": name, "device": torch.cuda.get_device_name() if device == "cuda" else "cpu", "attention": attn,
-        "params": n_params, "tokens_per_s": round(tps, 1), "mfu": round(mfu, 4) if mfu is not None else None,
-        "steps": args.steps, "warmup": args.warmup, "max_length": config.max_length,
-        "packing": bool(config.packing), "padding_free": bool(config.padding_free),
-        "batch": config.per_device_train_batch_size, "grad_accum": config.gradient_accumulation_steps,
+        "setup": name,
+        "device": torch.cuda.get_device_name() if device == "cuda" else "cpu",
+        "attention": attn,
+        "params": n_params,
+        "tokens_per_s": round(tps, 1),
+        "mfu": round(mfu, 4) if mfu is not None else None,
+        "steps": args.steps,
+        "warmup": args.warmup,
+        "max_length": config.max_length,
+        "packing": bool(config.packing),
+        "padding_free": bool(config.padding_free),
+        "batch": config.per_device_train_batch_size,
+        "grad_accum": config.gradient_accumulation_steps,
         "gradient_checkpointing": bool(config.gradient_checkpointing),
         "peak_memory_gib": round(torch.cuda.max_memory_allocated() / 2**30, 2) if device == "cuda" else None,
     }
@@ -173,7 +219,9 @@ def main() -> int:
     import torch
 
     if args.shape != "tiny" and not torch.cuda.is_available():
-        print("this benchmark needs a GPU for the llama3-8b shape; use --shape tiny for a CPU smoke test", file=sys.stderr)
+        print(
+            "this benchmark needs a GPU for the llama3-8b shape; use --shape tiny for a CPU smoke test", file=sys.stderr
+        )
         return 2
     vocab = SHAPES[args.shape]["vocab_size"]
     rows = synthetic_rows(args.rows, vocab, seed=0)
@@ -181,8 +229,14 @@ def main() -> int:
     for r in results:
         print(json.dumps(r))
     if len(results) == 2:
-        print(json.dumps({"ratio_tokens_per_s": round(results[0]["tokens_per_s"] / results[1]["tokens_per_s"], 3),
-                          "anchor": "NVIDIA Llama-3-8B LoRA, 1x H100: ~12.5K tokens/s, ~41% MFU"}))
+        print(
+            json.dumps(
+                {
+                    "ratio_tokens_per_s": round(results[0]["tokens_per_s"] / results[1]["tokens_per_s"], 3),
+                    "anchor": "NVIDIA Llama-3-8B LoRA, 1x H100: ~12.5K tokens/s, ~41% MFU",
+                }
+            )
+        )
     if args.out:
         Path(args.out).write_text(json.dumps(results, indent=2))
     return 0

@@ -7,6 +7,7 @@ template that dumps them would cost), the completion.
 
 ROWS.jsonl: rendered rows (`flywheel artifacts get <rendered-test sha> rows.jsonl`). --base: a packaged base
 name (converted into the base cache first), a local directory or an HF id."""
+
 from __future__ import annotations
 
 import argparse
@@ -29,7 +30,13 @@ def main() -> None:
     tok = AutoTokenizer.from_pretrained(source)
     count = lambda text: len(tok(text)["input_ids"])  # noqa: E731
     rows = [json.loads(line) for line in Path(args.rendered).read_text().splitlines() if line.strip()]
-    parts: dict[str, list[int]] = {"prompt": [], "system prompt": [], "tool listing": [], "tools as JSON": [], "completion": []}
+    parts: dict[str, list[int]] = {
+        "prompt": [],
+        "system prompt": [],
+        "tool listing": [],
+        "tools as JSON": [],
+        "completion": [],
+    }
     for r in rows:
         text = tok.apply_chat_template(r["prompt"], tools=r["tools"], tokenize=False, add_generation_prompt=True)
         bare = tok.apply_chat_template(r["prompt"], tokenize=False, add_generation_prompt=True)

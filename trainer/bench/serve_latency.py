@@ -18,6 +18,7 @@ what per-token answers but the bf16 copy, which the script counts.
 
 ROWS.jsonl: rendered rows ({prompt, tools}; `flywheel artifacts get <rendered-test sha> rows.jsonl`). DIR: a
 trained adapter (its flywheel.json names the base)."""
+
 from __future__ import annotations
 
 import argparse
@@ -60,11 +61,23 @@ def main() -> None:
             runner = bf16_copy(model) if mode == "+ bf16 copy" else model
             times, outs, counts = [], [], []
             for r in [reqs[0], *reqs]:  # the first, again, warms up (and fills the prefix cache)
-                text = tok.apply_chat_template(r["prompt"], tools=r["tools"], tokenize=False, add_generation_prompt=True)
+                text = tok.apply_chat_template(
+                    r["prompt"], tools=r["tools"], tokenize=False, add_generation_prompt=True
+                )
                 ids = tok(text, add_special_tokens=False)["input_ids"]
                 t = time.perf_counter()
                 with torch.no_grad():
-                    done = greedy(runner, tok, ids, 160, RouterConstraint(data, r["tools"]), prefixes, "a", drafts=mode != "per-token", lookup=mode not in ("per-token", "+ drafts"))
+                    done = greedy(
+                        runner,
+                        tok,
+                        ids,
+                        160,
+                        RouterConstraint(data, r["tools"]),
+                        prefixes,
+                        "a",
+                        drafts=mode != "per-token",
+                        lookup=mode not in ("per-token", "+ drafts"),
+                    )
                 times.append(time.perf_counter() - t)
                 outs.append(done.tokens)
                 counts.append(done.passes)
@@ -76,7 +89,9 @@ def main() -> None:
         for mode in MODES:
             xs = results[workload, mode]
             same = sum(a == b for a, b in zip(answers[workload, mode], answers[workload, "per-token"]))
-            print(f"{workload:8} {mode:16} {statistics.median(xs):6.2f} {statistics.mean(xs):7.2f} {base / statistics.mean(xs):10.2f}x {statistics.mean(passes[workload, mode]):6.1f}  {same}/{len(xs)}")
+            print(
+                f"{workload:8} {mode:16} {statistics.median(xs):6.2f} {statistics.mean(xs):7.2f} {base / statistics.mean(xs):10.2f}x {statistics.mean(passes[workload, mode]):6.1f}  {same}/{len(xs)}"
+            )
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@ in bf16). No optimizer step is taken, so the two passes see the same weights.
 
 TRAIN.jsonl: rendered rows (`flywheel artifacts get <rendered-train sha> rows.jsonl`). The last line:
 `shared-prefix: rows=<n> groups=<g> one_row_rows_per_s=<x> shared_rows_per_s=<x> ratio=<x>`."""
+
 from __future__ import annotations
 
 import argparse
@@ -65,18 +66,32 @@ def main() -> None:
     ap.add_argument("--max-rows", type=int, default=8)
     ap.add_argument("--top-layers", type=int, default=10)
     ap.add_argument("--seed", type=int, default=7)
-    ap.add_argument("--precision", default="auto", help="the job's precision (auto: bf16 weights on a CPU with native bf16)")
+    ap.add_argument(
+        "--precision", default="auto", help="the job's precision (auto: bf16 weights on a CPU with native bf16)"
+    )
     args = ap.parse_args()
     quiet_libraries()
 
     work = Path(tempfile.mkdtemp(prefix="shared-prefix-"))
     lora = {"topLayers": args.top_layers} if args.top_layers else {}
-    job = validate_job({
-        "version": 1, "baseModel": args.base, "data": {"train": args.rendered, "val": args.rendered},
-        "outputDir": str(work / "out"), "lora": lora, "precision": args.precision,
-        "optim": {"epochs": 1, "maxSteps": 1, "effectiveBatchSize": 1, "microBatchSize": 1, "maxEvalRows": 1,
-                  "sharedPrefixRows": args.max_rows},
-    })
+    job = validate_job(
+        {
+            "version": 1,
+            "baseModel": args.base,
+            "data": {"train": args.rendered, "val": args.rendered},
+            "outputDir": str(work / "out"),
+            "lora": lora,
+            "precision": args.precision,
+            "optim": {
+                "epochs": 1,
+                "maxSteps": 1,
+                "effectiveBatchSize": 1,
+                "microBatchSize": 1,
+                "maxEvalRows": 1,
+                "sharedPrefixRows": args.max_rows,
+            },
+        }
+    )
     trainer, _ = build_trainer(job)
     everything = list(trainer.train_dataset)  # the whole file, grouped as training groups it
     groups = random.Random(args.seed).sample(everything, min(args.groups, len(everything)))
@@ -90,17 +105,28 @@ def main() -> None:
         timed_passes(trainer, examples[:1], collate)  # warm-up: first-call allocations
         seconds, nll, tokens = timed_passes(trainer, examples, collate)
         computed = sum(len(e["input_ids"]) for e in examples)
-        results[name] = {"passes": len(examples), "seconds": seconds, "rows_per_s": n / seconds,
-                         "tokens_per_row": computed / n, "loss": nll / max(tokens, 1)}
+        results[name] = {
+            "passes": len(examples),
+            "seconds": seconds,
+            "rows_per_s": n / seconds,
+            "tokens_per_row": computed / n,
+            "loss": nll / max(tokens, 1),
+        }
 
-    print(f"the file: {sum(len(g['segments']) - 1 for g in everything)} rows in {len(everything)} groups; "
-          f"timed: {len(groups)} groups (a seeded sample), their {n} rows")
+    print(
+        f"the file: {sum(len(g['segments']) - 1 for g in everything)} rows in {len(everything)} groups; "
+        f"timed: {len(groups)} groups (a seeded sample), their {n} rows"
+    )
     print(f"{'mode':<16} {'passes':>6} {'seconds':>8} {'rows/s':>7} {'tokens/row':>10} {'loss':>8}")
     for name, r in results.items():
-        print(f"{name:<16} {r['passes']:>6} {r['seconds']:>8.1f} {r['rows_per_s']:>7.3f} {r['tokens_per_row']:>10.0f} {r['loss']:>8.4f}")
+        print(
+            f"{name:<16} {r['passes']:>6} {r['seconds']:>8.1f} {r['rows_per_s']:>7.3f} {r['tokens_per_row']:>10.0f} {r['loss']:>8.4f}"
+        )
     one, shared = results["one row a pass"], results["shared prefixes"]
-    print(f"shared-prefix: rows={n} groups={shared['passes']} one_row_rows_per_s={one['rows_per_s']:.3f} "
-          f"shared_rows_per_s={shared['rows_per_s']:.3f} ratio={shared['rows_per_s'] / one['rows_per_s']:.2f}")
+    print(
+        f"shared-prefix: rows={n} groups={shared['passes']} one_row_rows_per_s={one['rows_per_s']:.3f} "
+        f"shared_rows_per_s={shared['rows_per_s']:.3f} ratio={shared['rows_per_s'] / one['rows_per_s']:.2f}"
+    )
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@
                                       each adapter's own base; may start empty
 
 Exit codes: 0 ok, 2 bad job or bad arguments (retrying cannot help), 1 anything else."""
+
 from __future__ import annotations
 
 import argparse
@@ -97,10 +98,22 @@ def _serve(args) -> int:
     admin = env.get(args.admin_token_env) or None
     keys = tuple(k.strip() for k in (env.get(args.api_key_env, "") if args.api_key_env else "").split(",") if k.strip())
     if args.api_key_env and not keys:
-        raise BadJob(f"--api-key-env {args.api_key_env}: the variable is not set (or empty) in the server's environment")
+        raise BadJob(
+            f"--api-key-env {args.api_key_env}: the variable is not set (or empty) in the server's environment"
+        )
     access = Access(admin_token=admin, api_keys=keys, adapter_dir=Path(args.adapter_dir) if args.adapter_dir else None)
-    serve(args.base, adapters, host=args.host, port=args.port, served_name=args.served_name, access=access, cpu_dtype=args.cpu_dtype,
-          retrieval_weight=args.retrieval_weight, copy_weight=args.copy_weight, fill_weight=args.fill_weight)
+    serve(
+        args.base,
+        adapters,
+        host=args.host,
+        port=args.port,
+        served_name=args.served_name,
+        access=access,
+        cpu_dtype=args.cpu_dtype,
+        retrieval_weight=args.retrieval_weight,
+        copy_weight=args.copy_weight,
+        fill_weight=args.fill_weight,
+    )
     return 0
 
 
@@ -139,34 +152,66 @@ def main(argv: list[str] | None = None) -> int:
         "(listed as base-<12 hex>; an adapter's `parent` in /v1/models names its base). With neither --base nor "
         "--adapter the server starts empty and adapters are loaded through POST /v1/load_lora_adapter.",
     )
-    s.add_argument("--base", help="base model served as --served-name: HF id or directory; omitted: the first "
-                   "adapter's base, or none at all (an empty server)")
+    s.add_argument(
+        "--base",
+        help="base model served as --served-name: HF id or directory; omitted: the first "
+        "adapter's base, or none at all (an empty server)",
+    )
     s.add_argument("--adapter", action="append", default=[], help="NAME=DIR, repeatable; loaded at start")
     s.add_argument("--served-name", default="base", help="model name that selects the --base model without adapter")
     s.add_argument("--host", default="127.0.0.1")
-    s.add_argument("--cpu-dtype", choices=["auto", "float32", "bfloat16"], default=os.environ.get("FLYWHEEL_SERVE_CPU_DTYPE", "auto"),
-                   help="on a CPU, answer from bf16 copies of the weights or from the float32 weights; auto: bf16 where the CPU "
-                   "has native bf16 (avx512_bf16, amx_bf16), about twice as fast there (default: $FLYWHEEL_SERVE_CPU_DTYPE or auto)")
-    s.add_argument("--retrieval-weight", type=_weight, default=os.environ.get("FLYWHEEL_SERVE_RETRIEVAL_WEIGHT", str(DEFAULT_WEIGHT)),
-                   help="how much an adapter's nearest training requests sway its decision (λ at similarity 1, 0 to 1; "
-                   "0 turns the retrieval prior off; default: $FLYWHEEL_SERVE_RETRIEVAL_WEIGHT or %(default)s)")
-    s.add_argument("--copy-weight", type=_weight, default=os.environ.get("FLYWHEEL_SERVE_COPY_WEIGHT", str(DEFAULT_COPY_WEIGHT)),
-                   help="mid-word in an argument value, how much the rest of the request's word it began sways the next token "
-                   "(0 to 1; 0 turns the copy prior off; default: $FLYWHEEL_SERVE_COPY_WEIGHT or %(default)s)")
-    s.add_argument("--fill-weight", type=_weight, default=os.environ.get("FLYWHEEL_SERVE_FILL_WEIGHT", str(DEFAULT_FILL_WEIGHT)),
-                   help="where a call's arguments would close, how much an optional value the request states (an email, an "
-                   "enum's value) sways writing it (0 to 1; 0 turns the fill prior off; default: $FLYWHEEL_SERVE_FILL_WEIGHT or %(default)s)")
+    s.add_argument(
+        "--cpu-dtype",
+        choices=["auto", "float32", "bfloat16"],
+        default=os.environ.get("FLYWHEEL_SERVE_CPU_DTYPE", "auto"),
+        help="on a CPU, answer from bf16 copies of the weights or from the float32 weights; auto: bf16 where the CPU "
+        "has native bf16 (avx512_bf16, amx_bf16), about twice as fast there (default: $FLYWHEEL_SERVE_CPU_DTYPE or auto)",
+    )
+    s.add_argument(
+        "--retrieval-weight",
+        type=_weight,
+        default=os.environ.get("FLYWHEEL_SERVE_RETRIEVAL_WEIGHT", str(DEFAULT_WEIGHT)),
+        help="how much an adapter's nearest training requests sway its decision (λ at similarity 1, 0 to 1; "
+        "0 turns the retrieval prior off; default: $FLYWHEEL_SERVE_RETRIEVAL_WEIGHT or %(default)s)",
+    )
+    s.add_argument(
+        "--copy-weight",
+        type=_weight,
+        default=os.environ.get("FLYWHEEL_SERVE_COPY_WEIGHT", str(DEFAULT_COPY_WEIGHT)),
+        help="mid-word in an argument value, how much the rest of the request's word it began sways the next token "
+        "(0 to 1; 0 turns the copy prior off; default: $FLYWHEEL_SERVE_COPY_WEIGHT or %(default)s)",
+    )
+    s.add_argument(
+        "--fill-weight",
+        type=_weight,
+        default=os.environ.get("FLYWHEEL_SERVE_FILL_WEIGHT", str(DEFAULT_FILL_WEIGHT)),
+        help="where a call's arguments would close, how much an optional value the request states (an email, an "
+        "enum's value) sways writing it (0 to 1; 0 turns the fill prior off; default: $FLYWHEEL_SERVE_FILL_WEIGHT or %(default)s)",
+    )
     s.add_argument("--port", type=int, default=8000, help="0 picks a free port (printed on stdout)")
-    s.add_argument("--adapter-dir", help="runtime loads may only name adapters inside this directory ('..' and symlinks out refused)")
-    s.add_argument("--admin-token-env", default="FLYWHEEL_SERVE_ADMIN_TOKEN",
-                   help="environment variable holding the admin token that load/unload need (unset: no token, loopback only)")
-    s.add_argument("--api-key-env", help="environment variable holding the inference key(s), comma-separated (two at once while rotating)")
+    s.add_argument(
+        "--adapter-dir",
+        help="runtime loads may only name adapters inside this directory ('..' and symlinks out refused)",
+    )
+    s.add_argument(
+        "--admin-token-env",
+        default="FLYWHEEL_SERVE_ADMIN_TOKEN",
+        help="environment variable holding the admin token that load/unload need (unset: no token, loopback only)",
+    )
+    s.add_argument(
+        "--api-key-env",
+        help="environment variable holding the inference key(s), comma-separated (two at once while rotating)",
+    )
     c = sub.add_parser("convert-base", help="convert a packaged base model (GGUF inside a pip package) to safetensors")
     c.add_argument("--name", required=True, help="packaged base name, e.g. smollm2-135m-instruct")
-    c.add_argument("--out", help="directory to write (default: the base cache, $FLYWHEEL_BASE_CACHE or .flywheel/bases)")
+    c.add_argument(
+        "--out", help="directory to write (default: the base cache, $FLYWHEEL_BASE_CACHE or .flywheel/bases)"
+    )
     args = parser.parse_args(argv)
     try:
-        return {"validate": _validate, "train": _train, "serve": _serve, "convert-base": _convert_base}[args.command](args)
+        return {"validate": _validate, "train": _train, "serve": _serve, "convert-base": _convert_base}[args.command](
+            args
+        )
     except BadJob as err:
         print(f"error: {err}", file=sys.stderr)
         return EXIT_BAD_JOB

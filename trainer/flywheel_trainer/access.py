@@ -7,6 +7,7 @@
 - A runtime load may only name an adapter inside the adapter directory: a path with `..` is refused, and so is one
   that resolves (through symlinks) outside it.
 - A server bound beyond loopback without an admin token and an adapter directory does not start."""
+
 from __future__ import annotations
 
 import hmac
@@ -26,7 +27,7 @@ class AccessError(Exception):
 def _bearer(header: str | None) -> str | None:
     if not header or not header.startswith("Bearer "):
         return None
-    return header[len("Bearer "):].strip() or None
+    return header[len("Bearer ") :].strip() or None
 
 
 def _matches(given: str | None, valid: tuple[str, ...]) -> bool:
@@ -42,7 +43,11 @@ class Access:
 
     def check_admin(self, authorization: str | None) -> None:
         if self.admin_token is not None and not _matches(_bearer(authorization), (self.admin_token,)):
-            raise AccessError(401, "loading and unloading adapters needs the server's admin token (Authorization: Bearer ...)", "invalid_api_key")
+            raise AccessError(
+                401,
+                "loading and unloading adapters needs the server's admin token (Authorization: Bearer ...)",
+                "invalid_api_key",
+            )
 
     def check_inference(self, authorization: str | None) -> None:
         if self.api_keys and not _matches(_bearer(authorization), self.api_keys):
@@ -57,7 +62,9 @@ class Access:
         root = self.adapter_dir.resolve()
         resolved = (Path(path) if Path(path).is_absolute() else Path.cwd() / path).resolve()
         if resolved != root and root not in resolved.parents:
-            raise AccessError(403, f"lora_path: {path} is outside the adapter directory {self.adapter_dir}", "path_not_allowed")
+            raise AccessError(
+                403, f"lora_path: {path} is outside the adapter directory {self.adapter_dir}", "path_not_allowed"
+            )
         return str(resolved)
 
 
@@ -65,9 +72,18 @@ def check_exposure(host: str, access: Access) -> None:
     """Refuse to listen beyond loopback without an admin token and an adapter directory."""
     if host == "localhost" or _loopback(host):
         return
-    missing = [what for what, ok in (("an admin token (--admin-token-env)", access.admin_token), ("--adapter-dir", access.adapter_dir)) if not ok]
+    missing = [
+        what
+        for what, ok in (
+            ("an admin token (--admin-token-env)", access.admin_token),
+            ("--adapter-dir", access.adapter_dir),
+        )
+        if not ok
+    ]
     if missing:
-        raise BadJob(f"--host {host}: a server others can reach needs {' and '.join(missing)}; bind 127.0.0.1 for local use")
+        raise BadJob(
+            f"--host {host}: a server others can reach needs {' and '.join(missing)}; bind 127.0.0.1 for local use"
+        )
 
 
 def _loopback(host: str) -> bool:

@@ -3,6 +3,7 @@ arguments that follow that tool's JSON Schema, or a no-call with a known verdict
 lm-format-enforcer's JsonSchemaParser + TokenEnforcer; this module adapts it to a transformers tokenizer (its own
 transformers integration imports a module transformers 5 removed), bounds what a weak model can ramble, and
 reduces each tool's schema to the subset the engine enforces (arguments_schema)."""
+
 from __future__ import annotations
 
 import copy
@@ -34,7 +35,9 @@ def parser_config(alphabet: str | None = None) -> CharacterLevelParserConfig:
     some, `~` and `|` among them, while its free-text token cache has every token: a default alphabet refuses
     what that cache allows, and a refused character ends the answer)."""
     extra = {"alphabet": alphabet} if alphabet is not None else {}
-    return CharacterLevelParserConfig(max_consecutive_whitespaces=MAX_WHITESPACE, max_json_array_length=16, force_json_field_order=False, **extra)
+    return CharacterLevelParserConfig(
+        max_consecutive_whitespaces=MAX_WHITESPACE, max_json_array_length=16, force_json_field_order=False, **extra
+    )
 
 
 PARSER_CONFIG = parser_config()
@@ -190,16 +193,25 @@ def router_schema(tools: list[Any]) -> dict[str, Any]:
     calls = []
     for tool in tools:
         name, parameters = _tool_parts(tool)
-        calls.append({
-            "type": "object",
-            "properties": {"tool": {"type": "string", "enum": [name]}, "arguments": arguments_schema(parameters) if parameters is not None else {"type": "object"}},
-            "required": ["tool", "arguments"],
-            "additionalProperties": False,
-        })
+        calls.append(
+            {
+                "type": "object",
+                "properties": {
+                    "tool": {"type": "string", "enum": [name]},
+                    "arguments": arguments_schema(parameters) if parameters is not None else {"type": "object"},
+                },
+                "required": ["tool", "arguments"],
+                "additionalProperties": False,
+            }
+        )
     no_calls = [
         {
             "type": "object",
-            "properties": {"tool": {"type": "null"}, "verdict": {"type": "string", "enum": [verdict]}, "code": {"type": "string", "enum": codes}},
+            "properties": {
+                "tool": {"type": "null"},
+                "verdict": {"type": "string", "enum": [verdict]},
+                "code": {"type": "string", "enum": codes},
+            },
             "required": ["tool", "verdict", "code"],
             "additionalProperties": False,
         }
@@ -225,7 +237,11 @@ def tokenizer_data(tokenizer: Any) -> TokenEnforcerTokenizerData:
             continue
         after_zero = tokenizer.decode([zero, token_id])[1:]
         alone = tokenizer.decode([token_id])
-        if not alone or any(c < " " or c in "\x7f\ufffd" for c in after_zero) or " " * (MAX_WHITESPACE + 1) in after_zero:
+        if (
+            not alone
+            or any(c < " " or c in "\x7f\ufffd" for c in after_zero)
+            or " " * (MAX_WHITESPACE + 1) in after_zero
+        ):
             continue
         regular.append((token_id, after_zero, len(after_zero) > len(alone)))
 
@@ -251,7 +267,17 @@ class BoundedJson(CharacterLevelParser):
     output), strings of at most MAX_STRING characters, runs of at most MAX_DIGITS digits, a wrap-up after
     MAX_ARGUMENTS characters of arguments, and no whitespace outside strings."""
 
-    def __init__(self, inner: CharacterLevelParser, last: str = "", in_string: bool = False, escaped: bool = False, run: int = 0, depth: int = 0, nested: int = 0, spaces: int = 0):
+    def __init__(
+        self,
+        inner: CharacterLevelParser,
+        last: str = "",
+        in_string: bool = False,
+        escaped: bool = False,
+        run: int = 0,
+        depth: int = 0,
+        nested: int = 0,
+        spaces: int = 0,
+    ):
         super().__init__(PARSER_CONFIG)
         self.inner, self.last, self.in_string, self.escaped = inner, last, in_string, escaped
         self.spaces = spaces  # whitespace characters just written inside a string
@@ -320,7 +346,12 @@ class BoundedJson(CharacterLevelParser):
         key = self.inner.shortcut_key()
         # After whitespace, the engine's limit on consecutive whitespace may refuse a cached token's leading
         # spaces: walk instead. (Tokens with longer whitespace runs of their own are not in the vocabulary.)
-        if not self.in_string or self.escaped or self.spaces or not (isinstance(key, tuple) and key[0] == "json_freetext"):
+        if (
+            not self.in_string
+            or self.escaped
+            or self.spaces
+            or not (isinstance(key, tuple) and key[0] == "json_freetext")
+        ):
             return None
         _, cur_len, min_len, max_len = key
         return ("json_freetext", cur_len, min_len, min(max_len, cur_len + max(0, MAX_STRING - self.run)))
@@ -351,7 +382,9 @@ class RouterConstraint:
         self._state(seq)  # the first sequence the enforcer sees is the prompt
         for token in opening:
             if not self.accepts(seq, token):
-                raise ValueError(f"the constraint refuses token {token} after {len(seq) - len(prompt)} forced answer tokens")
+                raise ValueError(
+                    f"the constraint refuses token {token} after {len(seq) - len(prompt)} forced answer tokens"
+                )
             seq.append(token)
             self._state(seq)
         return seq
@@ -363,7 +396,11 @@ class RouterConstraint:
         state = e.prefix_states.get(key)
         if state is None:
             prev = e.prefix_states.get(key[:-1])
-            state = TokenEnforcer.OutputTensorState(parser=e.root_parser) if prev is None else e._apply_new_characters(prev, seq)
+            state = (
+                TokenEnforcer.OutputTensorState(parser=e.root_parser)
+                if prev is None
+                else e._apply_new_characters(prev, seq)
+            )
             e.prefix_states[key] = state
         return state
 
@@ -380,7 +417,7 @@ class RouterConstraint:
             chars = e.tokenizer_tree.tokens_to_strs[token]
         else:
             before = e.decoder(state.current_word_tokens)
-            chars = e.decoder(state.current_word_tokens + [token])[len(before):]
+            chars = e.decoder(state.current_word_tokens + [token])[len(before) :]
         return bool(chars) and _walks(state.parser, chars)
 
     def accepts_text(self, seq: list[int], text: str) -> bool:

@@ -3,6 +3,7 @@
 Rows are TRL conversational prompt-completion records with a `tools` column (what `flywheel`'s render stage
 writes). We tokenize here rather than inside TRL so that a row longer than max length is an error naming
 the row (TRL would truncate it silently) and so the masking can be tested on its own."""
+
 from __future__ import annotations
 
 import json
@@ -142,15 +143,23 @@ def _loss_weights(full_text: str, offsets: list[tuple[int, int]], start: int, ro
     answer = row.completion[-1].get("content") or ""
     at = full_text.rfind(answer) if answer else -1
     if at < 0:
-        raise BadJob(f"row {row.id}: the chat template does not write the answer verbatim, so optim.decisionWeight cannot find its decision")
+        raise BadJob(
+            f"row {row.id}: the chat template does not write the answer verbatim, so optim.decisionWeight cannot find its decision"
+        )
     spans = [(at + a, at + b) for a, b in decision_spans(answer)]
     return [
-        weight if i >= start and any(s < b and a < e for s, e in spans) else 1.0
-        for i, (a, b) in enumerate(offsets)
+        weight if i >= start and any(s < b and a < e for s, e in spans) else 1.0 for i, (a, b) in enumerate(offsets)
     ]
 
 
-def encode_rows(tokenizer: Any, rows: list[Row], max_length: int, source: str, decision_weight: float = 1.0, token_weighted: bool = False) -> list[dict[str, list[Any]]]:
+def encode_rows(
+    tokenizer: Any,
+    rows: list[Row],
+    max_length: int,
+    source: str,
+    decision_weight: float = 1.0,
+    token_weighted: bool = False,
+) -> list[dict[str, list[Any]]]:
     """Encode every row; rows longer than max_length are an error (never truncated), listing the first few.
     With `token_weighted` (optim.tokenWeightedLoss), each row's loss_weight is scaled by its answer length over the
     rows' mean, so the trainer's per-step mean over answer tokens becomes a sum over a fixed count."""

@@ -14,6 +14,7 @@
   over one (a small model's pass is mostly per-layer overhead), so a rejected draft costs little.
 
 Sampling and logprobs go through generate() (serve.py)."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -109,7 +110,14 @@ def lookup_text(prompt_text: str, answer_text: str) -> str:
     return ""
 
 
-def draft_tokens(tokenizer: Any, constraint: RouterConstraint | None, seq: list[int], answer: list[int], prompt_text: str | None, room: int) -> list[int]:
+def draft_tokens(
+    tokenizer: Any,
+    constraint: RouterConstraint | None,
+    seq: list[int],
+    answer: list[int],
+    prompt_text: str | None,
+    room: int,
+) -> list[int]:
     """Tokens to check after `seq` in one pass: the grammar's forced text, then what the prompt had after it
     (at most MAX_LOOKUP_TOKENS of those; none without `prompt_text`), cut before an end of turn (a prompt holding
     earlier answers has them) and to `room` tokens."""
@@ -138,7 +146,18 @@ def _choose(constraint: RouterConstraint | None, seq: list[int], logits, prior: 
     return int(allowed[logits[allowed].argmax()])
 
 
-def greedy(model: Any, tokenizer: Any, prompt: list[int], max_new: int, constraint: RouterConstraint | None, prefixes: PrefixCache | None, key: str | None, drafts: bool = True, lookup: bool = True, prior: Any = None) -> Decoded:
+def greedy(
+    model: Any,
+    tokenizer: Any,
+    prompt: list[int],
+    max_new: int,
+    constraint: RouterConstraint | None,
+    prefixes: PrefixCache | None,
+    key: str | None,
+    drafts: bool = True,
+    lookup: bool = True,
+    prior: Any = None,
+) -> Decoded:
     """The greedy answer to `prompt` (token ids, eos included when it finished) from `model` as it is set up now
     (adapter chosen or disabled by the caller). `key` names that setup in `prefixes`; without `prefixes` nothing is
     reused or kept; without `lookup` only the grammar drafts, and without `drafts` every token takes its own pass
@@ -158,7 +177,12 @@ def greedy(model: Any, tokenizer: Any, prompt: list[int], max_new: int, constrai
         done.passes += 1
         # The prompt needs its last position's logits only: the LM head over a 49K vocabulary at every prompt
         # position would be a fifth of the prefill.
-        out = model(input_ids=torch.tensor([tokens], device=device), cache=cache, use_cache=True, logits_to_keep=1 if last_only else 0)
+        out = model(
+            input_ids=torch.tensor([tokens], device=device),
+            cache=cache,
+            use_cache=True,
+            logits_to_keep=1 if last_only else 0,
+        )
         return out.logits[0].float()
 
     logits = forward(prompt[reused:], last_only=True)[-1]

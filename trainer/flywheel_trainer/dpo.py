@@ -4,6 +4,7 @@ The SFT adapter (`preference.startFrom`) is loaded onto its own base as the trai
 it into a frozen "ref" adapter, so the reference policy is the SFT adapter, not the bare base. Only "default" is
 written out: one LoRA on the original base, servable by `serve`, vLLM and LoRAX like any SFT adapter. Checkpoints,
 resume, progress lines and the adapter directory follow the SFT path (train.py)."""
+
 from __future__ import annotations
 
 import json
@@ -31,9 +32,18 @@ def load_pairs(path: str | Path, key: str, sft_dataset: str | None = None) -> li
         if raw["chosen"] == raw["rejected"]:
             raise BadJob(f"{path}:{lineno}: chosen and rejected are the same answer")
         if sft_dataset and raw.get("dataset") and raw["dataset"] != sft_dataset:
-            raise BadJob(f"{key}: {path}:{lineno} is a pair of dataset {str(raw['dataset'])[:12]}, but preference.startFrom "
-                         f"was trained on dataset {sft_dataset[:12]}; use the pairs rendered with the SFT adapter's data")
-        pairs.append({"prompt": raw["prompt"], "chosen": raw["chosen"], "rejected": raw["rejected"], "tools": raw.get("tools") or []})
+            raise BadJob(
+                f"{key}: {path}:{lineno} is a pair of dataset {str(raw['dataset'])[:12]}, but preference.startFrom "
+                f"was trained on dataset {sft_dataset[:12]}; use the pairs rendered with the SFT adapter's data"
+            )
+        pairs.append(
+            {
+                "prompt": raw["prompt"],
+                "chosen": raw["chosen"],
+                "rejected": raw["rejected"],
+                "tools": raw.get("tools") or [],
+            }
+        )
     if not pairs:
         raise BadJob(f"{path}: no preference pairs")
     return pairs
@@ -44,12 +54,16 @@ def start_adapter(job: dict[str, Any]) -> tuple[Path, dict[str, Any]]:
     start = Path(job["preference"]["startFrom"])
     meta_file = start / "flywheel.json"
     if not (start / "adapter_config.json").is_file() or not meta_file.is_file():
-        raise BadJob(f"preference.startFrom: {start} is not an adapter directory written by a train job (no adapter_config.json / flywheel.json)")
+        raise BadJob(
+            f"preference.startFrom: {start} is not an adapter directory written by a train job (no adapter_config.json / flywheel.json)"
+        )
     meta = json.loads(meta_file.read_text())
     if meta.get("method") not in ("lora", "qlora", "dpo"):
         raise BadJob(f"preference.startFrom: {start} holds a {meta.get('method')} model, not a LoRA adapter")
     if meta.get("baseModel") != job["baseModel"]:
-        raise BadJob(f"preference.startFrom: {start} was trained on {meta.get('baseModel')}, not this job's baseModel {job['baseModel']}")
+        raise BadJob(
+            f"preference.startFrom: {start} was trained on {meta.get('baseModel')}, not this job's baseModel {job['baseModel']}"
+        )
     return start, meta
 
 

@@ -9,6 +9,7 @@ for a call, the whole `{"tool":null,"verdict":V,"code":C}` for a no-call. The ar
 Neighbours are found by TF-IDF cosine over the request's user turns (words, numbers and word pairs), the k most
 similar voting with their similarity. λ is scaled by the best similarity, so a request unlike any training row
 (hand-typed, another phrasing) is left to the model."""
+
 from __future__ import annotations
 
 import json
@@ -108,7 +109,9 @@ class ExampleIndex:
             if not isinstance(e, dict) or not isinstance(e.get("text"), str) or not isinstance(e.get("decision"), str):
                 raise ValueError(f"{path}:{n}: an example needs string fields text and decision")
             if _decision_tool(e["decision"]) is False:
-                raise ValueError(f"{path}:{n}: decision {e['decision'][:80]!r} is neither {{\"tool\":\"NAME\" nor a router-JSON no-call")
+                raise ValueError(
+                    f'{path}:{n}: decision {e["decision"][:80]!r} is neither {{"tool":"NAME" nor a router-JSON no-call'
+                )
             examples.append(e)
         return cls(examples) if examples else None
 

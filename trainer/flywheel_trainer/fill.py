@@ -11,6 +11,7 @@ more) that occurs there as a whole word, in any case (the enum's own spelling is
 value that would fit two properties (required ones included), two values for one property, a value the call
 already holds inside another argument ("phone system down" as the subject is not an `origin: Phone`), a piece the
 constraint refuses (a pattern, a length), and a key the model turned down once."""
+
 from __future__ import annotations
 
 import json
@@ -88,8 +89,15 @@ class FillPrior:
     began: dict[int, tuple[str, str]] = field(default_factory=dict)
 
     @classmethod
-    def build(cls, tokenizer: Any, tools: list[dict[str, Any]], text: str, weight: float, n_prompt: int,
-              allows: Callable[[list[int], str], bool] | None = None) -> "FillPrior | None":
+    def build(
+        cls,
+        tokenizer: Any,
+        tools: list[dict[str, Any]],
+        text: str,
+        weight: float,
+        n_prompt: int,
+        allows: Callable[[list[int], str], bool] | None = None,
+    ) -> "FillPrior | None":
         if weight <= 0:
             return None
         stated = {}
@@ -111,7 +119,7 @@ class FillPrior:
         for cut, (key, piece) in self.began.items():
             written = answer_text[cut:]
             if len(written) < len(piece) and piece.startswith(written):
-                return piece[len(written):]
+                return piece[len(written) :]
             if not piece.startswith(written[: len(piece)]):
                 declined.add(key)
         if empty and answer_text == m.group(0):
@@ -121,7 +129,13 @@ class FillPrior:
         for key, value in values.items() if args is not None else ():
             if key in args or key in declined or _holds(args, value):
                 continue
-            piece = opening + ("," if args else "") + json.dumps(key, ensure_ascii=False) + ":" + json.dumps(value, ensure_ascii=False)
+            piece = (
+                opening
+                + ("," if args else "")
+                + json.dumps(key, ensure_ascii=False)
+                + ":"
+                + json.dumps(value, ensure_ascii=False)
+            )
             if self.allows is not None and seq is not None and not self.allows(seq, piece):
                 continue
             self.began[len(answer_text)] = (key, piece)

@@ -14,6 +14,7 @@ closed set or a format (enum, const, format), booleans, arrays and objects.
 - An optional one is dropped from the call, unless a oneOf/anyOf alternative requires it.
 
 serve reports either in `message.flywheel` (`ungrounded`, `dropped`); `"grounding": false` in a request skips it."""
+
 from __future__ import annotations
 
 import json
@@ -98,7 +99,9 @@ def ungrounded(arguments: dict[str, Any], parameters: Any, source: Source) -> tu
     return missing, droppable
 
 
-def ground_answer(content: str, tools: list[dict[str, Any]] | None, messages: list[dict[str, Any]]) -> tuple[str, dict[str, Any] | None]:
+def ground_answer(
+    content: str, tools: list[dict[str, Any]] | None, messages: list[dict[str, Any]]
+) -> tuple[str, dict[str, Any] | None]:
     """A router-JSON call with its ungrounded optional arguments dropped, or the missing_argument no-call when a
     required one is ungrounded; with what was done (None: the answer stands)."""
     try:

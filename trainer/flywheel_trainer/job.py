@@ -1,5 +1,6 @@
 """Load, validate and normalise a train job against trainer/job.schema.json (the same file the TypeScript
 worker validates with ajv). Errors name the field path; defaults come from the schema, never from code."""
+
 from __future__ import annotations
 
 import copy

@@ -4,6 +4,7 @@ The launching process stays the trainer the GPU worker sees: it checks the job f
 before any process starts), keeps watching its parent, relays rank 0's progress lines, and exits as a single
 process would: 2 when a rank found the job bad, 1 for any other failure. Rank 0 alone writes progress, metrics
 and the adapter (train.py asks `is_main_process`)."""
+
 from __future__ import annotations
 
 import json
@@ -57,8 +58,19 @@ def launch(job_path: str, job: dict[str, Any], resume: str | None) -> int:
     check_resume(job)
     check_devices(job)
     n = requested_processes(job)
-    args = [sys.executable, "-m", "torch.distributed.run", "--standalone", f"--nproc_per_node={n}",
-            "-m", "flywheel_trainer", "train", "--job", job_path, *(["--resume", resume] if resume else [])]
+    args = [
+        sys.executable,
+        "-m",
+        "torch.distributed.run",
+        "--standalone",
+        f"--nproc_per_node={n}",
+        "-m",
+        "flywheel_trainer",
+        "train",
+        "--job",
+        job_path,
+        *(["--resume", resume] if resume else []),
+    ]
     # torchrun starts each rank in a session of its own, out of reach of a kill of this process group: the ranks keep
     # FLYWHEEL_DIE_WITH_PARENT and stop when torchrun (their parent) goes, as this process does when the worker goes.
     env = dict(os.environ)

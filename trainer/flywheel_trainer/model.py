@@ -1,4 +1,5 @@
 """Load the base model and tokenizer a job names: tiny:<preset>, a local directory, or a Hugging Face id."""
+
 from __future__ import annotations
 
 import importlib.util
@@ -54,7 +55,9 @@ def resolve_dtype(precision: str, hw: Hardware, method: str = "lora"):
     if precision == "bf16" and not hw.cuda:
         if cpu_bf16:
             return torch.bfloat16
-        raise BadJob("precision: bf16 on a CPU needs native bf16 (avx512_bf16, amx_bf16) and a frozen base (not method full); use auto or fp32")
+        raise BadJob(
+            "precision: bf16 on a CPU needs native bf16 (avx512_bf16, amx_bf16) and a frozen base (not method full); use auto or fp32"
+        )
     if precision == "fp16" and not hw.cuda:
         raise BadJob("precision: fp16 needs a GPU; this machine has none (use auto or fp32)")
     if precision == "bf16" and not hw.bf16:
@@ -71,7 +74,9 @@ def check_method(job: dict[str, Any], hw: Hardware) -> None:
     if job["optim"].get("sharedPrefixRows", 1) > 1 and job["method"] == "dpo":
         raise BadJob("optim.sharedPrefixRows: rows share prefixes in SFT; DPO pairs do not (leave it out or 1)")
     if job["optim"].get("loraPlusRatio") is not None and job["method"] not in ("lora", "qlora"):
-        raise BadJob(f"optim.loraPlusRatio: LoRA+ sets the learning rate of LoRA's B matrices in SFT (method lora or qlora), not method {job['method']}")
+        raise BadJob(
+            f"optim.loraPlusRatio: LoRA+ sets the learning rate of LoRA's B matrices in SFT (method lora or qlora), not method {job['method']}"
+        )
     if job["method"] == "qlora":
         if not hw.cuda:
             raise BadJob("method: qlora (4-bit NF4) needs a GPU; this machine has none (use lora)")

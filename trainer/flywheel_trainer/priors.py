@@ -8,6 +8,7 @@ request's user turns or tool results, and is not itself a word there, the rest o
 weight; several such words share it. Whether a value ends where a request's word ends stays the model's call (the
 prior is silent once the run is a whole word there): a pointer-generator's copy (Gu et al. 2016, See et al. 2017)
 reduced to a lookup."""
+
 from __future__ import annotations
 
 import re
@@ -96,7 +97,7 @@ class CopyPrior:
         run = m.group()
         if run in self.words:
             return []  # a whole word there: the value may end here
-        return sorted(w[len(run):] for w in self.words if len(w) > len(run) and w.startswith(run))
+        return sorted(w[len(run) :] for w in self.words if len(w) > len(run) and w.startswith(run))
 
     def mix(self, seq: list[int], logits):
         answer = seq[self.n_prompt :]

@@ -2,6 +2,7 @@
 
 Events: start, step, eval, checkpoint, done, error. Fields: {event, step, total, epoch, loss, eval_loss, lr,
 tokens_per_s, checkpoint}; absent fields are left out."""
+
 from __future__ import annotations
 
 import json
@@ -57,7 +58,10 @@ class ProgressCallback(TrainerCallback):
             rate = tokens / (now - self._last_time) if now > self._last_time else None
             self._last_time, self._last_tokens = now, state.num_input_tokens_seen
             self.progress.emit(
-                "step", **common, loss=_round(logs["loss"]), lr=_round(logs.get("learning_rate"), 10),
+                "step",
+                **common,
+                loss=_round(logs["loss"]),
+                lr=_round(logs.get("learning_rate"), 10),
                 tokens_per_s=_round(rate, 1),
             )
         if "eval_loss" in logs:

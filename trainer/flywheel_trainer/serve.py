@@ -23,6 +23,7 @@ tiny base takes a second), except the --base one, which is always served.
 It is the dev/CI stand-in for vLLM (`--enable-lora`, runtime loading), which the GPU deployment uses; the
 request and response shapes are the same. Generation, loading and unloading are serialised by one lock: one
 request at a time."""
+
 from __future__ import annotations
 
 import hashlib
@@ -224,8 +225,15 @@ def bf16_copy(model: Any) -> Any:
 
 
 class Engine:
-    def __init__(self, base: str | None = None, served_name: str = "base", cpu_dtype: str = "auto", retrieval_weight: float = DEFAULT_WEIGHT,
-                 copy_weight: float = DEFAULT_COPY_WEIGHT, fill_weight: float = DEFAULT_FILL_WEIGHT):
+    def __init__(
+        self,
+        base: str | None = None,
+        served_name: str = "base",
+        cpu_dtype: str = "auto",
+        retrieval_weight: float = DEFAULT_WEIGHT,
+        copy_weight: float = DEFAULT_COPY_WEIGHT,
+        fill_weight: float = DEFAULT_FILL_WEIGHT,
+    ):
         self.served_name = served_name
         self.retrieval_weight = retrieval_weight  # λ of the retrieval prior at similarity 1 (examples.py); 0: off
         self.copy_weight = copy_weight  # the copy prior's weight on values (priors.py); 0: off
@@ -323,9 +331,19 @@ class Engine:
         bases, adapters = list(self.bases.values()), list(self.adapters.items())
 
         def entry(model_id: str, root: str, parent: str | None) -> dict[str, Any]:
-            return {"id": model_id, "object": "model", "created": self.created, "owned_by": "mcp-flywheel", "root": root, "parent": parent}
+            return {
+                "id": model_id,
+                "object": "model",
+                "created": self.created,
+                "owned_by": "mcp-flywheel",
+                "root": root,
+                "parent": parent,
+            }
 
-        return {"object": "list", "data": [entry(b.id, b.source, None) for b in bases] + [entry(n, a.path, a.base.id) for n, a in adapters]}
+        return {
+            "object": "list",
+            "data": [entry(b.id, b.source, None) for b in bases] + [entry(n, a.path, a.base.id) for n, a in adapters],
+        }
 
     def _resolve(self, model_name: str) -> tuple[Base, str | None]:
         """(base, adapter name or None) that serve `model_name`; call under the lock."""
@@ -347,9 +365,13 @@ class Engine:
             ids = prompt_ids(base, p)
             # What the answer may name: the offered tools, and the catalog's others an adapter knows (their
             # schemas constrain the arguments as an offered tool's would).
-            nameable = (p.tools or []) + [t for t in (self.adapters[adapter].tools if adapter else []) if t["function"]["name"] not in p.names]
+            nameable = (p.tools or []) + [
+                t for t in (self.adapters[adapter].tools if adapter else []) if t["function"]["name"] not in p.names
+            ]
             constraint = self._constraint(base, nameable) if constrained else None
-            prior = self._prior(base, adapter, p, nameable, ids.shape[1], constraint) if constraint is not None else None
+            prior = (
+                self._prior(base, adapter, p, nameable, ids.shape[1], constraint) if constraint is not None else None
+            )
             out = self._generate(base, adapter, ids, p, constraint, prior)
         return completion(base.tokenizer, p, ids.shape[1], out, fmt, constrained)
 
@@ -358,22 +380,47 @@ class Engine:
             base.enforcer_data = tokenizer_data(base.tokenizer)
         return RouterConstraint(base.enforcer_data, nameable)
 
-    def _prior(self, base: Base, adapter: str | None, p: ChatParams, nameable: list[dict[str, Any]], n_prompt: int,
-               constraint: RouterConstraint | None = None) -> Any:
+    def _prior(
+        self,
+        base: Base,
+        adapter: str | None,
+        p: ChatParams,
+        nameable: list[dict[str, Any]],
+        n_prompt: int,
+        constraint: RouterConstraint | None = None,
+    ) -> Any:
         """What is mixed into a constrained answer's next-token distribution: the copy prior on argument values
         (priors.py), the fill prior on optional values the request states (fill.py), and for an adapter with
         examples the retrieval prior on the decision (examples.py: its nearest training requests' decisions among
         those it may answer, λ scaled by the best similarity). None when none applies."""
-        copying = CopyPrior.build(base.tokenizer, source_text(p.messages), self.copy_weight, n_prompt) if p.copy else None
+        copying = (
+            CopyPrior.build(base.tokenizer, source_text(p.messages), self.copy_weight, n_prompt) if p.copy else None
+        )
         allows = constraint.accepts_text if constraint is not None else None
-        filling = FillPrior.build(base.tokenizer, nameable, request_text(p.messages), self.fill_weight, n_prompt, allows) if p.fill else None
+        filling = (
+            FillPrior.build(base.tokenizer, nameable, request_text(p.messages), self.fill_weight, n_prompt, allows)
+            if p.fill
+            else None
+        )
         examples = self.adapters[adapter].examples if adapter else None
         if examples is None or not p.retrieval or self.retrieval_weight <= 0:
             return chain(copying, filling)
-        votes, best = examples.vote(request_text(p.messages), callable_decision({t["function"]["name"] for t in nameable}))
-        return chain(DecisionPrior.build(base.tokenizer, votes, self.retrieval_weight * best, n_prompt), copying, filling)
+        votes, best = examples.vote(
+            request_text(p.messages), callable_decision({t["function"]["name"] for t in nameable})
+        )
+        return chain(
+            DecisionPrior.build(base.tokenizer, votes, self.retrieval_weight * best, n_prompt), copying, filling
+        )
 
-    def _generate(self, base: Base, adapter: str | None, ids, p: ChatParams, constraint: RouterConstraint | None, prior: Any = None):
+    def _generate(
+        self,
+        base: Base,
+        adapter: str | None,
+        ids,
+        p: ChatParams,
+        constraint: RouterConstraint | None,
+        prior: Any = None,
+    ):
         import torch
 
         tokenizer = base.tokenizer
@@ -396,7 +443,9 @@ class Engine:
         with context, torch.no_grad():
             if fast:
                 prompt = ids[0].tolist()
-                self.last_decode = greedy(model, tokenizer, prompt, p.max_tokens, constraint, base.prefixes, adapter, prior=prior)
+                self.last_decode = greedy(
+                    model, tokenizer, prompt, p.max_tokens, constraint, base.prefixes, adapter, prior=prior
+                )
                 return torch.tensor([prompt + self.last_decode.tokens], device=ids.device)
             return model.generate(ids, attention_mask=torch.ones_like(ids), **kwargs)
 
@@ -415,7 +464,6 @@ class Engine:
                 base.copies.pop(next(iter(base.copies)))  # the least recently used
         base.copies[adapter] = model
         return nullcontext(), model
-
 
     def _select(self, base: Base, adapter: str | None):
         """Set the model up to answer as `adapter` (None: the bare base); a context to generate in. In float32 the
@@ -460,7 +508,9 @@ def completion(tokenizer: Any, p: ChatParams, n_prompt: int, out: Any, fmt: str,
             json.loads(content)
         except json.JSONDecodeError:
             # The grammar engine gave up (it allows end-of-text when it hits an internal error).
-            raise ApiError(500, f"constrained decoding produced invalid JSON: {content[:200]!r}", "InternalServerError") from None
+            raise ApiError(
+                500, f"constrained decoding produced invalid JSON: {content[:200]!r}", "InternalServerError"
+            ) from None
     message: dict[str, Any] = {"role": "assistant", "content": content}
     finish = "stop" if finished else "length"
     absent = named_absent_tool(content, p.names) if constrained and finished else None
@@ -468,8 +518,11 @@ def completion(tokenizer: Any, p: ChatParams, n_prompt: int, out: Any, fmt: str,
         # The router named the tool the request needs and the request does not offer it: that is the
         # tool_not_offered no-call, decided by a lookup, as the gateway decides missing_scope. The call stays in
         # `flywheel` (a gateway that sliced the agent's tools answers it when the agent offered that tool).
-        message = {"role": "assistant", "content": json.dumps(NOT_OFFERED, separators=(",", ":")),
-                   "flywheel": {"notOffered": absent, "arguments": json.loads(content).get("arguments", {})}}
+        message = {
+            "role": "assistant",
+            "content": json.dumps(NOT_OFFERED, separators=(",", ":")),
+            "flywheel": {"notOffered": absent, "arguments": json.loads(content).get("arguments", {})},
+        }
     elif constrained and finished and p.grounding and fmt == "router-json":
         # Ids and made-up values the conversation does not hold (grounding.py): a required one makes the answer
         # missing_argument, an optional one is dropped.
@@ -478,7 +531,12 @@ def completion(tokenizer: Any, p: ChatParams, n_prompt: int, out: Any, fmt: str,
             message = {"role": "assistant", "content": content, "flywheel": grounding}
     call = _tool_call(content, p.names, fmt) if p.tools else None
     if call is not None:
-        message = {"role": "assistant", "content": None, "tool_calls": [call], **({"flywheel": message["flywheel"]} if "flywheel" in message else {})}
+        message = {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [call],
+            **({"flywheel": message["flywheel"]} if "flywheel" in message else {}),
+        }
         finish = "tool_calls"
     logprobs = None
     if p.logprobs:
@@ -531,7 +589,7 @@ def token_texts(tokenizer: Any, ids: list[int]) -> list[str]:
         text = tokenizer.decode(ids[:i])
         if i < len(ids):
             text = text.rstrip("\ufffd")  # an incomplete character waits for its last byte
-        texts.append(text[len(done):] if text.startswith(done) else tokenizer.decode(ids[i - 1 : i]))
+        texts.append(text[len(done) :] if text.startswith(done) else tokenizer.decode(ids[i - 1 : i]))
         done = text
     return texts
 
@@ -552,8 +610,13 @@ def named_absent_tool(content: str, names: list[str]) -> str | None:
 def known_tools(meta: dict[str, Any], adapter_dir: Path) -> list[dict[str, Any]]:
     """flywheel.json's "tools": OpenAI tool objects, each with a function name; anything else is refused."""
     tools = meta.get("tools") or []
-    if not isinstance(tools, list) or not all(isinstance(t, dict) and isinstance(t.get("function"), dict) and isinstance(t["function"].get("name"), str) for t in tools):
-        raise ApiError(400, f"{adapter_dir / 'flywheel.json'}: tools must be a list of OpenAI tool objects with function.name")
+    if not isinstance(tools, list) or not all(
+        isinstance(t, dict) and isinstance(t.get("function"), dict) and isinstance(t["function"].get("name"), str)
+        for t in tools
+    ):
+        raise ApiError(
+            400, f"{adapter_dir / 'flywheel.json'}: tools must be a list of OpenAI tool objects with function.name"
+        )
     return tools
 
 
@@ -577,8 +640,11 @@ def _tool_call(content: str, names: list[str], fmt: str = "router-json") -> dict
     if not isinstance(obj, dict) or obj.get("tool") not in names:
         return None
     args = obj.get("arguments", {})
-    return {"id": f"call_{uuid.uuid4().hex[:24]}", "type": "function",
-            "function": {"name": obj["tool"], "arguments": json.dumps(args, separators=(",", ":"))}}
+    return {
+        "id": f"call_{uuid.uuid4().hex[:24]}",
+        "type": "function",
+        "function": {"name": obj["tool"], "arguments": json.dumps(args, separators=(",", ":"))},
+    }
 
 
 def make_handler(engine: Engine, access: Access | None = None):
@@ -601,7 +667,9 @@ def make_handler(engine: Engine, access: Access | None = None):
             self.wfile.write(data)
 
         def _error(self, err: ApiError) -> None:
-            self._send(err.status, {"error": {"message": str(err), "type": err.kind, "param": None, "code": err.status}})
+            self._send(
+                err.status, {"error": {"message": str(err), "type": err.kind, "param": None, "code": err.status}}
+            )
 
         def _body(self) -> dict[str, Any]:
             length = int(self.headers.get("Content-Length") or 0)
@@ -614,7 +682,10 @@ def make_handler(engine: Engine, access: Access | None = None):
             return body
 
         def _denied(self, err: AccessError) -> None:
-            self._send(err.status, {"error": {"message": str(err), "type": "invalid_request_error", "param": None, "code": err.code}})
+            self._send(
+                err.status,
+                {"error": {"message": str(err), "type": "invalid_request_error", "param": None, "code": err.code}},
+            )
 
         def do_GET(self):  # noqa: N802
             if self.path in ("/v1/models", "/models"):
@@ -666,9 +737,18 @@ def make_handler(engine: Engine, access: Access | None = None):
     return Handler
 
 
-def serve(base: str | None, adapters: dict[str, str], host: str = "127.0.0.1", port: int = 8000, served_name: str = "base",
-          access: Access | None = None, cpu_dtype: str = "auto", retrieval_weight: float = DEFAULT_WEIGHT,
-          copy_weight: float = DEFAULT_COPY_WEIGHT, fill_weight: float = DEFAULT_FILL_WEIGHT) -> None:
+def serve(
+    base: str | None,
+    adapters: dict[str, str],
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    served_name: str = "base",
+    access: Access | None = None,
+    cpu_dtype: str = "auto",
+    retrieval_weight: float = DEFAULT_WEIGHT,
+    copy_weight: float = DEFAULT_COPY_WEIGHT,
+    fill_weight: float = DEFAULT_FILL_WEIGHT,
+) -> None:
     """With neither a base nor adapters the server starts empty; adapters are loaded at runtime (access.py says by whom)."""
     from .train import quiet_libraries
 
@@ -690,8 +770,18 @@ def serve(base: str | None, adapters: dict[str, str], host: str = "127.0.0.1", p
             raise BadJob(f"--adapter {name}={path}: {err}") from None
     server = ThreadingHTTPServer((host, port), make_handler(engine, access))
     url = f"http://{host}:{server.server_address[1]}"
-    print(json.dumps({"event": "listening", "url": f"{url}/v1", "base": base, "adapters": sorted(adapters),
-                      "cpu_bf16": engine.bf16_answers}), flush=True)
+    print(
+        json.dumps(
+            {
+                "event": "listening",
+                "url": f"{url}/v1",
+                "base": base,
+                "adapters": sorted(adapters),
+                "cpu_bf16": engine.bf16_answers,
+            }
+        ),
+        flush=True,
+    )
     try:
         server.serve_forever()
     except KeyboardInterrupt:

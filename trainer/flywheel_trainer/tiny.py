@@ -3,6 +3,7 @@ tokenizer trained on the training corpus and a ChatML chat template with tools.
 
 This is the embedded default where no weights can be downloaded. The built base (weights + tokenizer) is
 saved next to the run's outputs so that a resumed run and the server load exactly the same model."""
+
 from __future__ import annotations
 
 import json

@@ -7,6 +7,7 @@ SFT with TRL on rendered rows, loss on the completion only. Layout of outputDir:
   merged/              optional merged export
   metrics.jsonl        every progress line
 The adapter directory is written under a temporary name and renamed, so it is whole or absent."""
+
 from __future__ import annotations
 
 import json
@@ -100,7 +101,9 @@ def lora_config(job: dict[str, Any], num_layers: int | None = None):
         lora_dropout=lc["dropout"],
         target_modules=lc["targetModules"],
         # Adapting only the last layers lets backpropagation stop at the first adapted one.
-        layers_to_transform=None if top is None or num_layers is None or top >= num_layers else list(range(num_layers - top, num_layers)),
+        layers_to_transform=None
+        if top is None or num_layers is None or top >= num_layers
+        else list(range(num_layers - top, num_layers)),
         bias="none",
         task_type="CAUSAL_LM",
     )
@@ -131,7 +134,9 @@ def weighted_sft_trainer(lora_plus_ratio: float | None = None):
 
             optimizer_cls, optimizer_kwargs = self.get_optimizer_cls_and_kwargs(self.args, self.model)
             lr = optimizer_kwargs.pop("lr")
-            self.optimizer = create_loraplus_optimizer(self.model, optimizer_cls, lr=lr, loraplus_lr_ratio=lora_plus_ratio, **optimizer_kwargs)
+            self.optimizer = create_loraplus_optimizer(
+                self.model, optimizer_cls, lr=lr, loraplus_lr_ratio=lora_plus_ratio, **optimizer_kwargs
+            )
             return self.optimizer
 
         def _set_signature_columns_if_needed(self):
@@ -141,7 +146,9 @@ def weighted_sft_trainer(lora_plus_ratio: float | None = None):
 
         def get_train_dataloader(self):
             shared = "segments" in self.train_dataset.column_names
-            self.data_collator = _PrefixTreeCollator(self.data_collator) if shared else _WeightCollator(self.data_collator)
+            self.data_collator = (
+                _PrefixTreeCollator(self.data_collator) if shared else _WeightCollator(self.data_collator)
+            )
             try:
                 return super().get_train_dataloader()
             finally:
@@ -153,7 +160,9 @@ def weighted_sft_trainer(lora_plus_ratio: float | None = None):
                 return super()._track_num_input_tokens(inputs)
             # A tree mask's sum counts pairs, not tokens. Padding sits at position 0, and so does each row's first token.
             positions = inputs["position_ids"]
-            tokens = torch.as_tensor(int(positions.ne(0).sum()) + positions.shape[0], device=self.args.device, dtype=torch.int64)
+            tokens = torch.as_tensor(
+                int(positions.ne(0).sum()) + positions.shape[0], device=self.args.device, dtype=torch.int64
+            )
             self.state.num_input_tokens_seen += self.accelerator.gather(tokens).sum().item()
 
         def compute_loss(self, model, inputs, return_outputs=False, num_items_in_batch=None):
@@ -196,7 +205,9 @@ class _WeightCollator:
             else:
                 batch["loss_weight"] = torch.nn.utils.rnn.pad_sequence(weights, batch_first=True, padding_value=0.0)
             if batch["loss_weight"].shape != shape:
-                raise RuntimeError(f"loss_weight {tuple(batch['loss_weight'].shape)} does not match input_ids {tuple(shape)}")
+                raise RuntimeError(
+                    f"loss_weight {tuple(batch['loss_weight'].shape)} does not match input_ids {tuple(shape)}"
+                )
         return batch
 
 
@@ -247,7 +258,9 @@ def _attention_mask_for(model, mask):
         dtype = next(p for p in model.parameters()).dtype
         return torch.zeros(mask.shape, dtype=dtype).masked_fill(~mask, torch.finfo(dtype).min).to(mask.device)
     if "flash" in impl:
-        raise BadJob(f"optim.sharedPrefixRows needs an attention implementation that takes a mask (sdpa or eager); this model runs {impl}")
+        raise BadJob(
+            f"optim.sharedPrefixRows needs an attention implementation that takes a mask (sdpa or eager); this model runs {impl}"
+        )
     return mask
 
 
@@ -284,7 +297,14 @@ def build_trainer(job: dict[str, Any], progress: Progress | None = None, hw: Har
         val_rows = random.Random(job["optim"]["seed"]).sample(val_rows, job["optim"]["maxEvalRows"])
     model, tokenizer = rank_zero_first(lambda: load_base(job, out / "base", corpus_texts(train_rows), hw))
     max_length = job["optim"]["maxLength"]
-    train = encode_rows(tokenizer, train_rows, max_length, job["data"]["train"], job["optim"].get("decisionWeight", 1.0), job["optim"].get("tokenWeightedLoss", False))
+    train = encode_rows(
+        tokenizer,
+        train_rows,
+        max_length,
+        job["data"]["train"],
+        job["optim"].get("decisionWeight", 1.0),
+        job["optim"].get("tokenWeightedLoss", False),
+    )
     if job["optim"].get("sharedPrefixRows", 1) > 1:
         train = share_prefixes(train, job["optim"]["sharedPrefixRows"], max_length)
     val = encode_rows(tokenizer, val_rows, max_length, job["data"]["val"])
@@ -298,7 +318,9 @@ def build_trainer(job: dict[str, Any], progress: Progress | None = None, hw: Har
         train_dataset=_dataset(train),
         eval_dataset=_dataset(val),
         processing_class=tokenizer,
-        peft_config=lora_config(job, getattr(model.config, "num_hidden_layers", None)) if job["method"] in ("lora", "qlora") else None,
+        peft_config=lora_config(job, getattr(model.config, "num_hidden_layers", None))
+        if job["method"] in ("lora", "qlora")
+        else None,
         callbacks=callbacks,
     )
     trainer.remove_callback(PrinterCallback)  # it prints Python dicts on stdout, which carries only JSON lines
@@ -460,8 +482,12 @@ def run_training(job: dict[str, Any]) -> Path:
         if main:
             adapter = _write_outputs(job, trainer, tokenizer, out)
         progress.emit(
-            "done", step=trainer.state.global_step, total=trainer.state.max_steps,
-            loss=round(training_loss, 6), eval_loss=round(eval_loss, 6), adapter=str(adapter),
+            "done",
+            step=trainer.state.global_step,
+            total=trainer.state.max_steps,
+            loss=round(training_loss, 6),
+            eval_loss=round(eval_loss, 6),
+            adapter=str(adapter),
         )
         return adapter
     finally:

@@ -1,4 +1,5 @@
 """Fixtures for the trainer tests: the synthetic dataset (synthetic.py) and a job builder."""
+
 from __future__ import annotations
 
 import json
@@ -19,7 +20,10 @@ def pytest_configure(config):
 
 @pytest.fixture
 def dataset(tmp_path: Path) -> dict:
-    return {"train": str(write_rows(tmp_path / "train.jsonl", 96, 1)), "val": str(write_rows(tmp_path / "val.jsonl", 24, 2))}
+    return {
+        "train": str(write_rows(tmp_path / "train.jsonl", 96, 1)),
+        "val": str(write_rows(tmp_path / "val.jsonl", 24, 2)),
+    }
 
 
 def make_job(tmp_path: Path, dataset: dict, **over) -> dict:
@@ -45,12 +49,16 @@ def make_job(tmp_path: Path, dataset: dict, **over) -> dict:
 TRAINER_ROOT = Path(__file__).resolve().parent.parent
 
 
-def run_train(job: dict, path: Path, kill_after_checkpoint: int | None = None, resume: str | None = None) -> tuple[int, list[dict], str]:
+def run_train(
+    job: dict, path: Path, kill_after_checkpoint: int | None = None, resume: str | None = None
+) -> tuple[int, list[dict], str]:
     """`python -m flywheel_trainer train` on `job` in a session of its own, as the GPU worker starts it: (exit code,
     progress events, stderr). With kill_after_checkpoint, the whole session is SIGKILLed once that checkpoint is
     reported (torchrun and its ranks included)."""
     path.write_text(json.dumps(job))
-    cmd = [sys.executable, "-m", "flywheel_trainer", "train", "--job", str(path)] + (["--resume", resume] if resume else [])
+    cmd = [sys.executable, "-m", "flywheel_trainer", "train", "--job", str(path)] + (
+        ["--resume", resume] if resume else []
+    )
     env = {**os.environ, "PYTHONPATH": str(TRAINER_ROOT), "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "2")}
     stderr_file = path.with_suffix(".stderr")
     with stderr_file.open("w") as err:  # a file, not a pipe: a chatty trainer cannot block on it
@@ -59,7 +67,11 @@ def run_train(job: dict, path: Path, kill_after_checkpoint: int | None = None, r
     for line in proc.stdout:
         event = json.loads(line)
         events.append(event)
-        if kill_after_checkpoint is not None and event["event"] == "checkpoint" and event["step"] == kill_after_checkpoint:
+        if (
+            kill_after_checkpoint is not None
+            and event["event"] == "checkpoint"
+            and event["step"] == kill_after_checkpoint
+        ):
             os.killpg(proc.pid, signal.SIGKILL)
             break
     return proc.wait(), events, stderr_file.read_text()

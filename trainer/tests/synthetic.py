@@ -4,6 +4,7 @@ the Temporal tests produce for real.
 
     python trainer/tests/synthetic.py OUT_DIR [SEED]   writes OUT_DIR/train.jsonl (96 rows) and OUT_DIR/val.jsonl (24);
                                                      another SEED gives other rows (and so another tiny base)"""
+
 from __future__ import annotations
 
 import json
@@ -12,13 +13,38 @@ import sys
 from pathlib import Path
 
 TOOLS = [
-    {"type": "function", "function": {"name": "get_invoice", "description": "Fetch an invoice by number.",
-     "parameters": {"type": "object", "properties": {"number": {"type": "string"}}, "required": ["number"]}}},
-    {"type": "function", "function": {"name": "create_case", "description": "Open a support case.",
-     "parameters": {"type": "object", "properties": {"subject": {"type": "string"}, "priority": {"enum": ["low", "high"]}},
-                    "required": ["subject", "priority"]}}},
-    {"type": "function", "function": {"name": "list_accounts", "description": "List accounts in a region.",
-     "parameters": {"type": "object", "properties": {"region": {"enum": ["emea", "apac", "amer"]}}, "required": ["region"]}}},
+    {
+        "type": "function",
+        "function": {
+            "name": "get_invoice",
+            "description": "Fetch an invoice by number.",
+            "parameters": {"type": "object", "properties": {"number": {"type": "string"}}, "required": ["number"]},
+        },
+    },
+    {
+        "type": "function",
+        "function": {
+            "name": "create_case",
+            "description": "Open a support case.",
+            "parameters": {
+                "type": "object",
+                "properties": {"subject": {"type": "string"}, "priority": {"enum": ["low", "high"]}},
+                "required": ["subject", "priority"],
+            },
+        },
+    },
+    {
+        "type": "function",
+        "function": {
+            "name": "list_accounts",
+            "description": "List accounts in a region.",
+            "parameters": {
+                "type": "object",
+                "properties": {"region": {"enum": ["emea", "apac", "amer"]}},
+                "required": ["region"],
+            },
+        },
+    },
 ]
 SYSTEM = "You route requests to tools. Reply with exactly one JSON object."
 
@@ -30,7 +56,10 @@ def _row(rng: random.Random, i: int) -> dict:
         request, target = f"Show me invoice {n}", {"tool": "get_invoice", "arguments": {"number": n}}
     elif kind == 1:
         p = rng.choice(["low", "high"])
-        request, target = f"Open a {p} priority case: printer broken", {"tool": "create_case", "arguments": {"priority": p, "subject": "printer broken"}}
+        request, target = (
+            f"Open a {p} priority case: printer broken",
+            {"tool": "create_case", "arguments": {"priority": p, "subject": "printer broken"}},
+        )
     elif kind == 2:
         r = rng.choice(["emea", "apac", "amer"])
         request, target = f"Which accounts are in {r}?", {"tool": "list_accounts", "arguments": {"region": r}}
@@ -48,7 +77,9 @@ def _wrong(target: dict) -> dict:
     """A near miss of a target: another tool with the same arguments, or a call where none should be made."""
     if target["tool"] is None:
         return {"tool": "get_invoice", "arguments": {"number": "0000"}}
-    other = {"get_invoice": "create_case", "create_case": "list_accounts", "list_accounts": "get_invoice"}[target["tool"]]
+    other = {"get_invoice": "create_case", "create_case": "list_accounts", "list_accounts": "get_invoice"}[
+        target["tool"]
+    ]
     return {"tool": other, "arguments": target["arguments"]}
 
 
@@ -61,7 +92,18 @@ def write_pairs(path: Path, n: int, seed: int, dataset: str | None = None) -> Pa
         row = _row(rng, i)
         target = json.loads(row["completion"][0]["content"])
         rejected = [{"role": "assistant", "content": json.dumps(_wrong(target), separators=(",", ":"))}]
-        lines.append(json.dumps({"id": f"pair-{i}", "prompt": row["prompt"], "chosen": row["completion"], "rejected": rejected, "tools": row["tools"], **({"dataset": dataset} if dataset else {})}))
+        lines.append(
+            json.dumps(
+                {
+                    "id": f"pair-{i}",
+                    "prompt": row["prompt"],
+                    "chosen": row["completion"],
+                    "rejected": rejected,
+                    "tools": row["tools"],
+                    **({"dataset": dataset} if dataset else {}),
+                }
+            )
+        )
     path.write_text("".join(line + "\n" for line in lines))
     return path
 

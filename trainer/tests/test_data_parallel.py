@@ -1,6 +1,7 @@
 """resources.gpus > 1: the launcher runs the job under torchrun. Here, without CUDA, as two CPU processes over gloo,
 on the tiny model: one stream of progress, the same rows per step as one process, and the checkpoint/resume
 contract of a single-process run (killed after a checkpoint, resumed, it follows the uninterrupted trajectory)."""
+
 from __future__ import annotations
 
 import json
@@ -33,7 +34,9 @@ def test_two_processes_one_progress_stream_and_resume(tmp_path, dataset):
     # effectiveBatchSize holds: 96 rows at 8 a step over two processes is one epoch in 12 steps, as on one.
     assert next(e for e in reversed(straight) if e["event"] == "step")["epoch"] == 1.0
     checkpoint = out / "checkpoints" / "checkpoint-4"
-    assert (checkpoint / "rng_state_0.pth").is_file() and (checkpoint / "rng_state_1.pth").is_file(), "each rank's RNG state is saved"
+    assert (checkpoint / "rng_state_0.pth").is_file() and (checkpoint / "rng_state_1.pth").is_file(), (
+        "each rank's RNG state is saved"
+    )
     assert (out / "adapter" / "adapter_model.safetensors").is_file()
 
     job_b = make_job(tmp_path / "b", dataset, **over)
@@ -51,19 +54,29 @@ def test_two_processes_one_progress_stream_and_resume(tmp_path, dataset):
 def _run_bad(job: dict, path: Path) -> subprocess.CompletedProcess:
     """Run a job expected to be refused as bad: exit 2, as from one process."""
     path.write_text(json.dumps(job))
-    proc = subprocess.run([sys.executable, "-m", "flywheel_trainer", "train", "--job", str(path)], capture_output=True, text=True,
-                          env={**os.environ, "PYTHONPATH": str(TRAINER_ROOT)})
+    proc = subprocess.run(
+        [sys.executable, "-m", "flywheel_trainer", "train", "--job", str(path)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(TRAINER_ROOT)},
+    )
     assert proc.returncode == 2, proc.stderr[-2000:]
     return proc
 
 
 def test_a_multi_process_job_is_checked_before_any_process_starts(tmp_path, dataset):
-    proc = _run_bad(make_job(tmp_path / "c", dataset, resources={"gpus": 2}, resumeFrom=str(tmp_path / "missing")), tmp_path / "c.json")
+    proc = _run_bad(
+        make_job(tmp_path / "c", dataset, resources={"gpus": 2}, resumeFrom=str(tmp_path / "missing")),
+        tmp_path / "c.json",
+    )
     assert "resumeFrom" in proc.stderr and "torch.distributed" not in proc.stderr
 
 
 def test_a_rank_that_finds_the_job_bad_exits_2_like_one_process(tmp_path, dataset):
     # Found only once a rank loads the base: still exit 2 (retrying cannot help) with the rank's error line relayed.
-    proc = _run_bad(make_job(tmp_path / "d", dataset, resources={"gpus": 2}, baseModel=str(tmp_path / "no-such-base")), tmp_path / "d.json")
+    proc = _run_bad(
+        make_job(tmp_path / "d", dataset, resources={"gpus": 2}, baseModel=str(tmp_path / "no-such-base")),
+        tmp_path / "d.json",
+    )
     errors = [json.loads(line) for line in proc.stdout.splitlines() if '"error"' in line]
     assert len(errors) == 1 and errors[0]["kind"] == "bad_job" and "baseModel" in errors[0]["message"], errors

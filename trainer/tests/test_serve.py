@@ -2,6 +2,7 @@
 
 Two adapters are trained once per session on different data, so each has its own tiny base (tiny bases are
 built per run, with a tokenizer trained on that run's rows)."""
+
 from __future__ import annotations
 
 import json
@@ -21,7 +22,16 @@ from flywheel_trainer.errors import BadJob
 from flywheel_trainer import serve as serve_module
 from flywheel_trainer.constrain import RouterConstraint, tokenizer_data
 from flywheel_trainer.decode import Decoded
-from flywheel_trainer.serve import NOT_OFFERED, Engine, _tool_call, base_of, fingerprint, make_handler, named_absent_tool, token_texts
+from flywheel_trainer.serve import (
+    NOT_OFFERED,
+    Engine,
+    _tool_call,
+    base_of,
+    fingerprint,
+    make_handler,
+    named_absent_tool,
+    token_texts,
+)
 from synthetic import TOOLS, write_rows
 
 
@@ -31,7 +41,9 @@ def test_router_json_and_hermes_calls_become_tool_calls_only_for_offered_tools()
     assert call["type"] == "function" and call["function"]["name"] == "get_invoice"
     assert json.loads(call["function"]["arguments"]) == {"number": "7"}
     hermes = _tool_call('<tool_call>\n{"arguments":{"number":"7"},"name":"get_invoice"}\n</tool_call>', names, "hermes")
-    assert hermes["function"]["name"] == "get_invoice" and json.loads(hermes["function"]["arguments"]) == {"number": "7"}
+    assert hermes["function"]["name"] == "get_invoice" and json.loads(hermes["function"]["arguments"]) == {
+        "number": "7"
+    }
     assert _tool_call('{"arguments":{},"tool":"delete_all"}', names) is None, "not offered"
     assert _tool_call('{"code":"no_tool","reason":"x","tool":null,"verdict":"abstain"}', names) is None
     assert _tool_call('{"arguments":{},"tool":"get_invoice"}', names, "hermes") is None, "hermes needs the block"
@@ -46,11 +58,19 @@ def adapters(tmp_path_factory) -> dict[str, str]:
     from flywheel_trainer.train import run_training
 
     out = {}
-    for name, seed, optim in (("a", 1, {"epochs": 5, "maxSteps": 30, "microBatchSize": 8, "learningRate": 0.005}), ("b", 5, {})):
+    for name, seed, optim in (
+        ("a", 1, {"epochs": 5, "maxSteps": 30, "microBatchSize": 8, "learningRate": 0.005}),
+        ("b", 5, {}),
+    ):
         root = tmp_path_factory.mktemp(f"serve-{name}")
-        data = {"train": str(write_rows(root / "train.jsonl", 96, seed)), "val": str(write_rows(root / "val.jsonl", 24, seed + 1))}
+        data = {
+            "train": str(write_rows(root / "train.jsonl", 96, seed)),
+            "val": str(write_rows(root / "val.jsonl", 24, seed + 1)),
+        }
         out[name] = str(run_training(make_job(root, data, optim=optim)))
-    assert fingerprint(base_of(Path(out["a"]))) != fingerprint(base_of(Path(out["b"]))), "the data differ, so do the bases"
+    assert fingerprint(base_of(Path(out["a"]))) != fingerprint(base_of(Path(out["b"]))), (
+        "the data differ, so do the bases"
+    )
     return out
 
 
@@ -58,8 +78,10 @@ def base_id(adapter: str) -> str:
     return "base-" + fingerprint(base_of(Path(adapter)))[:12]
 
 
-PROMPT = [{"role": "system", "content": "You route requests to tools. Reply with exactly one JSON object."},
-          {"role": "user", "content": "Show me invoice 1234"}]
+PROMPT = [
+    {"role": "system", "content": "You route requests to tools. Reply with exactly one JSON object."},
+    {"role": "user", "content": "Show me invoice 1234"},
+]
 
 
 class Client:
@@ -90,7 +112,11 @@ class Client:
         return self.call("POST", "/v1/unload_lora_adapter", {"lora_name": name})[0]
 
     def chat(self, model: str, **extra) -> dict:
-        status, body = self.call("POST", "/v1/chat/completions", {"model": model, "messages": PROMPT, "tools": TOOLS, "max_tokens": 96, **extra})
+        status, body = self.call(
+            "POST",
+            "/v1/chat/completions",
+            {"model": model, "messages": PROMPT, "tools": TOOLS, "max_tokens": 96, **extra},
+        )
         assert status == 200, body
         return body
 
@@ -119,13 +145,17 @@ def plain_answer(base: str, adapter: str | None = None) -> tuple:
     engine = Engine(base)
     if adapter:
         engine.load_adapter("only", adapter)
-    return answer(engine.chat({"model": "only" if adapter else "base", "messages": PROMPT, "tools": TOOLS, "max_tokens": 96}))
+    return answer(
+        engine.chat({"model": "only" if adapter else "base", "messages": PROMPT, "tools": TOOLS, "max_tokens": 96})
+    )
 
 
 # the offer check --------------------------------------------------------------------------------------------
 def test_a_call_naming_a_tool_the_request_does_not_offer_is_answered_tool_not_offered(adapters, monkeypatch):
     meta = json.loads((Path(adapters["a"]) / "flywheel.json").read_text())
-    assert [t["function"]["name"] for t in meta["tools"]] == sorted(t["function"]["name"] for t in TOOLS), "the tools its rows offered"
+    assert [t["function"]["name"] for t in meta["tools"]] == sorted(t["function"]["name"] for t in TOOLS), (
+        "the tools its rows offered"
+    )
     assert named_absent_tool('{"tool":"get_invoice","arguments":{}}', ["get_invoice"]) is None
     assert named_absent_tool('{"tool":null,"verdict":"abstain","code":"no_tool"}', []) is None
     assert named_absent_tool("not json", []) is None
@@ -156,7 +186,9 @@ def test_a_call_naming_a_tool_the_request_does_not_offer_is_answered_tool_not_of
         engine.chat({"model": base_id(adapters["a"]), "messages": PROMPT, "tools": offered, "max_tokens": 96})
 
 
-def test_a_call_whose_id_the_conversation_lacks_is_answered_missing_argument_and_grounding_false_keeps_it(adapters, monkeypatch):
+def test_a_call_whose_id_the_conversation_lacks_is_answered_missing_argument_and_grounding_false_keeps_it(
+    adapters, monkeypatch
+):
     engine = Engine()
     engine.load_adapter("a", adapters["a"])
     tokenizer = engine.adapters["a"].base.tokenizer
@@ -171,18 +203,29 @@ def test_a_call_whose_id_the_conversation_lacks_is_answered_missing_argument_and
     request = {"model": "a", "messages": PROMPT, "tools": TOOLS, "max_tokens": 96}  # PROMPT asks for invoice 1234
     message = engine.chat(request)["choices"][0]["message"]
     assert json.loads(message["content"]) == {"tool": None, "verdict": "abstain", "code": "missing_argument"}
-    assert message["flywheel"] == {"ungrounded": ["number"], "call": {"tool": "get_invoice", "arguments": {"number": "9876"}}}
+    assert message["flywheel"] == {
+        "ungrounded": ["number"],
+        "call": {"tool": "get_invoice", "arguments": {"number": "9876"}},
+    }
     kept = engine.chat({**request, "grounding": False})["choices"][0]
-    assert kept["finish_reason"] == "tool_calls" and json.loads(kept["message"]["tool_calls"][0]["function"]["arguments"]) == {"number": "9876"}
+    assert kept["finish_reason"] == "tool_calls" and json.loads(
+        kept["message"]["tool_calls"][0]["function"]["arguments"]
+    ) == {"number": "9876"}
 
 
 def test_an_adapter_lists_the_tools_its_rows_offered_leaving_out_a_name_offered_with_two_schemas(tmp_path):
     from flywheel_trainer.train import _catalog_tools
 
     def tool(name, prop):
-        return {"type": "function", "function": {"name": name, "parameters": {"type": "object", "properties": {prop: {"type": "string"}}}}}
+        return {
+            "type": "function",
+            "function": {"name": name, "parameters": {"type": "object", "properties": {prop: {"type": "string"}}}},
+        }
 
-    rows = [{"tools": [tool("b_get", "id"), tool("a_list", "q")]}, {"tools": [tool("b_get", "id"), tool("a_list", "region")]}]
+    rows = [
+        {"tools": [tool("b_get", "id"), tool("a_list", "q")]},
+        {"tools": [tool("b_get", "id"), tool("a_list", "region")]},
+    ]
     train = tmp_path / "train.jsonl"
     train.write_text("".join(json.dumps(r) + "\n" for r in rows))
     assert _catalog_tools({"method": "lora", "data": {"train": str(train)}}) == [tool("b_get", "id")]
@@ -193,7 +236,12 @@ def test_an_adapter_keeps_its_training_requests_and_what_each_was_taught(adapter
     lines = (Path(adapters["a"]) / "examples.jsonl").read_text().splitlines()
     examples = [json.loads(line) for line in lines]
     assert len(examples) == 96, "one per training row"
-    assert {e["decision"] for e in examples} <= {'{"tool":"get_invoice"', '{"tool":"create_case"', '{"tool":"list_accounts"', '{"tool":null,"verdict":"abstain","code":"no_tool"}'}
+    assert {e["decision"] for e in examples} <= {
+        '{"tool":"get_invoice"',
+        '{"tool":"create_case"',
+        '{"tool":"list_accounts"',
+        '{"tool":null,"verdict":"abstain","code":"no_tool"}',
+    }
     shown = next(e for e in examples if e["text"].startswith("Show me invoice"))
     assert shown["decision"] == '{"tool":"get_invoice"'
 
@@ -208,7 +256,9 @@ def test_the_nearest_training_requests_decide_at_full_weight_and_retrieval_false
     request = {"model": "b", "messages": PROMPT, "tools": TOOLS, "max_tokens": 96}
 
     def served(decision: str, weight: float = 1.0, **extra) -> tuple:
-        (adapter / "examples.jsonl").write_text(json.dumps({"text": PROMPT[-1]["content"], "decision": decision}) + "\n")
+        (adapter / "examples.jsonl").write_text(
+            json.dumps({"text": PROMPT[-1]["content"], "decision": decision}) + "\n"
+        )
         engine = Engine(retrieval_weight=weight)
         engine.load_adapter("b", str(adapter))
         return answer(engine.chat({**request, **extra}))
@@ -243,8 +293,17 @@ def test_a_request_stating_an_optional_value_decodes_with_the_fill_prior_and_fil
         return Decoded(no_call + [tok.eos_token_id])
 
     monkeypatch.setattr(serve_module, "greedy", record_the_prior)
-    contact = {"type": "function", "function": {"name": "create_contact", "parameters": {"type": "object", "required": ["lastName"],
-               "properties": {"lastName": {"type": "string"}, "email": {"type": "string", "format": "email"}}}}}
+    contact = {
+        "type": "function",
+        "function": {
+            "name": "create_contact",
+            "parameters": {
+                "type": "object",
+                "required": ["lastName"],
+                "properties": {"lastName": {"type": "string"}, "email": {"type": "string", "format": "email"}},
+            },
+        },
+    }
     ask = [{"role": "user", "content": "add Bo Novak, bo@novak.example"}]
     request = {"model": "a", "messages": ask, "tools": TOOLS + [contact], "max_tokens": 96}
 
@@ -296,7 +355,9 @@ def test_adapters_of_different_bases_share_one_server_and_each_base_is_servable(
         # Each answers as it would alone: its own base and weights, whatever else the server hosts.
         assert answer(client.chat("a")) == answer(client.chat("a2")) == plain_answer(base_of(Path(a)), a)
         assert answer(client.chat("b")) == plain_answer(base_of(Path(b)), b)
-        assert answer(client.chat(base_id(b))) == plain_answer(base_of(Path(b))), "the base id answers from the plain base"
+        assert answer(client.chat(base_id(b))) == plain_answer(base_of(Path(b))), (
+            "the base id answers from the plain base"
+        )
         assert answer(client.chat("base")) == plain_answer(base_of(Path(a))) != answer(client.chat("a"))
 
         assert client.unload("b") == 200 and client.unload("a") == 200 and client.unload("a2") == 200
@@ -311,7 +372,9 @@ def test_logprobs_cover_the_generated_tokens_under_the_constraint(adapters):
         res = client.chat("a", max_tokens=200, logprobs=True, top_logprobs=3)
         choice = res["choices"][0]
         tokens = choice["logprobs"]["content"]
-        assert len(tokens) == res["usage"]["completion_tokens"] - (choice["finish_reason"] != "length"), "all but the eos"
+        assert len(tokens) == res["usage"]["completion_tokens"] - (choice["finish_reason"] != "length"), (
+            "all but the eos"
+        )
         text = "".join(t["token"] for t in tokens)
         if choice["finish_reason"] == "tool_calls":  # content is None; logprobs still carry the router JSON
             call = choice["message"]["tool_calls"][0]["function"]
@@ -341,7 +404,6 @@ def test_token_texts_concatenate_to_the_text_even_through_partial_characters(ada
     assert "".join(token_texts(tokenizer, ids)) == tokenizer.decode(ids)
 
 
-
 # greedy decoding ------------------------------------------------------------------------------------------
 def test_greedy_answers_are_generates_token_for_token_with_fewer_passes(adapters):
     """decode.greedy (prompt prefix reuse, grammar and prompt lookup drafts checked by the model) answers exactly
@@ -362,7 +424,12 @@ def test_greedy_answers_are_generates_token_for_token_with_fewer_passes(adapters
     for model in ("a", base.id):
         for tools in (TOOLS, None):
             for ask in asks:
-                req = {"model": model, "messages": [PROMPT[0], {"role": "user", "content": ask}], "max_tokens": 64, **({"tools": tools} if tools else {})}
+                req = {
+                    "model": model,
+                    "messages": [PROMPT[0], {"role": "user", "content": ask}],
+                    "max_tokens": 64,
+                    **({"tools": tools} if tools else {}),
+                }
                 got = engine.chat(req)["usage"]
                 decoded = engine.last_decode
                 kept, reused = kept + decoded.kept, reused + decoded.reused
@@ -370,12 +437,27 @@ def test_greedy_answers_are_generates_token_for_token_with_fewer_passes(adapters
                 ids = prompt_ids(base, p)
                 # The adapter's retrieval prior (its examples.jsonl) goes into both: the two paths agree with it too.
                 constraint = RouterConstraint(base.enforcer_data, tools) if tools else None
-                prior = engine._prior(base, "a" if model == "a" else None, p, tools, ids.shape[1], constraint) if tools else None
+                prior = (
+                    engine._prior(base, "a" if model == "a" else None, p, tools, ids.shape[1], constraint)
+                    if tools
+                    else None
+                )
                 processors = [RouterLogitsProcessor(constraint, prior)] if tools else []
                 with engine._select(base, "a" if model == "a" else None), torch.no_grad():
-                    ref = base.model.generate(ids, attention_mask=torch.ones_like(ids), max_new_tokens=64, do_sample=False, logits_processor=processors,
-                                              eos_token_id=base.tokenizer.eos_token_id, pad_token_id=base.tokenizer.pad_token_id)
-                assert decoded.tokens == ref[0, ids.shape[1]:].tolist(), (model, ask, base.tokenizer.decode(decoded.tokens))
+                    ref = base.model.generate(
+                        ids,
+                        attention_mask=torch.ones_like(ids),
+                        max_new_tokens=64,
+                        do_sample=False,
+                        logits_processor=processors,
+                        eos_token_id=base.tokenizer.eos_token_id,
+                        pad_token_id=base.tokenizer.pad_token_id,
+                    )
+                assert decoded.tokens == ref[0, ids.shape[1] :].tolist(), (
+                    model,
+                    ask,
+                    base.tokenizer.decode(decoded.tokens),
+                )
                 assert got["completion_tokens"] == len(decoded.tokens)
                 assert decoded.passes <= len(decoded.tokens)
                 assert base.merged == ("a" if model == "a" else None)
@@ -404,7 +486,9 @@ def test_prompt_lookup_drafts_stop_before_an_end_of_turn(adapters):
     from flywheel_trainer.decode import MAX_LOOKUP_TOKENS, draft_tokens
 
     tokenizer = AutoTokenizer.from_pretrained(base_of(Path(adapters["a"])))
-    earlier = '<|im_start|>assistant\n{"tool":null,"verdict":"abstain","code":"no_tool"}<|im_end|>\n<|im_start|>user\nhi'
+    earlier = (
+        '<|im_start|>assistant\n{"tool":null,"verdict":"abstain","code":"no_tool"}<|im_end|>\n<|im_start|>user\nhi'
+    )
     answer = tokenizer.encode('{"tool":null,"verdict":"abstain","code":"no_to', add_special_tokens=False)
     draft = draft_tokens(tokenizer, None, answer, answer, earlier, 64)
     assert tokenizer.decode(draft) == 'ol"}', "what followed, up to the end of turn"
@@ -472,7 +556,9 @@ def test_load_needs_the_admin_token_and_a_path_inside_the_adapter_dir(adapters, 
     (served / "sneaky").symlink_to(outside, target_is_directory=True)
     access = Access(admin_token="admin-secret", api_keys=("key-old", "key-new"), adapter_dir=served)
     with serving(Engine(), access) as client:
-        load = lambda path, token: client.call("POST", "/v1/load_lora_adapter", {"lora_name": "a", "lora_path": str(path)}, token)  # noqa: E731
+        load = lambda path, token: client.call(
+            "POST", "/v1/load_lora_adapter", {"lora_name": "a", "lora_path": str(path)}, token
+        )  # noqa: E731
         status, body = load(served / "a", None)
         assert status == 401 and body["error"]["code"] == "invalid_api_key", body
         assert load(served / "a", "key-new")[0] == 401, "an inference key does not open the admin API"
@@ -481,14 +567,18 @@ def test_load_needs_the_admin_token_and_a_path_inside_the_adapter_dir(adapters, 
         assert status == 400 and "'..'" in body["error"]["message"], body
         status, body = load(outside / "adapter", "admin-secret")
         assert status == 403 and "outside the adapter directory" in body["error"]["message"], body
-        assert load(served / "sneaky" / "adapter", "admin-secret")[0] == 403, "a symlink out of the directory is refused"
+        assert load(served / "sneaky" / "adapter", "admin-secret")[0] == 403, (
+            "a symlink out of the directory is refused"
+        )
         assert load(served / "a" / "adapter", "admin-secret")[0] == 200
         assert client.call("POST", "/v1/unload_lora_adapter", {"lora_name": "a"})[0] == 401
         # Inference takes either of two keys at once (rotation without downtime), and nothing else.
         chat = {"model": "a", "messages": PROMPT, "tools": TOOLS, "max_tokens": 8}
         assert client.call("POST", "/v1/chat/completions", chat)[0] == 401
         assert client.call("GET", "/v1/models")[0] == 401
-        assert client.call("POST", "/v1/chat/completions", chat, "admin-secret")[0] == 401, "the admin token is not an inference key"
+        assert client.call("POST", "/v1/chat/completions", chat, "admin-secret")[0] == 401, (
+            "the admin token is not an inference key"
+        )
         assert client.call("POST", "/v1/chat/completions", chat, "key-old")[0] == 200
         assert client.call("POST", "/v1/chat/completions", chat, "key-new")[0] == 200
         assert client.call("POST", "/v1/unload_lora_adapter", {"lora_name": "a"}, "admin-secret")[0] == 200

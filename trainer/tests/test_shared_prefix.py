@@ -1,5 +1,6 @@
 """optim.sharedPrefixRows: rows whose prompts begin alike are trained as one sequence under a tree mask, and each
 answer scores what it would on its own row."""
+
 from __future__ import annotations
 
 import pytest
@@ -75,7 +76,9 @@ def test_each_answer_scores_in_a_shared_sequence_what_it_scores_on_its_own_row(t
 
         packed = share_prefixes(encoded, max_rows=4, max_length=4096)
         assert len(packed) == 3 and all(len(p["segments"]) == 5 for p in packed)
-        examples = [dict(p, labels=[t if m else -100 for t, m in zip(p["input_ids"], p["completion_mask"])]) for p in packed]
+        examples = [
+            dict(p, labels=[t if m else -100 for t, m in zip(p["input_ids"], p["completion_mask"])]) for p in packed
+        ]
         loader = trainer.get_train_dataloader()
         collator = loader.collate_fn
         batch = collator(examples)
@@ -86,7 +89,9 @@ def test_each_answer_scores_in_a_shared_sequence_what_it_scores_on_its_own_row(t
 
 
 def test_training_with_shared_prefixes_runs_and_writes_an_adapter(tmp_path, dataset):
-    job = make_job(tmp_path, dataset, optim={"sharedPrefixRows": 4, "microBatchSize": 1, "effectiveBatchSize": 1, "maxSteps": 4})
+    job = make_job(
+        tmp_path, dataset, optim={"sharedPrefixRows": 4, "microBatchSize": 1, "effectiveBatchSize": 1, "maxSteps": 4}
+    )
     adapter = run_training(job)
     assert (adapter / "adapter_model.safetensors").is_file()
 

@@ -1,4 +1,5 @@
 """Training on a tiny model: completion-only loss, loss goes down, outputs are servable, bad jobs fail fast."""
+
 from __future__ import annotations
 
 import json
@@ -19,7 +20,9 @@ def test_every_prompt_token_label_is_ignored(tmp_path, dataset):
     examples = list(trainer.train_dataset)
     assert len(examples) == len(rows)
     for row, ex in zip(rows, examples):
-        prompt_text = tokenizer.apply_chat_template(row.prompt, tools=row.tools, tokenize=False, add_generation_prompt=True)
+        prompt_text = tokenizer.apply_chat_template(
+            row.prompt, tools=row.tools, tokenize=False, add_generation_prompt=True
+        )
         n_prompt = len(tokenizer(prompt_text, add_special_tokens=False)["input_ids"])
         labels, ids = ex["labels"], ex["input_ids"]
         assert all(label == -100 for label in labels[:n_prompt]), f"{row.id}: a prompt token carries loss"
@@ -106,7 +109,9 @@ def test_a_cpu_with_native_bf16_holds_a_frozen_base_in_bf16_without_autocast(tmp
     cpu16 = Hardware(cuda=False, bf16=False, flash_attention=False, cpu_bf16=True)
     cpu = Hardware(cuda=False, bf16=False, flash_attention=False)
     assert resolve_dtype("auto", cpu16, "lora") == resolve_dtype("bf16", cpu16, "dpo") == torch.bfloat16
-    assert resolve_dtype("auto", cpu16, "full") == torch.float32, "every weight trains: bf16 would round the updates away"
+    assert resolve_dtype("auto", cpu16, "full") == torch.float32, (
+        "every weight trains: bf16 would round the updates away"
+    )
     assert resolve_dtype("auto", cpu, "lora") == resolve_dtype("fp32", cpu16, "lora") == torch.float32
     with pytest.raises(BadJob, match="needs native bf16"):
         resolve_dtype("bf16", cpu, "lora")
@@ -151,7 +156,12 @@ def test_on_a_cpu_the_lm_head_scores_answer_tokens_only_and_the_loss_is_the_same
     for name, use in (("answer only", patched), ("every position", lambda device: False)):
         trl_utils._use_triton = use
         with torch.no_grad():
-            out = model(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"], labels=batch["labels"], fused_lm_head=True)
+            out = model(
+                input_ids=batch["input_ids"],
+                attention_mask=batch["attention_mask"],
+                labels=batch["labels"],
+                fused_lm_head=True,
+            )
         losses[name] = (-out.log_probs.sum() / out.label_mask.sum()).item()
     trl_utils._use_triton = patched
     assert patched(torch.device("cpu")) is True
@@ -163,7 +173,11 @@ def test_top_layers_eval_rows_and_whole_sequence_loss(tmp_path, dataset):
     false puts the prompt under the loss too (the study's ablation)."""
     job = make_job(tmp_path, dataset, lora={"topLayers": 1}, optim={"maxEvalRows": 5, "completionOnlyLoss": False})
     trainer, _ = build_trainer(job)
-    adapted = {n.split(".layers.")[1].split(".")[0] for n, p in trainer.model.named_parameters() if p.requires_grad and "lora_" in n}
+    adapted = {
+        n.split(".layers.")[1].split(".")[0]
+        for n, p in trainer.model.named_parameters()
+        if p.requires_grad and "lora_" in n
+    }
     layers = trainer.model.get_base_model().config.num_hidden_layers
     assert adapted == {str(layers - 1)}, f"only the last of {layers} layers: {adapted}"
     assert len(trainer.eval_dataset) == 5
@@ -181,7 +195,9 @@ def test_decision_spans_cover_the_call_or_not_choice_tool_verdict_and_code():
     assert covered('{"tool":"get_invoice","arguments":{"number":"7"}}') == [':"get_invoice"']
     assert covered('{"tool":null,"verdict":"abstain","code":"no_tool"}') == [":null", ':"abstain"', ':"no_tool"']
     # hermes: only the top-level name; a "name" inside the arguments is a value copied from the request
-    assert covered('<tool_call>\n{"arguments":{"name":"x","code":1},"name":"get_invoice"}\n</tool_call>') == [':"get_invoice"']
+    assert covered('<tool_call>\n{"arguments":{"name":"x","code":1},"name":"get_invoice"}\n</tool_call>') == [
+        ':"get_invoice"'
+    ]
     assert covered('{ "tool" : "a" , "arguments" : {} }') == [': "a"']
     assert covered("no JSON here") == [] and covered('{"tool":"a", broken') == [':"a"']
 
@@ -194,13 +210,20 @@ def test_decision_weight_weighs_the_decision_tokens_in_the_training_loss_only(tm
     plain, _ = build_trainer(make_job(tmp_path / "plain", dataset))
     assert "loss_weight" not in plain.train_dataset.column_names
     # float32: the fused head and the reference below agree to 1e-4 there, not in bf16
-    trainer, tokenizer = build_trainer(make_job(tmp_path / "w", dataset, precision="fp32", optim={"decisionWeight": 4.0}))
+    trainer, tokenizer = build_trainer(
+        make_job(tmp_path / "w", dataset, precision="fp32", optim={"decisionWeight": 4.0})
+    )
     assert "loss_weight" not in trainer.eval_dataset.column_names
     examples = [trainer.train_dataset[i] for i in range(4)]
     for ex in examples:
         weighted = tokenizer.decode([t for t, w in zip(ex["input_ids"], ex["loss_weight"]) if w == 4.0])
         assert weighted and all(w == 1.0 for w, label in zip(ex["loss_weight"], ex["labels"]) if label == -100)
-        assert "get_invoice" in weighted or "create_case" in weighted or "list_accounts" in weighted or "no_tool" in weighted
+        assert (
+            "get_invoice" in weighted
+            or "create_case" in weighted
+            or "list_accounts" in weighted
+            or "no_tool" in weighted
+        )
         assert "printer broken" not in weighted and "arguments" not in weighted
 
     loader = trainer.get_train_dataloader()
@@ -213,7 +236,9 @@ def test_decision_weight_weighs_the_decision_tokens_in_the_training_loss_only(tm
     with torch.no_grad():
         model.eval()  # no dropout, so the two forwards compare; compute_loss weighs only in training mode
         logits = model(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"]).logits
-        nll = torch.nn.functional.cross_entropy(logits[:, :-1].transpose(1, 2), batch["labels"][:, 1:], ignore_index=-100, reduction="none")
+        nll = torch.nn.functional.cross_entropy(
+            logits[:, :-1].transpose(1, 2), batch["labels"][:, 1:], ignore_index=-100, reduction="none"
+        )
         mask = batch["labels"][:, 1:] != -100
         expected = (nll * batch["loss_weight"][:, 1:]).sum() / mask.sum()
         unweighted = nll.sum() / mask.sum()
@@ -231,7 +256,9 @@ def test_token_weighted_loss_weighs_every_answer_token_alike(tmp_path, dataset):
     decision) no longer weigh more than a long one's. With decisionWeight the two multiply."""
     import torch
 
-    trainer, _ = build_trainer(make_job(tmp_path / "t", dataset, precision="fp32", optim={"tokenWeightedLoss": True, "decisionWeight": 2.0}))
+    trainer, _ = build_trainer(
+        make_job(tmp_path / "t", dataset, precision="fp32", optim={"tokenWeightedLoss": True, "decisionWeight": 2.0})
+    )
     assert "loss_weight" not in trainer.eval_dataset.column_names
     rows = [trainer.train_dataset[i] for i in range(len(trainer.train_dataset))]
     lengths = [sum(1 for label in ex["labels"] if label != -100) for ex in rows]
@@ -239,14 +266,19 @@ def test_token_weighted_loss_weighs_every_answer_token_alike(tmp_path, dataset):
     assert len(set(lengths)) > 1, "precondition: answers of different lengths"
     for ex, n in zip(rows, lengths):
         answer = {round(w, 6) for w, label in zip(ex["loss_weight"], ex["labels"]) if label != -100}
-        assert answer <= {round(n / mean, 6), round(2.0 * n / mean, 6)} and round(2.0 * n / mean, 6) in answer, (n, answer)
+        assert answer <= {round(n / mean, 6), round(2.0 * n / mean, 6)} and round(2.0 * n / mean, 6) in answer, (
+            n,
+            answer,
+        )
 
     batch = next(iter(trainer.get_train_dataloader()))
     model = trainer.model
     with torch.no_grad():
         model.eval()
         logits = model(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"]).logits
-        nll = torch.nn.functional.cross_entropy(logits[:, :-1].transpose(1, 2), batch["labels"][:, 1:], ignore_index=-100, reduction="none")
+        nll = torch.nn.functional.cross_entropy(
+            logits[:, :-1].transpose(1, 2), batch["labels"][:, 1:], ignore_index=-100, reduction="none"
+        )
         expected = (nll * batch["loss_weight"][:, 1:]).sum() / (batch["labels"][:, 1:] != -100).sum()
         model.training = True
         assert trainer.compute_loss(model, dict(batch)).item() == pytest.approx(expected.item(), rel=1e-4)
@@ -255,6 +287,7 @@ def test_token_weighted_loss_weighs_every_answer_token_alike(tmp_path, dataset):
 def test_lora_plus_ratio_gives_the_b_matrices_a_larger_learning_rate(tmp_path, dataset):
     """optim.loraPlusRatio: LoRA+'s optimizer, B matrices at ratio x the learning rate, A (and anything else) at it;
     absent, the Trainer's own optimizer with one learning rate."""
+
     def rates(trainer):
         names = {id(p): n for n, p in trainer.model.named_parameters()}
         by_kind: dict[str, set[float]] = {}

@@ -11,7 +11,12 @@ import { phraseRequest } from './phrase.js';
  * values from the probe's pools where a field matches one, requests phrased from its description.
  * Returns the reason instead when no argument set can be drawn (the tool is left out of the dataset).
  */
-export function genericGoal(domain: string, tool: CatalogTool, harvested: HarvestedPools, seed: string | number): Goal | { skip: string } {
+export function genericGoal(
+  domain: string,
+  tool: CatalogTool,
+  harvested: HarvestedPools,
+  seed: string | number,
+): Goal | { skip: string } {
   const check = sampleability(tool.inputSchema, `${seed}:${tool.id}`);
   if (!check.ok) return { skip: `cannot sample arguments: ${check.reason}` };
   // Real values that name something (ids, names, paths) become entity keys, so the split keeps each in one split.
@@ -23,7 +28,9 @@ export function genericGoal(domain: string, tool: CatalogTool, harvested: Harves
   const accepted = new Set<string | number>();
   const refused = new Set<string | number>();
   const values = (f: { name: string; path: readonly string[] }, rng: { chance(p: number): boolean }) => {
-    const all = valuesForField(harvested, f, tool.name).map((v) => v.value).filter((v) => !refused.has(v) || accepted.has(v));
+    const all = valuesForField(harvested, f, tool.name)
+      .map((v) => v.value)
+      .filter((v) => !refused.has(v) || accepted.has(v));
     const good = all.filter((v) => accepted.has(v));
     // Half the time a value known to work, else any value not yet refused: keeps both yield and variety.
     return good.length && rng.chance(0.5) ? good : all;
@@ -35,10 +42,16 @@ export function genericGoal(domain: string, tool: CatalogTool, harvested: Harves
     draw(_pools, rng) {
       const args = sampleArguments(tool.inputSchema, { rng, values: (f) => values(f, rng) });
       const phrased = phraseRequest(tool, args, rng);
-      const real = leaves(args).filter((v) => keyOf.has(v)).map((v) => `${domain}:${keyOf.get(v)}:${String(v)}`);
+      const real = leaves(args)
+        .filter((v) => keyOf.has(v))
+        .map((v) => `${domain}:${keyOf.get(v)}:${String(v)}`);
       // Made-up values name nothing real: the call itself is the entity (identical calls stay in one split).
       // A call without arguments names nothing at all: each draw is its own.
-      const entities = real.length ? [...new Set(real)] : [`${domain}:${tool.name}:${Object.keys(args).length ? `call-${shortSha(hashOf(args), 12)}` : `draw-${draws}`}`];
+      const entities = real.length
+        ? [...new Set(real)]
+        : [
+            `${domain}:${tool.name}:${Object.keys(args).length ? `call-${shortSha(hashOf(args), 12)}` : `draw-${draws}`}`,
+          ];
       draws++;
       return { arguments: args, slots: phrased.slots, entities, phrasings: phrased.phrasings };
     },

@@ -16,7 +16,8 @@ export function derivePersonas(domain: string, tools: CatalogTool[]): Persona[] 
   if (read.length && read.length < all.length) personas.push({ name: `${domain}-viewer`, domain, scopes: read });
   for (const scope of all.filter((s) => !read.includes(s)).slice(0, MAX_SCOPED)) {
     const scopes = [...new Set([...read, scope])].sort();
-    if (scopes.length < all.length) personas.push({ name: `${domain}-${scope.replace(/[^A-Za-z0-9]+/g, '-').toLowerCase()}-user`, domain, scopes });
+    if (scopes.length < all.length)
+      personas.push({ name: `${domain}-${scope.replace(/[^A-Za-z0-9]+/g, '-').toLowerCase()}-user`, domain, scopes });
   }
   return personas;
 }

@@ -27,7 +27,8 @@ export function humanize(name: string): string {
 
 /** Base forms of verbs tools commonly start with; anything else gets "get" in front (noun-phrase descriptions). Also how the template teacher tells an imperative request. */
 export const VERBS = new Set(
-  ('get list read write create update delete remove add search find fetch retrieve query run execute send post convert move copy ' +
+  (
+    'get list read write create update delete remove add search find fetch retrieve query run execute send post convert move copy ' +
     'rename edit make set show open close start stop check validate generate calculate compute translate summarize analyze ' +
     'upload download install build deploy apply merge push pull commit clone insert append replace modify change save load export ' +
     'import schedule cancel book navigate click type take capture scroll fill select submit upsert sync refresh reset enable disable ' +
@@ -38,12 +39,25 @@ export const VERBS = new Set(
     'kill terminate restart pause resume scale configure initialize store remember recall forget identify detect classify rank sort ' +
     'filter group aggregate split truncate clear drop undo retry manage access use perform do inspect diagnose debug lint fix patch ' +
     'upgrade rollback revert checkout fork follow like pin unpin resize crop rotate highlight annotate draft compose forward ' +
-    'open lock unlock link unlink evaluate take')
-    .split(' '),
+    'open lock unlock link unlink evaluate take'
+  ).split(' '),
 );
 /** Descriptions that say what comes back ("Returns the list of …") read as a request to get it. */
-const GETISH = new Set(['return', 'returns', 'provide', 'provides', 'obtain', 'obtains', 'give', 'gives', 'returning', 'providing']);
-const STOP_TAIL = new Set('a an the of to for with and or in on at by from into that which this its your as using via is are be'.split(' '));
+const GETISH = new Set([
+  'return',
+  'returns',
+  'provide',
+  'provides',
+  'obtain',
+  'obtains',
+  'give',
+  'gives',
+  'returning',
+  'providing',
+]);
+const STOP_TAIL = new Set(
+  'a an the of to for with and or in on at by from into that which this its your as using via is are be'.split(' '),
+);
 const CLAUSE = new Set(['which', 'that', 'when', 'while', 'if', 'so', 'including', 'where', 'because']);
 /** Boilerplate openers that say nothing about the action. Applied repeatedly, so they may stack. */
 const FLUFF = [
@@ -58,7 +72,7 @@ const FLUFF = [
 const neutralise = (s: string) => s.replace(/\{/g, '(').replace(/\}/g, ')');
 /** Drop parenthetical asides, innermost first, then any parenthesis left unbalanced by a cut. */
 const dropAsides = (s: string) => {
-  for (let prev = ''; prev !== s; ) (prev = s), (s = s.replace(/(^|\s)\([^()]*\)/g, ''));
+  for (let prev = ''; prev !== s;) ((prev = s), (s = s.replace(/(^|\s)\([^()]*\)/g, '')));
   return s.split('(').length === s.split(')').length ? s : s.replace(/[()]/g, '');
 };
 const stripMarkdown = (s: string) =>
@@ -74,7 +88,15 @@ const cap = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 /** "Reads"/"Searches"/"Applies"/"Reading" -> the known base verb, or undefined. */
 function baseVerb(word: string): string | undefined {
   const w = word.toLowerCase();
-  const cands = [w, w.replace(/ies$/, 'y'), w.replace(/es$/, ''), w.replace(/s$/, ''), w.replace(/ing$/, ''), w.replace(/ing$/, 'e'), w.replace(/(.)\1ing$/, '$1')];
+  const cands = [
+    w,
+    w.replace(/ies$/, 'y'),
+    w.replace(/es$/, ''),
+    w.replace(/s$/, ''),
+    w.replace(/ing$/, ''),
+    w.replace(/ing$/, 'e'),
+    w.replace(/(.)\1ing$/, '$1'),
+  ];
   return cands.find((c) => VERBS.has(c));
 }
 
@@ -93,13 +115,15 @@ function imperative(words: string[]): string[] {
 /** First clause of a free text as a short imperative, or '' if nothing usable is left. */
 function fromText(text: string): string {
   // A standalone placeholder ("renders a {{template}}") reads as its word; other braces become parentheses.
-  let t = neutralise(stripMarkdown(text).replace(/(^|\s)\{+\s*(\w+)\s*\}+/g, '$1$2')).replace(/\b(e\.g|i\.e|etc|vs)\./gi, '$1').trim();
+  let t = neutralise(stripMarkdown(text).replace(/(^|\s)\{+\s*(\w+)\s*\}+/g, '$1$2'))
+    .replace(/\b(e\.g|i\.e|etc|vs)\./gi, '$1')
+    .trim();
   const dropFluff = (s: string) => {
-    for (let changed = true; changed; ) {
+    for (let changed = true; changed;) {
       changed = false;
       for (const re of FLUFF) {
         const next = s.replace(re, '');
-        if (next !== s) (s = next), (changed = true);
+        if (next !== s) ((s = next), (changed = true));
       }
     }
     return s;
@@ -115,7 +139,8 @@ function fromText(text: string): string {
     words = words.slice(0, cut);
   }
   // Title Case headings ("Read Text File") read better fully lower-cased; proper nouns with inner capitals survive.
-  if (words.length > 1 && words.every((w) => !/^[a-z]/.test(w))) words = words.map((w) => (/^[A-Z][a-z]+$/.test(w) ? w.toLowerCase() : w));
+  if (words.length > 1 && words.every((w) => !/^[a-z]/.test(w)))
+    words = words.map((w) => (/^[A-Z][a-z]+$/.test(w) ? w.toLowerCase() : w));
   words = imperative(words.map((w) => w.replace(/[,:]+$/, '')));
   while (words.length > 1 && STOP_TAIL.has(words[words.length - 1]!.toLowerCase())) words.pop();
   return words.join(' ').replace(/[\s.,:;]+$/, '');
@@ -155,15 +180,21 @@ function scalar(v: unknown, flag: [string, string]): string {
 }
 
 const objectText = (o: Record<string, unknown>, flag: [string, string]) =>
-  Object.entries(o).filter(([, v]) => v !== undefined).map(([k, v]) => `${humanize(k)} ${inner(v, flag)}`).join(', ') || 'nothing';
+  Object.entries(o)
+    .filter(([, v]) => v !== undefined)
+    .map(([k, v]) => `${humanize(k)} ${inner(v, flag)}`)
+    .join(', ') || 'nothing';
 
 /** Top-level rendering: strings verbatim; lists bare unless an item needs quotes; a lone object unwrapped. */
 function render(v: unknown, flag: [string, string]): string | number {
   if (typeof v === 'number') return v;
   if (typeof v === 'string') return v === '' ? '""' : v;
   if (Array.isArray(v)) {
-    if (v.length === 1 && v[0] && typeof v[0] === 'object' && !Array.isArray(v[0])) return objectText(v[0] as Record<string, unknown>, flag);
-    const bare = v.every((x) => typeof x !== 'object' || x === null) && v.every((x) => typeof x !== 'string' || (x !== '' && !/[\s,"]/.test(x)));
+    if (v.length === 1 && v[0] && typeof v[0] === 'object' && !Array.isArray(v[0]))
+      return objectText(v[0] as Record<string, unknown>, flag);
+    const bare =
+      v.every((x) => typeof x !== 'object' || x === null) &&
+      v.every((x) => typeof x !== 'string' || (x !== '' && !/[\s,"]/.test(x)));
     return joinAnd(v.map((x) => (bare ? scalar(x, flag) : inner(x, flag))));
   }
   if (v && typeof v === 'object') return objectText(v as Record<string, unknown>, flag);
@@ -176,8 +207,15 @@ function labelFor(name: string, prop: unknown): string {
   const desc = prop && typeof prop === 'object' ? (prop as { description?: unknown }).description : undefined;
   if (typeof desc !== 'string') return neutralise(human);
   const first = dropAsides(neutralise(stripMarkdown(desc)).split(/\.(?:\s|$)|[;:\n]/)[0] ?? '').trim();
-  const words = first.replace(/^(?:the|a|an)\s+/i, '').split(/\s+/).filter(Boolean);
-  const stem = (w: string) => w.toLowerCase().replace(/[^a-z0-9]/g, '').replace(/s$/, '');
+  const words = first
+    .replace(/^(?:the|a|an)\s+/i, '')
+    .split(/\s+/)
+    .filter(Boolean);
+  const stem = (w: string) =>
+    w
+      .toLowerCase()
+      .replace(/[^a-z0-9]/g, '')
+      .replace(/s$/, '');
   const shared = new Set(human.split(' ').map(stem));
   if (words.length === 0 || words.length > 4 || !words.some((w) => shared.has(stem(w)))) return neutralise(human);
   return words.map((w, i) => (i === 0 ? lowerFirst(w) : w)).join(' ');
@@ -216,46 +254,83 @@ const ph = (a: Arg) => `{${a.slot}}`;
 // Argument blocks: each names every argument; booleans always keep their label so the flag round-trips.
 const colon = (args: Arg[]) => args.map((a) => `${a.label}: ${ph(a)}`).join(', ');
 const withSet = (args: Arg[]) => `with ${joinAnd(args.map((a) => `${a.label} set to ${ph(a)}`))}`;
-const using = (args: Arg[]) => `using ${joinAnd(args.map((a) => (a.bool ? `${a.label} set to ${ph(a)}` : `${ph(a)} as the ${a.label}`)))}`;
+const using = (args: Arg[]) =>
+  `using ${joinAnd(args.map((a) => (a.bool ? `${a.label} set to ${ph(a)}` : `${ph(a)} as the ${a.label}`)))}`;
 const isSentence = (args: Arg[]) =>
-  joinAnd(args.map((a) => (a.bool ? `${a.label} should be ${ph(a)}` : `the ${a.label} ${a.plural ? 'are' : 'is'} ${ph(a)}`)));
+  joinAnd(
+    args.map((a) => (a.bool ? `${a.label} should be ${ph(a)}` : `the ${a.label} ${a.plural ? 'are' : 'is'} ${ph(a)}`)),
+  );
 const terse = (args: Arg[]) =>
-  args.length === 1 && !args[0]!.bool && !args[0]!.nested ? ph(args[0]!) : args.map((a) => `${a.label}${a.nested ? ':' : ''} ${ph(a)}`).join(', ');
+  args.length === 1 && !args[0]!.bool && !args[0]!.nested
+    ? ph(args[0]!)
+    : args.map((a) => `${a.label}${a.nested ? ':' : ''} ${ph(a)}`).join(', ');
 /** "for {x}" only when one argument: with several, the unlabelled one would be ambiguous. */
-const forOrWith = (args: Arg[]) => (args.length === 1 && !args[0]!.bool && !args[0]!.nested ? `for ${ph(args[0]!)}` : withSet(args));
+const forOrWith = (args: Arg[]) =>
+  args.length === 1 && !args[0]!.bool && !args[0]!.nested ? `for ${ph(args[0]!)}` : withSet(args);
 
 type Form = (A: string, args: Arg[], rng: Rng, name: string) => string;
 // Each surface form: variants with arguments, variants without. One of each form is always emitted.
 const FORMS: Array<{ withArgs: Form[]; noArgs: Form[] }> = [
-  { // imperative
-    withArgs: [(A, g) => `${cap(A)} — ${colon(g)}.`, (A, g) => `${cap(A)} ${withSet(g)}.`, (A, g) => `${cap(A)} ${forOrWith(g)}.`],
+  {
+    // imperative
+    withArgs: [
+      (A, g) => `${cap(A)} — ${colon(g)}.`,
+      (A, g) => `${cap(A)} ${withSet(g)}.`,
+      (A, g) => `${cap(A)} ${forOrWith(g)}.`,
+    ],
     noArgs: [(A) => `${cap(A)}.`, (A) => `${cap(A)} now.`, (A) => `Go ahead and ${A}.`],
   },
-  { // question
-    withArgs: [(A, g) => `Can you ${A} ${forOrWith(g)}?`, (A, g) => `Could you ${A} ${using(g)}?`, (A, g) => `Is it possible to ${A} ${withSet(g)}?`],
+  {
+    // question
+    withArgs: [
+      (A, g) => `Can you ${A} ${forOrWith(g)}?`,
+      (A, g) => `Could you ${A} ${using(g)}?`,
+      (A, g) => `Is it possible to ${A} ${withSet(g)}?`,
+    ],
     noArgs: [(A) => `Can you ${A}?`, (A) => `Could you ${A} for me?`, (A) => `Is it possible to ${A}?`],
   },
-  { // indirect
-    withArgs: [(A, g) => `I need to ${A} — ${isSentence(g)}.`, (A, g) => `I'd like to ${A}; ${isSentence(g)}.`, (A, g) => `I want to ${A} ${withSet(g)}.`],
+  {
+    // indirect
+    withArgs: [
+      (A, g) => `I need to ${A} — ${isSentence(g)}.`,
+      (A, g) => `I'd like to ${A}; ${isSentence(g)}.`,
+      (A, g) => `I want to ${A} ${withSet(g)}.`,
+    ],
     noArgs: [(A) => `I need to ${A}.`, (A) => `I'd like to ${A}.`, (A) => `I want to ${A}, please.`],
   },
-  { // with context
-    withArgs: [(A, g, r) => `${r.pick(CONTEXTS)}; please ${A} ${withSet(g)}.`, (A, g, r) => `${r.pick(CONTEXTS)}, so I need you to ${A} ${using(g)}.`],
-    noArgs: [(A, _g, r) => `${r.pick(CONTEXTS)}; please ${A}.`, (A, _g, r) => `${r.pick(CONTEXTS)}, so I need you to ${A}.`],
+  {
+    // with context
+    withArgs: [
+      (A, g, r) => `${r.pick(CONTEXTS)}; please ${A} ${withSet(g)}.`,
+      (A, g, r) => `${r.pick(CONTEXTS)}, so I need you to ${A} ${using(g)}.`,
+    ],
+    noArgs: [
+      (A, _g, r) => `${r.pick(CONTEXTS)}; please ${A}.`,
+      (A, _g, r) => `${r.pick(CONTEXTS)}, so I need you to ${A}.`,
+    ],
   },
-  { // terse: the tool's own name reads like a command line
+  {
+    // terse: the tool's own name reads like a command line
     withArgs: [(A, g) => `${A} ${terse(g)}`, (_A, g, _r, n) => `${n} ${terse(g)}`],
     noArgs: [(A) => A, (_A, _g, _r, n) => n],
   },
-  { // polite request
-    withArgs: [(A, g) => `Could you please ${A} ${withSet(g)}?`, (A, g) => `Please ${A} ${using(g)}.`, (A, g) => `Please ${A} — ${colon(g)}.`],
+  {
+    // polite request
+    withArgs: [
+      (A, g) => `Could you please ${A} ${withSet(g)}?`,
+      (A, g) => `Please ${A} ${using(g)}.`,
+      (A, g) => `Please ${A} — ${colon(g)}.`,
+    ],
     noArgs: [(A) => `Could you please ${A}?`, (A) => `Please ${A}.`, (A) => `Would you mind if we ${A}?`],
   },
 ];
 
 /** 6-10 distinct phrasings of a request for `tool` with exactly `args`, in several surface forms. Deterministic for the rng. */
 export function phraseRequest(tool: CatalogTool, args: Record<string, unknown>, rng: Rng): Phrased {
-  const props = ((tool.inputSchema as { properties?: Record<string, unknown> }).properties ?? {}) as Record<string, unknown>;
+  const props = ((tool.inputSchema as { properties?: Record<string, unknown> }).properties ?? {}) as Record<
+    string,
+    unknown
+  >;
   const flag: [string, string] = rng.chance(0.5) ? ['yes', 'no'] : ['true', 'false'];
   const slots: Record<string, string | number> = {};
   const list: Arg[] = [];
@@ -264,7 +339,16 @@ export function phraseRequest(tool: CatalogTool, args: Record<string, unknown>, 
     let slot = name.replace(/\W/g, '_') || 'arg';
     while (slot in slots) slot += '_';
     slots[slot] = render(value, flag);
-    list.push({ slot, label: labelFor(name, props[name]), bool: typeof value === 'boolean', plural: Array.isArray(value) || /[^su]s$/.test(name), nested: typeof value === 'object' && value !== null && (!Array.isArray(value) || value.some((x) => typeof x === 'object' && x !== null)) });
+    list.push({
+      slot,
+      label: labelFor(name, props[name]),
+      bool: typeof value === 'boolean',
+      plural: Array.isArray(value) || /[^su]s$/.test(name),
+      nested:
+        typeof value === 'object' &&
+        value !== null &&
+        (!Array.isArray(value) || value.some((x) => typeof x === 'object' && x !== null)),
+    });
   }
   const A = actionPhrase(tool);
   const name = neutralise(humanize(tool.name)) || A;

@@ -25,10 +25,58 @@ const NEAR_ASKS: Array<[keyword: string, ask: (object: string) => string]> = [
   ['sms', (o) => `Text the ${o} to my phone by SMS.`],
 ];
 
-const VERBS = new Set(['get', 'list', 'create', 'update', 'delete', 'read', 'write', 'search', 'set', 'add', 'remove', 'move', 'edit', 'open', 'close', 'find', 'fetch', 'query', 'run', 'make', 'put', 'post', 'patch', 'describe', 'show', 'check', 'count', 'multiple', 'with', 'by', 'all', 'new', 'to', 'from', 'of', 'and', 'the', 'a', 'for', 'info', 'data', 'current', 'tool']);
+const VERBS = new Set([
+  'get',
+  'list',
+  'create',
+  'update',
+  'delete',
+  'read',
+  'write',
+  'search',
+  'set',
+  'add',
+  'remove',
+  'move',
+  'edit',
+  'open',
+  'close',
+  'find',
+  'fetch',
+  'query',
+  'run',
+  'make',
+  'put',
+  'post',
+  'patch',
+  'describe',
+  'show',
+  'check',
+  'count',
+  'multiple',
+  'with',
+  'by',
+  'all',
+  'new',
+  'to',
+  'from',
+  'of',
+  'and',
+  'the',
+  'a',
+  'for',
+  'info',
+  'data',
+  'current',
+  'tool',
+]);
 
 function words(text: string): string[] {
-  return text.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase().split(/[^a-z0-9]+/).filter((w) => w.length > 1);
+  return text
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter((w) => w.length > 1);
 }
 
 /**
@@ -40,8 +88,12 @@ export function deriveUnsatisfiable(tools: CatalogTool[]): string[] {
   const vocabulary = new Set(tools.flatMap((t) => words(`${t.name} ${t.title ?? ''} ${t.description ?? ''}`)));
   const mentions = (keyword: string) => vocabulary.has(keyword) || vocabulary.has(`${keyword}s`);
   const nouns = new Map<string, number>();
-  for (const t of tools) for (const w of words(t.name)) if (!VERBS.has(w) && w.length > 2) nouns.set(w, (nouns.get(w) ?? 0) + 1);
-  const objects = [...nouns].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, 4).map(([w]) => w.replace(/ies$/, 'y').replace(/s$/, ''));
+  for (const t of tools)
+    for (const w of words(t.name)) if (!VERBS.has(w) && w.length > 2) nouns.set(w, (nouns.get(w) ?? 0) + 1);
+  const objects = [...nouns]
+    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+    .slice(0, 4)
+    .map(([w]) => w.replace(/ies$/, 'y').replace(/s$/, ''));
   const asks = FAR_ASKS.filter(([k]) => !mentions(k)).map(([, ask]) => ask);
   NEAR_ASKS.filter(([k]) => !mentions(k)).forEach(([, ask], i) => {
     if (objects.length) asks.push(ask(objects[i % objects.length]!));

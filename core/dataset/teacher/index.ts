@@ -11,7 +11,12 @@ export interface TeacherDeps {
 }
 
 /** `toolsByDomain`: the catalog tools the teacher may call when solving (the template teacher needs none). */
-export function makeTeacher(config: TeacherConfig, seed: string | number, deps: TeacherDeps, toolsByDomain?: Map<string, ToolDef[]>): Teacher {
+export function makeTeacher(
+  config: TeacherConfig,
+  seed: string | number,
+  deps: TeacherDeps,
+  toolsByDomain?: Map<string, ToolDef[]>,
+): Teacher {
   if (config.kind === 'template') return templateTeacher(seed);
   return openaiTeacher(config, deps, toolsByDomain);
 }

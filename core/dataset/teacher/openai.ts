@@ -31,9 +31,16 @@ export interface ToolDef {
  * a counted rejection. Every good response is cached in the artifact store under the hash of its request, so
  * an activity retry or a resumed run never pays for it twice.
  */
-export function openaiTeacher(config: OpenAiConfig, deps: { store: ArtifactStore; onProgress?: (d: unknown) => void }, toolsByDomain?: Map<string, ToolDef[]>): Teacher {
+export function openaiTeacher(
+  config: OpenAiConfig,
+  deps: { store: ArtifactStore; onProgress?: (d: unknown) => void },
+  toolsByDomain?: Map<string, ToolDef[]>,
+): Teacher {
   const apiKey = process.env[config.apiKeyEnv];
-  if (!apiKey) throw new TeacherConfigError(`teacher: environment variable ${config.apiKeyEnv} (API key for ${config.baseUrl}) is not set on this worker`);
+  if (!apiKey)
+    throw new TeacherConfigError(
+      `teacher: environment variable ${config.apiKeyEnv} (API key for ${config.baseUrl}) is not set on this worker`,
+    );
   // Retries are send()'s, so that each attempt passes the shared budget.
   const client = new OpenAI({ baseURL: config.baseUrl, apiKey, maxRetries: 0, timeout: config.timeoutMs });
   const counters = { requests: 0, cacheHits: 0, malformedRetries: 0, malformed: 0, rateLimited: 0 };
@@ -70,7 +77,10 @@ export function openaiTeacher(config: OpenAiConfig, deps: { store: ArtifactStore
   };
 
   /** One chat completion, through the cache. `parse` returns undefined for a malformed answer. */
-  async function ask<T>(body: OpenAI.Chat.ChatCompletionCreateParamsNonStreaming, parse: (m: OpenAI.Chat.ChatCompletionMessage) => T | undefined): Promise<T | undefined> {
+  async function ask<T>(
+    body: OpenAI.Chat.ChatCompletionCreateParamsNonStreaming,
+    parse: (m: OpenAI.Chat.ChatCompletionMessage) => T | undefined,
+  ): Promise<T | undefined> {
     for (let attempt = 0; attempt <= MALFORMED_RETRIES; attempt++) {
       const key = `teacher-cache/${hashOf({ baseUrl: config.baseUrl, body, attempt })}`;
       let message = await deps.store.getPointer<OpenAI.Chat.ChatCompletionMessage>(key);
@@ -95,7 +105,10 @@ export function openaiTeacher(config: OpenAiConfig, deps: { store: ArtifactStore
     stats: () => ({ ...counters }),
     async close() {
       // A store that never opened has nothing to close (its error already failed the calls that needed it).
-      await limiter?.then((l) => l.close(), () => undefined);
+      await limiter?.then(
+        (l) => l.close(),
+        () => undefined,
+      );
     },
     async generate(intents: Intent[], range?: { from: number; to: number }): Promise<RequestDraft[]> {
       return pool(range ? intents.slice(range.from, range.to) : intents, config.concurrency, async (intent) => {
@@ -108,7 +121,11 @@ export function openaiTeacher(config: OpenAiConfig, deps: { store: ArtifactStore
             temperature: config.temperature,
             ...(config.jsonMode ? { response_format: { type: 'json_object' as const } } : {}),
             messages: [
-              { role: 'system', content: 'You write realistic user requests for an enterprise assistant. Reply with JSON: {"request": "..."}' },
+              {
+                role: 'system',
+                content:
+                  'You write realistic user requests for an enterprise assistant. Reply with JSON: {"request": "..."}',
+              },
               { role: 'user', content: task },
             ],
           },
@@ -122,7 +139,12 @@ export function openaiTeacher(config: OpenAiConfig, deps: { store: ArtifactStore
           },
         );
         progress();
-        return { intentId: intent.id, request: request ?? '', teacher: teacher.name, ...(request === undefined ? { malformed: 'no parseable request after retries' } : {}) };
+        return {
+          intentId: intent.id,
+          request: request ?? '',
+          teacher: teacher.name,
+          ...(request === undefined ? { malformed: 'no parseable request after retries' } : {}),
+        };
       });
     },
     async solve(intents: Intent[], drafts: RequestDraft[]): Promise<Candidate[]> {
@@ -130,15 +152,28 @@ export function openaiTeacher(config: OpenAiConfig, deps: { store: ArtifactStore
       return pool(drafts, config.concurrency, async (d) => {
         const intent = byId.get(d.intentId);
         if (!intent) throw new Error(`draft for unknown intent ${d.intentId}`);
-        if (d.malformed) return { intentId: d.intentId, request: d.request, target: { tool: null, verdict: 'abstain' as const, code: 'no_tool', reason: '' }, teacher: teacher.name, malformed: d.malformed };
+        if (d.malformed)
+          return {
+            intentId: d.intentId,
+            request: d.request,
+            target: { tool: null, verdict: 'abstain' as const, code: 'no_tool', reason: '' },
+            teacher: teacher.name,
+            malformed: d.malformed,
+          };
         const tools = toolsByDomain?.get(intent.domain) ?? [];
         const answer = await ask(
           {
             model: config.model,
             temperature: 0,
-            tools: tools.map((t) => ({ type: 'function' as const, function: { name: t.name, description: t.description ?? '', parameters: t.inputSchema } })),
+            tools: tools.map((t) => ({
+              type: 'function' as const,
+              function: { name: t.name, description: t.description ?? '', parameters: t.inputSchema },
+            })),
             messages: [
-              { role: 'system', content: `You are a tool router for ${intent.domain}. Call exactly one tool with exact arguments, or, if no tool can do it, reply with JSON {"tool": null, "reason": "..."}. Caller scopes: ${intent.persona.scopes.join(', ')}.` },
+              {
+                role: 'system',
+                content: `You are a tool router for ${intent.domain}. Call exactly one tool with exact arguments, or, if no tool can do it, reply with JSON {"tool": null, "reason": "..."}. Caller scopes: ${intent.persona.scopes.join(', ')}.`,
+              },
               { role: 'user', content: d.request },
             ],
           },
@@ -147,7 +182,8 @@ export function openaiTeacher(config: OpenAiConfig, deps: { store: ArtifactStore
             if (call && call.type === 'function') {
               try {
                 const args = JSON.parse(call.function.arguments) as unknown;
-                if (args && typeof args === 'object' && !Array.isArray(args)) return { tool: call.function.name, arguments: args as Record<string, unknown> };
+                if (args && typeof args === 'object' && !Array.isArray(args))
+                  return { tool: call.function.name, arguments: args as Record<string, unknown> };
               } catch {
                 return undefined;
               }
@@ -155,7 +191,13 @@ export function openaiTeacher(config: OpenAiConfig, deps: { store: ArtifactStore
             }
             try {
               const j = JSON.parse(m.content ?? '') as { tool?: unknown; reason?: unknown };
-              if (j.tool === null) return { tool: null, verdict: 'abstain', code: 'no_tool', reason: typeof j.reason === 'string' ? j.reason : 'no tool fits' };
+              if (j.tool === null)
+                return {
+                  tool: null,
+                  verdict: 'abstain',
+                  code: 'no_tool',
+                  reason: typeof j.reason === 'string' ? j.reason : 'no tool fits',
+                };
             } catch {
               return undefined;
             }
@@ -163,7 +205,14 @@ export function openaiTeacher(config: OpenAiConfig, deps: { store: ArtifactStore
           },
         );
         progress();
-        if (answer === undefined) return { intentId: d.intentId, request: d.request, target: { tool: null, verdict: 'abstain', code: 'no_tool', reason: '' }, teacher: teacher.name, malformed: 'no parseable answer after retries' };
+        if (answer === undefined)
+          return {
+            intentId: d.intentId,
+            request: d.request,
+            target: { tool: null, verdict: 'abstain', code: 'no_tool', reason: '' },
+            teacher: teacher.name,
+            malformed: 'no parseable answer after retries',
+          };
         return { intentId: d.intentId, request: d.request, target: answer, teacher: teacher.name };
       });
     },

@@ -30,7 +30,11 @@ const MAX_BACKOFF_MS = 30_000;
  * without counting against maxRetries: a busy endpoint slows the chunk, it does not fail it. A 429 for an
  * exhausted quota cannot succeed later and fails at once.
  */
-export async function send(client: OpenAI, body: OpenAI.Chat.ChatCompletionCreateParamsNonStreaming, policy: SendPolicy): Promise<OpenAI.Chat.ChatCompletion> {
+export async function send(
+  client: OpenAI,
+  body: OpenAI.Chat.ChatCompletionCreateParamsNonStreaming,
+  policy: SendPolicy,
+): Promise<OpenAI.Chat.ChatCompletion> {
   const estimate = estimateTokens(body);
   let failures = 0;
   let rateLimited = 0;
@@ -43,7 +47,10 @@ export async function send(client: OpenAI, body: OpenAI.Chat.ChatCompletionCreat
     } catch (e) {
       await settle?.(estimate);
       if (e instanceof OpenAI.RateLimitError) {
-        if (quotaExhausted(e)) throw new TeacherQuotaError(`teacher: the endpoint refused with 429 insufficient_quota (the account's quota is spent; retrying cannot help): ${e.message}`);
+        if (quotaExhausted(e))
+          throw new TeacherQuotaError(
+            `teacher: the endpoint refused with 429 insufficient_quota (the account's quota is spent; retrying cannot help): ${e.message}`,
+          );
         const waitMs = retryAfterMs(e.headers) ?? Math.min(MAX_BACKOFF_MS, 1000 * 2 ** Math.min(rateLimited, 5));
         rateLimited++;
         policy.onWait?.({ rateLimited, waitMs });
@@ -53,7 +60,9 @@ export async function send(client: OpenAI, body: OpenAI.Chat.ChatCompletionCreat
       }
       if (e instanceof OpenAI.APIError && refusedCredential(e.status)) {
         const env = policy.keyEnv;
-        throw new TeacherKeyError(`teacher: ${client.baseURL} refused the API key in ${env} (${e.status}); set ${env} to a valid key on every worker: ${redact(e.message, client.apiKey, env)}`);
+        throw new TeacherKeyError(
+          `teacher: ${client.baseURL} refused the API key in ${env} (${e.status}); set ${env} to a valid key on every worker: ${redact(e.message, client.apiKey, env)}`,
+        );
       }
       if (!retryable(e) || failures >= policy.maxRetries) throw e;
       await new Promise((r) => setTimeout(r, Math.min(MAX_BACKOFF_MS, 500 * 2 ** failures)));
@@ -64,7 +73,9 @@ export async function send(client: OpenAI, body: OpenAI.Chat.ChatCompletionCreat
 
 function retryable(e: unknown): boolean {
   if (e instanceof OpenAI.APIConnectionError) return true; // includes timeouts
-  return e instanceof OpenAI.APIError && e.status !== undefined && (e.status >= 500 || e.status === 408 || e.status === 409);
+  return (
+    e instanceof OpenAI.APIError && e.status !== undefined && (e.status >= 500 || e.status === 408 || e.status === 409)
+  );
 }
 
 function quotaExhausted(e: InstanceType<typeof OpenAI.RateLimitError>): boolean {

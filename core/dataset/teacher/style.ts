@@ -9,21 +9,83 @@ import type { Rng } from '../../rng.js';
 import { VERBS } from '../generic/phrase.js';
 
 const CONTEXTS = [
-  'Quick one before my meeting.', "I'm on a call with the customer right now.", 'Following up on yesterday\'s email.',
-  'For the month-end close:', 'My manager asked me to sort this out.', 'Heads up, this is time-sensitive.',
-  'Got a ticket about this.', 'Context: audit prep.', 'Doing some cleanup today.', 'Per our conversation,',
-  'One more thing from the team sync.', 'Sorry to bug you again.',
+  'Quick one before my meeting.',
+  "I'm on a call with the customer right now.",
+  "Following up on yesterday's email.",
+  'For the month-end close:',
+  'My manager asked me to sort this out.',
+  'Heads up, this is time-sensitive.',
+  'Got a ticket about this.',
+  'Context: audit prep.',
+  'Doing some cleanup today.',
+  'Per our conversation,',
+  'One more thing from the team sync.',
+  'Sorry to bug you again.',
 ];
-const INDIRECT = ['Could you ', 'Can you ', 'I need you to ', "I'd like you to ", 'Would you please ', 'Can I get you to ', 'I was hoping you could ', 'Mind helping me '];
+const INDIRECT = [
+  'Could you ',
+  'Can you ',
+  'I need you to ',
+  "I'd like you to ",
+  'Would you please ',
+  'Can I get you to ',
+  'I was hoping you could ',
+  'Mind helping me ',
+];
 const OPENERS = ['Hi, ', 'Hey — ', 'Hello! ', 'Morning. ', 'Quick one: ', 'Can you help? ', 'Please: '];
-const CLOSERS = [' Thanks!', ' Thank you.', ' ASAP please.', ' Cheers.', ' thx', ' Appreciate it.', ' When you get a chance.'];
+const CLOSERS = [
+  ' Thanks!',
+  ' Thank you.',
+  ' ASAP please.',
+  ' Cheers.',
+  ' thx',
+  ' Appreciate it.',
+  ' When you get a chance.',
+];
 const ABBREVIATIONS: Record<string, string> = {
-  please: 'pls', account: 'acct', accounts: 'accts', invoice: 'inv', invoices: 'invs', customer: 'cust', number: 'no.',
-  opportunity: 'opp', opportunities: 'opps', quantity: 'qty', with: 'w/', without: 'w/o', because: 'bc', amount: 'amt',
-  information: 'info', department: 'dept', message: 'msg', description: 'desc', reference: 'ref', receipt: 'rcpt',
-  journal: 'jrnl', period: 'pd', between: 'btwn', about: 'abt', you: 'u', and: '&', thanks: 'thx', tomorrow: 'tmrw',
+  please: 'pls',
+  account: 'acct',
+  accounts: 'accts',
+  invoice: 'inv',
+  invoices: 'invs',
+  customer: 'cust',
+  number: 'no.',
+  opportunity: 'opp',
+  opportunities: 'opps',
+  quantity: 'qty',
+  with: 'w/',
+  without: 'w/o',
+  because: 'bc',
+  amount: 'amt',
+  information: 'info',
+  department: 'dept',
+  message: 'msg',
+  description: 'desc',
+  reference: 'ref',
+  receipt: 'rcpt',
+  journal: 'jrnl',
+  period: 'pd',
+  between: 'btwn',
+  about: 'abt',
+  you: 'u',
+  and: '&',
+  thanks: 'thx',
+  tomorrow: 'tmrw',
 };
-const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+const MONTHS = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+];
 /** Slot names whose numbers people write with separators (never ids: "10,234" is no invoice id). */
 const MONEYISH = /amount|price|total|cost|balance|limit|salary|budget|revenue|value|quantity|qty/i;
 
@@ -58,14 +120,24 @@ function typo(text: string, rng: Rng): string {
 
 /** Terse: no politeness, no articles, no final period, lower case. */
 function terse(text: string): string {
-  return text.replace(/\bplease\b,?\s*/gi, '').replace(/\b(the|a|an)\s+/gi, '').replace(/[.!]\s*$/, '').toLowerCase();
+  return text
+    .replace(/\bplease\b,?\s*/gi, '')
+    .replace(/\b(the|a|an)\s+/gi, '')
+    .replace(/[.!]\s*$/, '')
+    .toLowerCase();
 }
 
 /** "2026-06-30" as people write it; the argument stays ISO. */
 function writeDate(iso: string, rng: Rng): string {
   const [y, m, d] = iso.split('-').map(Number) as [number, number, number];
   const month = MONTHS[m - 1]!;
-  return rng.pick([`${month} ${d}, ${y}`, `${d} ${month.slice(0, 3)} ${y}`, `${m}/${d}/${y}`, `${month.slice(0, 3)} ${d} ${y}`, `${d} ${month} ${y}`]);
+  return rng.pick([
+    `${month} ${d}, ${y}`,
+    `${d} ${month.slice(0, 3)} ${y}`,
+    `${m}/${d}/${y}`,
+    `${month.slice(0, 3)} ${d} ${y}`,
+    `${d} ${month} ${y}`,
+  ]);
 }
 
 function writeNumber(n: number, rng: Rng): string {
@@ -77,7 +149,8 @@ function writeNumber(n: number, rng: Rng): string {
 export function styleSlots(slots: Record<string, string | number>, rng: Rng): Record<string, string | number> {
   const out: Record<string, string | number> = {};
   for (const [k, v] of Object.entries(slots)) {
-    if (typeof v === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(v) && !Number.isNaN(Date.parse(v)) && rng.chance(0.35)) out[k] = writeDate(v, rng);
+    if (typeof v === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(v) && !Number.isNaN(Date.parse(v)) && rng.chance(0.35))
+      out[k] = writeDate(v, rng);
     else if (typeof v === 'number' && v >= 1000 && MONEYISH.test(k) && rng.chance(0.35)) out[k] = writeNumber(v, rng);
     else out[k] = v;
   }
@@ -89,7 +162,8 @@ export function styleTemplate(template: string, rng: Rng): string {
   let t = template.trim();
   const firstWord = t.split(/\s+/)[0]?.toLowerCase() ?? '';
   const imperative = VERBS.has(firstWord) && !t.startsWith('{');
-  if (imperative && rng.chance(0.3)) t = `${rng.pick(INDIRECT)}${t.charAt(0).toLowerCase()}${t.slice(1)}`.replace(/\.$/, '?');
+  if (imperative && rng.chance(0.3))
+    t = `${rng.pick(INDIRECT)}${t.charAt(0).toLowerCase()}${t.slice(1)}`.replace(/\.$/, '?');
   if (rng.chance(0.2)) t = outsideSlots(t, (s) => abbreviate(s, rng));
   if (rng.chance(0.15)) t = outsideSlots(t, terse);
   else if (rng.chance(0.15)) t = t.charAt(0).toLowerCase() + t.slice(1);

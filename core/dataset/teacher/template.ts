@@ -5,8 +5,19 @@ import type { Candidate, ConversationTurn, RequestDraft, Teacher } from './types
 
 /** Share of requests that come as the last turn of a conversation. */
 const MULTI_TURN_SHARE = 0.15;
-const VAGUE_ASKS = ['I need help with something.', 'Can you do something for me?', 'Got a request for you.', 'hey, quick task', 'Are you there?'];
-const READY = ['Sure — what do you need?', 'Of course. What should I do?', 'Happy to help. What is it?', 'Yes, go ahead.'];
+const VAGUE_ASKS = [
+  'I need help with something.',
+  'Can you do something for me?',
+  'Got a request for you.',
+  'hey, quick task',
+  'Are you there?',
+];
+const READY = [
+  'Sure — what do you need?',
+  'Of course. What should I do?',
+  'Happy to help. What is it?',
+  'Yes, go ahead.',
+];
 const DONE = ['Done.', 'Done — anything else?', 'That went through.', 'All set.'];
 
 /** Fill {slot} placeholders; a phrasing that names a slot the draw lacks is a bug in the goal. */
@@ -28,7 +39,13 @@ function earlierTurns(intent: Intent, others: Intent[], rng: Rng): ConversationT
     const id = `call_${prior.id.replace(/\W/g, '').slice(-12)}`;
     return [
       { role: 'user', content: fill(rng.pick(prior.phrasings), prior.slots) },
-      { role: 'assistant', content: null, tool_calls: [{ id, type: 'function', function: { name: prior.tool, arguments: JSON.stringify(prior.arguments) } }] },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [
+          { id, type: 'function', function: { name: prior.tool, arguments: JSON.stringify(prior.arguments) } },
+        ],
+      },
       { role: 'tool', tool_call_id: id, content: '{"ok": true}' },
       { role: 'assistant', content: rng.pick(DONE) },
     ];
@@ -58,7 +75,9 @@ export function templateTeacher(seed: string | number): Teacher {
       return (range ? intents.slice(range.from, range.to) : intents).map((intent) => {
         const rng = new Rng(`generate:${seed}:${intent.id}`);
         const request = fill(styleTemplate(rng.pick(intent.phrasings), rng), styleSlots(intent.slots, rng));
-        const context = rng.chance(MULTI_TURN_SHARE) ? earlierTurns(intent, byDomain.get(intent.domain)!, rng) : undefined;
+        const context = rng.chance(MULTI_TURN_SHARE)
+          ? earlierTurns(intent, byDomain.get(intent.domain)!, rng)
+          : undefined;
         return { intentId: intent.id, request, teacher: 'template', ...(context ? { context } : {}) };
       });
     },
@@ -68,7 +87,15 @@ export function templateTeacher(seed: string | number): Teacher {
         const intent = byId.get(d.intentId);
         if (!intent) throw new Error(`draft for unknown intent ${d.intentId}`);
         const context = d.context ? { context: d.context } : {};
-        if (d.malformed) return { intentId: d.intentId, request: d.request, ...context, target: { tool: null, verdict: 'abstain' as const, code: 'no_tool', reason: '' }, teacher: 'template', malformed: d.malformed };
+        if (d.malformed)
+          return {
+            intentId: d.intentId,
+            request: d.request,
+            ...context,
+            target: { tool: null, verdict: 'abstain' as const, code: 'no_tool', reason: '' },
+            teacher: 'template',
+            malformed: d.malformed,
+          };
         const target = intent.tool
           ? { tool: intent.tool, arguments: intent.arguments }
           : { tool: null, verdict: 'abstain' as const, code: 'no_tool', reason: 'no tool in the catalog can do this' };

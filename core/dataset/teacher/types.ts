@@ -1,7 +1,12 @@
 import type { Intent, Target } from '../types.js';
 
 /** Turns before the request in a multi-turn conversation (OpenAI chat messages, no system turn). */
-export type ConversationTurn = { role: 'user' | 'assistant' | 'tool'; content: string | null; tool_calls?: unknown[]; tool_call_id?: string };
+export type ConversationTurn = {
+  role: 'user' | 'assistant' | 'tool';
+  content: string | null;
+  tool_calls?: unknown[];
+  tool_call_id?: string;
+};
 
 /** A natural-language request drafted for an intent. */
 export interface RequestDraft {

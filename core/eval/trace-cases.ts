@@ -60,14 +60,12 @@ export function traceCases(
     cases.push({
       id: `${basename(p.file)}:${p.row}`,
       domain: typeof trace.metadata?.domain === 'string' ? trace.metadata.domain : null,
-      messages: trace.messages
-        .slice(0, -1)
-        .map((m) => ({
-          role: m.role,
-          content: m.content ?? null,
-          ...(m.tool_calls ? { tool_calls: m.tool_calls } : {}),
-          ...(m.tool_call_id ? { tool_call_id: m.tool_call_id } : {}),
-        })),
+      messages: trace.messages.slice(0, -1).map((m) => ({
+        role: m.role,
+        content: m.content ?? null,
+        ...(m.tool_calls ? { tool_calls: m.tool_calls } : {}),
+        ...(m.tool_call_id ? { tool_call_id: m.tool_call_id } : {}),
+      })),
       tools: trace.tools.map((t): RenderedRow['tools'][number] => ({
         type: 'function',
         function: {

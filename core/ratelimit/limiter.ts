@@ -2,7 +2,6 @@ import { parseDbLocation } from '../db-location.js';
 import { bucketShape } from './gcra.js';
 import { postgresLimitStore } from './postgres-store.js';
 import { sqliteLimitStore } from './sqlite-store.js';
-import type { LimitStore } from './store.js';
 
 export interface RateLimitConfig {
   requestsPerSecond?: number;

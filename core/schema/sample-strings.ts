@@ -289,7 +289,7 @@ const compiled = new Map<string, RegExp | null>();
 /** The pattern as ajv tests it (ECMAScript, unicode flag, unanchored); null if JS cannot compile it. */
 export function patternRegExp(pattern: string): RegExp | null {
   if (!compiled.has(pattern)) {
-    let re: RegExp | null = null;
+    let re: RegExp | null;
     try {
       re = new RegExp(pattern, 'u');
     } catch {
@@ -307,7 +307,7 @@ export function patternRegExp(pattern: string): RegExp | null {
  */
 export function fromPattern(pattern: string, rng: Rng, minLength = 0): string | undefined {
   if (!parsed.has(pattern)) {
-    let r: InstanceType<RandExpCtor> | null = null;
+    let r: InstanceType<RandExpCtor> | null;
     try {
       r = new RandExp(pattern);
     } catch {

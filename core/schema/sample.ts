@@ -407,7 +407,12 @@ function addDependencies(s: Schema, chosen: Set<string>, must: Set<string>): voi
     grew = false;
     for (const [k, need] of Object.entries(deps)) {
       if (!chosen.has(k) || !Array.isArray(need)) continue;
-      for (const n of need as string[]) if (!chosen.has(n)) (chosen.add(n), must.add(n), (grew = true));
+      for (const n of need as string[]) {
+        if (chosen.has(n)) continue;
+        chosen.add(n);
+        must.add(n);
+        grew = true;
+      }
     }
   }
 }

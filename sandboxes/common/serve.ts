@@ -1,7 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import { createServer, type Server as HttpServer } from 'node:http';
 import { realpathSync } from 'node:fs';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
@@ -125,6 +124,7 @@ export async function runSandbox(def: SandboxDefinition, argv = process.argv.sli
 
 /** Streamable HTTP in stateless mode: a fresh MCP server per request over the shared database. */
 export function serveHttp(sandbox: ReturnType<typeof compileSandbox>, token: string | undefined): HttpServer {
+  // eslint-disable-next-line @typescript-eslint/no-misused-promises -- node ignores the promise; the handler answers its own errors
   return createServer(async (req, res) => {
     if (!req.url?.startsWith('/mcp'))
       return void res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"not found: use /mcp"}');

@@ -63,7 +63,7 @@ const worker = await createCpuWorker({
 const tAll = performance.now();
 const built = await buildDataset(config);
 const inProcess: Record<string, number> = { ...built.seconds };
-let t = performance.now();
+const t = performance.now();
 // The baseline still writes the final rendered files: that is the pipeline's product either way.
 const outDir = tempDir();
 for (const [name, part] of Object.entries(built.rows)) {

@@ -207,9 +207,9 @@ async function measure(workers: number): Promise<Measured> {
   } finally {
     for (const p of procs) if (p.exitCode === null && p.signalCode === null) process.kill(-p.pid!, 'SIGTERM');
     await Promise.all(
-      procs.map((p) =>
-        p.exitCode !== null || p.signalCode !== null ? undefined : new Promise((r) => p.once('exit', r)),
-      ),
+      procs
+        .filter((p) => p.exitCode === null && p.signalCode === null)
+        .map((p) => new Promise((r) => p.once('exit', r))),
     );
   }
 }

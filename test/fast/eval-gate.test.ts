@@ -87,7 +87,7 @@ describe('promotion gate', () => {
     const prod = calls('production', 80, 20);
     const cand = endpoint(
       'candidate',
-      prod.cases.map((c, i) => (c.exact ? c : res(c.id, c.targetTool, ABSTAIN, false))),
+      prod.cases.map((c) => (c.exact ? c : res(c.id, c.targetTool, ABSTAIN, false))),
     );
     const d = decideGate(cand, prod, CFG, BOOT);
     assert.deepEqual(d.exactMatchDelta, { value: 0, low: 0, high: 0 });

@@ -111,6 +111,7 @@ function completion(model: string, message: unknown, finish: string, logprobs: u
 
 export async function startBackendStandIn(script: (body: ChatRequest) => Scripted): Promise<BackendStandIn> {
   const requests: ChatRequest[] = [];
+  // eslint-disable-next-line @typescript-eslint/no-misused-promises -- node ignores the promise; a throw here fails the test that caused it
   const server = createServer(async (req, res) => {
     const raw = await readBody(req);
     if (req.method !== 'POST' || req.url !== '/v1/chat/completions')
@@ -172,6 +173,7 @@ export async function startFrontierStandIn(
   answer: (body: ChatRequest) => Record<string, unknown>,
 ): Promise<FrontierStandIn> {
   const state: FrontierStandIn = { url: '', requests: [], authorizations: [], failing: false, close: async () => {} };
+  // eslint-disable-next-line @typescript-eslint/no-misused-promises -- node ignores the promise; a throw here fails the test that caused it
   const server = createServer(async (req, res) => {
     const raw = await readBody(req);
     if (req.method !== 'POST' || req.url !== '/v1/chat/completions')

@@ -75,8 +75,8 @@ describe('deploy, smoke test, alias flip and rollback on the local backend', () 
     probesRef = await store.putJson('smoke-probes', casesFrom(a.val).slice(0, 3));
   });
   after(async () => {
-    registry?.close();
-    serve?.run.kill(1000);
+    void registry?.close();
+    void serve?.run.kill(1000);
     await serve?.run.done.catch(() => undefined);
   });
 

@@ -38,8 +38,8 @@ describe('gateway renders agent requests as training did', () => {
   let backend: BackendStandIn;
   let gw: Awaited<ReturnType<typeof startGateway>>;
   let client: OpenAI;
-  let agentTools: OpenAI.Chat.Completions.ChatCompletionFunctionTool[] = [];
-  let catalogTools: CatalogTool[] = [];
+  const agentTools: OpenAI.Chat.Completions.ChatCompletionFunctionTool[] = [];
+  const catalogTools: CatalogTool[] = [];
   /** Each tool's required scopes as the sandboxes declare them (`_meta.scopes`), as ingest reads them. */
   const declaredScopes: Record<string, string[]> = {};
 

@@ -26,7 +26,7 @@ import { adapterVersion } from '../../core/train/adapter-version.js';
 import { jobIdentity } from '../../core/train/job.js';
 import { publishCommand } from '../../scripts/commands/publish.js';
 import { UsageError } from '../../scripts/lib/args.js';
-import { REPO, tempDir } from '../helpers/fixtures.js';
+import { tempDir } from '../helpers/fixtures.js';
 import { sampleReport } from '../helpers/eval-report-fixture.js';
 import { startMoto, type Moto } from '../helpers/moto.js';
 import { startHubStandIn, type HubStandIn } from '../helpers/hub-stand-in.js';

@@ -25,7 +25,7 @@ import { stringify } from 'yaml';
 import { openStore } from '../../core/artifacts/index.js';
 import { loadConfigFile } from '../../core/config/load.js';
 import { startServe, type ServeProcess } from '../../core/train/serve-process.js';
-import { runStatus, startRun } from '../../scripts/lib/runs.js';
+import { runStatus } from '../../scripts/lib/runs.js';
 import { startFrontierStandIn, type FrontierStandIn } from '../helpers/backend-stand-in.js';
 import { REPO, TEMPORAL_BIN, runCli, tempDir } from '../helpers/fixtures.js';
 import { startHubStandIn, type HubStandIn } from '../helpers/hub-stand-in.js';

@@ -203,7 +203,7 @@ def linear_probe(model, tok, train: list[dict], probed: list[dict]) -> None:
         bias = torch.zeros(1, requires_grad=True)
         opt = torch.optim.LBFGS([w, bias], max_iter=500)
 
-        def closure():
+        def closure(opt=opt, a=a, w=w, bias=bias):  # this iteration's probe; opt.step calls it with no arguments
             opt.zero_grad()
             loss = torch.nn.functional.binary_cross_entropy_with_logits(a @ w + bias, y) + 1e-2 * (w * w).sum()
             loss.backward()

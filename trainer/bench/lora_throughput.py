@@ -106,8 +106,8 @@ def run_setup(name: str, args, rows, attn: str) -> dict:
     from trl import SFTConfig, SFTTrainer
 
     from flywheel_trainer.job import validate_job
-    from flywheel_trainer.tiny import train_tokenizer
     from flywheel_trainer.model import Hardware
+    from flywheel_trainer.tiny import train_tokenizer
     from flywheel_trainer.train import lora_config, sft_config
 
     device = "cuda" if torch.cuda.is_available() else "cpu"

@@ -89,8 +89,9 @@ def main() -> None:
         for mode in MODES:
             xs = results[workload, mode]
             same = sum(a == b for a, b in zip(answers[workload, mode], answers[workload, "per-token"]))
+            p50, mean, mean_passes = statistics.median(xs), statistics.mean(xs), statistics.mean(passes[workload, mode])
             print(
-                f"{workload:8} {mode:16} {statistics.median(xs):6.2f} {statistics.mean(xs):7.2f} {base / statistics.mean(xs):10.2f}x {statistics.mean(passes[workload, mode]):6.1f}  {same}/{len(xs)}"
+                f"{workload:8} {mode:16} {p50:6.2f} {mean:7.2f} {base / mean:10.2f}x {mean_passes:6.1f}  {same}/{len(xs)}"
             )
 
 

@@ -22,9 +22,9 @@ import traceback
 from .errors import EXIT_BAD_JOB, BadJob
 from .examples import DEFAULT_WEIGHT
 from .fill import DEFAULT_FILL_WEIGHT
-from .priors import DEFAULT_COPY_WEIGHT
 from .job import load_job
 from .launch import is_main_process
+from .priors import DEFAULT_COPY_WEIGHT
 
 
 def _validate(args) -> int:

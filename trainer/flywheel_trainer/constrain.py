@@ -69,7 +69,8 @@ def arguments_schema(parameters: Any) -> dict[str, Any]:
     """A tool's input schema reduced to what the engine enforces exactly: types, properties, required,
     additionalProperties: false, items, enum, const, anyOf/oneOf (as anyOf), allOf of objects, string lengths,
     patterns it can compile (a date, date-time, time or uuid format as its pattern), array lengths; local $refs
-    inlined (a cycle becomes any value). Keywords it cannot enforce (numeric bounds, other formats) are dropped: the answer is then checked, not forced, on those."""
+    inlined (a cycle becomes any value). Keywords it cannot enforce (numeric bounds, other formats) are dropped: the
+    answer is then checked, not forced, on those."""
     if not isinstance(parameters, dict):
         return {"type": "object"}
     out = _reduce(parameters, parameters, ())

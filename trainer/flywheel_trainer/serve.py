@@ -34,21 +34,20 @@ import time
 import uuid
 from contextlib import nullcontext
 from dataclasses import dataclass, field
-from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 from .access import Access, AccessError, check_exposure
 from .constrain import RouterConstraint, RouterLogitsProcessor, tokenizer_data
-from .examples import DEFAULT_WEIGHT, DecisionPrior, ExampleIndex, callable_decision, request_text
-from .grounding import ground_answer
-from .fill import DEFAULT_FILL_WEIGHT, FillPrior
-from .priors import DEFAULT_COPY_WEIGHT, CopyPrior, chain, source_text
 from .decode import Decoded, PrefixCache, greedy
 from .errors import BadJob
+from .examples import DEFAULT_WEIGHT, DecisionPrior, ExampleIndex, callable_decision, request_text
+from .fill import DEFAULT_FILL_WEIGHT, FillPrior
+from .grounding import ground_answer
 from .model import cpu_has_native_bf16
 from .packaged import ensure_converted, is_packaged
+from .priors import DEFAULT_COPY_WEIGHT, CopyPrior, chain, source_text
 
 
 class ApiError(Exception):

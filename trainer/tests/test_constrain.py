@@ -11,10 +11,11 @@ import jsonschema
 import pytest
 import torch
 
-from conftest import make_job
 from flywheel_trainer.constrain import RouterConstraint, arguments_schema, tokenizer_data
 from flywheel_trainer.data import load_rows, render_text
 from flywheel_trainer.model import detect_hardware, load_base
+
+from conftest import make_job
 from synthetic import TOOLS
 
 

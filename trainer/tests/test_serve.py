@@ -16,12 +16,11 @@ from pathlib import Path
 
 import pytest
 
-from conftest import make_job
-from flywheel_trainer.access import Access, check_exposure
-from flywheel_trainer.errors import BadJob
 from flywheel_trainer import serve as serve_module
+from flywheel_trainer.access import Access, check_exposure
 from flywheel_trainer.constrain import RouterConstraint, tokenizer_data
 from flywheel_trainer.decode import Decoded
+from flywheel_trainer.errors import BadJob
 from flywheel_trainer.serve import (
     NOT_OFFERED,
     Engine,
@@ -32,6 +31,8 @@ from flywheel_trainer.serve import (
     named_absent_tool,
     token_texts,
 )
+
+from conftest import make_job
 from synthetic import TOOLS, write_rows
 
 
@@ -556,9 +557,10 @@ def test_load_needs_the_admin_token_and_a_path_inside_the_adapter_dir(adapters, 
     (served / "sneaky").symlink_to(outside, target_is_directory=True)
     access = Access(admin_token="admin-secret", api_keys=("key-old", "key-new"), adapter_dir=served)
     with serving(Engine(), access) as client:
-        load = lambda path, token: client.call(
-            "POST", "/v1/load_lora_adapter", {"lora_name": "a", "lora_path": str(path)}, token
-        )  # noqa: E731
+
+        def load(path, token):
+            return client.call("POST", "/v1/load_lora_adapter", {"lora_name": "a", "lora_path": str(path)}, token)
+
         status, body = load(served / "a", None)
         assert status == 401 and body["error"]["code"] == "invalid_api_key", body
         assert load(served / "a", "key-new")[0] == 401, "an inference key does not open the admin API"

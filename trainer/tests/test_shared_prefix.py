@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import make_job
 from flywheel_trainer.data import encode_rows, load_rows, share_prefixes, tree_attention_mask
 from flywheel_trainer.errors import BadJob
 from flywheel_trainer.train import build_trainer, run_training
+
+from conftest import make_job
 
 
 def _row(prompt: list[int], answer: list[int]) -> dict:

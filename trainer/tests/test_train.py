@@ -7,10 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from conftest import make_job
 from flywheel_trainer.data import Row, encode_row, load_rows
 from flywheel_trainer.errors import BadJob
 from flywheel_trainer.train import build_trainer, run_training
+
+from conftest import make_job
 
 
 def test_every_prompt_token_label_is_ignored(tmp_path, dataset):

@@ -72,7 +72,10 @@ const FLUFF = [
 const neutralise = (s: string) => s.replace(/\{/g, '(').replace(/\}/g, ')');
 /** Drop parenthetical asides, innermost first, then any parenthesis left unbalanced by a cut. */
 const dropAsides = (s: string) => {
-  for (let prev = ''; prev !== s;) ((prev = s), (s = s.replace(/(^|\s)\([^()]*\)/g, '')));
+  for (let prev = ''; prev !== s;) {
+    prev = s;
+    s = s.replace(/(^|\s)\([^()]*\)/g, '');
+  }
   return s.split('(').length === s.split(')').length ? s : s.replace(/[()]/g, '');
 };
 const stripMarkdown = (s: string) =>
@@ -123,7 +126,9 @@ function fromText(text: string): string {
       changed = false;
       for (const re of FLUFF) {
         const next = s.replace(re, '');
-        if (next !== s) ((s = next), (changed = true));
+        if (next === s) continue;
+        s = next;
+        changed = true;
       }
     }
     return s;

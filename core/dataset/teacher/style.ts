@@ -166,6 +166,7 @@ export function styleTemplate(template: string, rng: Rng): string {
     t = `${rng.pick(INDIRECT)}${t.charAt(0).toLowerCase()}${t.slice(1)}`.replace(/\.$/, '?');
   if (rng.chance(0.2)) t = outsideSlots(t, (s) => abbreviate(s, rng));
   if (rng.chance(0.15)) t = outsideSlots(t, terse);
+  // eslint-disable-next-line no-dupe-else-if -- each chance() draws anew
   else if (rng.chance(0.15)) t = t.charAt(0).toLowerCase() + t.slice(1);
   if (rng.chance(0.12)) {
     const parts = slotParts(t);

@@ -14,7 +14,7 @@ FAST_TESTS := test/fast/*.test.ts
 help:
 	@echo "make demo        run the whole flywheel on examples/salesforce-oracle.yaml and print where to look"
 	@echo "make test        install what is missing, typecheck, run every test"
-	@echo "make test-fast   typecheck and the tests that start no dev server, sandbox or trainer (the inner loop)"
+	@echo "make test-fast   typecheck, lint, format check and the tests that start no dev server, sandbox or trainer"
 	@echo "make lint        ESLint, prettier --check, ruff check and ruff format --check (what test-fast checks)"
 	@echo "make format      apply prettier, ESLint's fixes, ruff's fixes and ruff format"
 	@echo "make dev-server  run the Temporal dev server (UI on :8233) in the foreground"
@@ -51,23 +51,23 @@ typecheck: $(NODE_STAMP)
 # Config: eslint.config.js, .prettierrc.json (+ .prettierignore: prose, data and recorded histories keep their bytes),
 # ruff.toml.
 lint: $(NODE_STAMP) $(LINT_STAMP)
-	node_modules/.bin/prettier --check --log-level warn .
+	node_modules/.bin/prettier --check --cache --cache-strategy content --log-level warn .
 	node_modules/.bin/eslint --max-warnings 0 .
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 
 format: $(NODE_STAMP) $(LINT_STAMP)
-	node_modules/.bin/prettier --write --log-level warn .
+	node_modules/.bin/prettier --write --cache --cache-strategy content --log-level warn .
 	node_modules/.bin/eslint --fix .
 	$(VENV)/bin/ruff check --fix .
 	$(VENV)/bin/ruff format .
 
-test: install typecheck
+test: install typecheck lint
 	node --import tsx --test --test-concurrency=1 $(TESTS)
 	cd trainer && ../$(VENV)/bin/python -m pytest -q tests
 
-# The inner loop: needs node_modules only (npm ci), not the Python venv.
-test-fast: typecheck
+# The inner loop: needs node_modules and ruff (not torch or the trainer's requirements).
+test-fast: typecheck lint
 	node --import tsx --test --test-concurrency=1 $(FAST_TESTS)
 
 demo: install

@@ -1,5 +1,5 @@
 /**
- * Who may call the gateway (issue 19): named client keys. A key file holds `name:sha256(key)` lines (the keys
+ * Who may call the gateway: named client keys. A key file holds `name:sha256(key)` lines (the keys
  * themselves are never stored; `flywheel gateway keys create NAME` prints a new key once), and for containers
  * FLYWHEEL_GATEWAY_KEYS holds `name=key` pairs separated by commas. Both may be used at once. The file is re-read
  * when it changes, so a key is added or revoked without a restart: two keys valid at once is a rotation.

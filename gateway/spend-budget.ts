@@ -1,5 +1,5 @@
 /**
- * What escalation may spend (issue 19): frontier requests per minute and tokens per day, in total and per client
+ * What escalation may spend: frontier requests per minute and tokens per day, in total and per client
  * key. Counters are fixed windows (the minute, the UTC day) kept in the registry's database, next to the alias
  * table the gateway already reads: they survive a restart, and gateway replicas on a PostgreSQL registry share
  * one budget. A request over any cap is answered by the small model, marked not escalated, with the reason.

@@ -1,5 +1,5 @@
 /**
- * Preference pairs from the near-miss negatives (issue 18's first part): the same prompt with a chosen and a
+ * Preference pairs from the near-miss negatives: the same prompt with a chosen and a
  * rejected answer that differ minimally. Two kinds, both from rows the corrupt stage already proved:
  * - `near_miss`: the positive row's prompt; chosen = its correct call, rejected = the negative's tempting call when
  *   that differs from it in the tool alone or in one argument (sibling tool, dropped field, out-of-policy value,

@@ -1,4 +1,4 @@
-"""Who may do what on `serve`, for a server others can reach (issue 19).
+"""Who may do what on `serve`, for a server others can reach.
 
 - Loading and unloading adapters is an admin act: with an admin token configured it needs
   `Authorization: Bearer <admin token>`; inference keys do not open it.

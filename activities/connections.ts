@@ -67,12 +67,16 @@ function release(key: string, entry: Pooled, conn: McpConnection): void {
   entry.timer.unref();
 }
 
-/** Connections to every server (opened in parallel, reused when already open) for the duration of fn. */
+/**
+ * Connections to every live server (opened in parallel, reused when already open) for the duration of fn. A
+ * `tools` server is a file with no server behind it: it gets none, and its tools are checked by schema only.
+ */
 export async function withConnections<T>(
   servers: ServerConfig[],
   fn: (conns: Map<string, McpConnection>) => Promise<T>,
 ): Promise<T> {
-  const leases = await Promise.allSettled(servers.map(async (s) => [s.name, await acquire(s)] as const));
+  const live = servers.filter((s) => !s.tools);
+  const leases = await Promise.allSettled(live.map(async (s) => [s.name, await acquire(s)] as const));
   const failed = leases.find((l): l is PromiseRejectedResult => l.status === 'rejected');
   const held = leases
     .filter(

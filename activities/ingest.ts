@@ -4,6 +4,7 @@ import { buildCatalog as build, catalogStats } from '../core/catalog/build.js';
 import { diffCatalogs } from '../core/catalog/diff.js';
 import { catalogVersion, recordCatalogVersion } from '../core/catalog/history.js';
 import { listServerTools as list } from '../core/catalog/list-tools.js';
+import { describeToolsFile } from '../core/catalog/tools-file.js';
 import type { Catalog, ServerSnapshot } from '../core/catalog/types.js';
 import type { FlywheelConfig, ServerConfig } from '../core/config/schema.js';
 import { memoized } from '../core/pipeline/memo.js';
@@ -35,7 +36,12 @@ export async function listServerTools(args: ListServerToolsArgs): Promise<Artifa
         },
       });
       return storeFor(args.store).putJson('server-tools', snapshot, {
-        stats: { server: snapshot.server, pages: snapshot.pages, tools: snapshot.tools.length },
+        stats: {
+          server: snapshot.server,
+          pages: snapshot.pages,
+          tools: snapshot.tools.length,
+          ...(snapshot.source ? { toolsFile: describeToolsFile(snapshot.source) } : {}),
+        },
       });
     });
   } finally {
@@ -83,13 +89,18 @@ export async function buildCatalog(args: BuildCatalogArgs): Promise<IngestResult
       },
       args.runId,
     );
-    const stats = (await store.manifest(memo.outputs.catalog.sha256)).stats as { tools: number; quarantined: number };
+    const stats = (await store.manifest(memo.outputs.catalog.sha256)).stats as {
+      tools: number;
+      quarantined: number;
+      toolsFiles?: Record<string, string>;
+    };
     const version = catalogVersion(memo.outputs.catalog);
+    const files = Object.entries(stats.toolsFiles ?? {}).map(([server, format]) => `${server} from a ${format} file`);
     return {
       outputs: memo.outputs,
       reused: memo.reused,
       version,
-      summary: `${version}: ${stats.tools} tools, ${stats.quarantined} quarantined${memo.reused ? ' (unchanged, reused)' : ''}`,
+      summary: `${version}: ${stats.tools} tools, ${stats.quarantined} quarantined${files.length ? ` (${files.join(', ')})` : ''}${memo.reused ? ' (unchanged, reused)' : ''}`,
     };
   });
 }

@@ -1,7 +1,8 @@
 import { compileSchema } from '../schema/compile.js';
 import type { Catalog, CatalogTool, QuarantinedTool, ServerSnapshot } from './types.js';
 
-const TOOL_NAME_RE = /^[A-Za-z0-9_.-]{1,128}$/;
+/** What a tool name may be (MCP's own rule): 1-128 of letters, digits, `_`, `.` and `-`. */
+export const TOOL_NAME_RE = /^[A-Za-z0-9_.-]{1,128}$/;
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -83,6 +84,7 @@ export function buildCatalog(name: string, snapshots: ServerSnapshot[]): Catalog
     servers.push({
       name: snap.server,
       ...(snap.serverInfo ? { serverInfo: snap.serverInfo } : {}),
+      ...(snap.source ? { toolsFile: { format: snap.source.format, sha256: snap.source.sha256 } } : {}),
       tools: kept,
       quarantined: bad,
     });
@@ -104,5 +106,12 @@ export function catalogStats(catalog: Catalog): Record<string, unknown> {
     toolsByServer: Object.fromEntries(catalog.servers.map((s) => [s.name, s.tools])),
     /** Tool names offered by more than one server: the router sees only the name, so these are ambiguous. */
     crossServerNameCollisions: [...names].filter(([, n]) => n > 1).map(([n]) => n),
+    ...(catalog.servers.some((s) => s.toolsFile)
+      ? {
+          toolsFiles: Object.fromEntries(
+            catalog.servers.flatMap((s) => (s.toolsFile ? [[s.name, s.toolsFile.format]] : [])),
+          ),
+        }
+      : {}),
   };
 }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { ServerConfig } from '../config/schema.js';
 import { connectServer, explain, McpServerSetupError } from '../mcp/connect.js';
+import { readToolsFile, toolsFileSnapshot } from './tools-file.js';
 import type { ServerSnapshot } from './types.js';
 
 // Deliberately loose: each tool is checked one by one later, so one malformed tool is quarantined
@@ -16,11 +17,19 @@ export interface ListProgress {
   tools: number;
 }
 
-/** Connect to one server and page through tools/list, following nextCursor up to maxPages. */
+/**
+ * Connect to one server and page through tools/list, following nextCursor up to maxPages; a `tools` server's
+ * file is read instead, as one page.
+ */
 export async function listServerTools(
   server: ServerConfig,
   opts: { maxPages: number; onPage?: (p: ListProgress) => void },
 ): Promise<ServerSnapshot> {
+  if (server.tools) {
+    const snapshot = toolsFileSnapshot(server.name, await readToolsFile(server.tools));
+    opts.onPage?.({ server: server.name, page: 1, tools: snapshot.tools.length });
+    return snapshot;
+  }
   const conn = await connectServer(server);
   try {
     const tools: unknown[] = [];

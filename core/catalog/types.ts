@@ -26,6 +26,21 @@ export interface QuarantinedTool {
   raw: unknown;
 }
 
+/** Where a tools-file server's tools came from (core/catalog/tools-file.ts). */
+export interface ToolsFileSource {
+  /** As the config names it. */
+  path: string;
+  format: 'openai-tools' | 'openai-functions' | 'mcp-tools-list' | 'bfcl-functions' | 'bfcl-questions';
+  /** Of the file's bytes: the catalog's version changes with it. */
+  sha256: string;
+  /** Tool entries read, before identical repeats were collapsed. */
+  entries: number;
+  /** Identical repeats of a tool kept once. */
+  collapsed: number;
+  /** Tools that share a name with an earlier, different one, and the name they were given. */
+  renamed: Array<{ from: string; to: string; where: string }>;
+}
+
 /** What one server listed, before any checking. Stored as the `server-tools` artifact. */
 export interface ServerSnapshot {
   server: string;
@@ -33,11 +48,20 @@ export interface ServerSnapshot {
   protocolVersion?: string;
   pages: number;
   tools: unknown[];
+  /** Set when the tools came from a file, not a live server. */
+  source?: ToolsFileSource;
 }
 
 export interface Catalog {
   name: string;
-  servers: Array<{ name: string; serverInfo?: { name: string; version: string }; tools: number; quarantined: number }>;
+  servers: Array<{
+    name: string;
+    serverInfo?: { name: string; version: string };
+    /** A tools-file server: the file's format and hash (no server to call). */
+    toolsFile?: { format: ToolsFileSource['format']; sha256: string };
+    tools: number;
+    quarantined: number;
+  }>;
   tools: CatalogTool[];
   quarantined: QuarantinedTool[];
 }

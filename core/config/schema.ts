@@ -64,13 +64,22 @@ export const serverSchema = z
     name,
     stdio: stdioServerSchema.optional(),
     http: httpServerSchema.optional(),
+    /**
+     * A file of tool definitions instead of a live server (an OpenAI tools list, a tools/list dump, BFCL function
+     * docs; core/catalog/tools-file.ts): read on the worker, relative to its working directory. Nothing is called.
+     */
+    tools: z.string().min(1).optional(),
     /** Connect + each tools/list page must finish within this many milliseconds. */
     timeoutMs: z.number().int().min(100).max(600_000).default(30_000),
     /** Entity discovery settings (see probeSchema), or false to skip it (validation still executes read-only calls and dry-runs). */
     probe: z.union([z.literal(false), probeSchema]).optional(),
   })
-  .refine((s) => Boolean(s.stdio) !== Boolean(s.http), {
-    message: 'set exactly one of "stdio" or "http"',
+  .refine((s) => [s.stdio, s.http, s.tools].filter(Boolean).length === 1, {
+    message: 'set exactly one of "stdio", "http" or "tools"',
+  })
+  .refine((s) => !(s.tools && s.probe !== undefined), {
+    message: 'a "tools" file has no server to probe: remove "probe"',
+    path: ['probe'],
   });
 
 const personaSchema = z.strictObject({

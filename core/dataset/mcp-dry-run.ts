@@ -26,15 +26,11 @@ export function mcpDryRunner(
   const closed = new Map<string, string>();
   const runner = Object.assign(
     async (tool: CatalogTool, args: Record<string, unknown>, scopes: string[]): Promise<DryRunResult> => {
-      const { mode } = modeOf(tool);
+      const { mode, why } = modeOf(tool);
       runner.counts[mode]++;
       if (mode === 'schema') {
         runner.skipped += 1;
-        return {
-          ok: true,
-          checkedBy: 'schema',
-          message: 'not called: the tool may write and declares no dry-run support',
-        };
+        return { ok: true, checkedBy: 'schema', message: `not called: ${why}` };
       }
       const conn = connections.get(tool.server);
       if (!conn) return { ok: false, checkedBy: mode, message: `no connection to server ${tool.server}` };

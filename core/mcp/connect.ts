@@ -44,6 +44,11 @@ export async function connectServer(server: ServerConfig): Promise<McpConnection
   let stderr = '';
   const stderrTail = (): string => stderr.slice(-2000).trim();
   let transport: Transport;
+  if (server.tools)
+    throw new McpServerSetupError(
+      server.name,
+      `its tools come from the file ${server.tools}: there is no server to connect to`,
+    );
   if (server.stdio) {
     const stdio = new StdioClientTransport({
       command: server.stdio.command,

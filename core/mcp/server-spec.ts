@@ -7,7 +7,8 @@ export class ServerSpecError extends InputError {
 }
 
 /**
- * Parse a command-line server SPEC: `stdio:<command line>` or an `http(s)://` URL.
+ * Parse a command-line server SPEC: `stdio:<command line>`, an `http(s)://` URL or `tools:<file>` (tool
+ * definitions from a file, core/catalog/tools-file.ts).
  * The command line is split like a POSIX shell would (quotes and backslashes), without expansion.
  */
 export function parseServerSpec(spec: string, name = 'server', timeoutMs = 30_000): ServerConfig {
@@ -15,6 +16,11 @@ export function parseServerSpec(spec: string, name = 'server', timeoutMs = 30_00
     const [command, ...args] = splitCommandLine(spec.slice('stdio:'.length));
     if (!command) throw new ServerSpecError(`server spec "${spec}" has no command after "stdio:"`);
     return { name, stdio: { command, args, env: {} }, timeoutMs };
+  }
+  if (spec.startsWith('tools:')) {
+    const file = spec.slice('tools:'.length);
+    if (!file) throw new ServerSpecError(`server spec "${spec}" has no file after "tools:"`);
+    return { name, tools: file, timeoutMs };
   }
   if (/^https?:\/\//.test(spec)) {
     try {
@@ -24,7 +30,9 @@ export function parseServerSpec(spec: string, name = 'server', timeoutMs = 30_00
     }
     return { name, http: { url: spec, headers: {} }, timeoutMs };
   }
-  throw new ServerSpecError(`server spec "${spec}" must be stdio:<command line> or an http(s):// URL`);
+  throw new ServerSpecError(
+    `server spec "${spec}" must be stdio:<command line>, an http(s):// URL or tools:<file of tool definitions>`,
+  );
 }
 
 export function splitCommandLine(line: string): string[] {
@@ -61,5 +69,6 @@ export function splitCommandLine(line: string): string[] {
 /** A one-line description of where a server lives, for messages. */
 export function describeServer(server: ServerConfig): string {
   if (server.stdio) return `stdio: ${[server.stdio.command, ...server.stdio.args].join(' ')}`;
+  if (server.tools) return `tools file ${server.tools}`;
   return server.http!.url;
 }

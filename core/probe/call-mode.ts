@@ -33,8 +33,12 @@ export function probeSettingsOf(server: ServerConfig): ProbeConfig {
   return { ...PROBE_DEFAULTS, ...(server.probe || {}) };
 }
 
-/** callMode for tools of these servers, each with its own probe.allow. */
+/** callMode for tools of these servers, each with its own probe.allow; a `tools` file's tools are never called. */
 export function callModeFor(servers: ServerConfig[]): (tool: CatalogTool) => { mode: CallMode; why: string } {
   const allow = new Map(servers.map((s) => [s.name, probeSettingsOf(s).allow]));
-  return (tool) => callMode(tool, allow.get(tool.server) ?? []);
+  const files = new Set(servers.filter((s) => s.tools).map((s) => s.name));
+  return (tool) =>
+    files.has(tool.server)
+      ? { mode: 'schema', why: 'listed in a tools file: there is no server to call' }
+      : callMode(tool, allow.get(tool.server) ?? []);
 }

@@ -23,10 +23,19 @@ export async function discoverPools(
 ): Promise<Record<string, DomainPools>> {
   const pools: Record<string, DomainPools> = {};
   for (const server of servers) {
-    const conn = conns.get(server.name);
-    if (!conn || !catalog.servers.some((s) => s.name === server.name)) continue;
-    onProgress?.({ server: server.name });
+    if (!catalog.servers.some((s) => s.name === server.name)) continue;
     const tools = catalog.tools.filter((t) => t.server === server.name);
+    if (server.tools) {
+      // Tools from a file: nothing to call, so values come from sampling each tool's schema.
+      pools[server.name] = {
+        harvested: {},
+        probes: tools.map((t) => skipped(t.name, 'no server to call (a tools file)')),
+      };
+      continue;
+    }
+    const conn = conns.get(server.name);
+    if (!conn) continue;
+    onProgress?.({ server: server.name });
     const pack = packFor(packs, conn.serverInfo?.name);
     let packPools: EntityPools | undefined;
     let packNote: string | undefined;
@@ -52,20 +61,15 @@ export async function discoverPools(
     const rest = tools.filter((t) => !covered.has(t.name));
     const found =
       server.probe === false
-        ? {
-            harvested: {},
-            probes: rest.map((t) => ({
-              tool: t.name,
-              status: 'skipped' as const,
-              calls: 0,
-              values: 0,
-              detail: 'probe: false for this server',
-            })),
-          }
+        ? { harvested: {}, probes: rest.map((t) => skipped(t.name, 'probe: false for this server')) }
         : await probeServer(conn.client, rest, probeSettingsOf(server), seed, (tool) =>
             onProgress?.({ server: server.name, tool }),
           );
     pools[server.name] = { ...(packPools ? { pack: packPools } : {}), ...(packNote ? { packNote } : {}), ...found };
   }
   return pools;
+}
+
+function skipped(tool: string, detail: string) {
+  return { tool, status: 'skipped' as const, calls: 0, values: 0, detail };
 }

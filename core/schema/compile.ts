@@ -32,8 +32,9 @@ function ajvFor(draft: Draft): Ajv {
   if (!ajv) {
     ajv = draft === '07' ? new Ajv(OPTIONS) : draft === '2019-09' ? new Ajv2019(OPTIONS) : new Ajv2020(OPTIONS);
     addFormats(ajv);
-    // MCP servers put documentation keywords in schemas that JSON Schema does not define.
-    ajv.addVocabulary(['example']);
+    // Tool schemas carry documentation keywords JSON Schema does not define: `example` (MCP servers), `optional`
+    // (BFCL's function docs, beside `required`).
+    ajv.addVocabulary(['example', 'optional']);
     instances.set(draft, ajv);
   }
   return ajv;

@@ -2,6 +2,7 @@ import { readFile, rename, writeFile } from 'node:fs/promises';
 import { buildCatalog, catalogStats } from '../../core/catalog/build.js';
 import { diffCatalogs } from '../../core/catalog/diff.js';
 import { listServerTools } from '../../core/catalog/list-tools.js';
+import { describeToolsFile } from '../../core/catalog/tools-file.js';
 import type { Catalog } from '../../core/catalog/types.js';
 import { canonicalJson, hashOf, shortSha } from '../../core/hash.js';
 import { parseServerSpec } from '../../core/mcp/server-spec.js';
@@ -10,7 +11,7 @@ import { printJson } from '../lib/output.js';
 
 /** The catalog's name unless --name says. */
 const DEFAULT_NAME = 'catalog';
-const NAMED_SPEC = /^([a-z0-9][a-z0-9-]*)=((?:stdio:|https?:\/\/).*)$/s;
+const NAMED_SPEC = /^([a-z0-9][a-z0-9-]*)=((?:stdio:|tools:|https?:\/\/).*)$/s;
 
 export const catalogCommand: Command = {
   name: 'catalog',
@@ -19,11 +20,13 @@ export const catalogCommand: Command = {
 
 Connects to each MCP server, pages through tools/list, compiles every inputSchema/outputSchema with ajv
 (bad ones are quarantined with a reason, not fatal) and writes the catalog JSON to FILE atomically.
+A tools:FILE spec reads tool definitions from a file instead (an OpenAI tools list, a tools/list dump or
+BFCL function docs; its format is detected and printed; a bad entry fails the whole file, named).
 If FILE already holds a catalog, prints what changed (tools added, removed, changed).
-  SPEC     stdio:<command line>  or  http(s)://host/path   (optionally NAME=SPEC to name the server)
+  SPEC     stdio:<command line>, http(s)://host/path or tools:<file>   (optionally NAME=SPEC to name the server)
   --name   catalog name (default "${DEFAULT_NAME}")
   --json   print {version, out, stats, diff} instead of text
-Exit codes: 0 ok, 2 bad usage, 1 a server failed (the message names it).`,
+Exit codes: 0 ok, 2 bad usage or a bad tools file, 1 a server failed (the message names it).`,
   async run(argv) {
     const { values, positionals } = parse(
       argv,
@@ -60,6 +63,9 @@ Exit codes: 0 ok, 2 bad usage, 1 a server failed (the message names it).`,
         }),
       );
     }
+    if (!values.json)
+      for (const snap of snapshots)
+        if (snap.source) process.stderr.write(`  ${snap.server}: ${describeToolsFile(snap.source)}\n`);
     const catalog = buildCatalog(values.name, snapshots);
     const version = `cat-${shortSha(hashOf(catalog))}`;
     const previous = await readCatalog(values.out);

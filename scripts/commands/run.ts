@@ -1,3 +1,4 @@
+import { checkConfigFiles } from '../../core/config/files.js';
 import { loadConfigFile, parseConfig } from '../../core/config/load.js';
 import { openStore } from '../../core/artifacts/index.js';
 import type { FlywheelRunInput, RunProgress } from '../../core/pipeline/types.js';
@@ -79,6 +80,8 @@ in progress attaches to that run instead of racing it.
       if (!values.resume) {
         const file = values.config ?? process.env.FLYWHEEL_CONFIG ?? DEFAULT_CONFIG;
         config = await loadConfigFile(file);
+        // A bad tools file exits 2 here; one that is only on the workers is theirs to read.
+        await checkConfigFiles(config, file, { missingOk: true });
         input = {
           config,
           trigger: values.trigger ?? DEFAULT_TRIGGER,

@@ -51,7 +51,7 @@ export async function buildDataset(config: FlywheelConfig): Promise<BuiltDataset
   lap('ingest');
   const conns = new Map<string, McpConnection>();
   try {
-    for (const s of config.servers) conns.set(s.name, await connectServer(s));
+    for (const s of config.servers) if (!s.tools) conns.set(s.name, await connectServer(s));
     const pools = await discoverPools(conns, config.servers, catalog, DOMAIN_PACKS, dataset.seed);
     const { intents } = await buildIntents(catalog, dataset, pools, DOMAIN_PACKS);
     lap('intents');

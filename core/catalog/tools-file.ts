@@ -1,0 +1,313 @@
+/**
+ * A catalog server from a file instead of a live MCP server (`servers[]: {name, tools: PATH}`): the tools an
+ * agent's code lists for OpenAI, a `tools/list` dump, or BFCL's function docs. The format is detected from the
+ * file's shape and reported. A file is all or nothing: any bad entry fails the whole file with every problem
+ * named by file, entry and field, so nothing is half ingested.
+ */
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { basename } from 'node:path';
+import { InputError } from '../errors.js';
+import { compileSchema } from '../schema/compile.js';
+import { canonicalJson } from '../hash.js';
+import { bfclParametersToJsonSchema, isBfclParameters } from './bfcl-types.js';
+import { TOOL_NAME_RE } from './build.js';
+import type { ServerSnapshot, ToolsFileSource } from './types.js';
+
+export type ToolsFileFormat = ToolsFileSource['format'];
+
+/** What each format looks like, for messages. */
+export const TOOLS_FILE_FORMATS: Record<ToolsFileFormat, string> = {
+  'openai-tools': 'an OpenAI tools array: [{type: "function", function: {name, description, parameters}}]',
+  'openai-functions': 'OpenAI function definitions: [{name, description, parameters}] with JSON Schema parameters',
+  'mcp-tools-list': 'an MCP tools/list result ({tools: [{name, description, inputSchema}]}), or several (pages)',
+  'bfcl-functions': 'BFCL function docs: JSON lines of {name, description, parameters: {type: "dict", …}}',
+  'bfcl-questions': 'BFCL question files: JSON lines of {id, question, function: [...]}, their functions unioned',
+};
+
+/** A tools file that cannot be used: every problem names the entry and the field. */
+export class ToolsFileError extends InputError {
+  constructor(
+    readonly file: string,
+    readonly problems: string[],
+    /** The file is not there (on this machine). */
+    readonly missing = false,
+  ) {
+    super(`${file}: cannot use this tools file\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+  }
+}
+
+/** A tool as an MCP server would list it. */
+export interface ListedTool {
+  name: string;
+  title?: string;
+  description?: string;
+  inputSchema: Record<string, unknown>;
+  outputSchema?: Record<string, unknown>;
+  annotations?: Record<string, unknown>;
+  _meta?: Record<string, unknown>;
+}
+
+export interface ToolsFile extends ToolsFileSource {
+  tools: ListedTool[];
+}
+
+/** `_meta` key of a tool renamed because its file lists another tool by the same name with another schema. */
+export const SOURCE_NAME_META = 'flywheel/sourceName';
+
+type Json = Record<string, unknown>;
+const isObject = (v: unknown): v is Json => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+type Kind = 'openai-tool' | 'function' | 'mcp-tool' | 'mcp-result' | 'bfcl-question';
+
+interface Entry {
+  /** Where it is, for messages: `entry 3`, `line 4`, `line 4, function[1]`. */
+  where: string;
+  raw: unknown;
+}
+
+const MAX_PROBLEMS = 20;
+
+/** Read, detect and check a tools file (relative paths: against the working directory). */
+export async function readToolsFile(path: string): Promise<ToolsFile> {
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(path);
+  } catch (err) {
+    const missing = (err as NodeJS.ErrnoException).code === 'ENOENT';
+    throw new ToolsFileError(path, [`cannot read the file: ${(err as Error).message}`], missing);
+  }
+  return parseToolsFile(bytes, path);
+}
+
+/** The same from bytes already read (`file` names it in messages and in the snapshot). */
+export function parseToolsFile(bytes: Buffer | string, file: string): ToolsFile {
+  const buf = typeof bytes === 'string' ? Buffer.from(bytes) : bytes;
+  const sha256 = createHash('sha256').update(buf).digest('hex');
+  const docs = parseDocuments(buf.toString('utf8'), file);
+  const problems: string[] = [];
+  const kinds = new Map<Kind, string>();
+  const entries: Array<Entry & { kind: Kind }> = [];
+  for (const doc of docs) {
+    const items = Array.isArray(doc.value)
+      ? doc.value.map((v, i) => ({ raw: v, at: doc.where ? `${doc.where} [${i}]` : `entry [${i}]` }))
+      : [{ raw: doc.value, at: doc.where || 'the top-level object' }];
+    for (const { raw, at } of items) {
+      const kind = kindOf(raw);
+      if (!kind) {
+        problems.push(`${at}: not a tool: expected ${Object.values(TOOLS_FILE_FORMATS).join('; or ')}${keysOf(raw)}`);
+        continue;
+      }
+      if (!kinds.has(kind)) kinds.set(kind, at);
+      entries.push({ where: at, raw, kind });
+    }
+  }
+  if (docs.length === 0) problems.push('the file holds no tools');
+  if (entries.length === 0) fail(file, problems);
+  let format = formatOf(kinds, file);
+  if (format === 'openai-functions' && entries.some((e) => isBfclParameters((e.raw as Json).parameters)))
+    format = 'bfcl-functions';
+  const tools: Array<{ where: string; tool: ListedTool }> = [];
+  for (const e of entries)
+    for (const t of toolsOf(e)) {
+      const checked = checkEntry(t.where, t.raw, format);
+      if (typeof checked === 'string') problems.push(checked);
+      else tools.push({ where: t.where, tool: checked });
+    }
+  if (tools.length === 0 && problems.length === 0) problems.push('the file holds no tools');
+  fail(file, problems);
+  const { unique, collapsed, renamed } = dedupe(tools);
+  return { path: file, format, sha256, entries: tools.length, collapsed, renamed, tools: unique };
+}
+
+/** The snapshot ingest stores for a tools-file server: as if the server had listed these tools on one page. */
+export function toolsFileSnapshot(server: string, file: ToolsFile): ServerSnapshot {
+  const { tools, ...source } = file;
+  return {
+    server,
+    // The file's hash is its version, so the catalog's version changes whenever the file's bytes do.
+    serverInfo: { name: basename(file.path), version: `sha256:${file.sha256.slice(0, 16)}` },
+    pages: 1,
+    tools,
+    source,
+  };
+}
+
+/** One line on what was read: `tools.json: openai-tools, 12 entries, 2 repeats kept once, 1 renamed (a → a__2)`. */
+export function describeToolsFile(source: ToolsFileSource): string {
+  const renamed = source.renamed.slice(0, 3).map((r) => `${r.from} → ${r.to}`);
+  if (source.renamed.length > 3) renamed.push('…');
+  return [
+    `${source.path}: ${source.format}, ${source.entries} ${source.entries === 1 ? 'entry' : 'entries'}`,
+    ...(source.collapsed ? [`${source.collapsed} identical repeats kept once`] : []),
+    ...(source.renamed.length ? [`${source.renamed.length} renamed (${renamed.join(', ')})`] : []),
+  ].join(', ');
+}
+
+function fail(file: string, problems: string[]): void {
+  if (problems.length === 0) return;
+  const shown = problems.slice(0, MAX_PROBLEMS);
+  if (problems.length > MAX_PROBLEMS) shown.push(`… and ${problems.length - MAX_PROBLEMS} more`);
+  throw new ToolsFileError(file, shown);
+}
+
+/** One JSON document, or JSON lines (each non-blank line a document). */
+function parseDocuments(text: string, file: string): Array<{ where: string; value: unknown }> {
+  try {
+    return [{ where: '', value: JSON.parse(text) as unknown }];
+  } catch (whole) {
+    const lines = text.split('\n');
+    const docs: Array<{ where: string; value: unknown }> = [];
+    const firstLine = lines.findIndex((l) => l.trim() !== '');
+    if (firstLine < 0) return [];
+    // Not JSON lines either when its first line is not a document on its own: report the whole-file error.
+    try {
+      JSON.parse(lines[firstLine]!);
+    } catch {
+      throw new ToolsFileError(file, [`not JSON: ${(whole as Error).message}`]);
+    }
+    lines.forEach((line, i) => {
+      if (line.trim() === '') return;
+      try {
+        docs.push({ where: `line ${i + 1}`, value: JSON.parse(line) as unknown });
+      } catch (err) {
+        throw new ToolsFileError(file, [`line ${i + 1}: not JSON: ${(err as Error).message}`]);
+      }
+    });
+    return docs;
+  }
+}
+
+function kindOf(v: unknown): Kind | null {
+  if (!isObject(v)) return null;
+  if (v.type === 'function' && isObject(v.function)) return 'openai-tool';
+  if (Array.isArray(v.tools) || (isObject(v.result) && Array.isArray(v.result.tools))) return 'mcp-result';
+  if (Array.isArray(v.function) && 'question' in v) return 'bfcl-question';
+  if ('inputSchema' in v) return 'mcp-tool';
+  if ('parameters' in v || ('name' in v && 'description' in v)) return 'function';
+  return null;
+}
+
+function keysOf(v: unknown): string {
+  if (isObject(v)) return ` (it has ${Object.keys(v).slice(0, 8).join(', ') || 'no keys'})`;
+  return ` (it is ${Array.isArray(v) ? 'an array' : v === null ? 'null' : `a ${typeof v}`})`;
+}
+
+/** The file's one format; a file that mixes them is refused, naming the first entry of each. */
+function formatOf(kinds: Map<Kind, string>, file: string): ToolsFileFormat {
+  const formats = new Map<ToolsFileFormat, string>();
+  for (const [kind, at] of kinds) {
+    const f: ToolsFileFormat =
+      kind === 'openai-tool'
+        ? 'openai-tools'
+        : kind === 'mcp-tool' || kind === 'mcp-result'
+          ? 'mcp-tools-list'
+          : kind === 'bfcl-question'
+            ? 'bfcl-questions'
+            : 'openai-functions'; // refined to bfcl-functions below when BFCL's types appear
+    if (!formats.has(f)) formats.set(f, at);
+  }
+  if (formats.size > 1)
+    throw new ToolsFileError(file, [
+      `mixes formats: ${[...formats].map(([f, at]) => `${f} (first at ${at})`).join(', ')}; one file holds one format`,
+    ]);
+  return [...formats.keys()][0]!;
+}
+
+/** The tool entries inside one entry of the file (a tools/list page or a BFCL question holds several). */
+function toolsOf(e: Entry & { kind: Kind }): Entry[] {
+  const v = e.raw as Json;
+  if (e.kind === 'mcp-result') {
+    const list = (Array.isArray(v.tools) ? v.tools : (v.result as Json).tools) as unknown[];
+    return list.map((raw, i) => ({ where: `${e.where}, tools[${i}]`, raw }));
+  }
+  if (e.kind === 'bfcl-question')
+    return (v.function as unknown[]).map((raw, i) => ({ where: `${e.where}, function[${i}]`, raw }));
+  return [{ where: e.where, raw: e.raw }];
+}
+
+/** One entry as an MCP tool, or the problem that names its field. */
+function checkEntry(where: string, raw: unknown, format: ToolsFileFormat): ListedTool | string {
+  if (!isObject(raw)) return `${where}: not a JSON object${keysOf(raw)}`;
+  const fn = format === 'openai-tools' ? (raw.function as Json) : raw;
+  const field = (f: string) => (format === 'openai-tools' ? `function.${f}` : f);
+  const name = fn.name;
+  if (typeof name !== 'string' || name === '') return `${where}: ${field('name')}: missing or not a string`;
+  if (!TOOL_NAME_RE.test(name))
+    return `${where} (${name}): ${field('name')}: ${JSON.stringify(name)} is not 1-128 of [A-Za-z0-9_.-]`;
+  const at = `${where} (${name})`;
+  if (fn.description !== undefined && typeof fn.description !== 'string')
+    return `${at}: ${field('description')}: not a string`;
+  const schemaField = format === 'mcp-tools-list' ? 'inputSchema' : field('parameters');
+  let given = format === 'mcp-tools-list' ? fn.inputSchema : fn.parameters;
+  // OpenAI and BFCL allow a function without parameters; MCP requires an inputSchema.
+  if (given === undefined && format !== 'mcp-tools-list') given = { type: 'object', properties: {} };
+  if (!isObject(given)) return `${at}: ${schemaField}: ${given === undefined ? 'missing' : 'not a JSON object'}`;
+  const schema =
+    format === 'bfcl-functions' || format === 'bfcl-questions' || isBfclParameters(given)
+      ? bfclParametersToJsonSchema(given)
+      : given;
+  if (schema.type !== 'object')
+    return `${at}: ${schemaField}.type: must be "object", got ${JSON.stringify(schema.type)}`;
+  const compiled = compileSchema(schema);
+  if (!compiled.ok) return `${at}: ${schemaField}: not a usable JSON Schema: ${compiled.error}`;
+  const tool: ListedTool = {
+    name,
+    ...(typeof fn.title === 'string' ? { title: fn.title } : {}),
+    ...(typeof fn.description === 'string' ? { description: fn.description } : {}),
+    inputSchema: schema,
+  };
+  if (format === 'mcp-tools-list') {
+    for (const key of ['outputSchema', 'annotations', '_meta'] as const) {
+      if (raw[key] === undefined) continue;
+      if (!isObject(raw[key])) return `${at}: ${key}: not a JSON object`;
+      if (key === 'outputSchema') {
+        const out = compileSchema(raw[key]);
+        if (!out.ok) return `${at}: outputSchema: not a usable JSON Schema: ${out.error}`;
+      }
+      tool[key] = raw[key] as Json;
+    }
+  }
+  return tool;
+}
+
+/**
+ * One tool per name. The same tool listed twice (BFCL questions repeat their functions) is kept once; a second
+ * tool of the same name with another schema or description is renamed `NAME__2` (then `__3`, …, skipping names
+ * the file uses), in file order, with its own name kept in `_meta["flywheel/sourceName"]`.
+ */
+function dedupe(tools: Array<{ where: string; tool: ListedTool }>): {
+  unique: ListedTool[];
+  collapsed: number;
+  renamed: ToolsFileSource['renamed'];
+} {
+  const taken = new Set(tools.map((t) => t.tool.name));
+  const seen = new Map<string, Map<string, string>>(); // name -> canonical body -> name given
+  const unique: ListedTool[] = [];
+  const renamed: ToolsFileSource['renamed'] = [];
+  let collapsed = 0;
+  for (const { where, tool } of tools) {
+    const bodies = seen.get(tool.name) ?? new Map<string, string>();
+    seen.set(tool.name, bodies);
+    const { name: _name, ...rest } = tool;
+    const body = canonicalJson(rest);
+    if (bodies.has(body)) {
+      collapsed++;
+      continue;
+    }
+    if (bodies.size === 0) {
+      bodies.set(body, tool.name);
+      unique.push(tool);
+      continue;
+    }
+    let k = bodies.size + 1;
+    const stem = tool.name.slice(0, 120); // so the new name stays within MCP's 128 characters
+    while (taken.has(`${stem}__${k}`)) k++;
+    const name = `${stem}__${k}`;
+    taken.add(name);
+    bodies.set(body, name);
+    renamed.push({ from: tool.name, to: name, where });
+    unique.push({ ...tool, name, _meta: { ...tool._meta, [SOURCE_NAME_META]: tool.name } });
+  }
+  return { unique, collapsed, renamed };
+}

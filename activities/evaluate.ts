@@ -281,6 +281,8 @@ function teacherSpec(teacher: TeacherConfig, cfg: EvaluateConfig): EndpointSpec 
     label: 'teacher',
     baseUrl: teacher.baseUrl,
     model: teacher.model,
+    // A frontier API: tool names go as it takes them (core/catalog/wire-names.ts).
+    wireNames: 'openai',
     ...(apiKey ? { apiKey } : {}),
     cost: cfg.teacherCost,
   };

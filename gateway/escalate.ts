@@ -2,6 +2,7 @@
 import type { GatewayConfig } from '../core/config/schema.js';
 import type { Decision } from './confidence.js';
 import { redact, refusedCredential } from '../core/secrets.js';
+import { fromWire, toWire } from '../core/catalog/wire-names.js';
 import { postChat, UpstreamError, type ChatCompletion } from './upstream.js';
 
 export type EscalationConfig = NonNullable<GatewayConfig['escalation']>;
@@ -46,7 +47,10 @@ export function createEscalator(
     async ask(request) {
       const started = Date.now();
       try {
-        const response = await postChat(esc.baseUrl, { ...request, model: esc.model }, { timeoutMs, apiKey });
+        // A frontier API refuses names MCP allows (`uber.ride`): send wire names, answer with the agent's own.
+        const { body, names } = toWire({ ...request, model: esc.model });
+        const response = await postChat(esc.baseUrl, body, { timeoutMs, apiKey });
+        response.choices = response.choices.map((c) => ({ ...c, message: fromWire(c.message, names) }));
         return { ok: true, response, latencyMs: Date.now() - started };
       } catch (err) {
         const refused =

@@ -1,4 +1,5 @@
 import OpenAI from 'openai';
+import { fromWire, toWire } from '../catalog/wire-names.js';
 import type { ChatMessage, RenderedRow } from '../dataset/render.js';
 import type { AnswerMessage } from './parse.js';
 import type { CostModel } from './types.js';
@@ -15,6 +16,11 @@ export interface EndpointSpec {
   adapterId?: string;
   /** Extra request fields a backend understands (e.g. `flywheel serve`'s `constrained: false`, for ablations). */
   extraBody?: Record<string, unknown>;
+  /**
+   * `openai`: send tool names under OpenAI's rule and map the answer back (core/catalog/wire-names.ts), for a
+   * frontier API; unset: the names as trained, for a router backend.
+   */
+  wireNames?: 'openai';
   cost: CostModel;
 }
 
@@ -42,7 +48,7 @@ export function chatClient(
     maxRetries: opts.maxRetries,
   });
   return async (messages, tools) => {
-    const body = {
+    const request = {
       model: spec.model,
       messages: messages as OpenAI.Chat.ChatCompletionMessageParam[],
       ...(tools.length > 0 ? { tools } : {}),
@@ -51,10 +57,13 @@ export function chatClient(
       ...(spec.adapterId ? { adapter_id: spec.adapterId } : {}),
       ...spec.extraBody,
     };
+    const wire = spec.wireNames === 'openai' ? toWire(request) : undefined;
+    const body = wire?.body ?? request;
     const started = performance.now();
     const res = await client.chat.completions.create(body as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming);
+    const message = res.choices[0]?.message as AnswerMessage | undefined;
     return {
-      message: res.choices[0]?.message as AnswerMessage | undefined,
+      message: message && wire ? fromWire(message, wire.names) : message,
       promptTokens: res.usage?.prompt_tokens ?? 0,
       completionTokens: res.usage?.completion_tokens ?? 0,
       latencyMs: performance.now() - started,

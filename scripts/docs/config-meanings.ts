@@ -50,6 +50,11 @@ export const CONFIG_ROWS: ConfigRow[] = [
     meaning:
       'name of a worker environment variable holding a bearer token (the token never goes into config or workflow history)',
   },
+  {
+    keys: ['servers[].tools'],
+    meaning:
+      'a file of tool definitions instead of a live server — an OpenAI tools list, an MCP `tools/list` dump or BFCL function docs, detected from its shape — read on the worker (relative to its working directory); nothing is called, rows are checked against the schemas only (see [Your own MCP servers](../your-own-mcp-servers.md#tools-from-a-file))',
+  },
   { keys: ['servers[].timeoutMs'], meaning: 'connect and each `tools/list` page must finish within this' },
   {
     keys: ['servers[].probe'],

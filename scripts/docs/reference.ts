@@ -140,7 +140,7 @@ export function configReference(): string {
     '',
     'One YAML or JSON file, validated by zod (`core/config/schema.ts`, where every key and default is defined). Unknown keys are errors; every error names the file and the key path (`examples/x.yaml: invalid config`, then `- servers[0].stdio.comand: unknown key`). Check a file with `flywheel config check FILE`.',
     '',
-    'Each server sets exactly one of `stdio` or `http`. A section marked "absent" turns its stage off; `dataset: {}` takes every default.',
+    'Each server sets exactly one of `stdio`, `http` or `tools` (a file of tool definitions; `probe` does not apply to it). A section marked "absent" turns its stage off; `dataset: {}` takes every default.',
     '',
     '| key | default | meaning |',
     '|---|---|---|',

@@ -1,0 +1,190 @@
+/**
+ * Catalogs from tool files, through flywheelRun on a real dev server: an OpenAI tools array (a travel agent's,
+ * with a name OpenAI's API refuses, `uber.ride`), a `tools/list` dump the MCP SDK's client wrote from a real
+ * server (the official memory server), and BFCL's own `live_simple` questions from the installed bfcl-eval
+ * package. One run ingests all three, builds a dataset checked against the schemas only, trains the tiny model
+ * and evaluates it; changing a file's bytes gives a new catalog version and a diff.
+ */
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { openStore } from '../../core/artifacts/index.js';
+import type { Catalog, CatalogDiff } from '../../core/catalog/types.js';
+import { parseConfig } from '../../core/config/load.js';
+import { coverageSummary, type ToolCoverage } from '../../core/dataset/coverage.js';
+import type { RouterRow } from '../../core/dataset/types.js';
+import type { EvalReport } from '../../core/eval/types.js';
+import { runStatus, startRun } from '../../scripts/lib/runs.js';
+import { REPO, TINY_OPTIM, tempDir } from '../helpers/fixtures.js';
+import { runResult, startFlywheel, type Flywheel } from '../helpers/temporal.js';
+
+/** Where pip put bfcl-eval's data (found without importing the package, whose model SDKs are not installed). */
+function bfclData(file: string): string {
+  const root = execFileSync(join(REPO, '.venv/bin/python'), [
+    '-c',
+    "import importlib.util as u; print(u.find_spec('bfcl_eval').submodule_search_locations[0])",
+  ])
+    .toString()
+    .trim();
+  return join(root, 'data', file);
+}
+
+/** What `tools/list` answers, as the MCP SDK's client parses it, written to a file. */
+async function dumpToolsList(file: string): Promise<void> {
+  const client = new Client({ name: 'dump', version: '1.0.0' });
+  await client.connect(
+    new StdioClientTransport({
+      command: process.execPath,
+      args: [join(REPO, 'node_modules/@modelcontextprotocol/server-memory/dist/index.js')],
+      env: { PATH: process.env.PATH ?? '', MEMORY_FILE_PATH: `${file}.memory.jsonl` },
+    }),
+  );
+  try {
+    writeFileSync(file, JSON.stringify(await client.listTools(), null, 2));
+  } finally {
+    await client.close();
+  }
+}
+
+describe('catalogs from tool files: OpenAI tools, a tools/list dump, BFCL function docs', () => {
+  let flywheel: Flywheel;
+  let work: string;
+  let travel: string;
+  let memory: string;
+  const bfcl = bfclData('BFCL_v4_live_simple.json');
+  before(async () => {
+    flywheel = await startFlywheel();
+    work = tempDir('flywheel-tools-files-');
+    travel = join(work, 'travel-agent.json');
+    copyFileSync(join(REPO, 'test/fixtures/tools/travel-agent.openai.json'), travel);
+    memory = join(work, 'memory-tools.json');
+    await dumpToolsList(memory);
+  });
+  after(async () => {
+    await flywheel?.stop();
+  });
+
+  it(
+    'one run over the three formats: ingest, dataset by schema, tiny training, evaluation',
+    { timeout: 900_000 },
+    async (t) => {
+      const config = parseConfig(
+        {
+          version: 1,
+          name: 'tools-files',
+          artifacts: { store: `file://${join(work, 'artifacts')}` },
+          servers: [
+            { name: 'travel', tools: travel },
+            { name: 'memory', tools: memory },
+            { name: 'bfcl', tools: bfcl },
+          ],
+          dataset: { seed: 11, perGoal: 4, minPerTool: 4, split: { train: 0.7, val: 0.1, test: 0.2 } },
+          train: {
+            job: { baseModel: 'tiny:nano', optim: { ...TINY_OPTIM, maxSteps: 12 }, checkpointEvery: 12, logEvery: 4 },
+          },
+          evaluate: { limit: 8, concurrency: 2, bootstrap: { resamples: 100, seed: 7 } },
+        },
+        'tools-files.yaml',
+      );
+      const { handle } = await startRun(flywheel.env.client, config, { config, trigger: 'test' });
+      const progress = await runResult(handle);
+      assert.equal(progress.state, 'completed');
+      const status = await runStatus(handle);
+      const stage = (name: string) => status.stages.find((s) => s.name === name)!;
+      const out = (name: string, output: string) => stage(name).outputs[output]!;
+      const store = openStore(config.artifacts.store);
+
+      // Ingest: each file's format detected and reported; BFCL's 258 questions give their distinct functions.
+      const catalog = await store.readJson<Catalog>(out('ingest', 'catalog'));
+      t.diagnostic(`ingest: ${stage('ingest').detail}`);
+      assert.deepEqual(Object.fromEntries(catalog.servers.map((s) => [s.name, s.toolsFile?.format])), {
+        bfcl: 'bfcl-questions',
+        memory: 'mcp-tools-list',
+        travel: 'openai-tools',
+      });
+      const stats = (await store.manifest(out('ingest', 'catalog').sha256)).stats;
+      assert.deepEqual(stats.toolsFiles, { bfcl: 'bfcl-questions', memory: 'mcp-tools-list', travel: 'openai-tools' });
+      assert.match(stage('ingest').detail, /^cat-[0-9a-f]{12}: \d+ tools, 0 quarantined \(bfcl from a bfcl-questions/);
+      assert.deepEqual(catalog.quarantined, []);
+      const count = (server: string) => catalog.tools.filter((x) => x.server === server).length;
+      assert.equal(count('travel'), 6);
+      assert.ok(count('memory') >= 9, `memory server tools: ${count('memory')}`);
+      const distinctNames = new Set(
+        readFileSync(bfcl, 'utf8')
+          .trim()
+          .split('\n')
+          .flatMap((l) => (JSON.parse(l) as { function: Array<{ name: string }> }).function.map((f) => f.name)),
+      );
+      assert.ok(count('bfcl') >= distinctNames.size, `${count('bfcl')} tools for ${distinctNames.size} names`);
+      const diff = await store.readJson<CatalogDiff>(out('ingest', 'catalogDiff'));
+      assert.equal(diff.from, null);
+      assert.equal(diff.added.length, catalog.tools.length);
+
+      // The dataset: rows for tools of every file, names MCP allows kept, every call checked by schema only.
+      const train = await store.readJsonl<RouterRow>(out('split', 'train'));
+      const called = new Set(train.flatMap((r) => (r.target.tool ? [`${r.domain}/${r.target.tool}`] : [])));
+      for (const server of ['travel', 'memory', 'bfcl'])
+        assert.ok(
+          [...called].some((id) => id.startsWith(`${server}/`)),
+          `no training call for ${server}`,
+        );
+      assert.ok(called.has('travel/uber.ride'), 'the dotted name is trained as it is');
+      const coverage = (await store.manifest(out('validate', 'validated').sha256)).stats.coverage as ToolCoverage[];
+      t.diagnostic(`coverage: ${coverageSummary(coverage)}; training rows ${train.length}`);
+      for (const c of coverage) {
+        assert.equal(c.checkedBy.execute ?? 0, 0, `${c.tool} was called`);
+        assert.equal(c.checkedBy['dry-run'] ?? 0, 0, `${c.tool} was dry-run`);
+      }
+      assert.ok(coverage.some((c) => (c.checkedBy.schema ?? 0) > 0));
+
+      // Training and evaluation ran on it.
+      assert.equal(stage('train').state, 'completed', stage('train').detail);
+      const report = await store.readJson<EvalReport>(out('evaluate', 'evalResults'));
+      const candidate = report.results.find((r) => r.label === 'candidate')!;
+      assert.equal(candidate.cases.length, 8);
+      // The tiny model's answers are noise; what matters is that every case was asked and scored.
+      assert.ok(
+        candidate.cases.every((c) => typeof c.exact === 'boolean' && c.outcome),
+        JSON.stringify(candidate.cases[0]),
+      );
+    },
+  );
+
+  it('a changed file is a new catalog version, and the diff names what changed', { timeout: 180_000 }, async () => {
+    const ingestOnly = (name: string) =>
+      parseConfig({
+        version: 1,
+        name: 'tools-files-diff',
+        artifacts: { store: `file://${join(work, 'artifacts-diff')}` },
+        servers: [{ name: 'travel', tools: name }],
+      });
+    const file = join(work, 'travel-v2.json');
+    copyFileSync(travel, file);
+    const run = async () => {
+      const { handle } = await startRun(flywheel.env.client, ingestOnly(file), {
+        config: ingestOnly(file),
+        trigger: 'test',
+      });
+      assert.equal((await runResult(handle)).state, 'completed');
+      return runStatus(handle);
+    };
+    const first = await run();
+    const tools = JSON.parse(readFileSync(file, 'utf8')) as Array<{ function: { name: string; description: string } }>;
+    tools[2]!.function.description = 'Get the current weather and the next hours for a city.';
+    writeFileSync(file, JSON.stringify(tools.slice(0, 5)));
+    const second = await run();
+    const ref = (s: typeof first, o: string) => s.stages.find((x) => x.name === 'ingest')!.outputs[o]!;
+    assert.notEqual(ref(first, 'catalog').sha256, ref(second, 'catalog').sha256);
+    const store = openStore(`file://${join(work, 'artifacts-diff')}`);
+    const diff = await store.readJson<CatalogDiff>(ref(second, 'catalogDiff'));
+    assert.deepEqual(diff.removed, ['travel/cancel_booking']);
+    assert.deepEqual(
+      diff.changed.map((c) => c.id),
+      ['travel/get_weather'],
+    );
+  });
+});

@@ -66,7 +66,7 @@ function castProperty(prop: Json): Json {
     out.format = 'float';
     out.description = `${typeof out.description === 'string' ? out.description : ''} This is a float type value.`;
   }
-  out.type = typeof given === 'string' && given in GORILLA_TO_OPENAPI ? GORILLA_TO_OPENAPI[given] : 'string';
+  out.type = mapped(given);
   if (out.type === 'array' || out.type === 'object') {
     if (isObject(out.properties)) out.properties = castProperties(out.properties);
     else if (isObject(out.items)) out.items = castItems(out.items);
@@ -77,8 +77,13 @@ function castProperty(prop: Json): Json {
 /** Items get their type mapped (no float format: BFCL adds it to properties only), then their own items or properties. */
 function castItems(items: Json): Json {
   if (typeof items.type !== 'string') return items;
-  const out: Json = { ...items, type: GORILLA_TO_OPENAPI[items.type] ?? 'string' };
+  const out: Json = { ...items, type: mapped(items.type) };
   if (out.type === 'array' && isObject(out.items)) out.items = castItems(out.items);
   else if (out.type === 'object' && isObject(out.properties)) out.properties = castProperties(out.properties);
   return out;
+}
+
+/** BFCL's mapping of one type name; anything else (`constructor` included) is a string, as in BFCL. */
+function mapped(type: unknown): string {
+  return typeof type === 'string' && Object.hasOwn(GORILLA_TO_OPENAPI, type) ? GORILLA_TO_OPENAPI[type]! : 'string';
 }

@@ -12,15 +12,17 @@ import { compileSchema } from '../schema/compile.js';
 import { canonicalJson } from '../hash.js';
 import { bfclParametersToJsonSchema, isBfclParameters } from './bfcl-types.js';
 import { TOOL_NAME_RE } from './build.js';
-import type { ServerSnapshot, ToolsFileSource } from './types.js';
+import type { CatalogTool, ServerSnapshot, ToolsFileSource } from './types.js';
 
 export type ToolsFileFormat = ToolsFileSource['format'];
 
 /** What each format looks like, for messages. */
 export const TOOLS_FILE_FORMATS: Record<ToolsFileFormat, string> = {
-  'openai-tools': 'an OpenAI tools array: [{type: "function", function: {name, description, parameters}}]',
+  'openai-tools':
+    'an OpenAI tools array ([{type: "function", function: {name, description, parameters}}]), or a request body holding one',
   'openai-functions': 'OpenAI function definitions: [{name, description, parameters}] with JSON Schema parameters',
   'mcp-tools-list': 'an MCP tools/list result ({tools: [{name, description, inputSchema}]}), or several (pages)',
+  'anthropic-tools': 'an Anthropic tools array: [{name, description, input_schema}]',
   'bfcl-functions': 'BFCL function docs: JSON lines of {name, description, parameters: {type: "dict", …}}',
   'bfcl-questions': 'BFCL question files: JSON lines of {id, question, function: [...]}, their functions unioned',
 };
@@ -37,16 +39,8 @@ export class ToolsFileError extends InputError {
   }
 }
 
-/** A tool as an MCP server would list it. */
-export interface ListedTool {
-  name: string;
-  title?: string;
-  description?: string;
-  inputSchema: Record<string, unknown>;
-  outputSchema?: Record<string, unknown>;
-  annotations?: Record<string, unknown>;
-  _meta?: Record<string, unknown>;
-}
+/** A tool as an MCP server would list it: a catalog tool before it is given its server. */
+export type ListedTool = Omit<CatalogTool, 'id' | 'server' | 'scopes'>;
 
 export interface ToolsFile extends ToolsFileSource {
   tools: ListedTool[];
@@ -58,7 +52,7 @@ export const SOURCE_NAME_META = 'flywheel/sourceName';
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => v !== null && typeof v === 'object' && !Array.isArray(v);
 
-type Kind = 'openai-tool' | 'function' | 'mcp-tool' | 'mcp-result' | 'bfcl-question';
+type Kind = 'openai-tool' | 'function' | 'mcp-tool' | 'anthropic-tool';
 
 interface Entry {
   /** Where it is, for messages: `entry 3`, `line 4`, `line 4, function[1]`. */
@@ -84,36 +78,45 @@ export async function readToolsFile(path: string): Promise<ToolsFile> {
 export function parseToolsFile(bytes: Buffer | string, file: string): ToolsFile {
   const buf = typeof bytes === 'string' ? Buffer.from(bytes) : bytes;
   const sha256 = createHash('sha256').update(buf).digest('hex');
-  const docs = parseDocuments(buf.toString('utf8'), file);
+  // A UTF-8 byte order mark is not part of the JSON (the hash above keeps the bytes as they are).
+  const docs = parseDocuments(buf.toString('utf8').replace(/^\uFEFF/, ''), file);
   const problems: string[] = [];
-  const kinds = new Map<Kind, string>();
+  const formats = new Map<ToolsFileFormat, string>();
   const entries: Array<Entry & { kind: Kind }> = [];
   for (const doc of docs) {
     const items = Array.isArray(doc.value)
-      ? doc.value.map((v, i) => ({ raw: v, at: doc.where ? `${doc.where} [${i}]` : `entry [${i}]` }))
-      : [{ raw: doc.value, at: doc.where || 'the top-level object' }];
-    for (const { raw, at } of items) {
-      const kind = kindOf(raw);
-      if (!kind) {
-        problems.push(`${at}: not a tool: expected ${Object.values(TOOLS_FILE_FORMATS).join('; or ')}${keysOf(raw)}`);
-        continue;
+      ? doc.value.map((v, i) => ({ raw: v, where: doc.where ? `${doc.where} [${i}]` : `entry [${i}]` }))
+      : [{ raw: doc.value, where: doc.where || 'the top-level object' }];
+    for (const item of items)
+      for (const { raw, where, container } of unwrap(item)) {
+        // In a tools/list result, an entry that names itself and nothing else is an MCP tool lacking its schema.
+        const kind = kindOf(raw) ?? (container === 'tools' && isObject(raw) && 'name' in raw ? 'mcp-tool' : null);
+        if (!kind) {
+          problems.push(
+            `${where}: not a tool: expected ${Object.values(TOOLS_FILE_FORMATS).join('; or ')}${keysOf(raw)}`,
+          );
+          continue;
+        }
+        const format = container === 'bfcl-question' ? 'bfcl-questions' : FORMAT_OF_KIND[kind];
+        if (!formats.has(format)) formats.set(format, where);
+        entries.push({ where, raw, kind });
       }
-      if (!kinds.has(kind)) kinds.set(kind, at);
-      entries.push({ where: at, raw, kind });
-    }
   }
-  if (docs.length === 0) problems.push('the file holds no tools');
+  if (docs.length === 0 || (entries.length === 0 && problems.length === 0)) problems.push('the file holds no tools');
   if (entries.length === 0) fail(file, problems);
-  let format = formatOf(kinds, file);
+  if (formats.size > 1)
+    fail(file, [
+      `mixes formats: ${[...formats].map(([f, at]) => `${f} (first at ${at})`).join(', ')}; one file holds one format`,
+    ]);
+  let format = [...formats.keys()][0]!;
   if (format === 'openai-functions' && entries.some((e) => isBfclParameters((e.raw as Json).parameters)))
     format = 'bfcl-functions';
   const tools: Array<{ where: string; tool: ListedTool }> = [];
-  for (const e of entries)
-    for (const t of toolsOf(e)) {
-      const checked = checkEntry(t.where, t.raw, format);
-      if (typeof checked === 'string') problems.push(checked);
-      else tools.push({ where: t.where, tool: checked });
-    }
+  for (const e of entries) {
+    const checked = checkEntry(e.where, e.raw, e.kind, format);
+    if (typeof checked === 'string') problems.push(checked);
+    else tools.push({ where: e.where, tool: checked });
+  }
   if (tools.length === 0 && problems.length === 0) problems.push('the file holds no tools');
   fail(file, problems);
   const { unique, collapsed, renamed } = dedupe(tools);
@@ -178,14 +181,41 @@ function parseDocuments(text: string, file: string): Array<{ where: string; valu
   }
 }
 
+/** What one tool entry is written as. */
 function kindOf(v: unknown): Kind | null {
   if (!isObject(v)) return null;
   if (v.type === 'function' && isObject(v.function)) return 'openai-tool';
-  if (Array.isArray(v.tools) || (isObject(v.result) && Array.isArray(v.result.tools))) return 'mcp-result';
-  if (Array.isArray(v.function) && 'question' in v) return 'bfcl-question';
   if ('inputSchema' in v) return 'mcp-tool';
+  if ('input_schema' in v) return 'anthropic-tool';
   if ('parameters' in v || ('name' in v && 'description' in v)) return 'function';
   return null;
+}
+
+const FORMAT_OF_KIND: Record<Kind, ToolsFileFormat> = {
+  'openai-tool': 'openai-tools',
+  'mcp-tool': 'mcp-tools-list',
+  'anthropic-tool': 'anthropic-tools',
+  function: 'openai-functions', // bfcl-functions when BFCL's types appear
+};
+
+/**
+ * The tool entries an entry holds: a tools/list page or a request body (`tools`, a JSON-RPC `result.tools`, the
+ * older `functions`) and a BFCL question (`function`) hold several; anything else is an entry itself.
+ */
+function unwrap(item: { raw: unknown; where: string }): Array<{ raw: unknown; where: string; container?: string }> {
+  const v = item.raw;
+  if (!isObject(v)) return [item];
+  const list = (key: string, of: unknown, container?: string) =>
+    (of as unknown[]).map((raw, i) => ({
+      raw,
+      where: `${item.where}, ${key}[${i}]`,
+      ...(container ? { container } : {}),
+    }));
+  if (Array.isArray(v.function) && 'question' in v) return list('function', v.function, 'bfcl-question');
+  if (Array.isArray(v.tools)) return list('tools', v.tools, 'tools');
+  if (isObject(v.result) && Array.isArray(v.result.tools)) return list('result.tools', v.result.tools, 'tools');
+  if (Array.isArray(v.functions)) return list('functions', v.functions);
+  return [item];
 }
 
 function keysOf(v: unknown): string {
@@ -193,55 +223,32 @@ function keysOf(v: unknown): string {
   return ` (it is ${Array.isArray(v) ? 'an array' : v === null ? 'null' : `a ${typeof v}`})`;
 }
 
-/** The file's one format; a file that mixes them is refused, naming the first entry of each. */
-function formatOf(kinds: Map<Kind, string>, file: string): ToolsFileFormat {
-  const formats = new Map<ToolsFileFormat, string>();
-  for (const [kind, at] of kinds) {
-    const f: ToolsFileFormat =
-      kind === 'openai-tool'
-        ? 'openai-tools'
-        : kind === 'mcp-tool' || kind === 'mcp-result'
-          ? 'mcp-tools-list'
-          : kind === 'bfcl-question'
-            ? 'bfcl-questions'
-            : 'openai-functions'; // refined to bfcl-functions below when BFCL's types appear
-    if (!formats.has(f)) formats.set(f, at);
-  }
-  if (formats.size > 1)
-    throw new ToolsFileError(file, [
-      `mixes formats: ${[...formats].map(([f, at]) => `${f} (first at ${at})`).join(', ')}; one file holds one format`,
-    ]);
-  return [...formats.keys()][0]!;
-}
+/** The field that holds each kind's schema. */
+const SCHEMA_FIELD: Record<Kind, string> = {
+  'openai-tool': 'function.parameters',
+  function: 'parameters',
+  'mcp-tool': 'inputSchema',
+  'anthropic-tool': 'input_schema',
+};
 
-/** The tool entries inside one entry of the file (a tools/list page or a BFCL question holds several). */
-function toolsOf(e: Entry & { kind: Kind }): Entry[] {
-  const v = e.raw as Json;
-  if (e.kind === 'mcp-result') {
-    const list = (Array.isArray(v.tools) ? v.tools : (v.result as Json).tools) as unknown[];
-    return list.map((raw, i) => ({ where: `${e.where}, tools[${i}]`, raw }));
-  }
-  if (e.kind === 'bfcl-question')
-    return (v.function as unknown[]).map((raw, i) => ({ where: `${e.where}, function[${i}]`, raw }));
-  return [{ where: e.where, raw: e.raw }];
-}
-
-/** One entry as an MCP tool, or the problem that names its field. */
-function checkEntry(where: string, raw: unknown, format: ToolsFileFormat): ListedTool | string {
+/** One entry as an MCP tool, or the problem that names its field. A null field counts as absent. */
+function checkEntry(where: string, raw: unknown, kind: Kind, format: ToolsFileFormat): ListedTool | string {
   if (!isObject(raw)) return `${where}: not a JSON object${keysOf(raw)}`;
-  const fn = format === 'openai-tools' ? (raw.function as Json) : raw;
-  const field = (f: string) => (format === 'openai-tools' ? `function.${f}` : f);
+  const fn = withoutNulls(kind === 'openai-tool' ? (raw.function as Json) : raw);
+  const field = (f: string) => (kind === 'openai-tool' ? `function.${f}` : f);
   const name = fn.name;
   if (typeof name !== 'string' || name === '') return `${where}: ${field('name')}: missing or not a string`;
   if (!TOOL_NAME_RE.test(name))
     return `${where} (${name}): ${field('name')}: ${JSON.stringify(name)} is not 1-128 of [A-Za-z0-9_.-]`;
   const at = `${where} (${name})`;
-  if (fn.description !== undefined && typeof fn.description !== 'string')
-    return `${at}: ${field('description')}: not a string`;
-  const schemaField = format === 'mcp-tools-list' ? 'inputSchema' : field('parameters');
-  let given = format === 'mcp-tools-list' ? fn.inputSchema : fn.parameters;
-  // OpenAI and BFCL allow a function without parameters; MCP requires an inputSchema.
-  if (given === undefined && format !== 'mcp-tools-list') given = { type: 'object', properties: {} };
+  for (const key of ['description', 'title'] as const)
+    if (fn[key] !== undefined && typeof fn[key] !== 'string') return `${at}: ${field(key)}: not a string`;
+  const schemaField = SCHEMA_FIELD[kind];
+  let given = kind === 'mcp-tool' ? fn.inputSchema : kind === 'anthropic-tool' ? fn.input_schema : fn.parameters;
+  // OpenAI and BFCL allow a function without parameters (or with {}); MCP and Anthropic require a schema.
+  const functionKind = kind === 'openai-tool' || kind === 'function';
+  if (functionKind && (given === undefined || (isObject(given) && Object.keys(given).length === 0)))
+    given = { type: 'object', properties: {} };
   if (!isObject(given)) return `${at}: ${schemaField}: ${given === undefined ? 'missing' : 'not a JSON object'}`;
   const schema =
     format === 'bfcl-functions' || format === 'bfcl-questions' || isBfclParameters(given)
@@ -257,18 +264,23 @@ function checkEntry(where: string, raw: unknown, format: ToolsFileFormat): Liste
     ...(typeof fn.description === 'string' ? { description: fn.description } : {}),
     inputSchema: schema,
   };
-  if (format === 'mcp-tools-list') {
+  if (kind === 'mcp-tool') {
     for (const key of ['outputSchema', 'annotations', '_meta'] as const) {
-      if (raw[key] === undefined) continue;
-      if (!isObject(raw[key])) return `${at}: ${key}: not a JSON object`;
+      if (fn[key] === undefined) continue;
+      if (!isObject(fn[key])) return `${at}: ${key}: not a JSON object`;
       if (key === 'outputSchema') {
-        const out = compileSchema(raw[key]);
+        const out = compileSchema(fn[key]);
         if (!out.ok) return `${at}: outputSchema: not a usable JSON Schema: ${out.error}`;
       }
-      tool[key] = raw[key] as Json;
+      tool[key] = fn[key] as Json;
     }
   }
   return tool;
+}
+
+/** Python SDKs dump unset optional fields as null. */
+function withoutNulls(v: Json): Json {
+  return Object.fromEntries(Object.entries(v).filter(([, x]) => x !== null));
 }
 
 /**

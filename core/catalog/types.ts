@@ -30,7 +30,8 @@ export interface QuarantinedTool {
 export interface ToolsFileSource {
   /** As the config names it. */
   path: string;
-  format: 'openai-tools' | 'openai-functions' | 'mcp-tools-list' | 'bfcl-functions' | 'bfcl-questions';
+  format:
+    'openai-tools' | 'openai-functions' | 'mcp-tools-list' | 'anthropic-tools' | 'bfcl-functions' | 'bfcl-questions';
   /** Of the file's bytes: the catalog's version changes with it. */
   sha256: string;
   /** Tool entries read, before identical repeats were collapsed. */

@@ -55,14 +55,31 @@ interface ToolLike {
   [k: string]: unknown;
 }
 
+/**
+ * A message with its tool calls renamed, the `name` of a tool result, and the tool a router-JSON answer in the
+ * text names (`{"tool": NAME, …}`: what the router prompt asks a model to write).
+ */
 function renameCalls<M extends MessageLike>(message: M, rename: (n: string) => string): M {
-  if (!Array.isArray(message.tool_calls)) return message;
-  return {
-    ...message,
-    tool_calls: message.tool_calls.map((c) =>
+  const out: MessageLike = { ...message };
+  if (Array.isArray(message.tool_calls))
+    out.tool_calls = message.tool_calls.map((c) =>
       typeof c.function?.name === 'string' ? { ...c, function: { ...c.function, name: rename(c.function.name) } } : c,
-    ),
-  };
+    );
+  if (message.role === 'tool' && typeof message.name === 'string') out.name = rename(message.name);
+  if (typeof message.content === 'string') out.content = renameInText(message.content, rename);
+  return out as M;
+}
+
+function renameInText(content: string, rename: (n: string) => string): string {
+  let answer: unknown;
+  try {
+    answer = JSON.parse(content);
+  } catch {
+    return content;
+  }
+  const tool = (answer as { tool?: unknown } | null)?.tool;
+  if (typeof tool !== 'string' || rename(tool) === tool) return content;
+  return JSON.stringify({ ...(answer as object), tool: rename(tool) });
 }
 
 /**
@@ -70,12 +87,15 @@ function renameCalls<M extends MessageLike>(message: M, rename: (n: string) => s
  * mapping is returned for the answer (`fromWire`), so names the conversation used but no tool offers map too.
  */
 export function toWire<B extends object>(request: B): { body: B; names: WireNames } {
-  const body = request as { tools?: ToolLike[]; messages?: MessageLike[] };
+  const body = request as { tools?: ToolLike[]; messages?: MessageLike[]; tool_choice?: ToolLike };
   const offered = (body.tools ?? []).map((t) => t.function?.name).filter((n): n is string => typeof n === 'string');
-  const called = (body.messages ?? []).flatMap((m) =>
-    (m.tool_calls ?? []).map((c) => c.function?.name).filter((n): n is string => typeof n === 'string'),
+  const called = (body.messages ?? []).flatMap((m) => [
+    ...(m.tool_calls ?? []).map((c) => c.function?.name),
+    m.role === 'tool' ? m.name : undefined,
+  ]);
+  const names = wireNames(
+    [...offered, ...called, body.tool_choice?.function?.name].filter((n): n is string => typeof n === 'string'),
   );
-  const names = wireNames([...offered, ...called]);
   return {
     names,
     body: {
@@ -90,6 +110,14 @@ export function toWire<B extends object>(request: B): { body: B; names: WireName
           }
         : {}),
       ...(body.messages ? { messages: body.messages.map((m) => renameCalls(m, names.toWire)) } : {}),
+      ...(typeof body.tool_choice?.function?.name === 'string'
+        ? {
+            tool_choice: {
+              ...body.tool_choice,
+              function: { ...body.tool_choice.function, name: names.toWire(body.tool_choice.function.name) },
+            },
+          }
+        : {}),
     } as B,
   };
 }

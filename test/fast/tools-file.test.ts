@@ -119,6 +119,49 @@ describe('tools files: formats', () => {
     assert.equal(questions.collapsed, 1);
   });
 
+  it('reads an Anthropic tools array, and the tools of a request body (OpenAI, Anthropic, older functions)', () => {
+    const anthropic = [{ name: 'get_weather', description: weather.description, input_schema: weather.parameters }];
+    const a = parseToolsFile(JSON.stringify(anthropic), 'claude.json');
+    assert.equal(a.format, 'anthropic-tools');
+    assert.deepEqual(a.tools[0]!.inputSchema, weather.parameters);
+    const body = { model: 'gpt-x', messages: [], tools: [{ type: 'function', function: weather }] };
+    assert.equal(parseToolsFile(JSON.stringify(body), 'request.json').format, 'openai-tools');
+    const claude = { model: 'claude-x', max_tokens: 100, messages: [], tools: anthropic };
+    assert.equal(parseToolsFile(JSON.stringify(claude), 'request.json').format, 'anthropic-tools');
+    const legacy = parseToolsFile(JSON.stringify({ model: 'gpt-x', functions: [weather] }), 'old.json');
+    assert.equal(legacy.format, 'openai-functions');
+  });
+
+  it('takes what SDKs write: null for unset fields, a byte order mark, parameters {}', () => {
+    const dump = {
+      tools: [
+        {
+          name: 'read_graph',
+          title: null,
+          description: null,
+          inputSchema: { type: 'object' },
+          outputSchema: null,
+          annotations: null,
+          _meta: null,
+        },
+      ],
+    };
+    assert.deepEqual(parseToolsFile(JSON.stringify(dump), 'py-dump.json').tools, [
+      { name: 'read_graph', inputSchema: { type: 'object' } },
+    ]);
+    const bom = parseToolsFile(`\uFEFF${JSON.stringify([weather])}`, 'bom.json');
+    assert.equal(bom.tools[0]!.name, 'get_weather');
+    assert.notEqual(
+      bom.sha256,
+      parseToolsFile(JSON.stringify([weather]), 'bom.json').sha256,
+      'the hash is of the bytes',
+    );
+    assert.deepEqual(parseToolsFile(JSON.stringify([{ ...weather, parameters: {} }]), 'f.json').tools[0]!.inputSchema, {
+      type: 'object',
+      properties: {},
+    });
+  });
+
   it("converts BFCL types as BFCL's OpenAI handler does", () => {
     const converted = bfclParametersToJsonSchema({
       type: 'dict',
@@ -131,6 +174,7 @@ describe('tools files: formats', () => {
         g: { type: 'list', items: { type: 'list', items: { type: 'dict' } } },
         h: { type: 'HashMap', description: 'A Java map.' },
         i: { type: 'weird', description: 'Unknown.' },
+        j: { type: 'constructor', description: 'Not a type.' },
       },
     });
     assert.deepEqual(converted, {
@@ -147,6 +191,7 @@ describe('tools files: formats', () => {
         g: { type: 'array', items: { type: 'array', items: { type: 'object' } } },
         h: { type: 'object', description: 'A Java map.' },
         i: { type: 'string', description: 'Unknown.' },
+        j: { type: 'string', description: 'Not a type.' },
       },
     });
   });

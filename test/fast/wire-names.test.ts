@@ -39,9 +39,12 @@ describe('wire names', () => {
           content: null,
           tool_calls: [{ id: 'c1', type: 'function', function: { name: 'maps.route', arguments: '{}' } }],
         },
-        { role: 'tool', tool_call_id: 'c1', content: '12 min' },
+        { role: 'tool', tool_call_id: 'c1', name: 'maps.route', content: '12 min' },
       ],
+      tool_choice: { type: 'function', function: { name: 'uber.ride' } },
     });
+    assert.equal(body.tool_choice.function.name, 'uber_ride');
+    assert.equal(body.messages[2]!.name, 'maps_route');
     assert.deepEqual(
       body.tools.map((t) => t.function.name),
       ['uber_ride', 'get_weather'],
@@ -57,6 +60,10 @@ describe('wire names', () => {
       names,
     );
     assert.equal(answer.tool_calls[0]!.function.name, 'uber.ride');
+    // A router-JSON answer in the text, as the router prompt asks for it, is mapped back too.
+    const text = fromWire({ role: 'assistant', content: '{"tool":"uber_ride","arguments":{"loc":"x"}}' }, names);
+    assert.deepEqual(JSON.parse(text.content), { tool: 'uber.ride', arguments: { loc: 'x' } });
+    assert.equal(fromWire({ role: 'assistant', content: 'no tool fits' }, names).content, 'no tool fits');
     assert.equal(answer.tool_calls[0]!.function.arguments, '{"loc":"x"}');
   });
 });

@@ -46,7 +46,7 @@ describe('config', () => {
     [
       'both transports',
       { ...base, servers: [{ name: 'crm', stdio: { command: 'x' }, http: { url: 'http://h' } }] },
-      /^servers\[0\]: set exactly one of "stdio" or "http"$/,
+      /^servers\[0\]: set exactly one of "stdio", "http" or "tools"$/,
     ],
     ['no transport', { ...base, servers: [{ name: 'crm' }] }, /^servers\[0\]: set exactly one/],
     ['wrong type', { ...base, catalog: { maxPages: 'ten' } }, /^catalog\.maxPages: /],

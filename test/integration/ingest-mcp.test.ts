@@ -175,7 +175,10 @@ describe('flywheel catalog ingest', () => {
     const out = join(tempDir(), 'c.json');
     const usage = await runCli(['catalog', 'ingest', '--server', 'ftp://x', '--out', out]);
     assert.equal(usage.code, 2);
-    assert.match(usage.stderr, /must be stdio:<command line> or an http\(s\):\/\/ URL/);
+    assert.match(
+      usage.stderr,
+      /must be stdio:<command line>, an http\(s\):\/\/ URL or tools:<file of tool definitions>/,
+    );
     const fail = await runCli(['catalog', 'ingest', '--server', 'ghost=stdio:/nonexistent/server', '--out', out]);
     assert.equal(fail.code, 2, 'no retry can start a command that does not exist');
     assert.match(fail.stderr, /MCP server "ghost": failed to start/);

@@ -6,6 +6,7 @@
  * so in its description, and nested properties and array items are mapped the same way. Where BFCL's own code
  * would fail (items without a type, deeper nesting) the same mapping simply continues.
  */
+import { isObject } from './build.js';
 
 /** BFCL's GORILLA_TO_OPENAPI, verbatim. */
 export const GORILLA_TO_OPENAPI: Readonly<Record<string, string>> = {
@@ -38,7 +39,6 @@ export const GORILLA_TO_OPENAPI: Readonly<Record<string, string>> = {
 };
 
 type Json = Record<string, unknown>;
-const isObject = (v: unknown): v is Json => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** Whether a parameters object is written in BFCL's types (its top level says `dict`). */
 export function isBfclParameters(parameters: unknown): boolean {

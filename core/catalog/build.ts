@@ -4,7 +4,8 @@ import type { Catalog, CatalogTool, QuarantinedTool, ServerSnapshot } from './ty
 /** What a tool name may be (MCP's own rule): 1-128 of letters, digits, `_`, `.` and `-`. */
 export const TOOL_NAME_RE = /^[A-Za-z0-9_.-]{1,128}$/;
 
-function isObject(v: unknown): v is Record<string, unknown> {
+/** A JSON object (not null, not an array). */
+export function isObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 

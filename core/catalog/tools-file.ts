@@ -4,14 +4,13 @@
  * file's shape and reported. A file is all or nothing: any bad entry fails the whole file with every problem
  * named by file, entry and field, so nothing is half ingested.
  */
-import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { InputError } from '../errors.js';
 import { compileSchema } from '../schema/compile.js';
-import { canonicalJson } from '../hash.js';
+import { canonicalJson, sha256Hex } from '../hash.js';
 import { bfclParametersToJsonSchema, isBfclParameters } from './bfcl-types.js';
-import { TOOL_NAME_RE } from './build.js';
+import { isObject, TOOL_NAME_RE } from './build.js';
 import type { CatalogTool, ServerSnapshot, ToolsFileSource } from './types.js';
 
 export type ToolsFileFormat = ToolsFileSource['format'];
@@ -50,7 +49,6 @@ export interface ToolsFile extends ToolsFileSource {
 export const SOURCE_NAME_META = 'flywheel/sourceName';
 
 type Json = Record<string, unknown>;
-const isObject = (v: unknown): v is Json => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 type Kind = 'openai-tool' | 'function' | 'mcp-tool' | 'anthropic-tool';
 
@@ -77,7 +75,7 @@ export async function readToolsFile(path: string): Promise<ToolsFile> {
 /** The same from bytes already read (`file` names it in messages and in the snapshot). */
 export function parseToolsFile(bytes: Buffer | string, file: string): ToolsFile {
   const buf = typeof bytes === 'string' ? Buffer.from(bytes) : bytes;
-  const sha256 = createHash('sha256').update(buf).digest('hex');
+  const sha256 = sha256Hex(buf);
   // A UTF-8 byte order mark is not part of the JSON (the hash above keeps the bytes as they are).
   const docs = parseDocuments(buf.toString('utf8').replace(/^\uFEFF/, ''), file);
   const problems: string[] = [];
@@ -117,7 +115,6 @@ export function parseToolsFile(bytes: Buffer | string, file: string): ToolsFile 
     if (typeof checked === 'string') problems.push(checked);
     else tools.push({ where: e.where, tool: checked });
   }
-  if (tools.length === 0 && problems.length === 0) problems.push('the file holds no tools');
   fail(file, problems);
   const { unique, collapsed, renamed } = dedupe(tools);
   return { path: file, format, sha256, entries: tools.length, collapsed, renamed, tools: unique };

@@ -5,7 +5,7 @@
  * `wireNames: openai`) send each offered tool under a wire name and map the names in the answer back, here and
  * nowhere else. A router backend (`flywheel serve`, vLLM, LoRAX) gets the names it was trained on.
  */
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../hash.js';
 
 /** OpenAI's rule for a function name. */
 export const WIRE_NAME_RE = /^[A-Za-z0-9_-]{1,64}$/;
@@ -30,7 +30,7 @@ export function wireNames(names: Iterable<string>): WireNames {
   for (const name of all) {
     if (wire.has(name)) continue;
     let base = name.replace(/[^A-Za-z0-9_-]/g, '_');
-    if (base.length > 64) base = `${base.slice(0, 55)}_${createHash('sha256').update(name).digest('hex').slice(0, 8)}`;
+    if (base.length > 64) base = `${base.slice(0, 55)}_${sha256Hex(name).slice(0, 8)}`;
     let given = base;
     for (let k = 2; taken.has(given); k++) given = `${base.slice(0, 64 - `_${k}`.length)}_${k}`;
     taken.add(given);

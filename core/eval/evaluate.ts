@@ -16,6 +16,9 @@ export interface EvaluateOptions {
   bootstrap: { resamples: number; seed: number };
   /** Called after every case (heartbeats, progress lines). */
   onProgress?: (done: number, total: number) => void;
+  /** Called with each answer as parsed, before the offer and scope checks (a judge that reads the model's own
+   * answer, such as BFCL's checker); a failed request is an invalid prediction. */
+  onPrediction?: (c: EvalCase, p: Prediction) => void;
 }
 
 /**
@@ -37,11 +40,13 @@ export async function evaluateEndpoint(
     const asked = performance.now();
     try {
       const answer = await ask(c.messages, c.tools);
+      const parsed = parsePrediction(answer.message);
+      opts.onPrediction?.(c, parsed);
       result = scoreCase(
         c,
         checkScopes(
           checkOffered(
-            parsePrediction(answer.message),
+            parsed,
             c.tools.map((t) => t.function.name),
           ),
           c.scopes,
@@ -51,6 +56,7 @@ export async function evaluateEndpoint(
     } catch (err) {
       // The time spent failing counts (a flaky endpoint must not look fast); no usage came back, so no tokens.
       const error = (err as Error).message;
+      opts.onPrediction?.(c, { kind: 'invalid', raw: '', problem: error });
       result = scoreCase(
         c,
         { kind: 'invalid', raw: '', problem: error },

@@ -23,7 +23,17 @@ export function parsePrediction(message: AnswerMessage | undefined): Prediction 
     // Some servers send "" for a call without arguments.
     const args = parseObject(calls[0]!.function?.arguments?.trim() || '{}');
     if (typeof args === 'string') return invalid(raw, `tool call arguments: ${args}`);
-    return { kind: 'call', tool: name, arguments: args, extraCalls: calls.length - 1 };
+    const others = calls.slice(1).map((c) => ({
+      tool: c.function?.name ?? '',
+      arguments: parseObject(c.function?.arguments?.trim() || '{}'),
+    }));
+    return {
+      kind: 'call',
+      tool: name,
+      arguments: args,
+      extraCalls: others.length,
+      ...(others.length ? { others } : {}),
+    };
   }
   return parseContent(message?.content ?? '');
 }
@@ -76,7 +86,19 @@ function parseHermes(raw: string, text: string): Prediction {
   if (typeof first.name !== 'string') return invalid(raw, '<tool_call> block without a "name"');
   const args = first.arguments ?? {};
   if (!isObj(args)) return invalid(raw, '<tool_call> "arguments" is not an object');
-  return { kind: 'call', tool: first.name, arguments: args, extraCalls: blocks.length - 1 };
+  const others = blocks.slice(1).map((b) => {
+    const o = parseObject(b);
+    return typeof o === 'string'
+      ? { tool: '', arguments: o }
+      : { tool: String(o.name ?? ''), arguments: o.arguments ?? {} };
+  });
+  return {
+    kind: 'call',
+    tool: first.name,
+    arguments: args,
+    extraCalls: others.length,
+    ...(others.length ? { others } : {}),
+  };
 }
 
 function stripFence(text: string): string {

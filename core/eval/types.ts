@@ -24,7 +24,14 @@ export interface EvalCase {
 
 /** What an endpoint answered, parsed. `kind: 'invalid'` keeps the raw text for the report. */
 export type Prediction =
-  | { kind: 'call'; tool: string; arguments: unknown; extraCalls: number }
+  | {
+      kind: 'call';
+      tool: string;
+      arguments: unknown;
+      extraCalls: number;
+      /** The calls after the first, when the answer made several (parallel calls; BFCL's checker counts them). */
+      others?: Array<{ tool: string; arguments: unknown }>;
+    }
   | { kind: 'no-call'; verdict: string | null; code: string | null; refused?: string }
   | { kind: 'invalid'; raw: string; problem: string };
 

@@ -23,6 +23,8 @@ import { parseTraceFile, type ParsedTrace } from '../../core/traces/ingest.js';
 import { createHash } from 'node:crypto';
 import { intOption, parse, UsageError, wholeNumber, type Command } from '../lib/args.js';
 import { DEFAULT_STORE_URI } from '../../core/defaults.js';
+import { runBfclEval } from './eval-bfcl.js';
+import type { EndpointSpec } from '../../core/eval/client.js';
 
 /** Reports go to a new folder under this one, named by time. */
 const DEFAULT_EVAL_DIR = '.flywheel/eval';
@@ -36,6 +38,7 @@ export const evalCommand: Command = {
   usage: `flywheel eval --endpoint URL --model NAME --testset REF|FILE [options]
 flywheel eval --endpoint URL --model NAME --cases FILE --catalog REF|FILE [--config FILE] [options]
 flywheel eval --endpoint URL --model NAME --traces FILE|DIR|s3://… [--escalated-only] [options]
+flywheel eval --endpoint URL --model NAME --bfcl CATEGORY[,…] [--catalog REF|FILE] [options]
 
 Asks the endpoint for one decision per test case (temperature 0, the case's prompt and offered tools) and
 scores exact tool+arguments match, tool accuracy, abstention P/R/F1, schema validity, error types, per-tool
@@ -60,6 +63,12 @@ and per-domain tables, latency, tokens and cost, with bootstrap 95 % intervals.
                         the backend (\`flywheel serve\`) or a gateway without \`render\`, not a rendering one
   --escalated-only      (with --traces) only the decisions the frontier answered: labels from the stronger
                         model, not the router's own answers
+  --bfcl CATEGORIES     BFCL's questions as the test set, judged by BFCL's own AST checker (bfcl-eval in
+                        .venv-bfcl, or $FLYWHEEL_BFCL_PYTHON): live_simple, live_multiple, irrelevance,
+                        live_irrelevance, simple_python, multiple (comma-separated). Each question offers its
+                        own functions. With --catalog, a router's: the functions under the names it was trained
+                        on. --limit N: a seeded sample of N per category (--sample-seed). Writes bfcl.json and
+                        bfcl.md (see docs/bfcl.md)
   --label NAME          column name in the report (default: the model)
   --api-key-env VAR     environment variable holding the endpoint's API key
   --adapter-id ID       LoRAX: the adapter to select per request
@@ -87,6 +96,7 @@ and per-domain tables, latency, tokens and cost, with bootstrap 95 % intervals.
       config: { type: 'string' },
       traces: { type: 'string' },
       'escalated-only': { type: 'boolean' },
+      bfcl: { type: 'string' },
       label: { type: 'string' },
       'api-key-env': { type: 'string' },
       'adapter-id': { type: 'string' },
@@ -103,8 +113,9 @@ and per-domain tables, latency, tokens and cost, with bootstrap 95 % intervals.
       out: { type: 'string' },
       store: { type: 'string' },
     });
-    if (!values.endpoint || !values.model || [values.testset, values.cases, values.traces].filter(Boolean).length !== 1)
-      throw new UsageError('--endpoint, --model and one of --testset, --cases or --traces are required');
+    const sources = [values.testset, values.cases, values.traces, values.bfcl].filter((s) => s !== undefined);
+    if (!values.endpoint || !values.model || sources.length !== 1)
+      throw new UsageError('--endpoint, --model and one of --testset, --cases, --traces or --bfcl are required');
     if (values['escalated-only'] && !values.traces) throw new UsageError('--escalated-only applies to --traces');
     if (values.catalog && values.traces)
       throw new UsageError(
@@ -115,15 +126,50 @@ and per-domain tables, latency, tokens and cost, with bootstrap 95 % intervals.
     const apiKeyEnv = values['api-key-env'];
     if (apiKeyEnv && !process.env[apiKeyEnv])
       throw new UsageError(`--api-key-env ${apiKeyEnv}: that environment variable is not set`);
+    const wireNames = values['wire-names'];
+    if (wireNames !== undefined && wireNames !== 'openai')
+      throw new UsageError(`--wire-names ${wireNames}: the one mapping is "openai"`);
+    const bootstrap = {
+      resamples: intOption(values.resamples, 'resamples', DEFAULTS.bootstrap.resamples),
+      seed: wholeNumber(values.seed, 'seed', DEFAULTS.bootstrap.seed),
+    };
+    const label = values.label ?? values.model;
+    const spec: EndpointSpec = {
+      label,
+      baseUrl: values.endpoint,
+      model: values.model,
+      ...(apiKeyEnv ? { apiKey: process.env[apiKeyEnv]! } : {}),
+      ...(values['adapter-id'] ? { adapterId: values['adapter-id'] } : {}),
+      ...(wireNames ? { wireNames: 'openai' as const } : {}),
+      cost: costOf(values['cost-tokens'], values['cost-gpu-hour']),
+    };
+    const options = {
+      concurrency: intOption(values.concurrency, 'concurrency', DEFAULTS.concurrency),
+      timeoutMs: intOption(values['timeout-ms'], 'timeout-ms', DEFAULTS.timeoutMs),
+      maxRetries: wholeNumber(values.retries, 'retries', DEFAULTS.maxRetries),
+      maxTokens: intOption(values['max-tokens'], 'max-tokens', DEFAULTS.maxTokens),
+      bootstrap,
+    };
+    const outDir = (createdAt: string) =>
+      resolve(values.out ?? join(DEFAULT_EVAL_DIR, createdAt.replace(/[:.]/g, '-')));
+    if (values.bfcl !== undefined) {
+      if (values.config) throw new UsageError('--config applies to --cases');
+      await runBfclEval({
+        categories: values.bfcl,
+        spec,
+        ...(values.catalog ? { catalog: await loadCatalog(values.catalog, values.store) } : {}),
+        ...(values.limit ? { limit: intOption(values.limit, 'limit', 0) } : {}),
+        sampleSeed: values['sample-seed'] ?? String(DEFAULTS.sampleSeed),
+        options,
+        out: outDir(new Date().toISOString()),
+      });
+      return 0;
+    }
     const { cases, sha256, source } = values.cases
       ? await loadHandwritten(values.cases, values.catalog!, values.config, values.store)
       : values.traces
         ? await loadTraceCases(values.traces, values['escalated-only'] === true)
         : await loadCases(values.testset!, values.store, values.catalog);
-    const bootstrap = {
-      resamples: intOption(values.resamples, 'resamples', DEFAULTS.bootstrap.resamples),
-      seed: wholeNumber(values.seed, 'seed', DEFAULTS.bootstrap.seed),
-    };
     // --limit: a stratified sample, drawn as the evaluate stage draws one (same default seed, same cases).
     const sampleSeed = wholeNumber(values['sample-seed'], 'sample-seed', DEFAULTS.sampleSeed);
     const selected = sampleCases(
@@ -131,33 +177,13 @@ and per-domain tables, latency, tokens and cost, with bootstrap 95 % intervals.
       values.limit ? intOption(values.limit, 'limit', cases.length) : undefined,
       sampleSeed,
     );
-    const label = values.label ?? values.model;
-    const wireNames = values['wire-names'];
-    if (wireNames !== undefined && wireNames !== 'openai')
-      throw new UsageError(`--wire-names ${wireNames}: the one mapping is "openai"`);
     console.error(`scoring ${label} at ${values.endpoint} on ${selected.length} cases of ${source}`);
-    const result = await evaluateEndpoint(
-      selected,
-      {
-        label,
-        baseUrl: values.endpoint,
-        model: values.model,
-        ...(apiKeyEnv ? { apiKey: process.env[apiKeyEnv]! } : {}),
-        ...(values['adapter-id'] ? { adapterId: values['adapter-id'] } : {}),
-        ...(wireNames ? { wireNames } : {}),
-        cost: costOf(values['cost-tokens'], values['cost-gpu-hour']),
+    const result = await evaluateEndpoint(selected, spec, {
+      ...options,
+      onProgress: (done, total) => {
+        if (done % 10 === 0 || done === total) process.stderr.write(`\r${done}/${total} cases`);
       },
-      {
-        concurrency: intOption(values.concurrency, 'concurrency', DEFAULTS.concurrency),
-        timeoutMs: intOption(values['timeout-ms'], 'timeout-ms', DEFAULTS.timeoutMs),
-        maxRetries: wholeNumber(values.retries, 'retries', DEFAULTS.maxRetries),
-        maxTokens: intOption(values['max-tokens'], 'max-tokens', DEFAULTS.maxTokens),
-        bootstrap,
-        onProgress: (done, total) => {
-          if (done % 10 === 0 || done === total) process.stderr.write(`\r${done}/${total} cases`);
-        },
-      },
-    );
+    });
     process.stderr.write('\n');
     const report: EvalReport = {
       createdAt: new Date().toISOString(),
@@ -165,7 +191,7 @@ and per-domain tables, latency, tokens and cost, with bootstrap 95 % intervals.
       bootstrap,
       results: [result],
     };
-    const out = resolve(values.out ?? join(DEFAULT_EVAL_DIR, report.createdAt.replace(/[:.]/g, '-')));
+    const out = outDir(report.createdAt);
     await mkdir(out, { recursive: true });
     await writeReport(out, report);
     console.log(summaryTable(report));

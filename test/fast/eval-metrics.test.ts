@@ -60,7 +60,7 @@ const call = (tool: string, args: unknown, extraCalls = 0): Prediction => ({
 const noCall = (verdict: string | null, code: string | null): Prediction => ({ kind: 'no-call', verdict, code });
 
 describe('parsePrediction', () => {
-  it('reads native tool_calls, counting extra calls', () => {
+  it('reads native tool_calls, counting extra calls and keeping them', () => {
     const p = parsePrediction({
       content: null,
       tool_calls: [
@@ -68,7 +68,13 @@ describe('parsePrediction', () => {
         { function: { name: 'get_invoice', arguments: '{}' } },
       ],
     });
-    assert.deepEqual(p, { kind: 'call', tool: 'get_customer', arguments: { customer_id: 'C1' }, extraCalls: 1 });
+    assert.deepEqual(p, {
+      kind: 'call',
+      tool: 'get_customer',
+      arguments: { customer_id: 'C1' },
+      extraCalls: 1,
+      others: [{ tool: 'get_invoice', arguments: {} }],
+    });
   });
   it('marks an unparseable arguments string invalid', () => {
     const p = parsePrediction({ tool_calls: [{ function: { name: 'get_customer', arguments: '{"customer_id":' } }] });

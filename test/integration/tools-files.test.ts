@@ -1,12 +1,11 @@
 /**
  * Catalogs from tool files, through flywheelRun on a real dev server: an OpenAI tools array (a travel agent's,
  * with a name OpenAI's API refuses, `uber.ride`), a `tools/list` dump the MCP SDK's client wrote from a real
- * server (the official memory server), and BFCL's own `live_simple` questions from the installed bfcl-eval
- * package. One run ingests all three, builds a dataset checked against the schemas only, trains the tiny model
+ * server (the official memory server), and BFCL's own `live_simple` questions from bfcl-eval (in the judge's venv,
+ * .venv-bfcl). One run ingests all three, builds a dataset checked against the schemas only, trains the tiny model
  * and evaluates it; changing a file's bytes gives a new catalog version and a diff.
  */
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -15,6 +14,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { openStore } from '../../core/artifacts/index.js';
 import type { Catalog, CatalogDiff } from '../../core/catalog/types.js';
 import { parseConfig } from '../../core/config/load.js';
+import { locateBfcl } from '../../core/eval/bfcl/judge.js';
 import { coverageSummary, type ToolCoverage } from '../../core/dataset/coverage.js';
 import type { RouterRow } from '../../core/dataset/types.js';
 import type { EvalReport } from '../../core/eval/types.js';
@@ -22,15 +22,9 @@ import { runStatus, startRun } from '../../scripts/lib/runs.js';
 import { REPO, TINY_OPTIM, tempDir } from '../helpers/fixtures.js';
 import { runResult, startFlywheel, type Flywheel } from '../helpers/temporal.js';
 
-/** Where pip put bfcl-eval's data (found without importing the package, whose model SDKs are not installed). */
-function bfclData(file: string): string {
-  const root = execFileSync(join(REPO, '.venv/bin/python'), [
-    '-c',
-    "import importlib.util as u; print(u.find_spec('bfcl_eval').submodule_search_locations[0])",
-  ])
-    .toString()
-    .trim();
-  return join(root, 'data', file);
+/** bfcl-eval's data, where the judge's venv has it. */
+async function bfclData(file: string): Promise<string> {
+  return join((await locateBfcl()).dataDir, file);
 }
 
 /** What `tools/list` answers, as the MCP SDK's client parses it, written to a file. */
@@ -55,8 +49,9 @@ describe('catalogs from tool files: OpenAI tools, a tools/list dump, BFCL functi
   let work: string;
   let travel: string;
   let memory: string;
-  const bfcl = bfclData('BFCL_v4_live_simple.json');
+  let bfcl: string;
   before(async () => {
+    bfcl = await bfclData('BFCL_v4_live_simple.json');
     flywheel = await startFlywheel();
     work = tempDir('flywheel-tools-files-');
     travel = join(work, 'travel-agent.json');

@@ -47,6 +47,7 @@ describe('benchmarks, smoke-sized', { timeout: 20 * 60_000 }, () => {
       (f) => f.endsWith('.ts') && !f.startsWith('bench-'),
     );
     assert.deepEqual(scripts.sort(), [
+      'bfcl.ts',
       'dataset-build.ts',
       'gateway-load.ts',
       'generic-intents.ts',
@@ -108,6 +109,30 @@ describe('benchmarks, smoke-sized', { timeout: 20 * 60_000 }, () => {
     );
     assert.match(await bench('stage-overhead.ts', ['--runs', '2']), /^ingest .*ratio [\d.]+x$/);
     assert.match(await bench('retriever-recall.ts', []), /^retriever: recall@8 test=[\d.]+ handwritten=[\d.]+$/);
+  });
+
+  it("bfcl: a router from the scored questions' function schemas, base and router judged by BFCL (tiny:nano, 2 steps)", async () => {
+    const dir = join(tempDir('flywheel-bench-smoke-'), 'bfcl');
+    assert.match(
+      await bench('bfcl.ts', [
+        ...['--live-simple', '3', '--live-multiple', '3', '--irrelevance', '3', '--live-irrelevance', '3'],
+        ...['--steps', '2', '--job', JSON.stringify({ baseModel: 'tiny:nano', lora: { topLayers: null } })],
+        ...['--out', dir],
+      ]),
+      /^bfcl: live_simple=[\d.]+ live_multiple=[\d.]+ irrelevance=[\d.]+ live_irrelevance=[\d.]+ base_live_simple=[\d.]+ base_live_multiple=[\d.]+ base_irrelevance=[\d.]+ base_live_irrelevance=[\d.]+$/,
+    );
+    // The router's catalog holds the scored questions' functions and nothing of their questions.
+    const functions = readFileSync(join(dir, 'functions.jsonl'), 'utf8').trim().split('\n');
+    assert.ok(functions.every((l) => !('question' in (JSON.parse(l) as object))));
+    assert.match(readFileSync(join(dir, 'bfcl.md'), 'utf8'), /^\| live_simple \| base \| 3 \|/m);
+    // --dev: the dev split alone (live_multiple and the dev half of irrelevance).
+    assert.match(
+      await bench('bfcl.ts', [
+        ...['--dev', '--live-multiple', '2', '--irrelevance', '2', '--steps', '1'],
+        ...['--job', JSON.stringify({ baseModel: 'tiny:nano', lora: { topLayers: null } }), '--out', `${dir}-dev`],
+      ]),
+      /^bfcl: live_simple=- live_multiple=[\d.]+ irrelevance=[\d.]+ live_irrelevance=- base_live_simple=- /,
+    );
   });
 
   it('quality (on tiny:nano, 2 steps), then the trainer benches on its rows and adapter', async () => {

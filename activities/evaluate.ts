@@ -21,6 +21,7 @@ import { workRoot } from './train.js';
 import { runChunk, runStage, type StageArgs } from './stage.js';
 import type { ChunkRange } from '../core/pipeline/chunks.js';
 import { mergeEndpointResults } from '../core/eval/merge.js';
+import { bfclGroups, scoreBfcl, type BfclScore } from '../core/eval/bfcl/index.js';
 
 /** The version an alias serves now, as the workflow looked it up (null before the first deploy). */
 export interface ServedVersion {
@@ -59,9 +60,10 @@ export async function evaluateStage(a: EvaluateArgs): Promise<StageOutcome> {
     (store) =>
       whileBeating(async () => {
         const { testRows, catalog, all, cases } = await evalCases(store, a);
+        const bfcl: BfclScore[] = [];
         const results = a.parts
           ? await mergeParts(store, a.parts, a.evaluate, teacher)
-          : await scoreAll(store, a, cases, teacher);
+          : await scoreAll(store, a, cases, teacher, catalog, bfcl);
         const report: EvalReport = {
           createdAt: new Date().toISOString(),
           testSet: {
@@ -76,6 +78,7 @@ export async function evaluateStage(a: EvaluateArgs): Promise<StageOutcome> {
           results,
           ...(a.trainMetrics ? { trainingCurve: lossCurve((await store.read(a.trainMetrics)).toString('utf8')) } : {}),
           ...(catalog ? { retriever: testSetRecall(testRows, catalog.tools) } : {}),
+          ...(bfcl.length ? { bfcl } : {}),
         };
         const ref = await store.putJson('eval-results', report, {
           parents: [a.renderedTest, a.adapter],
@@ -84,7 +87,7 @@ export async function evaluateStage(a: EvaluateArgs): Promise<StageOutcome> {
         const skipped = a.evaluate.teacher && !teacher ? '; teacher not scored (built-in template teacher)' : '';
         return {
           outputs: { evalResults: ref },
-          summary: `${cases.length} cases: ${results.map((r) => `${r.label} ${fmt(r.metrics.exactMatch.value)}`).join(', ')} exact${skipped}`,
+          summary: `${cases.length} cases: ${results.map((r) => `${r.label} ${fmt(r.metrics.exactMatch.value)}`).join(', ')} exact${skipped}${bfclSummary(bfcl)}`,
         };
       }),
     teacherKey(teacher),
@@ -136,14 +139,24 @@ async function evalCases(store: ArtifactStore, a: EvaluateArgs) {
   return { testRows, catalog, all, cases: sampleCases(all, a.evaluate.limit, a.evaluate.sampleSeed) };
 }
 
-/** Every endpoint on these cases: the candidate (and the base before a first deploy), production, the teacher. */
+/**
+ * Every endpoint on these cases: the candidate (and the base before a first deploy), production, the teacher.
+ * With evaluate.bfcl and `bfcl` to fill, the candidate's server also answers BFCL's questions.
+ */
 async function scoreAll(
   store: ArtifactStore,
   a: EvaluateArgs,
   cases: EvalCase[],
   teacher: EndpointSpec | undefined,
+  catalog?: Catalog,
+  bfcl?: BfclScore[],
 ): Promise<EndpointResult[]> {
-  const results = await evaluateCandidate(store, a, cases);
+  const results = await evaluateCandidate(
+    store,
+    a,
+    cases,
+    bfcl && a.evaluate.bfcl ? { catalog, out: bfcl } : undefined,
+  );
   if (a.production)
     results.push(
       await score(
@@ -199,7 +212,12 @@ function fmt(x: number | null): string {
  * production), the same server's base model stands in for production: a candidate must beat what it was
  * trained from. Base scores are memoised by base and cases, so a retrain on an unchanged test set skips them.
  */
-async function evaluateCandidate(store: ArtifactStore, a: EvaluateArgs, cases: EvalCase[]): Promise<EndpointResult[]> {
+async function evaluateCandidate(
+  store: ArtifactStore,
+  a: EvaluateArgs,
+  cases: EvalCase[],
+  bfcl?: { catalog: Catalog | undefined; out: BfclScore[] },
+): Promise<EndpointResult[]> {
   // Chunks of one evaluation may run at once on workers sharing this host's work root: each gets its own directory.
   const chunk = a as Partial<ChunkRange>;
   const range = chunk.from !== undefined ? `-${chunk.from}-${chunk.to}` : '';
@@ -220,6 +238,7 @@ async function evaluateCandidate(store: ArtifactStore, a: EvaluateArgs, cases: E
       ];
       if (!a.production && a.evaluate.scoreBase)
         results.push(await scoreBase(store, await baseOf(adapterDir), served.url, cases, a));
+      if (bfcl) bfcl.out.push(...(await scoreOnBfcl(a, served.url, bfcl.catalog)));
       return results;
     } catch (err) {
       const log = await readFile(join(work, 'serve.log'), 'utf8').catch(() => '');
@@ -263,6 +282,42 @@ async function scoreBase(
   };
   if (key) await store.putPointer(key, result);
   return result;
+}
+
+/**
+ * The candidate, and before a first deploy its base, on BFCL's questions (evaluate.bfcl), judged by BFCL's own
+ * checker. A function the run's catalog holds is offered under its name there; any other under its own.
+ */
+async function scoreOnBfcl(a: EvaluateArgs, url: string, catalog: Catalog | undefined): Promise<BfclScore[]> {
+  const cfg = a.evaluate.bfcl!;
+  const ctx = Context.current();
+  const { groups } = await bfclGroups(cfg.categories, {
+    ...(cfg.limit !== undefined ? { limit: cfg.limit } : {}),
+    seed: String(a.evaluate.sampleSeed),
+    ...(catalog ? { catalog, catalogNames: 'prefer' as const } : {}),
+  });
+  const endpoints: EndpointSpec[] = [
+    { label: 'candidate', baseUrl: url, model: a.adapterVersion, cost: a.evaluate.cost },
+    ...(!a.production && a.evaluate.scoreBase
+      ? [{ label: 'base', baseUrl: url, model: 'base', cost: a.evaluate.cost }]
+      : []),
+  ];
+  const scores: BfclScore[] = [];
+  for (const spec of endpoints)
+    scores.push(
+      await scoreBfcl(groups, spec, {
+        ...a.evaluate,
+        onProgress: (category, done, total) => ctx.heartbeat({ endpoint: spec.label, bfcl: category, done, total }),
+      }),
+    );
+  return scores;
+}
+
+/** `; BFCL candidate live_simple 0.412, irrelevance 0.800` */
+function bfclSummary(scores: BfclScore[]): string {
+  const candidate = scores.find((s) => s.label === 'candidate');
+  if (!candidate) return '';
+  return `; BFCL candidate ${candidate.categories.map((c) => `${c.category} ${fmt(c.accuracy.value)}`).join(', ')}`;
 }
 
 function score(cases: EvalCase[], spec: EndpointSpec, cfg: EvaluateConfig): Promise<EndpointResult> {

@@ -1,3 +1,4 @@
+import { BFCL_CATEGORIES } from '../eval/bfcl/categories.js';
 import { z } from 'zod';
 import {
   DEFAULT_ADAPTER_DIR,
@@ -274,6 +275,14 @@ export const evaluateSchema = z.strictObject({
   /** Also score the teacher when it is an OpenAI-compatible endpoint (dataset.teacher.kind openai). */
   teacher: z.boolean().default(true),
   teacherCost: costSchema.default({ kind: 'none' }),
+  /** Also score the candidate (and the base in production's place) on BFCL's questions, judged by BFCL's own checker. */
+  bfcl: z
+    .strictObject({
+      categories: z.array(z.enum(BFCL_CATEGORIES)).min(1),
+      /** A seeded sample of at most this many questions per category (seed: sampleSeed). Unset: every question. */
+      limit: z.number().int().min(1).optional(),
+    })
+    .optional(),
 });
 
 /** Promote the candidate only if it is not worse than production (docs/release.md, "Gate"). */
@@ -445,6 +454,11 @@ export const configSchema = z
     if (!c.preference || !c.train) return;
     for (const p of preferenceSectionProblems(c.train.job, c.preference))
       ctx.addIssue({ code: 'custom', path: ['preference', ...p.path], message: p.message });
+  })
+  .refine((c) => !c.evaluate?.bfcl || c.evaluate.chunkSize === undefined, {
+    message:
+      'evaluate.bfcl is scored in the one evaluate activity; it cannot be combined with evaluate.chunkSize (drop one)',
+    path: ['evaluate', 'bfcl'],
   })
   .refine((c) => c.evaluate === undefined || c.train !== undefined, {
     message: 'evaluate needs a train section: it scores the trained adapter',

@@ -5,6 +5,7 @@ import {
   gateSummary,
   rateRows,
   retrieverLine,
+  bfclRows,
   summaryRows,
   type TextTable,
 } from './report-markdown.js';
@@ -116,6 +117,7 @@ export function renderHtml(report: EvalReport): string {
 <h2>Summary</h2>
 ${table(summaryRows(report), 'summary')}
 ${gateHtml(report)}
+${report.bfcl?.length ? `<h2>BFCL (judged by BFCL's own checker; not gated on)</h2>${table(bfclRows(report.bfcl))}` : ''}
 <h2>Error types</h2>
 ${table(errorRows(report), 'errors')}
 <h2>Plots</h2>

@@ -8,6 +8,7 @@ import {
   type GateDecision,
   type RateRow,
 } from './types.js';
+import type { BfclScore } from './bfcl/score.js';
 
 /**
  * Markdown rendering of an EvalReport, plus the plain-text cell formatting the HTML report reuses,
@@ -122,6 +123,41 @@ export function retrieverLine(report: EvalReport): string | null {
 }
 
 /** Just the summary table: the CLI prints it alone. */
+/** BFCL's accuracy per category and endpoint, then ours on the same answers, latency and cost (docs/bfcl.md). */
+export function bfclRows(scores: BfclScore[]): TextTable {
+  const header = [
+    'category',
+    'endpoint',
+    'n',
+    'BFCL accuracy',
+    'exact',
+    'tool accuracy',
+    'abstention F1',
+    'p50 ms',
+    'cost / 1K',
+  ];
+  const rows: string[][] = [];
+  const categories = [...new Set(scores.flatMap((e) => e.categories.map((c) => c.category)))];
+  for (const category of categories)
+    for (const e of scores) {
+      const c = e.categories.find((x) => x.category === category);
+      if (!c) continue;
+      const m = c.ours;
+      rows.push([
+        category,
+        e.label,
+        String(c.n),
+        fmtEstimate(c.accuracy),
+        fmtEstimate(m.exactMatch),
+        fmtEstimate(m.toolAccuracy),
+        fmtEstimate(m.abstention.f1),
+        fmtNum(m.latencyMs.p50, 0),
+        fmtCost(m.costPer1K),
+      ]);
+    }
+  return { header, rows };
+}
+
 export function summaryTable(report: EvalReport): string {
   return mdTable(summaryRows(report));
 }
@@ -152,6 +188,9 @@ export function renderMarkdown(report: EvalReport): string {
       '',
     );
   }
+
+  if (report.bfcl?.length)
+    out.push("## BFCL (judged by BFCL's own checker; not gated on)", '', mdTable(bfclRows(report.bfcl)), '');
 
   out.push('## Error types', '', mdTable(errorRows(report)), '');
 

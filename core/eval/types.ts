@@ -3,6 +3,7 @@ import type { ChatMessage, RenderedRow } from '../dataset/render.js';
 import type { Target } from '../dataset/types.js';
 import type { RetrieverRecall } from '../retrieve/recall.js';
 import type { ScopeCheck } from '../scope-guard.js';
+import type { BfclScore } from './bfcl/score.js';
 
 /**
  * Contracts of the evaluation harness (DESIGN §3 "Eval report"). Pure data: the scorer, the aggregator,
@@ -164,6 +165,8 @@ export interface EvalReport {
   gate?: GateDecision;
   /** Run reports: the gateway's tool retriever on the frozen test set's calls (what serving parity can reach). */
   retriever?: RetrieverRecall;
+  /** With evaluate.bfcl: the candidate (and the base before a first deploy) judged by BFCL's checker; not gated on. */
+  bfcl?: BfclScore[];
 }
 
 export interface GateConfig {

@@ -253,6 +253,22 @@ export const CONFIG_ROWS: ConfigRow[] = [
     meaning:
       'also score the teacher when `dataset.teacher.kind` is `openai` (the built-in template teacher cannot answer free-form prompts; the stage says it skipped it)',
   },
+  {
+    keys: ['evaluate.bfcl'],
+    unset: 'absent',
+    meaning:
+      "also score the candidate (and, before a first deploy, its base) on BFCL's questions, judged by BFCL's own checker from `.venv-bfcl` on the GPU worker (docs/bfcl.md); reported beside the test set, not gated on; not with `chunkSize`",
+  },
+  {
+    keys: ['evaluate.bfcl.categories'],
+    meaning:
+      "`live_simple`, `live_multiple`, `irrelevance`, `live_irrelevance`, `simple_python`, `multiple`; a function the run's catalog holds as BFCL documents it is offered under the catalog's name, any other under its own",
+  },
+  {
+    keys: ['evaluate.bfcl.limit'],
+    unset: 'every question',
+    meaning: 'a seeded sample of at most N questions per category (seed: `evaluate.sampleSeed`)',
+  },
   { keys: ['gate'], unset: 'absent', meaning: 'decide promotion on the eval results; needs `evaluate`' },
   {
     keys: ['gate.margin'],

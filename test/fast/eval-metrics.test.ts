@@ -100,7 +100,10 @@ describe('parsePrediction', () => {
       call('get_customer', CALL.arguments),
     );
     const two = `${completionText(CALL, 'hermes')}\n<tool_call>{"name":"get_invoice","arguments":{}}</tool_call>`;
-    assert.deepEqual(parsePrediction({ content: two }), call('get_customer', CALL.arguments, 1));
+    assert.deepEqual(parsePrediction({ content: two }), {
+      ...call('get_customer', CALL.arguments, 1),
+      others: [{ tool: 'get_invoice', arguments: {} }],
+    });
     assert.equal(parsePrediction({ content: `Sure! ${completionText(CALL, 'hermes')}` }).kind, 'invalid');
   });
   it('reads a no-call, keeping verdict and code (null when not strings)', () => {

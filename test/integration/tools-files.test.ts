@@ -18,6 +18,7 @@ import { locateBfcl } from '../../core/eval/bfcl/judge.js';
 import { coverageSummary, type ToolCoverage } from '../../core/dataset/coverage.js';
 import type { RouterRow } from '../../core/dataset/types.js';
 import type { EvalReport } from '../../core/eval/types.js';
+import { renderMarkdown } from '../../core/eval/report-markdown.js';
 import { runStatus, startRun } from '../../scripts/lib/runs.js';
 import { REPO, TINY_OPTIM, tempDir } from '../helpers/fixtures.js';
 import { runResult, startFlywheel, type Flywheel } from '../helpers/temporal.js';
@@ -81,7 +82,12 @@ describe('catalogs from tool files: OpenAI tools, a tools/list dump, BFCL functi
           train: {
             job: { baseModel: 'tiny:nano', optim: { ...TINY_OPTIM, maxSteps: 12 }, checkpointEvery: 12, logEvery: 4 },
           },
-          evaluate: { limit: 8, concurrency: 2, bootstrap: { resamples: 100, seed: 7 } },
+          evaluate: {
+            limit: 8,
+            concurrency: 2,
+            bootstrap: { resamples: 100, seed: 7 },
+            bfcl: { categories: ['live_simple', 'irrelevance'], limit: 3 },
+          },
         },
         'tools-files.yaml',
       );
@@ -146,6 +152,26 @@ describe('catalogs from tool files: OpenAI tools, a tools/list dump, BFCL functi
         candidate.cases.every((c) => typeof c.exact === 'boolean' && c.outcome),
         JSON.stringify(candidate.cases[0]),
       );
+
+      // evaluate.bfcl: the candidate and its base (no production yet) judged by BFCL's checker beside the test set.
+      assert.deepEqual(
+        report.bfcl?.map((e) => [e.label, e.categories.map((c) => `${c.category}:${c.n}`)]),
+        [
+          ['candidate', ['live_simple:3', 'irrelevance:3']],
+          ['base', ['live_simple:3', 'irrelevance:3']],
+        ],
+      );
+      for (const c of report.bfcl!.flatMap((e) => e.categories.flatMap((x) => x.cases)))
+        assert.equal(typeof c.bfcl.valid, 'boolean', JSON.stringify(c.bfcl));
+      // live_simple's functions are in this run's catalog: offered under its names, judged under BFCL's.
+      const bfclCalls = report.bfcl!.flatMap((e) =>
+        e.categories[0]!.cases.flatMap((c) =>
+          Array.isArray(c.bfcl.output) ? c.bfcl.output.map((call) => Object.keys(call)[0]!) : [],
+        ),
+      );
+      for (const name of bfclCalls) assert.ok(!/__\d+$/.test(name), `${name} is judged under BFCL's own name`);
+      assert.match(renderMarkdown(report), /## BFCL \(judged by BFCL's own checker; not gated on\)/);
+      assert.match(stage('evaluate').detail, /; BFCL candidate live_simple [\d.]+, irrelevance [\d.]+/);
     },
   );
 

@@ -36,6 +36,11 @@ export interface BfclCaseOptions {
    * renamed duplicates included), and a function it lacks is an error. Absent: the question's own names.
    */
   catalog?: Catalog;
+  /**
+   * `require` (the default): a function the catalog lacks is an error. `prefer`: a question whose functions the
+   * catalog does not all hold is offered under its own names (a router trained on other tools, asked BFCL's).
+   */
+  catalogNames?: 'require' | 'prefer';
   /** Who asks; absent: the catalog server's user, or `bfcl-user` with no scopes. */
   persona?: { name: string; scopes: string[] };
 }
@@ -60,14 +65,16 @@ function bfclCase(
   const names = new Map<string, string>();
   const offered: Array<{ name: string; description?: string; inputSchema: Record<string, unknown> }> = [];
   let domain = 'bfcl';
+  const inCatalog = (t: ListedTool) => index?.has(toolKey(sourceName(t), t)) === true;
+  const byCatalog = opts.catalogNames === 'prefer' && !listed.every(inCatalog) ? undefined : index;
   for (const tool of listed) {
     const bfclName = sourceName(tool);
-    if (!index) {
+    if (!byCatalog) {
       names.set(tool.name, bfclName);
       offered.push(tool);
       continue;
     }
-    const found = index.get(toolKey(bfclName, tool));
+    const found = byCatalog.get(toolKey(bfclName, tool));
     if (!found)
       throw new BfclInputError(
         `${where}: function ${bfclName} is not in the catalog as this question documents it (the router must be trained on a catalog holding every scored question's functions)`,

@@ -31,20 +31,9 @@ export type BfclCall = Record<string, Record<string, unknown>>;
 /** Acceptable calls: per function, per argument, the values accepted ("" among them: the argument may be left out). */
 export type BfclGroundTruth = Array<Record<string, Record<string, unknown[]>>>;
 
-/**
- * The categories a router's single decision can be judged on: one call (or none) to one of the offered
- * functions, in Python's types. The irrelevance ones have no answers: no call is the right one. (live_relevance,
- * where any call passes, has no call to score ours against.)
- */
-export const BFCL_CATEGORIES = [
-  'live_simple',
-  'live_multiple',
-  'irrelevance',
-  'live_irrelevance',
-  'simple_python',
-  'multiple',
-] as const;
-export type BfclCategory = (typeof BFCL_CATEGORIES)[number];
+import { BFCL_CATEGORIES, type BfclCategory } from './categories.js';
+
+export { BFCL_CATEGORIES, type BfclCategory };
 
 /** BFCL's categories a router's decision does not answer, and why. */
 const OUT_OF_SCOPE: Array<[RegExp, string]> = [

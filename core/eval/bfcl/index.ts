@@ -23,7 +23,13 @@ export interface BfclGroup {
  */
 export async function bfclGroups(
   categories: BfclCategory[],
-  opts: { limit?: number; seed: string; catalog?: Catalog; persona?: BfclCaseOptions['persona'] },
+  opts: {
+    limit?: number;
+    seed: string;
+    catalog?: Catalog;
+    catalogNames?: BfclCaseOptions['catalogNames'];
+    persona?: BfclCaseOptions['persona'];
+  },
 ): Promise<{ judge: { python: string; data: string }; groups: BfclGroup[] }> {
   const { python, dataDir } = await locateBfcl();
   const groups: BfclGroup[] = [];
@@ -37,6 +43,7 @@ export async function bfclGroups(
         { ...set, questions },
         {
           ...(opts.catalog ? { catalog: opts.catalog } : {}),
+          ...(opts.catalogNames ? { catalogNames: opts.catalogNames } : {}),
           ...(opts.persona ? { persona: opts.persona } : {}),
         },
       ),

@@ -1,4 +1,4 @@
-import { fmtCost, fmtEstimate, fmtNum } from '../report-markdown.js';
+import { bfclRows, mdTable } from '../report-markdown.js';
 import type { BfclScore } from './score.js';
 
 /** What was scored, with what judge; the report's first lines. */
@@ -20,21 +20,7 @@ export interface BfclReport extends BfclRunInfo {
  * (exact against the first acceptable answer, tool accuracy, abstention F1), latency and cost.
  */
 export function bfclTable(endpoints: BfclScore[]): string {
-  const lines = [
-    '| category | endpoint | n | BFCL accuracy | exact | tool accuracy | abstention F1 | p50 ms | cost / 1K |',
-    '|---|---|--:|---|---|---|---|--:|---|',
-  ];
-  const categories = [...new Set(endpoints.flatMap((e) => e.categories.map((c) => c.category)))];
-  for (const category of categories)
-    for (const e of endpoints) {
-      const c = e.categories.find((x) => x.category === category);
-      if (!c) continue;
-      const m = c.ours;
-      lines.push(
-        `| ${category} | ${e.label} | ${c.n} | ${fmtEstimate(c.accuracy)} | ${fmtEstimate(m.exactMatch)} | ${fmtEstimate(m.toolAccuracy)} | ${fmtEstimate(m.abstention.f1)} | ${fmtNum(m.latencyMs.p50, 0)} | ${fmtCost(m.costPer1K)} |`,
-      );
-    }
-  return lines.join('\n');
+  return mdTable(bfclRows(endpoints));
 }
 
 /** The report as markdown: the table, then BFCL's error types per category and endpoint. */

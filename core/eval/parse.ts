@@ -23,15 +23,19 @@ export function parsePrediction(message: AnswerMessage | undefined): Prediction 
     // Some servers send "" for a call without arguments.
     const args = parseObject(calls[0]!.function?.arguments?.trim() || '{}');
     if (typeof args === 'string') return invalid(raw, `tool call arguments: ${args}`);
+    const rawOf = (c: (typeof calls)[number]) =>
+      typeof c.function?.arguments === 'string' ? { rawArguments: c.function.arguments } : {};
     const others = calls.slice(1).map((c) => ({
       tool: c.function?.name ?? '',
       arguments: parseObject(c.function?.arguments?.trim() || '{}'),
+      ...rawOf(c),
     }));
     return {
       kind: 'call',
       tool: name,
       arguments: args,
       extraCalls: others.length,
+      ...rawOf(calls[0]!),
       ...(others.length ? { others } : {}),
     };
   }

@@ -30,8 +30,10 @@ export type Prediction =
       tool: string;
       arguments: unknown;
       extraCalls: number;
+      /** A native tool call's arguments exactly as sent (JSON text): what BFCL's checker decodes itself. */
+      rawArguments?: string;
       /** The calls after the first, when the answer made several (parallel calls; BFCL's checker counts them). */
-      others?: Array<{ tool: string; arguments: unknown }>;
+      others?: Array<{ tool: string; arguments: unknown; rawArguments?: string }>;
     }
   | { kind: 'no-call'; verdict: string | null; code: string | null; refused?: string }
   | { kind: 'invalid'; raw: string; problem: string };

@@ -73,7 +73,8 @@ describe('parsePrediction', () => {
       tool: 'get_customer',
       arguments: { customer_id: 'C1' },
       extraCalls: 1,
-      others: [{ tool: 'get_invoice', arguments: {} }],
+      rawArguments: '{"customer_id":"C1"}',
+      others: [{ tool: 'get_invoice', arguments: {}, rawArguments: '{}' }],
     });
   });
   it('marks an unparseable arguments string invalid', () => {

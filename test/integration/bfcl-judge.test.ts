@@ -22,22 +22,39 @@ import { main } from '../../scripts/cli.js';
 import { startBackendStandIn } from '../helpers/backend-stand-in.js';
 import { tempDir } from '../helpers/fixtures.js';
 
-/** What a router answers when it gives the case's expected decision. */
+/**
+ * What a model answers when it gives the case's expected decision as a native tool call, its arguments written
+ * as BFCL's answer file writes them: a whole number where the function declares a float keeps its `.0` (JSON
+ * text read in JavaScript would lose it, and BFCL's checker tells 133 from 133.0 inside a list of floats).
+ */
 function answered(c: BfclCase): Prediction {
   const t = c.case.target;
-  return t.tool === null
-    ? { kind: 'no-call', verdict: t.verdict, code: t.code }
-    : { kind: 'call', tool: t.tool, arguments: t.arguments, extraCalls: 0 };
+  if (t.tool === null) return { kind: 'no-call', verdict: t.verdict, code: t.code };
+  const fn = c.functions.find((f) => f.name === c.names.get(t.tool))!;
+  const rawArguments = typed(t.arguments, fn.parameters);
+  return { kind: 'call', tool: t.tool, arguments: t.arguments, extraCalls: 0, rawArguments };
+}
+
+/** The same call with other arguments (written afresh, not as the original text). */
+function withArguments(p: Extract<Prediction, { kind: 'call' }>, args: Record<string, unknown>): Prediction {
+  const { rawArguments: _raw, ...call } = p;
+  return { ...call, arguments: args };
+}
+
+function typed(v: unknown, schema: Record<string, unknown> | undefined): string {
+  if (typeof v === 'number' && schema?.type === 'float' && Number.isInteger(v)) return `${v}.0`;
+  if (Array.isArray(v)) return `[${v.map((x) => typed(x, schema?.items as Record<string, unknown>)).join(',')}]`;
+  if (v && typeof v === 'object') {
+    const props = (schema?.properties ?? {}) as Record<string, Record<string, unknown>>;
+    return `{${Object.entries(v)
+      .map(([k, x]) => `${JSON.stringify(k)}:${typed(x, props[k])}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(v);
 }
 
 function item(c: BfclCase, p: Prediction): JudgeItem {
-  return {
-    id: c.case.id,
-    category: c.category,
-    functions: c.functions,
-    answer: c.answer,
-    output: toBfclCalls(p, c.names),
-  };
+  return { id: c.case.id, category: c.category, output: toBfclCalls(p, c.names) };
 }
 
 /** BFCL's data gives a few answers a required argument with no accepted value ([]): no answer passes those. */
@@ -83,7 +100,7 @@ describe("BFCL's own checker on answers in its call form", () => {
     const wrongValues = passable.flatMap((c, i) => {
       const args = calls[i]!.arguments as Record<string, unknown>;
       const key = Object.keys(args)[0];
-      return key === undefined ? [] : [item(c, { ...calls[i]!, arguments: { ...args, [key]: wrongValue(args[key]) } })];
+      return key === undefined ? [] : [item(c, withArguments(calls[i]!, { ...args, [key]: wrongValue(args[key]) }))];
     });
     const dropped = passable.flatMap((c, i) => {
       const args = calls[i]!.arguments as Record<string, unknown>;
@@ -91,7 +108,7 @@ describe("BFCL's own checker on answers in its call form", () => {
       const key = required.find((k) => k in args);
       if (key === undefined) return [];
       const { [key]: _gone, ...rest } = args;
-      return [item(c, { ...calls[i]!, arguments: rest })];
+      return [item(c, withArguments(calls[i]!, rest))];
     });
     // Most questions have an argument to change and a required one to drop; all of them are tried.
     assert.ok(wrongValues.length > 200 && dropped.length > 200, `${wrongValues.length} and ${dropped.length}`);
@@ -232,7 +249,7 @@ describe("BFCL's own checker on answers in its call form", () => {
     assert.ok(live!.accuracy.low! <= 0.6 && live!.accuracy.high! >= 0.6);
     assert.equal(live!.ours.exactMatch.value, live!.cases.filter((c) => c.exact).length / 5);
     assert.deepEqual(live!.errorTypes, { 'simple_function_checker:wrong_func_name': 2 });
-    assert.deepEqual(live!.cases.at(-1)!.bfcl.output, [{ not_offered_anywhere: {} }]);
+    assert.deepEqual(live!.cases.at(-1)!.bfcl.output, [{ not_offered_anywhere: '{}' }]);
     assert.equal(irrelevance!.accuracy.value, 4 / 5);
     assert.equal(irrelevance!.ours.abstention.recall.value, 4 / 5);
     assert.match(readFileSync(join(out, 'bfcl.md'), 'utf8'), /\| live_simple \| stand-in \| 5 \| 0\.600 \[/);

@@ -25,8 +25,11 @@ export interface BfclQuestion {
   function: BfclFunction[];
 }
 
-/** One call as BFCL's checker reads it: {function name: {argument: value}}. */
-export type BfclCall = Record<string, Record<string, unknown>>;
+/**
+ * An answer as BFCL's function-calling handlers record it: the calls, each `{function name: arguments JSON text}`
+ * (BFCL decodes the text itself), or the answer's text when it made no native call.
+ */
+export type BfclModelResult = Array<Record<string, string>> | string;
 
 /** Acceptable calls: per function, per argument, the values accepted ("" among them: the argument may be left out). */
 export type BfclGroundTruth = Array<Record<string, Record<string, unknown[]>>>;

@@ -5,10 +5,11 @@
  */
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { InputError } from '../../errors.js';
-import type { BfclCall, BfclFunction, BfclGroundTruth } from './data.js';
+import type { BfclModelResult } from './data.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 const JUDGE_SCRIPT = fileURLToPath(new URL('./bfcl_judge.py', import.meta.url));
@@ -26,14 +27,12 @@ export function bfclPython(): string {
   return process.env.FLYWHEEL_BFCL_PYTHON ?? join(REPO_ROOT, '.venv-bfcl', 'bin', 'python');
 }
 
+/** One answer to judge: the judge reads the question's functions and possible answers from BFCL's files by id. */
 export interface JudgeItem {
   id: string;
   category: string;
-  functions: BfclFunction[];
-  /** possible_answer's ground_truth; null for the relevance categories, which have none. */
-  answer: BfclGroundTruth | null;
-  /** The answer in BFCL's form (calls.ts): [{name: {arg: value}}], [] for no call, text it could not decode. */
-  output: BfclCall[] | string;
+  /** The answer as BFCL records one (calls.ts): [{name: arguments JSON}], [] for no call, or its text. */
+  output: BfclModelResult;
 }
 
 export interface JudgeVerdict {
@@ -55,7 +54,11 @@ function runJudge(args: string[], input: string): Promise<Ran> {
   if (!existsSync(python) && python.includes('/'))
     return Promise.reject(new BfclJudgeMissing(`BFCL's checker: ${python} does not exist; ${BFCL_INSTALL_HINT}`));
   return new Promise((resolve, reject) => {
-    const child = spawn(python, [JUDGE_SCRIPT, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
+    // bfcl_eval makes result/ and score/ folders under its project root on import: not inside the package.
+    const env = { ...process.env, BFCL_PROJECT_ROOT: process.env.BFCL_PROJECT_ROOT ?? join(tmpdir(), 'flywheel-bfcl') };
+    const child = spawn(python, [JUDGE_SCRIPT, ...args], { stdio: ['pipe', 'pipe', 'pipe'], env });
+    // A judge that exits before reading everything (an import error) closes its stdin: its exit code says why.
+    child.stdin.on('error', () => undefined);
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     child.stdout.on('data', (b: Buffer) => out.push(b));

@@ -8,12 +8,12 @@ import { evaluateEndpoint, type EvaluateOptions } from '../evaluate.js';
 import type { CaseResult, Estimate, EvalMetrics, Prediction } from '../types.js';
 import { toBfclCalls } from './calls.js';
 import type { BfclCase } from './cases.js';
-import type { BfclCall, BfclCategory } from './data.js';
+import type { BfclCategory, BfclModelResult } from './data.js';
 import { judgeBfcl } from './judge.js';
 
 export interface BfclCaseResult extends CaseResult {
   /** The answer as BFCL's checker read it, and its verdict. */
-  bfcl: { output: BfclCall[] | string; valid: boolean; errorType: string; error: string };
+  bfcl: { output: BfclModelResult; valid: boolean; errorType: string; error: string };
 }
 
 export interface BfclCategoryScore {
@@ -58,15 +58,7 @@ export async function scoreBfcl(
       },
     );
     const outputs = cases.map((c) => toBfclCalls(predictions.get(c.case.id)!, c.names));
-    const verdicts = await judgeBfcl(
-      cases.map((c, i) => ({
-        id: c.case.id,
-        category,
-        functions: c.functions,
-        answer: c.answer,
-        output: outputs[i]!,
-      })),
-    );
+    const verdicts = await judgeBfcl(cases.map((c, i) => ({ id: c.case.id, category, output: outputs[i]! })));
     const scored: BfclCaseResult[] = result.cases.map((r, i) => ({
       ...r,
       bfcl: {

@@ -169,6 +169,13 @@ export const datasetSchema = z.strictObject({
    * Optional with no default, so configs that leave it out keep their stage keys.
    */
   slicing: z.enum(['neighbours', 'retriever']).optional(),
+  /**
+   * How requests for a tool without a domain pack are phrased: `description` (absent; from its description
+   * string and its arguments' labels) or `natural` (from what it does: everyday verbs and nouns, each argument said
+   * by its meaning, values drawn by meaning, clarifying exchanges; docs/pipeline.md). Optional with no default,
+   * so configs that leave it out keep their stage keys.
+   */
+  phrasing: z.enum(['description', 'natural']).optional(),
   split: z
     .strictObject({ train: z.number().positive(), val: z.number().min(0), test: z.number().positive() })
     .default(DATASET_DEFAULTS.split),

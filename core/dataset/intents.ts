@@ -88,6 +88,8 @@ export async function drawIntents(o: IntentOptions): Promise<{ intents: Intent[]
         slots: draw.slots,
         entities: draw.entities,
         phrasings: draw.phrasings ?? goal.phrasings,
+        ...(draw.styles ? { styles: draw.styles } : {}),
+        ...(draw.dialogues?.length ? { dialogues: draw.dialogues } : {}),
         ...(o.toolDescriptions?.[goal.tool] ? { toolDescription: o.toolDescriptions[goal.tool] } : {}),
       });
     }

@@ -101,7 +101,10 @@ export async function buildIntents(
           : {}),
       };
       if (packed.has(tool.name)) continue;
-      const goal = genericGoal(server.name, tool, found.harvested, dataset.seed);
+      const goal = genericGoal(server.name, tool, found.harvested, dataset.seed, {
+        ...(dataset.phrasing ? { phrasing: dataset.phrasing } : {}),
+        siblings: tools,
+      });
       if ('skip' in goal) stats.tools[tool.id]!.skipped = goal.skip;
       else goals.push(goal);
     }
@@ -322,6 +325,8 @@ export function rowStats(rows: RouterRow[]): Record<string, unknown> {
     byVerdict: count((r) => (r.target.tool === null ? r.target.verdict : 'call')),
     byTool: count((r) => r.target.tool ?? `(${r.target.code})`),
     byOperator: count((r) => r.provenance.operator ?? 'none'),
+    // Only where requests carry a style (natural phrasing), so other datasets' manifests stay as they were.
+    ...(rows.some((r) => r.provenance.style) ? { byStyle: count((r) => r.provenance.style ?? 'other') } : {}),
   };
 }
 

@@ -59,6 +59,7 @@ export function candidateRow(
       intent: intent.id,
       goal: intent.goal,
       teacher: candidate.teacher,
+      ...(candidate.style ? { style: candidate.style } : {}),
       ...(missed && candidate.target.tool !== null ? { negativeCall: candidate.target } : {}),
     },
   };

@@ -31,6 +31,17 @@ export interface GoalDraw {
   entities: string[];
   /** Phrasings for this draw only (generic goals phrase each argument set); else the goal's. */
   phrasings?: string[];
+  /** The style of each of those phrasings (natural phrasing), for `dataset stats`. */
+  styles?: string[];
+  /** Clarifying exchanges (natural phrasing): a first ask lacking one value, the question, the answer. */
+  dialogues?: Dialogue[];
+}
+
+/** A clarifying exchange, {slot} placeholders as in phrasings. */
+export interface Dialogue {
+  opener: string;
+  question: string;
+  answer: string;
 }
 
 /** One way users ask for one tool. Phrasings use {slot} placeholders. */
@@ -56,6 +67,8 @@ export interface Intent {
   phrasings: string[];
   /** What the tool does, from its catalog description (generic intents), for a teacher that writes requests. */
   toolDescription?: string;
+  styles?: string[];
+  dialogues?: Dialogue[];
 }
 
 /** A training row (DESIGN §3): the request, the offered tool slice, the persona, and the target. */
@@ -85,5 +98,7 @@ export interface RouterRow {
     trace?: string;
     /** How validation checked the call: executed (read-only), dry-run, or against the schema only. */
     checkedBy?: 'execute' | 'dry-run' | 'schema';
+    /** How the request was phrased (natural phrasing: command, question, …, clarify, described). */
+    style?: string;
   };
 }

@@ -329,3 +329,71 @@ export function fromPattern(pattern: string, rng: Rng, minLength = 0): string | 
     return undefined;
   }
 }
+
+// ------------------------------------------------------------------------------------------- by meaning
+
+const HOMES = ['/home/user/code', '/home/user/work', '/srv/app', '/opt/services', '/Users/sam/dev', '~/src'];
+const PROJECTS = [
+  'inventory-service',
+  'website',
+  'ml-experiments',
+  'payments',
+  'docs-site',
+  'api-gateway',
+  'scheduler',
+];
+const BRANCHES = ['main', 'develop', 'feature/search-bar', 'fix/login-timeout', 'release/3.1', 'chore/deps'];
+const STREETS = ['Market St', 'Elm Avenue', 'Harbour Road', 'King Street', 'Park Lane'];
+const TABLES = ['customers', 'orders', 'invoices', 'events', 'products', 'employees'];
+const COLUMNS = ['name', 'status', 'created_at', 'total', 'email', 'region'];
+
+function sql(toolWords: readonly string[], rng: Rng): string {
+  const t = rng.pick(TABLES);
+  const c = rng.pick(COLUMNS);
+  const has = (...k: string[]) => k.some((x) => toolWords.includes(x));
+  if (has('select', 'read') || !has('write', 'insert', 'update', 'delete', 'modify', 'create'))
+    return rng.pick([
+      `SELECT * FROM ${t} LIMIT ${rng.int(5, 50)}`,
+      `SELECT ${c}, COUNT(*) FROM ${t} GROUP BY ${c}`,
+      `SELECT * FROM ${t} WHERE status = 'open'`,
+    ]);
+  if (has('create') && has('table')) return `CREATE TABLE ${t} (id INTEGER PRIMARY KEY, ${c} TEXT, updated_at TEXT)`;
+  return rng.pick([
+    `INSERT INTO ${t} (${c}) VALUES ('${rng.pick(FIRST)}')`,
+    `UPDATE ${t} SET status = 'archived' WHERE id = ${rng.int(1, 500)}`,
+    `DELETE FROM ${t} WHERE created_at < '${isoDate(rng)}'`,
+  ]);
+}
+
+/**
+ * A string by what the argument means, read from its name, its description and the words of the tool it belongs
+ * to: a directory where a directory is meant (a repository's path, a folder to create), SQL where a query is SQL,
+ * a branch, a table, a revision. Undefined: nothing specific, the name lexicon decides.
+ */
+export function stringForMeaning(
+  name: string,
+  description: string,
+  toolWords: readonly string[],
+  rng: Rng,
+): string | undefined {
+  const w = nameWords(name);
+  const has = (...keys: string[]) => keys.some((k) => w.includes(k));
+  const desc = description.toLowerCase();
+  const tool = (...keys: string[]) => keys.some((k) => toolWords.includes(k));
+  const dir = () => `${rng.pick(HOMES)}/${rng.pick(PROJECTS)}`;
+  if (has('sql') || (has('query', 'statement') && (/\bsql\b|select/.test(desc) || tool('sql', 'database', 'sqlite'))))
+    return sql(toolWords, rng);
+  if (has('dir', 'directory', 'folder', 'repo', 'repository', 'workspace', 'cwd', 'root')) return dir();
+  if (has('path') && (/\b(directory|folder|repository)\b/.test(desc) || tool('directory', 'folder', 'dir')))
+    return dir();
+  if (has('path', 'file') && !has('name')) return `${dir()}/${rng.pick(FILES)}`;
+  if (has('insight', 'finding', 'observation', 'memo')) return rng.pick(SENTENCES);
+  if (has('address') && !has('email', 'ip', 'mac', 'wallet'))
+    return `${rng.int(1, 999)} ${rng.pick(STREETS)}, ${rng.pick(CITIES)}`;
+  if (has('city', 'location', 'origin', 'destination', 'place', 'pickup', 'dropoff', 'venue', 'region'))
+    return rng.pick(CITIES);
+  if (has('branch') && !has('type', 'kind')) return rng.pick(BRANCHES);
+  if (has('table')) return rng.pick(TABLES);
+  if (has('revision', 'sha', 'commit', 'ref')) return rng.pick(['HEAD', 'HEAD~1', hex(rng, 7), rng.pick(BRANCHES)]);
+  return undefined;
+}

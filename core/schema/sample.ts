@@ -29,6 +29,7 @@ import {
   isCountName,
   patternRegExp,
   quotedExamples,
+  stringForMeaning,
   stringForName,
 } from './sample-strings.js';
 import { InputError } from '../errors.js';
@@ -56,6 +57,11 @@ export interface SampleOptions {
   optionalShare?: number;
   /** Depth limit for nested objects/arrays and $ref recursion (default 6). */
   maxDepth?: number;
+  /**
+   * The words of the tool the arguments are for (its name and description): strings are then drawn by what each
+   * argument means there (stringForMeaning: a directory for a repository's path, SQL for a SQL query), else by name.
+   */
+  meaning?: readonly string[];
 }
 
 interface Ctx {
@@ -66,6 +72,7 @@ interface Ctx {
   maxDepth: number;
   /** $refs entered along the current value path: a repeat at the depth limit is a cycle. */
   refs: string[];
+  meaning: readonly string[] | undefined;
 }
 /** The value being drawn: its property name, path and nesting depth. */
 interface At {
@@ -91,6 +98,7 @@ export function sampleArguments(schema: Record<string, unknown>, opts: SampleOpt
     optionalShare: opts.optionalShare ?? 0.5,
     maxDepth: opts.maxDepth ?? 6,
     refs: [],
+    meaning: opts.meaning,
   };
   let last = '';
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
@@ -532,7 +540,10 @@ function genString(s: Schema, ctx: Ctx, at: At): string {
     const bounds = minL || maxL < Infinity ? ` with length ${minL}..${maxL}` : '';
     throw fail(at, `pattern /${pattern}/ cannot be satisfied${bounds}`);
   }
-  let v = (format && formatValue(format, rng)) || stringForName(at.name, rng);
+  const meant = ctx.meaning
+    ? stringForMeaning(at.name, typeof s.description === 'string' ? s.description : '', ctx.meaning, rng)
+    : undefined;
+  let v = (format && formatValue(format, rng)) || meant || stringForName(at.name, rng);
   if (codePoints(v) < minL) v = `${v} ${filler(rng, minL)}`;
   if (codePoints(v) > maxL) v = [...v].slice(0, maxL).join('').trimEnd(); // no dangling space after a cut
   while (codePoints(v) < minL) v += 'x';

@@ -12,7 +12,8 @@ export const datasetCommand: Command = {
   usage: `flywheel dataset stats RUN_ID
 flywheel dataset preview RUN_ID [--n 3] [--split train|val|test]
 
-stats    rows per split by verdict and domain, validation rejections by reason, negatives by operator,
+stats    rows per split by verdict and domain, the train split's request styles (dataset.phrasing: natural),
+         validation rejections by reason, negatives by operator,
          and the coverage table: per tool its intents, valid rows, distinct training rows, how calls
          were checked (execute / dry-run / schema), rejections by reason, its probe, and why a tool has no data
 preview  N rendered rows: the prompt (system, conversation, offered tools) and the completion, which is

@@ -106,6 +106,12 @@ export const CONFIG_ROWS: ConfigRow[] = [
     meaning:
       "how a row's tools are chosen: `neighbours`, the right tool plus its siblings and lexically nearest tools; `retriever`, the `sliceSize` tools the gateway's BM25 retriever ranks highest for the request (what a live agent's request gets with `gateway.render`), where a miss of the right tool is labelled `tool_not_offered` and the `tool_absent` negative and hand-written cases without `tools` are sliced the same way",
   },
+  {
+    keys: ['dataset.phrasing'],
+    unset: 'absent (`description`)',
+    meaning:
+      "how requests for a tool without a domain pack are phrased: `description`, from its description string and its arguments' labels; `natural`, from what it does (the action from its name, else its description, said with everyday verbs and nouns; each argument said by its meaning, in any order; string values drawn by meaning; commands, questions, indirect asks, terse notes, asides, clarifying exchanges; two described phrasings kept among eight or so), with the style mix in `flywheel dataset stats` (docs/pipeline.md, \"Natural phrasing\")",
+  },
   { keys: ['dataset.split.train', 'dataset.split.val', 'dataset.split.test'], meaning: 'split ratios (by entity)' },
   { keys: ['dataset.minPerTool'], meaning: 'oversample train so every tool has at least this many rows' },
   {

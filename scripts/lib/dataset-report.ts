@@ -7,6 +7,8 @@ interface RowStats {
   rows: number;
   byDomain: Record<string, number>;
   byVerdict: Record<string, number>;
+  /** Natural phrasing only: rows per request style. */
+  byStyle?: Record<string, number>;
 }
 
 /**
@@ -37,6 +39,8 @@ export async function datasetReport(
       ]),
     ),
   );
+  const styles = stats.train?.byStyle;
+  if (styles) lines.push(`\n${styleMix(styles)}`);
   const validated = status.stages.find((s) => s.name === 'validate')?.outputs.validated;
   if (validated) {
     const v = (await store.manifest(validated.sha256)).stats as {
@@ -112,4 +116,13 @@ export function coverageTable(rows: ToolCoverage[], distinct: Record<string, num
       c.noData ? `${c.noData}${c.probe ? `; probe ${c.probe}` : ''}` : (c.probe ?? ''),
     ]),
   );
+}
+
+/** "request styles (train): command 210 (18 %), question 190 (16 %), …", largest first. */
+export function styleMix(byStyle: Record<string, number>): string {
+  const total = Object.values(byStyle).reduce((a, b) => a + b, 0);
+  return `request styles (train): ${Object.entries(byStyle)
+    .sort(([, a], [, b]) => b - a)
+    .map(([k, n]) => `${k} ${n} (${Math.round((100 * n) / total)} %)`)
+    .join(', ')}`;
 }

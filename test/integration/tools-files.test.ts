@@ -19,6 +19,7 @@ import { coverageSummary, type ToolCoverage } from '../../core/dataset/coverage.
 import type { RouterRow } from '../../core/dataset/types.js';
 import type { EvalReport } from '../../core/eval/types.js';
 import { renderMarkdown } from '../../core/eval/report-markdown.js';
+import { datasetReport } from '../../scripts/lib/dataset-report.js';
 import { runStatus, startRun } from '../../scripts/lib/runs.js';
 import { REPO, TINY_OPTIM, tempDir } from '../helpers/fixtures.js';
 import { runResult, startFlywheel, type Flywheel } from '../helpers/temporal.js';
@@ -208,4 +209,40 @@ describe('catalogs from tool files: OpenAI tools, a tools/list dump, BFCL functi
       ['travel/get_weather'],
     );
   });
+
+  it(
+    'dataset.phrasing: natural phrases requests by what the tools do; dataset stats prints the style mix',
+    {
+      timeout: 300_000,
+    },
+    async () => {
+      const fixture = (f: string) => join(REPO, 'test', 'fixtures', 'tools', f);
+      const config = parseConfig(
+        {
+          version: 1,
+          name: 'tools-files-natural',
+          artifacts: { store: `file://${join(work, 'artifacts-natural')}` },
+          servers: [
+            { name: 'git', tools: fixture('git.tools-list.json') },
+            { name: 'sqlite', tools: fixture('sqlite.tools-list.json') },
+          ],
+          dataset: { seed: 3, perGoal: 4, minPerTool: 6, phrasing: 'natural' },
+        },
+        'tools-files-natural.yaml',
+      );
+      const { handle } = await startRun(flywheel.env.client, config, { config, trigger: 'test' });
+      assert.equal((await runResult(handle)).state, 'completed');
+      const status = await runStatus(handle);
+      const store = openStore(config.artifacts.store);
+      const train = status.stages.find((s) => s.name === 'split')!.outputs.train!;
+      const byStyle = (await store.manifest(train.sha256)).stats.byStyle as Record<string, number>;
+      for (const style of ['command', 'question', 'indirect', 'terse', 'values-first', 'aside', 'clarify', 'described'])
+        assert.ok((byStyle[style] ?? 0) > 0, `no ${style} rows: ${JSON.stringify(byStyle)}`);
+      const rows = await store.readJsonl<RouterRow>(train);
+      const clarified = rows.find((r) => r.provenance.style === 'clarify' && r.target.tool !== null)!;
+      assert.equal(clarified.messages!.at(-2)!.role, 'assistant', 'the assistant asked for the value');
+      const report = (await datasetReport(store, status))!;
+      assert.match(report, /request styles \(train\): \w[\w-]* \d+ \(\d+ %\)/);
+    },
+  );
 });

@@ -69,7 +69,7 @@ const FLUFF = [
   /^(?:you\s+can|can\s+be\s+used\s+to|can)\s+/i,
 ];
 
-const neutralise = (s: string) => s.replace(/\{/g, '(').replace(/\}/g, ')');
+export const neutralise = (s: string) => s.replace(/\{/g, '(').replace(/\}/g, ')');
 /** Drop parenthetical asides, innermost first, then any parenthesis left unbalanced by a cut. */
 const dropAsides = (s: string) => {
   for (let prev = ''; prev !== s;) {
@@ -89,7 +89,7 @@ const lowerFirst = (w: string) => (isAcronym(w) ? w : w.charAt(0).toLowerCase() 
 const cap = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 
 /** "Reads"/"Searches"/"Applies"/"Reading" -> the known base verb, or undefined. */
-function baseVerb(word: string): string | undefined {
+export function baseVerb(word: string): string | undefined {
   const w = word.toLowerCase();
   const cands = [
     w,
@@ -164,7 +164,7 @@ export function actionPhrase(tool: CatalogTool): string {
 // ---------------------------------------------------------------- argument rendering
 
 /** "a", "a and b", "a, b and c". */
-function joinAnd(items: string[]): string {
+export function joinAnd(items: string[]): string {
   if (items.length === 0) return 'none';
   if (items.length === 1) return items[0]!;
   return `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]}`;
@@ -228,7 +228,12 @@ function labelFor(name: string, prop: unknown): string {
 
 // ---------------------------------------------------------------- surface forms
 
-interface Arg {
+/** One argument of a draw as the phrasings name it. */
+export interface Arg {
+  /** The property's name in the schema, its value and its schema (what the natural phrasings read meaning from). */
+  name: string;
+  value: unknown;
+  schema: Record<string, unknown>;
   slot: string;
   label: string;
   bool: boolean;
@@ -246,7 +251,7 @@ const CONTEXTS = [
   "I'm following up on an earlier request",
 ];
 
-function shuffle<T>(items: readonly T[], rng: Rng): T[] {
+export function shuffle<T>(items: readonly T[], rng: Rng): T[] {
   const out = [...items];
   for (let i = out.length - 1; i > 0; i--) {
     const j = rng.int(0, i);
@@ -330,8 +335,12 @@ const FORMS: Array<{ withArgs: Form[]; noArgs: Form[] }> = [
   },
 ];
 
-/** 6-10 distinct phrasings of a request for `tool` with exactly `args`, in several surface forms. Deterministic for the rng. */
-export function phraseRequest(tool: CatalogTool, args: Record<string, unknown>, rng: Rng): Phrased {
+/** The draw's arguments as slots: every value rendered as text once, each with its label (booleans as yes/no or true/false). */
+export function argumentSlots(
+  tool: CatalogTool,
+  args: Record<string, unknown>,
+  rng: Rng,
+): { slots: Record<string, string | number>; list: Arg[] } {
   const props = ((tool.inputSchema as { properties?: Record<string, unknown> }).properties ?? {}) as Record<
     string,
     unknown
@@ -344,9 +353,13 @@ export function phraseRequest(tool: CatalogTool, args: Record<string, unknown>, 
     let slot = name.replace(/\W/g, '_') || 'arg';
     while (slot in slots) slot += '_';
     slots[slot] = render(value, flag);
+    const prop = props[name];
     list.push({
+      name,
+      value,
+      schema: prop && typeof prop === 'object' ? (prop as Record<string, unknown>) : {},
       slot,
-      label: labelFor(name, props[name]),
+      label: labelFor(name, prop),
       bool: typeof value === 'boolean',
       plural: Array.isArray(value) || /[^su]s$/.test(name),
       nested:
@@ -355,6 +368,17 @@ export function phraseRequest(tool: CatalogTool, args: Record<string, unknown>, 
         (!Array.isArray(value) || value.some((x) => typeof x === 'object' && x !== null)),
     });
   }
+  return { slots, list };
+}
+
+/** 6-10 distinct phrasings of a request for `tool` with exactly `args`, in several surface forms. Deterministic for the rng. */
+export function phraseRequest(tool: CatalogTool, args: Record<string, unknown>, rng: Rng): Phrased {
+  const { slots, list } = argumentSlots(tool, args, rng);
+  return { phrasings: describedPhrasings(tool, list, rng), slots };
+}
+
+/** Phrasings built on the tool's action phrase (from its description) and the arguments' labels. */
+export function describedPhrasings(tool: CatalogTool, list: Arg[], rng: Rng, target?: number): string[] {
   const A = actionPhrase(tool);
   const name = neutralise(humanize(tool.name)) || A;
   const make = (form: (typeof FORMS)[number]) => {
@@ -362,7 +386,7 @@ export function phraseRequest(tool: CatalogTool, args: Record<string, unknown>, 
     return rng.pick(variants)(A, shuffle(list, rng), rng, name);
   };
   const out = new Set<string>(FORMS.map(make));
-  const target = rng.int(6, 10);
-  for (let tries = 0; out.size < target && tries < 60; tries++) out.add(make(rng.pick(FORMS)));
-  return { phrasings: shuffle([...out], rng), slots };
+  const want = target ?? rng.int(6, 10);
+  for (let tries = 0; out.size < want && tries < 60; tries++) out.add(make(rng.pick(FORMS)));
+  return shuffle([...out], rng);
 }

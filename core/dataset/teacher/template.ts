@@ -5,6 +5,8 @@ import type { Candidate, ConversationTurn, RequestDraft, Teacher } from './types
 
 /** Share of requests that come as the last turn of a conversation. */
 const MULTI_TURN_SHARE = 0.15;
+/** Share of the other requests (of intents that have clarifying exchanges) that come as the answer to a question. */
+const CLARIFY_SHARE = 0.2;
 const VAGUE_ASKS = [
   'I need help with something.',
   'Can you do something for me?',
@@ -74,11 +76,31 @@ export function templateTeacher(seed: string | number): Teacher {
       }
       return (range ? intents.slice(range.from, range.to) : intents).map((intent) => {
         const rng = new Rng(`generate:${seed}:${intent.id}`);
-        const request = fill(styleTemplate(rng.pick(intent.phrasings), rng), styleSlots(intent.slots, rng));
+        const at = rng.int(0, intent.phrasings.length - 1); // the draw rng.pick makes
+        const template = styleTemplate(intent.phrasings[at]!, rng);
+        const slots = styleSlots(intent.slots, rng);
+        const request = fill(template, slots);
         const context = rng.chance(MULTI_TURN_SHARE)
           ? earlierTurns(intent, byDomain.get(intent.domain)!, rng)
           : undefined;
-        return { intentId: intent.id, request, teacher: 'template', ...(context ? { context } : {}) };
+        const style = intent.styles?.[at];
+        const draft = { intentId: intent.id, request, teacher: 'template', ...(style ? { style } : {}) };
+        if (context) return { ...draft, context };
+        if (intent.dialogues?.length && rng.chance(CLARIFY_SHARE)) {
+          // The user asks without one value, the assistant asks for it: the answer is the turn that decides.
+          const d = rng.pick(intent.dialogues);
+          const opener = fill(styleTemplate(d.opener, rng), slots);
+          return {
+            ...draft,
+            request: fill(d.answer, slots),
+            style: 'clarify',
+            context: [
+              { role: 'user' as const, content: opener },
+              { role: 'assistant' as const, content: fill(d.question, slots) },
+            ],
+          };
+        }
+        return draft;
       });
     },
     async solve(intents: Intent[], drafts: RequestDraft[]): Promise<Candidate[]> {
@@ -86,7 +108,7 @@ export function templateTeacher(seed: string | number): Teacher {
       return drafts.map((d) => {
         const intent = byId.get(d.intentId);
         if (!intent) throw new Error(`draft for unknown intent ${d.intentId}`);
-        const context = d.context ? { context: d.context } : {};
+        const context = { ...(d.context ? { context: d.context } : {}), ...(d.style ? { style: d.style } : {}) };
         if (d.malformed)
           return {
             intentId: d.intentId,

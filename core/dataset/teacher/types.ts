@@ -15,6 +15,8 @@ export interface RequestDraft {
   /** Earlier turns: the request is then the conversation's last user turn, which decides the call. */
   context?: ConversationTurn[];
   teacher: string;
+  /** How the request was phrased (natural phrasing's styles, `clarify`, `described`), counted by `dataset stats`. */
+  style?: string;
   /** Set when the teacher never produced a usable answer: validation rejects it as teacher_malformed. */
   malformed?: string;
 }
@@ -26,6 +28,7 @@ export interface Candidate {
   context?: ConversationTurn[];
   target: Target;
   teacher: string;
+  style?: string;
   malformed?: string;
 }
 

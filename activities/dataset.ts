@@ -124,7 +124,7 @@ export async function generateStage(a: GenerateArgs & Parts): Promise<StageOutco
     const ref = await store.putJsonl('requests', rows, { parents: [a.intents], stats });
     return {
       outputs: { requests: ref },
-      summary: `${rows.length} requests drafted by the ${String(stats.teacher)} teacher${chunked(a)}`,
+      summary: `${rows.length} requests drafted by the ${String(stats.teacher)} teacher${teacherUsage(stats)}${chunked(a)}`,
     };
   });
 }
@@ -137,7 +137,7 @@ export async function solveStage(a: SolveArgs & Parts): Promise<StageOutcome> {
     const ref = await store.putJsonl('candidates', rows, { parents: [a.intents, a.requests], stats });
     return {
       outputs: { candidates: ref },
-      summary: `${rows.length} candidate answers from the ${String(stats.teacher)} teacher${chunked(a)}`,
+      summary: `${rows.length} candidate answers from the ${String(stats.teacher)} teacher${teacherUsage(stats)}${chunked(a)}`,
     };
   });
 }
@@ -281,6 +281,14 @@ async function mergeValidated(store: ArtifactStore, parts: Array<Record<string, 
   const { rows, stats } = await mergeParts<RouterRow>(store, parts, 'validated');
   const { rows: rejections } = await mergeParts<Rejection>(store, parts, 'rejections');
   return { rows, rejections, stats: stats as Awaited<ReturnType<typeof validateRows>>['stats'] };
+}
+
+/** "; 12,345 tokens billed ($0.0123)" for a teacher that counts its tokens (openai); "" for the template teacher. */
+export function teacherUsage(stats: Record<string, unknown>): string {
+  if (typeof stats.promptTokens !== 'number' || typeof stats.completionTokens !== 'number') return '';
+  const tokens = stats.promptTokens + stats.completionTokens;
+  const cost = typeof stats.costUsd === 'number' ? ` ($${stats.costUsd.toFixed(4)})` : '';
+  return `; ${tokens.toLocaleString('en-US')} tokens billed${cost}`;
 }
 
 function chunked(a: Parts): string {

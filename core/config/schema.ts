@@ -135,6 +135,8 @@ const teacherSchema = z.discriminatedUnion('kind', [
     /** Ask for JSON output (response_format json_object); turn off for endpoints that reject it. */
     jsonMode: z.boolean().default(true),
     temperature: z.number().min(0).max(2).default(0.7),
+    /** Dollars per million tokens, to report what the teacher's calls cost (absent: tokens only). */
+    pricing: z.strictObject({ inputPerMillion: z.number().min(0), outputPerMillion: z.number().min(0) }).optional(),
   }),
 ]);
 

@@ -158,6 +158,16 @@ export const CONFIG_ROWS: ConfigRow[] = [
   },
   { keys: ['dataset.teacher.temperature'], meaning: '(openai) for drafting; solving uses 0' },
   {
+    keys: ['dataset.teacher.pricing'],
+    unset: 'absent (tokens only)',
+    meaning:
+      "(openai) the endpoint's prices, so the generate and solve stages report what their calls cost beside the tokens billed (cached answers are not billed again)",
+  },
+  {
+    keys: ['dataset.teacher.pricing.inputPerMillion', 'dataset.teacher.pricing.outputPerMillion'],
+    meaning: 'dollars per million prompt tokens and per million completion tokens',
+  },
+  {
     keys: ['dataset.personas[]'],
     unset: "per server: its domain pack's, else derived from its scopes",
     meaning: '`{name, domain, scopes[]}`; `domain` is a server name; a server listed here uses exactly these',

@@ -6,6 +6,7 @@
  * the client timeout, or a 200 whose content is not JSON. `latencyMs` delays every answer (a real teacher's
  * generation time); `hold()` parks answers until `release()`, when those whose client has gone (a killed worker)
  * are dropped unanswered. `answersByRequest()` counts the answers each request got: a teacher bills each one.
+ * `dieAfter` answers, the server drops every connection (a dead endpoint) until `revive()`.
  */
 import { createHash } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
@@ -26,6 +27,12 @@ export interface StandIn {
   release(): void;
   /** Answers delivered so far, per request (the hash of its messages). */
   answersByRequest(): Map<string, number>;
+  /** The `seed` of every request that carried one. */
+  seeds: Set<number>;
+  /** The first user message of every request, in order (what the teacher asked). */
+  prompts: string[];
+  /** After `dieAfter` answers the endpoint dropped every connection, as a dead server does: answer again. */
+  revive(): void;
   close(): Promise<void>;
 }
 
@@ -60,7 +67,11 @@ export async function startStandIn(
   hangMs = 2500,
   latencyMs = 0,
   apiKey = 'test-key',
+  opts: { dieAfter?: number } = {},
 ): Promise<StandIn> {
+  let dieAfter = opts.dieAfter ?? Infinity;
+  const seeds = new Set<number>();
+  const prompts: string[] = [];
   const attempts = new Map<string, number>();
   const answers = new Map<string, number>();
   const state = {
@@ -80,7 +91,11 @@ export async function startStandIn(
       if (req.url !== '/v1/chat/completions' || req.method !== 'POST') return void res.writeHead(404).end('{}');
       if (req.headers.authorization !== `Bearer ${apiKey}`)
         return void res.writeHead(401, { 'content-type': 'application/json' }).end('{"error":{"message":"bad key"}}');
-      const body = JSON.parse(raw) as ChatBody;
+      // A dead endpoint: the connection drops without an answer (the client sees it as a connection error).
+      if (state.answered >= dieAfter) return void req.socket.destroy();
+      const body = JSON.parse(raw) as ChatBody & { seed?: number };
+      if (typeof body.seed === 'number') seeds.add(body.seed);
+      prompts.push(body.messages.find((m) => m.role === 'user')?.content ?? '');
       const key = createHash('sha256').update(JSON.stringify(body.messages)).digest('hex');
       const n = (attempts.get(key) ?? 0) + 1;
       attempts.set(key, n);
@@ -141,6 +156,11 @@ export async function startStandIn(
       for (const deliver of state.parked.splice(0)) deliver();
     },
     answersByRequest: () => new Map(answers),
+    seeds,
+    prompts,
+    revive: () => {
+      dieAfter = Infinity;
+    },
     faultsServed: state.faultsServed,
     close: () =>
       new Promise((r) => {

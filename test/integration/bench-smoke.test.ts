@@ -52,6 +52,7 @@ describe('benchmarks, smoke-sized', { timeout: 20 * 60_000 }, () => {
       'gateway-load.ts',
       'generic-intents.ts',
       'history-size.ts',
+      'phrasing.ts',
       'quality.ts',
       'retriever-recall.ts',
       'sandbox-dryrun.ts',
@@ -132,6 +133,25 @@ describe('benchmarks, smoke-sized', { timeout: 20 * 60_000 }, () => {
         ...['--job', JSON.stringify({ baseModel: 'tiny:nano', lora: { topLayers: null } }), '--out', `${dir}-dev`],
       ]),
       /^bfcl: live_simple=- live_multiple=[\d.]+ irrelevance=[\d.]+ live_irrelevance=- base_live_simple=- /,
+    );
+  });
+
+  it('phrasing: routers from described and natural phrasing side by side on hand-written cases and BFCL (tiny:nano, 2 steps)', async () => {
+    const dir = join(tempDir('flywheel-bench-smoke-'), 'phrasing');
+    assert.match(
+      await bench('phrasing.ts', [
+        ...['--bfcl-dev', '2', '--steps', '2', '--out', dir],
+        ...['--job', JSON.stringify({ baseModel: 'tiny:nano', lora: { topLayers: null } })],
+      ]),
+      /^phrasing: handwritten description=[\d.]+ natural=[\d.]+ base=[\d.]+ bfcl_dev description=[\d.]+ natural=[\d.]+ base=[\d.]+$/,
+    );
+    const table = readFileSync(join(dir, 'phrasing.md'), 'utf8');
+    assert.match(table, /^\| hand-written, exact \| 77 \| /m);
+    assert.match(table, /^\| BFCL live_multiple \| 2 \| /m);
+    // Both routers were trained on the same catalog, one dataset phrased each way.
+    assert.ok(
+      readFileSync(join(dir, 'natural-train.jsonl'), 'utf8') !==
+        readFileSync(join(dir, 'description-train.jsonl'), 'utf8'),
     );
   });
 

@@ -13,7 +13,7 @@ import type { DatasetConfig, ServerConfig } from '../../core/config/schema.js';
 import { mcpDryRunner } from '../../core/dataset/mcp-dry-run.js';
 import { buildIntents, validateCandidates } from '../../core/dataset/pipeline.js';
 import { makeTeacher } from '../../core/dataset/teacher/index.js';
-import { TeacherConfigError } from '../../core/dataset/teacher/openai.js';
+import { STYLE_HINTS, TeacherConfigError } from '../../core/dataset/teacher/openai.js';
 import type { Intent } from '../../core/dataset/types.js';
 import { CallValidator } from '../../core/dataset/validate.js';
 import { hashOf } from '../../core/hash.js';
@@ -33,12 +33,13 @@ const conns = new Map<string, McpConnection>();
 let catalog: Catalog;
 let intents: Intent[];
 
-function datasetConfig(url: string): DatasetConfig {
+function datasetConfig(url: string, teacher: Record<string, unknown> = {}, seed = 42): DatasetConfig {
   const cfg = parseConfig({
     version: 1,
     name: 'teacher',
     servers: [{ name: 'x', stdio: { command: 'x' } }],
     dataset: {
+      seed,
       perGoal: 1,
       teacher: {
         kind: 'openai',
@@ -48,6 +49,7 @@ function datasetConfig(url: string): DatasetConfig {
         timeoutMs: 1000,
         maxRetries: 4,
         concurrency: 4,
+        ...teacher,
       },
     },
   });
@@ -55,8 +57,8 @@ function datasetConfig(url: string): DatasetConfig {
 }
 
 /** generate -> solve -> validate with the openai teacher; returns the validated rows' hash and stats. */
-async function build(url: string, storeDir = tempDir()) {
-  const dataset = datasetConfig(url);
+async function build(url: string, storeDir = tempDir(), teacherConfig: Record<string, unknown> = {}, seed = 42) {
+  const dataset = datasetConfig(url, teacherConfig, seed);
   const store = openStore(storeDir);
   const toolsByDomain = new Map(catalog.servers.map((s) => [s.name, catalog.tools.filter((t) => t.server === s.name)]));
   const teacher = makeTeacher(dataset.teacher, dataset.seed, { store }, toolsByDomain);
@@ -148,6 +150,67 @@ describe('openai teacher', () => {
       assert.equal(r.stats.rejectionsByReason.teacher_malformed, 1);
     } finally {
       await standIn.close();
+    }
+  });
+
+  it('counts the tokens billed and prices them; sends the seed, which keys the cache', async () => {
+    const standIn = await startStandIn();
+    try {
+      const pricing = { inputPerMillion: 2.5, outputPerMillion: 10 };
+      const first = await build(standIn.url, tempDir(), { pricing });
+      const s = first.teacherStats;
+      // The stand-in bills one prompt and one completion token per answer.
+      assert.equal(s.promptTokens, standIn.answered);
+      assert.equal(s.completionTokens, standIn.answered);
+      assert.equal(s.costUsd, (standIn.answered * 2.5 + standIn.answered * 10) / 1e6);
+      assert.equal(standIn.seeds.size, 1, 'every request carries the one seed of the dataset');
+      // Another seed asks anew; the same seed reads the cache.
+      const sent = standIn.requests;
+      await build(standIn.url, first.storeDir, {}, 43);
+      assert.ok(standIn.requests > sent);
+      assert.equal(standIn.seeds.size, 2);
+      const again = standIn.requests;
+      const cached = await build(standIn.url, first.storeDir, {}, 43);
+      assert.equal(standIn.requests, again);
+      assert.equal(cached.teacherStats.promptTokens, 0, 'a cached answer is not billed again');
+      assert.equal(cached.teacherStats.costUsd, undefined, 'no prices, no cost');
+    } finally {
+      await standIn.close();
+    }
+  });
+
+  it('asks for requests in several styles, by the intent', async () => {
+    const standIn = await startStandIn();
+    try {
+      await build(standIn.url);
+      const drafted = standIn.prompts.filter((p) => p.includes(' will call '));
+      const hints = new Set(drafted.map((p) => STYLE_HINTS.find((h) => p.includes(h))));
+      assert.ok(!hints.has(undefined), 'every drafting prompt names a style');
+      assert.ok(hints.size >= 4, `${hints.size} styles asked for`);
+    } finally {
+      await standIn.close();
+    }
+  });
+
+  it('an endpoint that dies mid-run: the run fails, and the rerun asks only for what was not answered', async () => {
+    const clean = await startStandIn();
+    const whole = await build(clean.url);
+    const needed = clean.answered;
+    await clean.close();
+    const dies = await startStandIn(undefined, 2500, 0, 'test-key', { dieAfter: Math.floor(needed / 2) });
+    try {
+      const storeDir = tempDir();
+      await assert.rejects(build(dies.url, storeDir, { maxRetries: 1 }), /connection/i);
+      const beforeDeath = dies.answered;
+      assert.equal(beforeDeath, Math.floor(needed / 2));
+      // The failed run's other requests fail too (each after one retry, 0.5 s apart) and their answers reach the cache.
+      await new Promise((r) => setTimeout(r, 2000));
+      dies.revive();
+      const resumed = await build(dies.url, storeDir);
+      assert.equal(dies.answered - beforeDeath, needed - beforeDeath, 'only the unanswered requests are asked');
+      assert.equal(resumed.hash, whole.hash, 'the same validated rows as a run that never failed');
+    } finally {
+      await dies.close();
     }
   });
 

@@ -18,5 +18,5 @@ export function makeTeacher(
   toolsByDomain?: Map<string, ToolDef[]>,
 ): Teacher {
   if (config.kind === 'template') return templateTeacher(seed);
-  return openaiTeacher(config, deps, toolsByDomain);
+  return openaiTeacher(config, { ...deps, seed }, toolsByDomain);
 }

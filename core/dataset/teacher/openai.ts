@@ -34,9 +34,12 @@ export interface ToolDef {
  */
 export function openaiTeacher(
   config: OpenAiConfig,
-  deps: { store: ArtifactStore; onProgress?: (d: unknown) => void },
+  deps: { store: ArtifactStore; onProgress?: (d: unknown) => void; seed?: string | number },
   toolsByDomain?: Map<string, ToolDef[]>,
 ): Teacher {
+  // The dataset's seed goes with every request (endpoints that honour it sample reproducibly) and so into its
+  // cache key: a new seed asks anew, the same seed reads the cache.
+  const seed = deps.seed === undefined ? {} : { seed: Number.parseInt(hashOf(deps.seed).slice(0, 8), 16) };
   const apiKey = process.env[config.apiKeyEnv];
   if (!apiKey)
     throw new TeacherConfigError(
@@ -44,7 +47,16 @@ export function openaiTeacher(
     );
   // Retries are send()'s, so that each attempt passes the shared budget.
   const client = new OpenAI({ baseURL: config.baseUrl, apiKey, maxRetries: 0, timeout: config.timeoutMs });
-  const counters = { requests: 0, cacheHits: 0, malformedRetries: 0, malformed: 0, rateLimited: 0 };
+  const counters = {
+    requests: 0,
+    cacheHits: 0,
+    malformedRetries: 0,
+    malformed: 0,
+    rateLimited: 0,
+    // Tokens the endpoint billed for this activity's calls (cached answers cost nothing again).
+    promptTokens: 0,
+    completionTokens: 0,
+  };
   let done = 0;
   const beat = () => deps.onProgress?.({ done, ...counters });
   let limiter: Promise<Limiter> | undefined;
@@ -69,7 +81,10 @@ export function openaiTeacher(
     }
     counters.requests++;
     pending = (async () => {
-      const message = (await send(client, body, await policy())).choices[0]?.message;
+      const completion = await send(client, body, await policy());
+      counters.promptTokens += completion.usage?.prompt_tokens ?? 0;
+      counters.completionTokens += completion.usage?.completion_tokens ?? 0;
+      const message = completion.choices[0]?.message;
       if (message) await deps.store.putPointer(key, message);
       return message;
     })().finally(() => inFlight.delete(key));
@@ -107,7 +122,7 @@ export function openaiTeacher(
 
   const teacher = {
     name: `openai:${config.model}`,
-    stats: () => ({ ...counters }),
+    stats: () => ({ ...counters, ...teacherCost(counters, config.pricing) }),
     async close() {
       // A store that never opened has nothing to close (its error already failed the calls that needed it).
       await limiter?.then(
@@ -118,11 +133,12 @@ export function openaiTeacher(
     async generate(intents: Intent[], range?: { from: number; to: number }): Promise<RequestDraft[]> {
       return pool(range ? intents.slice(range.from, range.to) : intents, config.concurrency, async (intent) => {
         const task = intent.tool
-          ? `Write the message a ${intent.persona.name} would type to an assistant to get this done. The assistant will call ${intent.tool}${intent.toolDescription ? ` (${intent.toolDescription})` : ''} with ${canonicalJson(intent.arguments)}; mention every value it needs, naturally, without naming the tool.`
+          ? `Write the message a ${intent.persona.name} would type to an assistant to get this done. The assistant will call ${intent.tool}${intent.toolDescription ? ` (${intent.toolDescription})` : ''} with ${canonicalJson(intent.arguments)}; mention every value it needs, naturally, without naming the tool. ${styleHint(intent.id)} Use the words a person would use for what they want done, not the tool's description.`
           : `Rephrase this request the way a ${intent.persona.name} would type it, keeping its meaning: ${intent.phrasings[0]}`;
         const request = await ask(
           {
             model: config.model,
+            ...seed,
             temperature: config.temperature,
             ...(config.jsonMode ? { response_format: { type: 'json_object' as const } } : {}),
             messages: [
@@ -169,6 +185,7 @@ export function openaiTeacher(
         const answer = await ask(
           {
             model: config.model,
+            ...seed,
             temperature: 0,
             tools: tools.map((t) => ({
               type: 'function' as const,
@@ -223,4 +240,32 @@ export function openaiTeacher(
     },
   };
   return teacher;
+}
+
+/**
+ * How to write one request, picked by the intent's id so a rerun asks the same: the variety people type in (a
+ * question, an indirect ask, a terse note, an unrelated sentence first, values first, a plain command).
+ */
+export const STYLE_HINTS = [
+  'Write it as a question.',
+  "Ask indirectly, the way people do ('I need …', 'I'd like …', 'can you help me …').",
+  'Write it as a short, terse note typed in a hurry, lower case, no greeting.',
+  'Start with a sentence about something else the person is busy with, then ask.',
+  'Give the values first, then say what should be done with them.',
+  'Write it as a plain command.',
+];
+
+export function styleHint(intentId: string): string {
+  return STYLE_HINTS[Number.parseInt(hashOf(intentId).slice(0, 8), 16) % STYLE_HINTS.length]!;
+}
+
+/** The calls' cost in dollars at the configured prices; nothing when no prices are configured. */
+export function teacherCost(
+  tokens: { promptTokens: number; completionTokens: number },
+  pricing: OpenAiConfig['pricing'],
+): { costUsd?: number } {
+  if (!pricing) return {};
+  const usd =
+    (tokens.promptTokens * pricing.inputPerMillion + tokens.completionTokens * pricing.outputPerMillion) / 1e6;
+  return { costUsd: Math.round(usd * 1e6) / 1e6 };
 }

@@ -92,7 +92,7 @@ for (const phrasing of PHRASINGS) {
   const config = { ...loaded, servers, dataset: { ...loaded.dataset, phrasing } } as FlywheelConfig;
   const b = (built[phrasing] = await buildDataset(config));
   const styles = b.rows.train.reduce<Record<string, number>>((m, r) => {
-    const s = r.provenance.style ?? (phrasing === 'natural' ? 'pack' : 'described');
+    const s = r.provenance.style ?? 'unstyled';
     m[s] = (m[s] ?? 0) + 1;
     return m;
   }, {});

@@ -358,6 +358,9 @@ function sql(toolWords: readonly string[], rng: Rng): string {
       `SELECT * FROM ${t} WHERE status = 'open'`,
     ]);
   if (has('create') && has('table')) return `CREATE TABLE ${t} (id INTEGER PRIMARY KEY, ${c} TEXT, updated_at TEXT)`;
+  if (has('delete', 'remove')) return `DELETE FROM ${t} WHERE created_at < '${isoDate(rng)}'`;
+  if (has('update', 'modify')) return `UPDATE ${t} SET status = 'archived' WHERE id = ${rng.int(1, 500)}`;
+  if (has('insert', 'add')) return `INSERT INTO ${t} (${c}) VALUES ('${rng.pick(FIRST)}')`;
   return rng.pick([
     `INSERT INTO ${t} (${c}) VALUES ('${rng.pick(FIRST)}')`,
     `UPDATE ${t} SET status = 'archived' WHERE id = ${rng.int(1, 500)}`,
@@ -378,22 +381,35 @@ export function stringForMeaning(
 ): string | undefined {
   const w = nameWords(name);
   const has = (...keys: string[]) => keys.some((k) => w.includes(k));
+  // The last word says what the value is: a "commit_message" is a message, a "repo_name" a name.
+  const head = w[w.length - 1] ?? '';
+  const is = (...keys: string[]) => keys.includes(head);
   const desc = description.toLowerCase();
+  const says = (re: RegExp) => re.test(desc);
   const tool = (...keys: string[]) => keys.some((k) => toolWords.includes(k));
   const dir = () => `${rng.pick(HOMES)}/${rng.pick(PROJECTS)}`;
-  if (has('sql') || (has('query', 'statement') && (/\bsql\b|select/.test(desc) || tool('sql', 'database', 'sqlite'))))
+  if (is('id', 'ids', 'uuid', 'key', 'name', 'title', 'label', 'subject', 'message', 'text', 'content', 'body'))
+    return has('table') && is('name') ? rng.pick(TABLES) : undefined;
+  if (
+    has('sql') ||
+    (is('query', 'statement') && !says(/\bsearch\b/) && (says(/\bsql\b|\bselect\b/) || tool('sql', 'sqlite')))
+  )
     return sql(toolWords, rng);
-  if (has('dir', 'directory', 'folder', 'repo', 'repository', 'workspace', 'cwd', 'root')) return dir();
-  if (has('path') && (/\b(directory|folder|repository)\b/.test(desc) || tool('directory', 'folder', 'dir')))
-    return dir();
-  if (has('path', 'file') && !has('name')) return `${dir()}/${rng.pick(FILES)}`;
-  if (has('insight', 'finding', 'observation', 'memo')) return rng.pick(SENTENCES);
-  if (has('address') && !has('email', 'ip', 'mac', 'wallet'))
+  // A path is a directory where the argument or its tool speaks of directories and the argument not of a file.
+  const aDir =
+    has('dir', 'directory', 'folder', 'workspace', 'cwd') ||
+    (is('path', 'root') && (has('repo', 'repository') || says(/\b(directory|folder|repository)\b/))) ||
+    (is('path') && !says(/\bfile\b/) && tool('directory', 'folder', 'dir'));
+  if (aDir) return dir();
+  if (is('path', 'file', 'paths', 'files') && !says(/\b(url|uri|name)\b/)) return `${dir()}/${rng.pick(FILES)}`;
+  if (is('branch') && !has('type', 'kind')) return rng.pick(BRANCHES);
+  if (is('revision', 'sha', 'commit', 'ref', 'rev'))
+    return rng.pick(['HEAD', 'HEAD~1', hex(rng, 7), rng.pick(BRANCHES)]);
+  if (is('table')) return rng.pick(TABLES);
+  const notPlace = says(/\b(path|file|folder|directory|remote|url|branch|server|host|ip|aws|cloud)\b/);
+  if (is('address') && !notPlace && !has('email', 'ip', 'mac', 'wallet'))
     return `${rng.int(1, 999)} ${rng.pick(STREETS)}, ${rng.pick(CITIES)}`;
-  if (has('city', 'location', 'origin', 'destination', 'place', 'pickup', 'dropoff', 'venue', 'region'))
+  if (is('city', 'location', 'destination', 'origin', 'place', 'pickup', 'dropoff', 'venue') && !notPlace)
     return rng.pick(CITIES);
-  if (has('branch') && !has('type', 'kind')) return rng.pick(BRANCHES);
-  if (has('table')) return rng.pick(TABLES);
-  if (has('revision', 'sha', 'commit', 'ref')) return rng.pick(['HEAD', 'HEAD~1', hex(rng, 7), rng.pick(BRANCHES)]);
   return undefined;
 }

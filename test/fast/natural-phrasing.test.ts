@@ -5,6 +5,7 @@
  * not come from the description, values are drawn by meaning, and the description mode is left as it was.
  */
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
@@ -13,10 +14,11 @@ import type { CatalogTool } from '../../core/catalog/types.js';
 import { ConfigError, parseConfig } from '../../core/config/load.js';
 import { genericGoal } from '../../core/dataset/generic/goals.js';
 import { namePrefix, naturalPhrasings, toolSense } from '../../core/dataset/generic/natural.js';
-import { argumentSlots, describedPhrasings, humanize, phraseRequest } from '../../core/dataset/generic/phrase.js';
+import { argumentSlots, describedPhrasings, humanize } from '../../core/dataset/generic/phrase.js';
 import { rowStats } from '../../core/dataset/pipeline.js';
 import { fill, templateTeacher } from '../../core/dataset/teacher/template.js';
 import type { Intent, RouterRow } from '../../core/dataset/types.js';
+import { canonicalJson } from '../../core/hash.js';
 import { Rng } from '../../core/rng.js';
 import { sampleArguments } from '../../core/schema/sample.js';
 import { REPO } from '../helpers/fixtures.js';
@@ -198,9 +200,38 @@ describe('natural phrasing in the dataset', () => {
     const p = plain.draw({}, new Rng('d'))!;
     assert.equal(p.styles, undefined);
     assert.equal(p.dialogues, undefined);
-    const rng = new Rng('d');
-    const args = sampleArguments(tool.inputSchema, { rng });
-    assert.deepEqual(p.phrasings, phraseRequest(tool, args, rng).phrasings);
+  });
+
+  it('the description mode draws, and the template teacher drafts, exactly what they did before natural phrasing', async () => {
+    const draws: unknown[] = [];
+    const intents: Intent[] = [];
+    for (const file of FILES)
+      for (const tool of await toolsOf(file)) {
+        const goal = genericGoal('s', { ...tool, id: `s/${tool.name}`, server: 's' }, {}, 7);
+        if (!('draw' in goal)) continue;
+        const rng = new Rng(`golden:${tool.name}`);
+        for (let i = 0; i < 3; i++) {
+          const d = goal.draw({}, rng)!;
+          draws.push(d);
+          intents.push({
+            id: `int-${tool.name}-${i}`,
+            domain: 's',
+            persona: { name: 'u', domain: 's', scopes: [] } as unknown as Intent['persona'],
+            goal: goal.id,
+            tool: tool.name,
+            arguments: d.arguments,
+            slots: d.slots,
+            entities: d.entities,
+            phrasings: d.phrasings!,
+          });
+        }
+      }
+    const drafts = await templateTeacher(7).generate(intents);
+    // The hash the code before natural phrasing gave for the same draws and drafts (commit 7a25a1c).
+    assert.equal(
+      createHash('sha256').update(canonicalJson({ draws, drafts })).digest('hex'),
+      '35ea5c0d23d06ddee963038b9fcff873212c100a73659b049e3366b0d14f7e6b',
+    );
   });
 
   it('the template teacher answers some requests as a clarifying exchange and records each style', async () => {

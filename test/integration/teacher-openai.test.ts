@@ -203,7 +203,7 @@ describe('openai teacher', () => {
       await assert.rejects(build(dies.url, storeDir, { maxRetries: 1 }), /connection/i);
       const beforeDeath = dies.answered;
       assert.equal(beforeDeath, Math.floor(needed / 2));
-      // The failed run's other requests fail too (each after one retry, 0.5 s apart) and their answers reach the cache.
+      // The failed run's other requests in flight fail too, each after one retry 0.5 s later: let them end first.
       await new Promise((r) => setTimeout(r, 2000));
       dies.revive();
       const resumed = await build(dies.url, storeDir);

@@ -147,11 +147,27 @@ export function namePrefix(siblings: readonly CatalogTool[]): Set<string> {
 }
 
 /** What the tool does: its verb class and object, from its name, else its description. */
+/**
+ * The words of a name that say the action: after its last "." (`OpenWeatherMap.get_current_weather`), without a
+ * renamed duplicate's `__2`, after a numbered service prefix (`Flights_4_SearchRoundtripFlights`), without the
+ * server's shared prefix and without bare numbers or braces.
+ */
+export function actionWords(name: string, prefix: ReadonlySet<string>): string[] {
+  const segment =
+    name
+      .replace(/__\d+$/, '')
+      .split('.')
+      .at(-1) || name;
+  let w = humanize(segment).split(' ');
+  const lastNumber = w.map((x) => /^\d+$/.test(x)).lastIndexOf(true);
+  if (lastNumber >= 0 && lastNumber < w.length - 1) w = w.slice(lastNumber + 1);
+  return w.filter((x) => /^[a-z][a-z0-9]*$/.test(x) && !prefix.has(x));
+}
+
 export function toolSense(tool: CatalogTool, prefix: ReadonlySet<string>): Sense {
-  const name = humanize(tool.name)
-    .split(' ')
-    .filter((w) => w && !prefix.has(w));
-  let at = name.findIndex((w) => baseVerb(w) !== undefined);
+  const name = actionWords(tool.name, prefix);
+  // The first verb-like word says the action ("slack_post_message"); a gerund is a noun ("ride sharing").
+  let at = name.findIndex((w) => baseVerb(w) !== undefined && !/ing$/.test(w));
   // "git_log", "status": a noun-like verb with nothing after it is the object, not the action.
   if (at >= 0 && NOUNISH.has(name[at]!) && name.length === 1) at = -1;
   const described = actionPhrase(tool).split(' ');
@@ -170,9 +186,10 @@ export function toolSense(tool: CatalogTool, prefix: ReadonlySet<string>): Sense
     if (rest.length) object = rest;
   }
   const own = at >= 0 || !CLASS_OF[verb] ? { own: verb } : {};
-  // "read_query", "execute_command": what acts on a query or a script runs it, whatever the verb.
-  const runs = object.some((w) => RUNNABLE.has(w));
-  return { cls: runs ? 'run' : (CLASS_OF[verb] ?? 'run'), ...own, object: object.join(' ') };
+  // "read_query", "execute_command": reading or writing a query or a script runs it (deleting one does not).
+  const cls = CLASS_OF[verb] ?? 'run';
+  const runs = RUNNABLE.has(object.at(-1) ?? '') && ['get', 'write', 'run'].includes(cls);
+  return { cls: runs ? 'run' : cls, ...own, object: object.join(' ') };
 }
 
 // ---------------------------------------------------------------- argument mentions
@@ -206,7 +223,12 @@ function kindOf(a: Arg, sense: Sense): Kind {
   if (typeof a.value === 'number')
     return has('limit', 'max', 'count', 'top', 'lines', 'size', 'depth', 'results', 'n', 'num') ? 'count' : 'number';
   if (typeof a.value !== 'string' && !Array.isArray(a.value)) return 'generic';
-  if (has('dir', 'directory', 'folder', 'repo', 'repository', 'workspace', 'cwd', 'root')) return 'directory';
+  // The last word is what the argument is: "message_id" is an id, "repo_name" a name, whatever comes before.
+  const head = w.at(-1)!;
+  if (['id', 'ids', 'uuid', 'key', 'code', 'number', 'no', 'sha', 'hash'].includes(head)) return 'id';
+  if (['name', 'title', 'subject', 'label'].includes(head)) return 'title';
+  if (has('dir', 'directory', 'folder', 'repo', 'repository', 'workspace', 'cwd', 'root') && !/\bname\b/.test(desc))
+    return 'directory';
   if (has('path') && (/\b(directory|folder)\b/.test(desc) || /\b(dir|directory|folder)\b/.test(sense.object)))
     return 'directory';
   if (has('path', 'file', 'filename', 'files', 'paths')) return 'file';
@@ -223,8 +245,7 @@ function kindOf(a: Arg, sense: Sense): Kind {
   )
     return 'text';
   if (has('name', 'title', 'subject', 'label')) return 'title';
-  if (['id', 'ids', 'code', 'number', 'no'].includes(w.at(-1)!) || has('uuid', 'key', 'sha', 'hash', 'revision', 'ref'))
-    return 'id';
+  if (has('uuid', 'key', 'sha', 'hash', 'revision', 'ref')) return 'id';
   if (has('user', 'author', 'owner', 'assignee', 'person', 'recipient', 'to', 'login', 'username')) return 'person';
   return 'generic';
 }
@@ -249,6 +270,7 @@ function noun(a: Arg, drop: string[]): string {
 /** Ways to mention one argument, `{S}` standing for its slot; not its label again where the object already says it. */
 function mentionsFor(a: Arg, sense: Sense): string[] {
   const all = mentionsOf(a, sense);
+  if (a.bool) return all;
   const objectWords = new Set(sense.object.split(' ').flatMap((w) => [w, plural(w)]));
   const shared = words(a.label).filter((w) => objectWords.has(w));
   if (!shared.length) return all;
@@ -317,7 +339,7 @@ function mentionsOf(a: Arg, sense: Sense): string[] {
   }
 }
 
-const mention = (template: string, a: Arg) => template.replace('{S}', `{${a.slot}}`);
+const mention = (template: string, a: Arg) => template.replace('{S}', () => `{${a.slot}}`);
 
 // ---------------------------------------------------------------- sentences
 
@@ -356,7 +378,18 @@ const clean = (s: string) =>
 
 /** One sentence of a style, naming every argument of `list` once. */
 function sentence(style: NaturalStyle, sense: Sense, list: Arg[], rng: Rng): string {
-  const ms = shuffle(list, rng).map((a) => mention(rng.pick(mentionsFor(a, sense)), a));
+  // Two arguments of one kind ("owner" and "repo", two counts) said the same bare way could not be told apart:
+  // after the first of a kind, each says its label.
+  const kinds = new Set<Kind>();
+  const ms = shuffle(list, rng).map((a) => {
+    const kind = kindOf(a, sense);
+    const again = !a.bool && kinds.has(kind);
+    kinds.add(kind);
+    return mention(
+      rng.pick(again ? [`${a.label} {S}`, `${a.label}: {S}`, `with ${a.label} {S}`] : mentionsFor(a, sense)),
+      a,
+    );
+  });
   const O = objectFor(sense, rng);
   const M = joinMentions(ms, rng);
   const V = verbFor(sense, rng, style === 'command' || style === 'question');
@@ -441,8 +474,12 @@ export function naturalPhrasings(
       opener: neutraliseOutsideSlots(
         sentence(rng.pick(['command', 'question', 'indirect'] as const), sense, rest, rng),
       ),
-      question: rng.pick(QUESTIONS).replace('{L}', neutralise(L)),
-      answer: rng.pick(ANSWERS).replace('{M}', M).replace('{S}', `{${asked.slot}}`).replace('{L}', neutralise(L)),
+      question: rng.pick(QUESTIONS).replace('{L}', () => neutralise(L)),
+      answer: rng
+        .pick(ANSWERS)
+        .replace('{M}', () => M)
+        .replace('{S}', () => `{${asked.slot}}`)
+        .replace('{L}', () => neutralise(L)),
     });
   }
   return { phrasings, styles, dialogues };

@@ -133,7 +133,7 @@ export function openaiTeacher(
     async generate(intents: Intent[], range?: { from: number; to: number }): Promise<RequestDraft[]> {
       return pool(range ? intents.slice(range.from, range.to) : intents, config.concurrency, async (intent) => {
         const task = intent.tool
-          ? `Write the message a ${intent.persona.name} would type to an assistant to get this done. The assistant will call ${intent.tool}${intent.toolDescription ? ` (${intent.toolDescription})` : ''} with ${canonicalJson(intent.arguments)}; mention every value it needs, naturally, without naming the tool. ${styleHint(intent.id)} Use the words a person would use for what they want done, not the tool's description.`
+          ? `Write the message a ${intent.persona.name} would type to an assistant to get this done. The assistant will call ${intent.tool}${intent.toolDescription ? ` (${intent.toolDescription})` : ''} with ${canonicalJson(intent.arguments)}; mention every value it needs, naturally, without naming the tool. ${styleHint(intent.id)} Use the words a person would use for what they want done, not the tool's description, and keep every value exactly as given.`
           : `Rephrase this request the way a ${intent.persona.name} would type it, keeping its meaning: ${intent.phrasings[0]}`;
         const request = await ask(
           {
@@ -249,7 +249,7 @@ export function openaiTeacher(
 export const STYLE_HINTS = [
   'Write it as a question.',
   "Ask indirectly, the way people do ('I need …', 'I'd like …', 'can you help me …').",
-  'Write it as a short, terse note typed in a hurry, lower case, no greeting.',
+  'Write it as a short, terse note typed in a hurry, no greeting.',
   'Start with a sentence about something else the person is busy with, then ask.',
   'Give the values first, then say what should be done with them.',
   'Write it as a plain command.',

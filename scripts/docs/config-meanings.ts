@@ -110,7 +110,7 @@ export const CONFIG_ROWS: ConfigRow[] = [
     keys: ['dataset.phrasing'],
     unset: 'absent (`description`)',
     meaning:
-      "how requests for a tool without a domain pack are phrased: `description`, from its description string and its arguments' labels; `natural`, from what it does (the action from its name, else its description, said with everyday verbs and nouns; each argument said by its meaning, in any order; string values drawn by meaning; commands, questions, indirect asks, terse notes, asides, clarifying exchanges; two described phrasings kept among eight or so), with the style mix in `flywheel dataset stats` (docs/pipeline.md, \"Natural phrasing\")",
+      'how requests for a tool without a domain pack are phrased: `description`, from its description string and its arguments\' labels; `natural`, from what it does (the action from its name, else its description, said with everyday verbs and nouns; each argument said by its meaning, in any order; string values drawn by meaning; commands, questions, indirect asks, terse notes, asides, clarifying exchanges; two described phrasings kept among eight or so), with the style mix in `flywheel dataset stats` (docs/pipeline.md, "Natural phrasing")',
   },
   { keys: ['dataset.split.train', 'dataset.split.val', 'dataset.split.test'], meaning: 'split ratios (by entity)' },
   { keys: ['dataset.minPerTool'], meaning: 'oversample train so every tool has at least this many rows' },

@@ -172,7 +172,9 @@ describe('catalogs from tool files: OpenAI tools, a tools/list dump, BFCL functi
       );
       for (const name of bfclCalls) assert.ok(!/__\d+$/.test(name), `${name} is judged under BFCL's own name`);
       assert.match(renderMarkdown(report), /## BFCL \(judged by BFCL's own checker; not gated on\)/);
-      assert.match(stage('evaluate').detail, /; BFCL candidate live_simple [\d.]+, irrelevance [\d.]+/);
+      // The stage's whole detail is in the run's result (the memo keeps 72 characters of it).
+      const evaluated = progress.stages.find((s) => s.name === 'evaluate')!;
+      assert.match(evaluated.detail, /; BFCL candidate live_simple [\d.]+, irrelevance [\d.]+/);
     },
   );
 

@@ -128,6 +128,8 @@ const teacherSchema = z.discriminatedUnion('kind', [
       .default('OPENAI_API_KEY'),
     /** Requests in flight at once. */
     concurrency: z.number().int().min(1).max(256).default(8),
+    /** Intents drafted per generation request (solving asks one request per call). */
+    batchSize: z.number().int().min(1).max(50).default(8),
     timeoutMs: z.number().int().min(1000).max(600_000).default(60_000),
     /** Retries of 5xx / timeouts / dropped connections per request; 429s always back off (Retry-After honoured) and never count. */
     maxRetries: z.number().int().min(0).max(20).default(5),

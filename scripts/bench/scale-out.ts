@@ -75,6 +75,8 @@ const configFor = (perGoal: number, chunkSize: number): FlywheelConfig =>
         model: 'teacher-model',
         apiKeyEnv: KEY_ENV,
         concurrency,
+        // One intent per drafting call, so that a row costs two calls and calls/s measures the workers.
+        batchSize: 1,
         timeoutMs: 60_000,
       },
     },

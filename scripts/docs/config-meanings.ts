@@ -126,6 +126,11 @@ export const CONFIG_ROWS: ConfigRow[] = [
   },
   { keys: ['dataset.teacher.apiKeyEnv'], meaning: '(openai) worker environment variable holding the key' },
   { keys: ['dataset.teacher.concurrency'], meaning: '(openai) requests in flight' },
+  {
+    keys: ['dataset.teacher.batchSize'],
+    meaning:
+      '(openai) intents drafted in one generation request (one prompt lists them as numbered tasks); a task the answer leaves out or writes badly is asked again on its own. Solving is one request per call, as a router is asked',
+  },
   { keys: ['dataset.teacher.timeoutMs'], meaning: '(openai) per request' },
   {
     keys: ['dataset.teacher.maxRetries'],

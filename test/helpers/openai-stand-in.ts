@@ -3,7 +3,7 @@
  * teacher endpoint (OpenAI, vLLM), which cannot be reached from here. The script is the inverse of the
  * teacher's prompts: a generated request embeds the call it asks for, and solving reads it back.
  * Faults are injected on the first attempt of selected requests: 429 (retry-after-ms), 500, a hang past
- * the client timeout, or a 200 whose content is not JSON. `latencyMs` delays every answer (a real teacher's
+ * the client timeout, a 200 whose content is not JSON, or a drafting answer that leaves out its last task. `latencyMs` delays every answer (a real teacher's
  * generation time); `hold()` parks answers until `release()`, when those whose client has gone (a killed worker)
  * are dropped unanswered. `answersByRequest()` counts the answers each request got: a teacher bills each one.
  * `dieAfter` answers, the server drops every connection (a dead endpoint) until `revive()`.
@@ -11,7 +11,7 @@
 import { createHash } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 
-export type Fault = '429' | '500' | 'hang' | 'garbage' | 'always-garbage';
+export type Fault = '429' | '500' | 'hang' | 'garbage' | 'always-garbage' | 'partial';
 
 export interface StandIn {
   url: string;
@@ -42,15 +42,26 @@ interface ChatBody {
   tools?: Array<{ function: { name: string } }>;
 }
 
-function answer(body: ChatBody): { content: string | null; tool_calls?: unknown[] } {
-  const user = body.messages.find((m) => m.role === 'user')?.content ?? '';
-  if (!body.tools) {
-    const call = /will call (\w+) with (\{.*\}); mention/.exec(user);
+/** A drafting prompt's numbered tasks, each answered with a request that embeds its call (or restates its goal). */
+function draft(user: string, partial: boolean): string {
+  const tasks = user.split('\n').flatMap((line) => {
+    const task = /^Task (\d+): (.*)$/.exec(line);
+    return task ? [{ task: Number(task[1]), text: task[2]! }] : [];
+  });
+  const requests = tasks.map(({ task, text }) => {
+    const call = /will call (\w+) with (\{.*\}); mention/.exec(text);
     const request = call
       ? `Please run ${call[1]} using ${call[2]}`
-      : `Could you help with this: ${user.replace(/^.*keeping its meaning: /, '')}`;
-    return { content: JSON.stringify({ request }) };
-  }
+      : `Could you help with this: ${text.replace(/^.*keeping its meaning: /, '')}`;
+    return { task, request };
+  });
+  // A partial answer leaves out the last task, as a model that stops short does.
+  return JSON.stringify({ requests: partial && requests.length > 1 ? requests.slice(0, -1) : requests });
+}
+
+function answer(body: ChatBody, partial = false): { content: string | null; tool_calls?: unknown[] } {
+  const user = body.messages.find((m) => m.role === 'user')?.content ?? '';
+  if (!body.tools) return { content: draft(user, partial) };
   const m = /Please run (\w+) using (\{.*\})$/.exec(user);
   if (m && body.tools.some((t) => t.function.name === m[1])) {
     return {
@@ -100,7 +111,10 @@ export async function startStandIn(
       const n = (attempts.get(key) ?? 0) + 1;
       attempts.set(key, n);
       const fault = faultFor(key);
-      const serveFault = fault === 'always-garbage' || (fault && n === 1);
+      const firstUser = body.messages.find((m) => m.role === 'user')?.content ?? '';
+      // A partial answer needs a second task to leave out.
+      const canServe = fault !== 'partial' || (!body.tools && /^Task 2: /m.test(firstUser));
+      const serveFault = canServe && (fault === 'always-garbage' || (fault && n === 1));
       if (serveFault) state.faultsServed[fault!] = (state.faultsServed[fault!] ?? 0) + 1;
       const json = (status: number, payload: unknown, headers: Record<string, string> = {}) =>
         res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(payload));
@@ -108,14 +122,15 @@ export async function startStandIn(
         return void json(429, { error: { message: 'rate limited' } }, { 'retry-after-ms': '20' });
       if (serveFault && fault === '500') return void json(500, { error: { message: 'boom' } });
       if (serveFault && fault === 'hang') return void setTimeout(() => res.destroyed || json(500, {}), hangMs);
-      const message = serveFault
-        ? { role: 'assistant', content: 'Sure! {not json' }
-        : { role: 'assistant', ...answer(body) };
+      const message =
+        serveFault && fault !== 'partial'
+          ? { role: 'assistant', content: 'Sure! {not json' }
+          : { role: 'assistant', ...answer(body, serveFault && fault === 'partial') };
       const deliver = () => {
         if (state.holding) return void state.parked.push(deliver);
         // A client that has gone (its worker killed) gets no answer and pays for none.
         if (res.destroyed || req.socket.destroyed) return;
-        if (!serveFault) {
+        if (!serveFault || fault === 'partial') {
           answers.set(key, (answers.get(key) ?? 0) + 1);
           state.answered++;
         }

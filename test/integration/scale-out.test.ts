@@ -47,6 +47,8 @@ async function config(chunkSize: number, extra: { perGoal?: number; rateLimit?: 
         model: 'teacher-model',
         apiKeyEnv: KEY_ENV,
         concurrency: 4,
+        // One intent per drafting call: a row makes two calls, enough to fill the rate windows measured here.
+        batchSize: 1,
         timeoutMs: 10_000,
         ...(extra.rateLimit ? { rateLimit: extra.rateLimit } : {}),
       },

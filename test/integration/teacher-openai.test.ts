@@ -21,7 +21,7 @@ import { connectServer, type McpConnection } from '../../core/mcp/connect.js';
 import { discoverPools } from '../../core/probe/discover.js';
 import { DOMAIN_PACKS } from '../../sandboxes/packs.js';
 import { REPO, tempDir } from '../helpers/fixtures.js';
-import { startStandIn, type Fault } from '../helpers/openai-stand-in.js';
+import { startStandIn, type Fault, type StandIn } from '../helpers/openai-stand-in.js';
 import { sandboxMain } from '../helpers/sandbox.js';
 
 const servers: ServerConfig[] = (['salesforce', 'oracle-ebs'] as const).map((d) => ({
@@ -145,7 +145,8 @@ describe('openai teacher', () => {
       return key === victim ? 'always-garbage' : undefined;
     });
     try {
-      const r = await build(standIn.url);
+      // One intent per drafting request, so the victim (the first request) is one intent's.
+      const r = await build(standIn.url, tempDir(), { batchSize: 1 });
       assert.equal(r.teacherStats.malformed, 1);
       assert.equal(r.stats.rejectionsByReason.teacher_malformed, 1);
     } finally {
@@ -162,7 +163,7 @@ describe('openai teacher', () => {
       // The stand-in bills one prompt and one completion token per answer.
       assert.equal(s.promptTokens, standIn.answered);
       assert.equal(s.completionTokens, standIn.answered);
-      assert.equal(s.costUsd, (standIn.answered * 2.5 + standIn.answered * 10) / 1e6);
+      assert.equal(s.costUsd, Math.round(standIn.answered * 2.5 + standIn.answered * 10) / 1e6);
       assert.equal(standIn.seeds.size, 1, 'every request carries the one seed of the dataset');
       // Another seed asks anew; the same seed reads the cache.
       const sent = standIn.requests;
@@ -179,11 +180,41 @@ describe('openai teacher', () => {
     }
   });
 
+  it('drafts several intents per request; a task left out, or a batch that stays malformed, is asked alone: the same rows', async () => {
+    const drafting = (s: StandIn) => s.prompts.filter((p) => /^Task 1: /m.test(p)).length;
+    const single = await startStandIn();
+    const one = await build(single.url, tempDir(), { batchSize: 1 });
+    assert.equal(drafting(single), intents.length, 'one drafting request per intent');
+    await single.close();
+    const batched = await startStandIn();
+    const five = await build(batched.url, tempDir(), { batchSize: 5 });
+    assert.equal(drafting(batched), Math.ceil(intents.length / 5), 'five intents per drafting request');
+    assert.equal(five.hash, one.hash);
+    assert.equal(five.teacherStats.askedAlone, 0);
+    await batched.close();
+    let victim: string | undefined;
+    const faulty = await startStandIn((key) => {
+      victim ??= key;
+      if (key === victim) return 'always-garbage';
+      return parseInt(key.slice(0, 4), 16) % 3 === 0 ? 'partial' : undefined;
+    });
+    try {
+      const r = await build(faulty.url, tempDir(), { batchSize: 5 });
+      assert.ok((faulty.faultsServed.partial ?? 0) > 0, JSON.stringify(faulty.faultsServed));
+      // The first batch's five intents, and the last task of every partial answer, were asked alone.
+      assert.ok(r.teacherStats.askedAlone! >= 5 + faulty.faultsServed.partial!, JSON.stringify(r.teacherStats));
+      assert.equal(r.teacherStats.malformed, 0, JSON.stringify(r.teacherStats));
+      assert.equal(r.hash, one.hash, 'the same validated rows as a clean run');
+    } finally {
+      await faulty.close();
+    }
+  });
+
   it('asks for requests in several styles, by the intent', async () => {
     const standIn = await startStandIn();
     try {
       await build(standIn.url);
-      const drafted = standIn.prompts.filter((p) => p.includes(' will call '));
+      const drafted = standIn.prompts.flatMap((p) => p.split('\n')).filter((l) => l.includes(' will call '));
       const hints = new Set(drafted.map((p) => STYLE_HINTS.find((h) => p.includes(h))));
       assert.ok(!hints.has(undefined), 'every drafting prompt names a style');
       assert.ok(hints.size >= 4, `${hints.size} styles asked for`);

@@ -26,7 +26,8 @@ export interface ToolDef {
 }
 
 /**
- * A teacher on any OpenAI-compatible endpoint. Every HTTP attempt waits for the endpoint's shared budget
+ * A teacher on any OpenAI-compatible endpoint. Drafting asks for `batchSize` intents' requests in one prompt
+ * (numbered tasks); solving asks one request per call, with the domain's tools, as a router is asked. Every HTTP attempt waits for the endpoint's shared budget
  * (`rateLimit`, when set); 429s back off (Retry-After honoured) without failing, 5xx and timeouts are retried
  * up to maxRetries (send.ts); a malformed answer is asked again up to MALFORMED_RETRIES times and then becomes
  * a counted rejection. Every good response is cached in the artifact store under the hash of its request, so
@@ -52,6 +53,8 @@ export function openaiTeacher(
     cacheHits: 0,
     malformedRetries: 0,
     malformed: 0,
+    // Intents a batched drafting answer left out or wrote badly, asked again on their own.
+    askedAlone: 0,
     rateLimited: 0,
     // Tokens the endpoint billed for this activity's calls (cached answers cost nothing again).
     promptTokens: 0,
@@ -93,7 +96,7 @@ export function openaiTeacher(
   };
 
   /**
-   * One chat completion, through the cache. `parse` returns undefined for a malformed answer. Tools go under
+   * One chat completion, through the cache. `parse` returns undefined for a malformed answer, and so does ask after MALFORMED_RETRIES more tries (the caller counts the rejection). Tools go under
    * wire names (an API refuses `uber.ride`), and the answer's calls come back under the catalog's names.
    */
   async function ask<T>(
@@ -110,7 +113,6 @@ export function openaiTeacher(
       if (parsed !== undefined) return parsed;
       if (attempt < MALFORMED_RETRIES) counters.malformedRetries++;
     }
-    counters.malformed++;
     return undefined;
   }
 
@@ -119,6 +121,29 @@ export function openaiTeacher(
     done++;
     beat();
   };
+
+  /** One request drafts every intent of the batch; one the answer leaves out or writes badly is asked alone. */
+  async function draftBatch(batch: Intent[]): Promise<RequestDraft[]> {
+    const written = await ask(draftingRequest(config, seed, batch), (m) => parseDrafts(m.content, batch.length));
+    const drafts: RequestDraft[] = [];
+    for (const [i, intent] of batch.entries()) {
+      const request = written?.get(i + 1);
+      if (request === undefined && batch.length > 1) {
+        counters.askedAlone++;
+        drafts.push(...(await draftBatch([intent])));
+        continue;
+      }
+      if (request === undefined) counters.malformed++;
+      progress();
+      drafts.push({
+        intentId: intent.id,
+        request: request ?? '',
+        teacher: teacher.name,
+        ...(request === undefined ? { malformed: 'no parseable request after retries' } : {}),
+      });
+    }
+    return drafts;
+  }
 
   const teacher = {
     name: `openai:${config.model}`,
@@ -131,42 +156,12 @@ export function openaiTeacher(
       );
     },
     async generate(intents: Intent[], range?: { from: number; to: number }): Promise<RequestDraft[]> {
-      return pool(range ? intents.slice(range.from, range.to) : intents, config.concurrency, async (intent) => {
-        const task = intent.tool
-          ? `Write the message a ${intent.persona.name} would type to an assistant to get this done. The assistant will call ${intent.tool}${intent.toolDescription ? ` (${intent.toolDescription})` : ''} with ${canonicalJson(intent.arguments)}; mention every value it needs, naturally, without naming the tool. ${styleHint(intent.id)} Use the words a person would use for what they want done, not the tool's description, and keep every value exactly as given.`
-          : `Rephrase this request the way a ${intent.persona.name} would type it, keeping its meaning: ${intent.phrasings[0]}`;
-        const request = await ask(
-          {
-            model: config.model,
-            ...seed,
-            temperature: config.temperature,
-            ...(config.jsonMode ? { response_format: { type: 'json_object' as const } } : {}),
-            messages: [
-              {
-                role: 'system',
-                content:
-                  'You write realistic user requests for an enterprise assistant. Reply with JSON: {"request": "..."}',
-              },
-              { role: 'user', content: task },
-            ],
-          },
-          (m) => {
-            try {
-              const r = (JSON.parse(m.content ?? '') as { request?: unknown }).request;
-              return typeof r === 'string' && r.trim().length > 0 ? r.trim() : undefined;
-            } catch {
-              return undefined;
-            }
-          },
-        );
-        progress();
-        return {
-          intentId: intent.id,
-          request: request ?? '',
-          teacher: teacher.name,
-          ...(request === undefined ? { malformed: 'no parseable request after retries' } : {}),
-        };
-      });
+      const todo = range ? intents.slice(range.from, range.to) : intents;
+      // Batches are cut in order from the range, so a rerun asks the same prompts and reads them from the cache.
+      const batches = Array.from({ length: Math.ceil(todo.length / config.batchSize) }, (_, b) =>
+        todo.slice(b * config.batchSize, (b + 1) * config.batchSize),
+      );
+      return (await pool(batches, config.concurrency, draftBatch)).flat();
     },
     async solve(intents: Intent[], drafts: RequestDraft[]): Promise<Candidate[]> {
       const byId = new Map(intents.map((i) => [i.id, i]));
@@ -227,7 +222,8 @@ export function openaiTeacher(
           },
         );
         progress();
-        if (answer === undefined)
+        if (answer === undefined) {
+          counters.malformed++;
           return {
             intentId: d.intentId,
             request: d.request,
@@ -235,6 +231,7 @@ export function openaiTeacher(
             teacher: teacher.name,
             malformed: 'no parseable answer after retries',
           };
+        }
         return { intentId: d.intentId, request: d.request, target: answer, teacher: teacher.name };
       });
     },
@@ -257,6 +254,66 @@ export const STYLE_HINTS = [
 
 export function styleHint(intentId: string): string {
   return STYLE_HINTS[Number.parseInt(hashOf(intentId).slice(0, 8), 16) % STYLE_HINTS.length]!;
+}
+
+/** What one intent's drafting task says: the call to ask for, in the style its id picks, or a goal to rephrase. */
+function draftingTask(intent: Intent): string {
+  return intent.tool
+    ? `Write the message a ${intent.persona.name} would type to an assistant to get this done. The assistant will call ${intent.tool}${intent.toolDescription ? ` (${intent.toolDescription})` : ''} with ${canonicalJson(intent.arguments)}; mention every value it needs, naturally, without naming the tool. ${styleHint(intent.id)} Use the words a person would use for what they want done, not the tool's description, and keep every value exactly as given.`
+    : `Rephrase this request the way a ${intent.persona.name} would type it, keeping its meaning: ${intent.phrasings[0]}`;
+}
+
+/** One drafting request for a batch of intents: numbered tasks, one line each, answered as one JSON object. */
+export function draftingRequest(
+  config: OpenAiConfig,
+  seed: { seed?: number },
+  batch: Intent[],
+): OpenAI.Chat.ChatCompletionCreateParamsNonStreaming {
+  const intro =
+    batch.length === 1
+      ? 'Write one message for this task.'
+      : `Write ${batch.length} messages, one per task; each is typed by a different person, on its own.`;
+  return {
+    model: config.model,
+    ...seed,
+    temperature: config.temperature,
+    ...(config.jsonMode ? { response_format: { type: 'json_object' as const } } : {}),
+    messages: [
+      {
+        role: 'system',
+        content:
+          'You write realistic user requests for an enterprise assistant. Reply with JSON: {"requests": [{"task": 1, "request": "..."}, ...]}, one entry per task.',
+      },
+      {
+        role: 'user',
+        content: [intro, ...batch.map((intent, i) => `Task ${i + 1}: ${draftingTask(intent)}`)].join('\n'),
+      },
+    ],
+  };
+}
+
+/**
+ * The requests a drafting answer wrote, by task number; undefined when it wrote none (malformed: asked again).
+ * A single task may also come back as `{"request": "..."}`, the shape models fall into.
+ */
+export function parseDrafts(content: string | null | undefined, tasks: number): Map<number, string> | undefined {
+  let answer: { requests?: unknown; request?: unknown };
+  try {
+    answer = JSON.parse(content ?? '') as typeof answer;
+  } catch {
+    return undefined;
+  }
+  const written = new Map<number, string>();
+  const text = (r: unknown) => (typeof r === 'string' && r.trim().length > 0 ? r.trim() : undefined);
+  if (Array.isArray(answer?.requests))
+    for (const entry of answer.requests as Array<{ task?: unknown; request?: unknown }>) {
+      const task = Number(entry?.task);
+      const request = text(entry?.request);
+      if (Number.isInteger(task) && task >= 1 && task <= tasks && request && !written.has(task))
+        written.set(task, request);
+    }
+  else if (tasks === 1 && text(answer?.request)) written.set(1, text(answer.request)!);
+  return written.size > 0 ? written : undefined;
 }
 
 /** The calls' cost in dollars at the configured prices; nothing when no prices are configured. */

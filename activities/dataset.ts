@@ -21,7 +21,7 @@ import {
 import { renderRows } from '../core/dataset/render.js';
 import { asTaught } from '../core/dataset/taught.js';
 import { preferencePairs } from '../core/dataset/pairs.js';
-import { balanceTrain, entityOverlap, splitByEntity } from '../core/dataset/split.js';
+import { describeCap, entityOverlap, splitByEntity, trainingRows } from '../core/dataset/split.js';
 import { makeTeacher } from '../core/dataset/teacher/index.js';
 import { readShared } from './shared-inputs.js';
 import type { Candidate, RequestDraft } from '../core/dataset/teacher/types.js';
@@ -356,17 +356,17 @@ export async function splitStage(
       const s = splitByEntity(rows, a.dataset.split, a.dataset.seed, frozen);
       const overlap = entityOverlap(s);
       if (overlap.length) throw new Error(`entity overlap across splits: ${overlap.slice(0, 5).join(', ')}`);
-      const train = balanceTrain(s.train, { minPerTool: a.dataset.minPerTool, negativeShare: a.dataset.negativeShare });
+      const { rows: train, cap } = trainingRows(s.train, a.dataset);
       const parents = [a.augmented];
       const trainRef = await store.putJsonl('train', train, {
         parents,
-        stats: { ...rowStats(train), distinctByTool: distinctCallsByTool(s.train) },
+        stats: { ...rowStats(train), distinctByTool: distinctCallsByTool(s.train), ...(cap ? { cap } : {}) },
       });
       const valRef = await store.putJsonl('val', s.val, { parents, stats: rowStats(s.val) });
       const testRef = pinned ? pinned.ref : await store.putJsonl('test', s.test, { parents, stats: rowStats(s.test) });
       return {
         outputs: { train: trainRef, val: valRef, test: testRef },
-        summary: `train ${train.length} (${s.train.length} before oversampling), val ${s.val.length}, test ${s.test.length}${pinned ? ' (frozen)' : ' (new, now frozen)'}${s.heldOut ? `, ${s.heldOut} held out for touching test entities` : ''}`,
+        summary: `train ${train.length} (${s.train.length} before oversampling${cap ? `; ${describeCap(cap)}` : ''}), val ${s.val.length}, test ${s.test.length}${pinned ? ' (frozen)' : ' (new, now frozen)'}${s.heldOut ? `, ${s.heldOut} held out for touching test entities` : ''}`,
       };
     },
     { key: { frozenTest: pinned?.ref.sha256 ?? null } },

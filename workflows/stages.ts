@@ -254,7 +254,15 @@ export const STAGES = [
     // Also keyed by the test set pinned for the catalog version, which the activity looks up.
     inputs: { catalog: 'ingest.catalog', augmented: 'corrupt.augmented' },
     config: { dataset: 'dataset', project: 'name' },
-    keyedBy: ['project', 'dataset.split', 'dataset.seed', 'dataset.minPerTool', 'dataset.negativeShare'],
+    keyedBy: [
+      'project',
+      'dataset.split',
+      'dataset.seed',
+      'dataset.minPerTool',
+      'dataset.negativeShare',
+      // Absent unless set, so configs without it keep their keys.
+      'dataset.maxPerTool',
+    ],
   },
   {
     name: 'render',

@@ -156,44 +156,54 @@ export const DATASET_DEFAULTS = {
   render: { format: 'router-json' as const },
 };
 
-export const datasetSchema = z.strictObject({
-  /** Seeds intents, phrasing, slices, corruption and the split: same seed, same dataset. */
-  seed: z.union([z.number().int(), z.string().min(1)]).default(DATASET_DEFAULTS.seed),
-  /** Intents drawn per goal template (one or more templates per tool). */
-  perGoal: z.number().int().min(1).max(100_000).default(DATASET_DEFAULTS.perGoal),
-  /** Share of asks no tool can serve (targets: abstain / no_tool). */
-  unsatisfiableShare: z.number().min(0).max(0.9).default(DATASET_DEFAULTS.unsatisfiableShare),
-  /** Share of near-miss negatives after corruption. */
-  negativeShare: z.number().min(0).max(0.9).default(DATASET_DEFAULTS.negativeShare),
-  /** Tools offered per row (the correct one plus distractors). */
-  sliceSize: z.number().int().min(2).max(64).default(DATASET_DEFAULTS.sliceSize),
-  /**
-   * How a row's tools are chosen: `neighbours` (absent; the right tool plus siblings and near neighbours) or
-   * `retriever` (what the gateway's BM25 retriever finds for the request; a miss is labelled tool_not_offered).
-   * Optional with no default, so configs that leave it out keep their stage keys.
-   */
-  slicing: z.enum(['neighbours', 'retriever']).optional(),
-  /**
-   * How requests for a tool without a domain pack are phrased: `description` (absent; from its description
-   * string and its arguments' labels) or `natural` (from what it does: everyday verbs and nouns, each argument said
-   * by its meaning, values drawn by meaning, clarifying exchanges; docs/pipeline.md). Optional with no default,
-   * so configs that leave it out keep their stage keys.
-   */
-  phrasing: z.enum(['description', 'natural']).optional(),
-  split: z
-    .strictObject({ train: z.number().positive(), val: z.number().min(0), test: z.number().positive() })
-    .default(DATASET_DEFAULTS.split),
-  /** Oversample train so every tool has at least this many rows. */
-  minPerTool: z.number().int().min(0).max(100_000).default(DATASET_DEFAULTS.minPerTool),
-  /** Rows per chunk of generate, solve and validate: a bigger input runs as parallel chunk activities. */
-  chunkSize: z.number().int().min(1).max(1_000_000).default(DATASET_DEFAULTS.chunkSize),
-  teacher: teacherSchema.default(DATASET_DEFAULTS.teacher),
-  /** Replace the default personas (docs/reference/config.md); each needs a domain matching a server name. */
-  personas: z.array(personaSchema).min(1).optional(),
-  render: z
-    .strictObject({ format: z.enum(['router-json', 'hermes']).default('router-json') })
-    .default(DATASET_DEFAULTS.render),
-});
+export const datasetSchema = z
+  .strictObject({
+    /** Seeds intents, phrasing, slices, corruption and the split: same seed, same dataset. */
+    seed: z.union([z.number().int(), z.string().min(1)]).default(DATASET_DEFAULTS.seed),
+    /** Intents drawn per goal template (one or more templates per tool). */
+    perGoal: z.number().int().min(1).max(100_000).default(DATASET_DEFAULTS.perGoal),
+    /** Share of asks no tool can serve (targets: abstain / no_tool). */
+    unsatisfiableShare: z.number().min(0).max(0.9).default(DATASET_DEFAULTS.unsatisfiableShare),
+    /** Share of near-miss negatives after corruption. */
+    negativeShare: z.number().min(0).max(0.9).default(DATASET_DEFAULTS.negativeShare),
+    /** Tools offered per row (the correct one plus distractors). */
+    sliceSize: z.number().int().min(2).max(64).default(DATASET_DEFAULTS.sliceSize),
+    /**
+     * How a row's tools are chosen: `neighbours` (absent; the right tool plus siblings and near neighbours) or
+     * `retriever` (what the gateway's BM25 retriever finds for the request; a miss is labelled tool_not_offered).
+     * Optional with no default, so configs that leave it out keep their stage keys.
+     */
+    slicing: z.enum(['neighbours', 'retriever']).optional(),
+    /**
+     * How requests for a tool without a domain pack are phrased: `description` (absent; from its description
+     * string and its arguments' labels) or `natural` (from what it does: everyday verbs and nouns, each argument said
+     * by its meaning, values drawn by meaning, clarifying exchanges; docs/pipeline.md). Optional with no default,
+     * so configs that leave it out keep their stage keys.
+     */
+    phrasing: z.enum(['description', 'natural']).optional(),
+    split: z
+      .strictObject({ train: z.number().positive(), val: z.number().min(0), test: z.number().positive() })
+      .default(DATASET_DEFAULTS.split),
+    /** Oversample train so every tool has at least this many rows. */
+    minPerTool: z.number().int().min(0).max(100_000).default(DATASET_DEFAULTS.minPerTool),
+    /**
+     * Keep at most this many training rows per tool (no-calls keep their share), so that a small training budget
+     * sees every row it keeps. No default is filled, so configs that leave it out keep their stage keys.
+     */
+    maxPerTool: z.number().int().min(1).max(100_000).optional(),
+    /** Rows per chunk of generate, solve and validate: a bigger input runs as parallel chunk activities. */
+    chunkSize: z.number().int().min(1).max(1_000_000).default(DATASET_DEFAULTS.chunkSize),
+    teacher: teacherSchema.default(DATASET_DEFAULTS.teacher),
+    /** Replace the default personas (docs/reference/config.md); each needs a domain matching a server name. */
+    personas: z.array(personaSchema).min(1).optional(),
+    render: z
+      .strictObject({ format: z.enum(['router-json', 'hermes']).default('router-json') })
+      .default(DATASET_DEFAULTS.render),
+  })
+  .refine((d) => d.maxPerTool === undefined || d.maxPerTool >= d.minPerTool, {
+    path: ['maxPerTool'],
+    message: 'is below dataset.minPerTool: train would be oversampled to one count and capped below it',
+  });
 
 /**
  * Production traces (JSON or JSONL, OpenAI format), read on the worker: a file, a directory of them, an

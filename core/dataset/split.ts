@@ -132,3 +132,69 @@ export function balanceTrain(train: RouterRow[], opts: { minPerTool: number; neg
   }
   return out;
 }
+
+/** What `capTrain` left out of the training split. */
+export interface TrainCap {
+  maxPerTool: number;
+  droppedCalls: number;
+  droppedNoCalls: number;
+}
+
+/**
+ * Cap the training split at `maxPerTool` calls per tool, and its no-calls at the share of the split they had, so a
+ * run on a small budget (a CPU) can see every row it keeps. Originals are kept before oversampled copies, then in
+ * an order drawn from the seed; no-calls are kept round-robin over their codes so none is squeezed out. The rows
+ * kept stay in their order; val and test are never touched.
+ */
+export function capTrain(
+  train: RouterRow[],
+  opts: { maxPerTool: number; seed: string | number },
+): { rows: RouterRow[]; cap: TrainCap } {
+  const order = (rows: RouterRow[]) =>
+    rows
+      .map((r) => ({ r, copy: r.id.includes('#') ? 1 : 0, draw: hashOf([opts.seed, 'cap', r.id]) }))
+      .sort((a, b) => a.copy - b.copy || (a.draw < b.draw ? -1 : a.draw > b.draw ? 1 : 0))
+      .map((x) => x.r);
+  const groups = (rows: RouterRow[], label: (r: RouterRow) => string) => {
+    const by = new Map<string, RouterRow[]>();
+    for (const r of rows) by.set(label(r), [...(by.get(label(r)) ?? []), r]);
+    return [...by].sort(([a], [b]) => (a < b ? -1 : 1)).map(([, g]) => order(g));
+  };
+  const calls = train.filter((r) => r.target.tool !== null);
+  const noCalls = train.filter((r) => r.target.tool === null);
+  const kept = new Set<RouterRow>();
+  for (const g of groups(calls, (r) => r.target.tool!)) for (const r of g.slice(0, opts.maxPerTool)) kept.add(r);
+  const callsKept = kept.size;
+  const share = train.length ? noCalls.length / train.length : 0;
+  const noCallsWanted = Math.min(
+    noCalls.length,
+    share < 1 ? Math.round((callsKept * share) / (1 - share)) : noCalls.length,
+  );
+  const byCode = groups(noCalls, (r) => ('code' in r.target ? String(r.target.code) : ''));
+  for (let i = 0; kept.size - callsKept < noCallsWanted; i++)
+    for (const g of byCode) if (i < g.length && kept.size - callsKept < noCallsWanted) kept.add(g[i]!);
+  return {
+    rows: train.filter((r) => kept.has(r)),
+    cap: {
+      maxPerTool: opts.maxPerTool,
+      droppedCalls: calls.length - callsKept,
+      droppedNoCalls: noCalls.length - (kept.size - callsKept),
+    },
+  };
+}
+
+/** The training split as the split stage writes it: balanced (minPerTool, negativeShare), then capped (maxPerTool). */
+export function trainingRows(
+  train: RouterRow[],
+  dataset: { minPerTool: number; negativeShare: number; maxPerTool?: number; seed: string | number },
+): { rows: RouterRow[]; cap?: TrainCap } {
+  const balanced = balanceTrain(train, dataset);
+  return dataset.maxPerTool === undefined
+    ? { rows: balanced }
+    : capTrain(balanced, { maxPerTool: dataset.maxPerTool, seed: dataset.seed });
+}
+
+/** How the split stage's summary and the demo say what a cap left out. */
+export function describeCap(cap: TrainCap): string {
+  return `capped at ${cap.maxPerTool} calls per tool: ${cap.droppedCalls} calls and ${cap.droppedNoCalls} no-calls left out of train`;
+}

@@ -115,6 +115,12 @@ export const CONFIG_ROWS: ConfigRow[] = [
   { keys: ['dataset.split.train', 'dataset.split.val', 'dataset.split.test'], meaning: 'split ratios (by entity)' },
   { keys: ['dataset.minPerTool'], meaning: 'oversample train so every tool has at least this many rows' },
   {
+    keys: ['dataset.maxPerTool'],
+    unset: 'no cap',
+    meaning:
+      'keep at most this many training calls per tool (originals before oversampled copies, then a draw from the seed), and no-calls at the share they had, spread over their codes; val and test are untouched. For a small training budget (a CPU) that should see every row it keeps; the split stage says what it left out. At least `minPerTool`',
+  },
+  {
     keys: ['dataset.chunkSize'],
     meaning:
       'rows per chunk of `generate`, `solve` and `validate`: a bigger input runs as parallel chunk activities of this many rows (on any `flywheel` worker, each memoised on its own), merged in order into the same artifact one activity would write; more workers then finish sooner',

@@ -9,7 +9,7 @@ import type { Catalog } from '../../core/catalog/types.js';
 import type { FlywheelConfig } from '../../core/config/schema.js';
 import { mcpDryRunner } from '../../core/dataset/mcp-dry-run.js';
 import { augmentRows, buildIntents, validateCandidates } from '../../core/dataset/pipeline.js';
-import { balanceTrain, splitByEntity } from '../../core/dataset/split.js';
+import { splitByEntity, trainingRows } from '../../core/dataset/split.js';
 import { templateTeacher } from '../../core/dataset/teacher/template.js';
 import type { RouterRow } from '../../core/dataset/types.js';
 import { CallValidator } from '../../core/dataset/validate.js';
@@ -74,7 +74,7 @@ export async function buildDataset(config: FlywheelConfig): Promise<BuiltDataset
     );
     lap('corrupt');
     const s = splitByEntity(augmented, dataset.split, dataset.seed);
-    const train = balanceTrain(s.train, { minPerTool: dataset.minPerTool, negativeShare: dataset.negativeShare });
+    const { rows: train } = trainingRows(s.train, dataset);
     lap('split');
     return {
       catalog,

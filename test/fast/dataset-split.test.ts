@@ -2,7 +2,15 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { CatalogTool } from '../../core/catalog/types.js';
 import { completionText, inOfferOrder, renderRow } from '../../core/dataset/render.js';
-import { balanceTrain, entityGroups, entityOverlap, splitByEntity } from '../../core/dataset/split.js';
+import { parseConfig } from '../../core/config/load.js';
+import {
+  balanceTrain,
+  capTrain,
+  entityGroups,
+  entityOverlap,
+  splitByEntity,
+  trainingRows,
+} from '../../core/dataset/split.js';
 import type { RouterRow } from '../../core/dataset/types.js';
 import { hashOf } from '../../core/hash.js';
 
@@ -87,6 +95,55 @@ describe('split by entity', () => {
     assert.equal(out.filter((r) => r.target.tool === 'create_case').length, 3);
     assert.ok(out.filter((r) => r.target.tool === null).length / out.length >= 0.4);
     assert.equal(new Set(out.map((r) => r.id)).size, out.length);
+  });
+
+  it('caps train at maxPerTool calls per tool, originals before copies, no-calls at their share over every code', () => {
+    const noCall = (i: number, code: string): RouterRow => ({
+      ...row(i, [`n${i}`], null),
+      target: { tool: null, verdict: 'abstain', code, reason: 'x' },
+    });
+    const train = [
+      ...Array.from({ length: 30 }, (_, i) => row(i, [`a${i}`])),
+      ...Array.from({ length: 4 }, (_, i) => row(100 + i, [`c${i}`], 'create_case')),
+      ...Array.from({ length: 14 }, (_, i) => noCall(200 + i, 'no_tool')),
+      ...Array.from({ length: 2 }, (_, i) => noCall(300 + i, 'missing_scope')),
+    ];
+    const balanced = balanceTrain(train, { minPerTool: 6, negativeShare: 0.3 });
+    const { rows, cap } = capTrain(balanced, { maxPerTool: 8, seed: 42 });
+    const count = (tool: string) => rows.filter((r) => r.target.tool === tool).length;
+    assert.equal(count('update_account'), 8);
+    assert.equal(count('create_case'), 6, 'a tool under the cap keeps every row, its oversampled copies too');
+    assert.ok(rows.filter((r) => r.target.tool === 'update_account').every((r) => !r.id.includes('#')));
+    const noCalls = rows.filter((r) => r.target.tool === null);
+    const share = balanced.filter((r) => r.target.tool === null).length / balanced.length;
+    assert.equal(noCalls.length, Math.round((14 * share) / (1 - share)), 'no-calls keep their share');
+    assert.equal(noCalls.filter((r) => 'code' in r.target && r.target.code === 'missing_scope').length, 2);
+    assert.deepEqual(cap, {
+      maxPerTool: 8,
+      droppedCalls: 22,
+      droppedNoCalls: balanced.filter((r) => r.target.tool === null).length - noCalls.length,
+    });
+    // Kept rows stay in their order; the pick is the seed's.
+    assert.deepEqual(
+      rows.map((r) => r.id),
+      balanced.filter((r) => rows.includes(r)).map((r) => r.id),
+    );
+    assert.deepEqual(capTrain(balanced, { maxPerTool: 8, seed: 42 }).rows, rows);
+    assert.notDeepEqual(capTrain(balanced, { maxPerTool: 8, seed: 7 }).rows, rows);
+    // Without a cap, the training split is the balanced one.
+    assert.deepEqual(trainingRows(train, { minPerTool: 6, negativeShare: 0.3, seed: 42 }), { rows: balanced });
+  });
+
+  it('a cap below minPerTool is a config error naming the field', () => {
+    const config = (dataset: Record<string, unknown>) => ({
+      version: 1,
+      name: 'cap',
+      servers: [{ name: 'x', stdio: { command: 'x' } }],
+      dataset,
+    });
+    assert.throws(() => parseConfig(config({ minPerTool: 20, maxPerTool: 10 })), /dataset\.maxPerTool.*minPerTool/s);
+    assert.equal(parseConfig(config({ maxPerTool: 40 })).dataset!.maxPerTool, 40);
+    assert.equal(parseConfig(config({})).dataset!.maxPerTool, undefined);
   });
 });
 

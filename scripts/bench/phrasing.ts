@@ -6,18 +6,21 @@
  * live_multiple and N of the dev half of irrelevance, their functions added to the catalog; judged by BFCL's own
  * checker). Natural minus described is a paired difference per case set, with its 95 % bootstrap interval.
  *
- *   node --import tsx scripts/bench/phrasing.ts [--config FILE] [--cases FILE[,FILE…]] [--bfcl-dev N] [--steps N]
- *                                               [--job JSON] [--out DIR]
+ *   node --import tsx scripts/bench/phrasing.ts [--config FILE]… [--cases FILE[,FILE…]]… [--bfcl-dev N] [--steps N]
+ *                                               [--dataset JSON] [--job JSON] [--out DIR]
  *
  * Defaults: examples/public-servers.yaml (mcp-server-git and mcp-server-sqlite from their recorded tool lists), the
- * cases written for them (test/fixtures/handwritten/git.jsonl, sqlite.jsonl), --bfcl-dev 50. The last line is
+ * cases written for them (test/fixtures/handwritten/git.jsonl, sqlite.jsonl), --bfcl-dev 50. Several --config join
+ * their servers into one catalog (the first's dataset and train sections rule); each --cases is one set with its own
+ * rows in the table; --dataset is merged into the dataset section (e.g. {"maxPerTool":6,"minPerTool":6} to fit a
+ * CPU). The last line (hand-written: every set pooled) is
  *   phrasing: handwritten description=… natural=… base=… bfcl_dev description=… natural=… base=…
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfigFile } from '../../core/config/load.js';
-import { evaluateSchema, type FlywheelConfig } from '../../core/config/schema.js';
+import { datasetSchema, evaluateSchema, type FlywheelConfig } from '../../core/config/schema.js';
 import { renderRows } from '../../core/dataset/render.js';
 import { asTaught } from '../../core/dataset/taught.js';
 import { estimate } from '../../core/eval/bootstrap.js';
@@ -46,14 +49,16 @@ type Phrasing = (typeof PHRASINGS)[number];
 
 const { values } = parseArgs({
   options: {
-    config: { type: 'string', default: join(REPO, 'examples', 'public-servers.yaml') },
+    config: { type: 'string', multiple: true, default: [join(REPO, 'examples', 'public-servers.yaml')] },
     cases: {
       type: 'string',
-      default: ['git', 'sqlite'].map((s) => join(REPO, 'test', 'fixtures', 'handwritten', `${s}.jsonl`)).join(','),
+      multiple: true,
+      default: [['git', 'sqlite'].map((s) => join(REPO, 'test', 'fixtures', 'handwritten', `${s}.jsonl`)).join(',')],
     },
     'bfcl-dev': { type: 'string', default: '50' },
     seed: { type: 'string', default: 'phrasing-bench' },
     steps: { type: 'string' },
+    dataset: { type: 'string' },
     job: { type: 'string' },
     out: {
       type: 'string',
@@ -69,14 +74,16 @@ const say = (line: string) => console.error(`[${minutes()} min] ${line}`);
 const bfclDev = Number(values['bfcl-dev']);
 if (!Number.isInteger(bfclDev) || bfclDev < 0) throw new Error(`--bfcl-dev: expected a whole number`);
 
-const loaded = await loadConfigFile(values.config);
+const configs = await Promise.all(values.config.map((file) => loadConfigFile(file)));
+const loaded = configs[0]!;
 if (!loaded.dataset || !loaded.train)
-  throw new Error(`${values.config}: the benchmark needs dataset and train sections`);
+  throw new Error(`${values.config[0]!}: the benchmark needs dataset and train sections`);
+const datasetOverride = values.dataset ? (JSON.parse(values.dataset) as Record<string, unknown>) : {};
 const ev = loaded.evaluate ?? evaluateSchema.parse({});
 
 // ---- BFCL's dev split: its questions' functions join the catalog (no question text reaches the data) ----
 const bfcl = bfclDev > 0 ? await bfclDevSets(bfclDev) : [];
-const servers = [...loaded.servers];
+const servers = configs.flatMap((c) => c.servers);
 if (bfcl.length) {
   const file = join(out, 'bfcl-dev-functions.jsonl');
   await writeFile(
@@ -91,7 +98,9 @@ const built = {} as Record<Phrasing, BuiltDataset>;
 const adapters = {} as Record<Phrasing, string>;
 const format = loaded.dataset.render.format;
 for (const phrasing of PHRASINGS) {
-  const config = { ...loaded, servers, dataset: { ...loaded.dataset, phrasing } } as FlywheelConfig;
+  // Parsed again so an override is checked as a config's would be (maxPerTool ≥ minPerTool, bounds).
+  const dataset = datasetSchema.parse({ ...loaded.dataset, ...datasetOverride, phrasing });
+  const config = { ...loaded, servers, dataset } as FlywheelConfig;
   const b = (built[phrasing] = await buildDataset(config));
   const styles = b.rows.train.reduce<Record<string, number>>((m, r) => {
     const s = r.provenance.style ?? 'unstyled';
@@ -114,11 +123,18 @@ for (const phrasing of PHRASINGS) {
 
 // ---- scoring: one server holds the base and both routers; priors off, checks on ----
 const catalog = built.description.catalog;
-const handCases: EvalCase[] = [];
-for (const file of values.cases.split(',').filter(Boolean)) {
-  const rows = handwrittenRowsOf(await readFile(file, 'utf8'), file, catalog, loaded.dataset);
-  handCases.push(...handwrittenCases(rows, catalog, format, file));
+/** Each --cases is one set, named by its files ("git, sqlite"). */
+const caseSets: { name: string; cases: EvalCase[] }[] = [];
+for (const set of values.cases) {
+  const files = set.split(',').filter(Boolean);
+  const cases: EvalCase[] = [];
+  for (const file of files) {
+    const rows = handwrittenRowsOf(await readFile(file, 'utf8'), file, catalog, loaded.dataset);
+    cases.push(...handwrittenCases(rows, catalog, format, file));
+  }
+  caseSets.push({ name: files.map((f) => basename(f, '.jsonl')).join(', '), cases });
 }
+const handCases = caseSets.flatMap((s) => s.cases);
 const served = await startServe(
   PHRASINGS.flatMap((p) => ['--adapter', `${p}=${adapters[p]}`]),
   join(out, 'serve.log'),
@@ -156,7 +172,13 @@ try {
 }
 
 // ---- the table: each figure with its interval, and natural minus described paired per case ----
-const handExact = (label: string) => hand[label]!.cases.map((c) => (c.exact ? 1 : 0));
+// Each set's cases are a slice of the pooled run, in order.
+const setCases = (label: string, set: number) => {
+  const from = caseSets.slice(0, set).reduce((n, s) => n + s.cases.length, 0);
+  return hand[label]!.cases.slice(from, from + caseSets[set]!.cases.length);
+};
+const handShare = (label: string, set: number, key: 'exact' | 'toolMatch') =>
+  setCases(label, set).map((c) => (c[key] ? 1 : 0));
 const bfclValid = (label: string) =>
   bfclScores[label]?.categories.flatMap((c) => c.cases.map((x) => (x.bfcl.valid ? 1 : 0))) ?? [];
 const mean = (xs: number[]) => (idx: number[]) =>
@@ -166,17 +188,19 @@ const paired = (a: number[], b: number[]) => share(a.map((x, i) => x - b[i]!));
 const lines = [
   `# Natural against described phrasing`,
   '',
-  `Catalog: ${catalog.tools.length} tools (${catalog.servers.map((s) => s.name).join(', ')}); each router: ${trained}${stoppedEarly.length ? ` (${stoppedEarly.join('; ')})` : ''}; scored from the weights and the constraint (priors off, offer, scope and grounding checks on).`,
+  `Catalog: ${catalog.tools.length} tools (${catalog.servers.map((s) => s.name).join(', ')}); training rows: ${PHRASINGS.map((p) => `${p} ${built[p].rows.train.length}`).join(', ')}${values.dataset ? ` (dataset ${values.dataset})` : ''}; each router: ${trained}${stoppedEarly.length ? ` (${stoppedEarly.join('; ')})` : ''}; scored from the weights and the constraint (priors off, offer, scope and grounding checks on).`,
   '',
   '| set | n | base | described | natural | natural − described (paired) |',
   '|---|--:|---|---|---|---|',
-  row(
-    'hand-written, exact',
-    handCases.length,
-    (l) => hand[l]!.metrics.exactMatch,
-    paired(handExact('natural'), handExact('description')),
-  ),
-  row('hand-written, tool accuracy', handCases.length, (l) => hand[l]!.metrics.toolAccuracy),
+  ...caseSets.flatMap((set, i) => [
+    row(
+      `hand-written ${set.name}, exact`,
+      set.cases.length,
+      (l) => share(handShare(l, i, 'exact')),
+      paired(handShare('natural', i, 'exact'), handShare('description', i, 'exact')),
+    ),
+    row(`hand-written ${set.name}, tool accuracy`, set.cases.length, (l) => share(handShare(l, i, 'toolMatch'))),
+  ]),
   ...(bfcl.length
     ? [
         ...bfcl.map((s) =>
@@ -200,7 +224,7 @@ const lines = [
 await writeFile(join(out, 'phrasing.md'), `${lines.join('\n')}\n`);
 await writeFile(
   join(out, 'phrasing.json'),
-  `${JSON.stringify({ hand, bfcl: bfclScores, cases: values.cases.split(','), bfclDev }, null, 2)}\n`,
+  `${JSON.stringify({ hand, bfcl: bfclScores, cases: values.cases, bfclDev }, null, 2)}\n`,
 );
 console.log(lines.join('\n'));
 say(`report ${join(out, 'phrasing.md')}`);

@@ -147,7 +147,7 @@ describe('benchmarks, smoke-sized', { timeout: 20 * 60_000 }, () => {
       /^phrasing: handwritten description=[\d.]+ natural=[\d.]+ base=[\d.]+ bfcl_dev description=[\d.]+ natural=[\d.]+ base=[\d.]+$/,
     );
     const table = readFileSync(join(dir, 'phrasing.md'), 'utf8');
-    assert.match(table, /^\| hand-written, exact \| 77 \| /m);
+    assert.match(table, /^\| hand-written git, sqlite, exact \| 77 \| /m);
     assert.match(table, /^\| BFCL live_multiple \| 2 \| /m);
     // Both routers were trained on the same catalog, one dataset phrased each way.
     assert.ok(

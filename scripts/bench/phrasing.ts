@@ -35,10 +35,10 @@ import { handwrittenCases } from '../../core/eval/handwritten.js';
 import type { EndpointResult, Estimate, EvalCase } from '../../core/eval/types.js';
 import { normalizeTrainJob, trainJobFor } from '../../core/train/job.js';
 import { startServe } from '../../core/train/serve-process.js';
-import { startTrainer } from '../../core/train/trainer-process.js';
 import { REPO } from '../../test/helpers/fixtures.js';
 import { buildDataset, type BuiltDataset } from '../lib/build-dataset.js';
 import { handwrittenRowsOf } from '../lib/handwritten.js';
+import { mergeJob, trainAdapter } from '../lib/train-adapter.js';
 
 const PHRASINGS = ['description', 'natural'] as const;
 /** What the routers were trained with ("240 steps of smollm2-135m-instruct"), from the job the trainer ran. */
@@ -268,35 +268,22 @@ async function bfclDevSets(n: number) {
 }
 
 async function train(name: string, trainFile: string, valFile: string): Promise<string> {
-  const override = values.job ? (JSON.parse(values.job) as Record<string, Record<string, unknown>>) : {};
-  const configured = loaded.train!.job as Record<string, unknown>;
-  const optim = { ...(configured.optim as Record<string, unknown> | undefined), ...override.optim };
-  if (values.steps) optim.maxSteps = Number(values.steps);
-  const job = trainJobFor(
-    { ...configured, ...override, lora: { ...(configured.lora as object | undefined), ...override.lora }, optim },
-    { train: trainFile, val: valFile, format, outputDir: join(out, name) },
+  const job = mergeJob(
+    loaded.train!.job as Record<string, unknown>,
+    values.job ? (JSON.parse(values.job) as Record<string, unknown>) : {},
   );
-  const epochs = Number((normalizeTrainJob(job).optim as Record<string, unknown>).epochs);
-  trained = `${optim.maxSteps ? `${String(optim.maxSteps)} steps` : `${epochs} epoch${epochs === 1 ? '' : 's'}`} of ${String(job.baseModel)}`;
-  const jobFile = join(out, `${name}.job.json`);
-  await writeFile(jobFile, JSON.stringify(job, null, 2));
+  const optim = job.optim as Record<string, unknown>;
+  if (values.steps) optim.maxSteps = Number(values.steps);
+  const full = trainJobFor(job, { train: trainFile, val: valFile, format, outputDir: join(out, name) });
+  const epochs = Number((normalizeTrainJob(full).optim as Record<string, unknown>).epochs);
+  trained = `${optim.maxSteps ? `${String(optim.maxSteps)} steps` : `${epochs} epoch${epochs === 1 ? '' : 's'}`} of ${String(full.baseModel)}`;
   say(`training the ${name} router (${trained})`);
-  const run = startTrainer(['train', '--job', jobFile], {
-    stderrFile: join(out, `${name}.stderr.log`),
-    onEvent: (e) => {
-      if (e.event === 'step' && (e.step === 1 || e.step === e.total || (e.step ?? 0) % 40 === 0))
-        say(`  ${name} step ${e.step}/${e.total} loss ${e.loss ?? ''}`);
-      // Early stopping ends a run before its last step and keeps its best checkpoint: the report must say so.
-      if (e.event === 'done' && e.step !== undefined && e.total !== undefined && e.step < e.total) {
-        stoppedEarly.push(`${name} stopped early at step ${e.step} of ${e.total} and kept its best checkpoint`);
-        say(`  ${stoppedEarly.at(-1)!}`);
-      }
-    },
-  });
-  const exit = await run.done;
-  if (exit.code !== 0)
-    throw new Error(
-      `training ${name} failed (exit ${exit.code}): ${exit.error?.message ?? exit.stderrTail.slice(-1500)}`,
-    );
-  return join(out, name, 'adapter');
+  const adapter = await trainAdapter(name, full, { out, say });
+  // Early stopping ends a run before its last step and keeps its best checkpoint: the report must say so.
+  if (adapter.stoppedEarly) {
+    const { step, total } = adapter.stoppedEarly;
+    stoppedEarly.push(`${name} stopped early at step ${step} of ${total} and kept its best checkpoint`);
+    say(`  ${stoppedEarly.at(-1)!}`);
+  }
+  return adapter.dir;
 }

@@ -30,7 +30,6 @@
  * runs compare. The last line is
  *   quality: exact=<x> tool=<x> abstainF1=<x> handwritten_exact=<x> base_exact=<x>
  */
-import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -50,7 +49,7 @@ import { overCallingRate, scoresByOperator } from '../../core/eval/by-operator.j
 import { sha256Hex } from '../../core/hash.js';
 import { Rng } from '../../core/rng.js';
 import { startServe } from '../../core/train/serve-process.js';
-import { startTrainer } from '../../core/train/trainer-process.js';
+import { trainAdapter } from '../lib/train-adapter.js';
 import { REPO } from '../../test/helpers/fixtures.js';
 import { DEFAULT_CONFIG } from '../lib/paths.js';
 import { buildDataset } from '../lib/build-dataset.js';
@@ -150,44 +149,12 @@ const variants: Array<{ name: string; train: string; optim: Record<string, unkno
 ].filter((v) => v.name === 'main' || values.ablations.split(',').includes(v.name));
 const adapters: Record<string, string> = {};
 const tokensPerSecond: Record<string, number | undefined> = {};
-/** Train one variant with the real trainer; its adapter directory goes into `adapters`. */
+/** Train one variant with the real trainer (or reuse it, scripts/lib/train-adapter.ts); its adapter goes into `adapters`. */
 async function trainVariant(name: string, job: Record<string, unknown>): Promise<void> {
-  const jobFile = join(out, `${name}.job.json`);
-  const jobText = JSON.stringify(job, null, 2);
-  const adapterDir = join(job.outputDir as string, 'adapter');
-  // An SFT variant an earlier run into the same --out trained with this very job on these very rows (the adapter
-  // records its training file's sha256): reuse its adapter. DPO always trains.
-  const meta = existsSync(join(adapterDir, 'flywheel.json'))
-    ? (JSON.parse(await readFile(join(adapterDir, 'flywheel.json'), 'utf8')) as {
-        method: string;
-        trainSha256?: string;
-      })
-    : undefined;
-  const sameRows =
-    meta !== undefined &&
-    meta.method !== 'dpo' &&
-    meta.trainSha256 === sha256Hex(await readFile((job.data as { train: string }).train));
-  if (sameRows && existsSync(jobFile) && (await readFile(jobFile, 'utf8')) === jobText) {
-    say(`reusing ${name} from ${adapterDir} (the same job on the same rows)`);
-    adapters[name] = adapterDir;
-    return;
-  }
-  await writeFile(jobFile, jobText);
   say(`training ${name}`);
-  const run = startTrainer(['train', '--job', join(out, `${name}.job.json`)], {
-    stderrFile: join(out, `${name}.stderr.log`),
-    onEvent: (e) => {
-      if (e.event === 'step') tokensPerSecond[name] = e.tokens_per_s as number | undefined;
-      if (e.event === 'step' || e.event === 'eval')
-        say(`  ${name} ${e.event} ${e.step}/${e.total} ${e.loss ?? e.eval_loss ?? ''}`);
-    },
-  });
-  const exit = await run.done;
-  if (exit.code !== 0)
-    throw new Error(
-      `training ${name} failed (exit ${exit.code}): ${exit.error?.message ?? exit.stderrTail.slice(-1500)}`,
-    );
-  adapters[name] = join(job.outputDir as string, 'adapter');
+  const trained = await trainAdapter(name, job, { out, say });
+  adapters[name] = trained.dir;
+  tokensPerSecond[name] = trained.tokensPerSecond;
 }
 for (const v of variants)
   await trainVariant(

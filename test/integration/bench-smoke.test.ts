@@ -15,6 +15,8 @@ import { REPO, tempDir } from '../helpers/fixtures.js';
 const run = promisify(execFile);
 const TIMEOUT = 5 * 60_000;
 
+const esc = (s: string) => s.replace(/[()+*]/g, '\\$&');
+
 async function bench(script: string, args: string[]): Promise<string> {
   const { stdout } = await run(process.execPath, ['--import', 'tsx', join(REPO, 'scripts', 'bench', script), ...args], {
     cwd: REPO,
@@ -58,6 +60,7 @@ describe('benchmarks, smoke-sized', { timeout: 20 * 60_000 }, () => {
       'sandbox-dryrun.ts',
       'scale-out.ts',
       'stage-overhead.ts',
+      'weights.ts',
     ]);
     assert.deepEqual(
       readdirSync(join(TRAINER_ROOT, 'bench'))
@@ -154,6 +157,50 @@ describe('benchmarks, smoke-sized', { timeout: 20 * 60_000 }, () => {
       readFileSync(join(dir, 'natural-train.jsonl'), 'utf8') !==
         readFileSync(join(dir, 'description-train.jsonl'), 'utf8'),
     );
+  });
+
+  it('weights: routers by phrasing and budget, each base and the chosen one with priors, on every set (tiny:nano)', async () => {
+    const dir = join(tempDir('flywheel-bench-smoke-'), 'weights');
+    const args = [
+      ...['--router', 'short:steps=1', '--router', 'natural:phrasing=natural,steps=2', '--priors', 'short'],
+      ...['--test', '4', '--bfcl-dev', '1', '--bfcl-report', '1', '--out', dir],
+      ...['--job', JSON.stringify({ baseModel: 'tiny:nano', lora: { topLayers: null } })],
+    ];
+    assert.match(
+      await bench('weights.ts', args),
+      /^weights: best=(short|natural) dev=[\d.]+ synthetic=[\d.]+ sandboxes=[\d.]+ foreign=[\d.]+ bfcl_dev=[\d.]+ live_simple=[\d.]+ base_live_simple=[\d.]+$/,
+    );
+    const table = readFileSync(join(dir, 'weights.md'), 'utf8');
+    // A row per base, per router and for the chosen router with priors; a column per set, BFCL's report split too.
+    assert.match(
+      table,
+      /^\| model \| dev \(pooled\) \(n 145\) \| synthetic test \(n 4\) \| hand-written sandboxes \(n 66\) \| hand-written foreign \(n 77\) \| BFCL dev \(n 2\) \| live_simple \(n 1\) \| irrelevance \(report half\) \(n 1\) \| live_irrelevance \(n 1\) \| live_simple answered with no call \(n 1\) \|$/m,
+    );
+    const rows: Array<[string, string]> = [
+      ['base tiny:nano', ''],
+      ['short', ' (1 step, description'],
+      ['natural', ' (2 steps, natural'],
+      ['short + priors', ' (1 step, description, tiny:nano, serve priors on)'],
+    ];
+    for (const [name, detail] of rows)
+      assert.match(table, new RegExp(`^\\| (\\*\\*)?${esc(name)}(\\*\\*)?${esc(detail)}`, 'm'));
+    assert.match(table, /^\| BFCL live_simple ≥ base \+ 0\.20 \| floor \| [\d.]+ \| (yes|no) \|$/m);
+    // A rerun into the same directory reuses both adapters (the same job on the same rows).
+    const again = await run(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        join(REPO, 'scripts', 'bench', 'weights.ts'),
+        ...args,
+        '--bfcl-dev',
+        '0',
+        '--bfcl-report',
+        '0',
+      ],
+      { cwd: REPO, timeout: TIMEOUT, maxBuffer: 32 << 20 },
+    );
+    assert.match(again.stderr, /reusing short from/);
   });
 
   it('quality (on tiny:nano, 2 steps), then the trainer benches on its rows and adapter', async () => {

@@ -1,5 +1,6 @@
 import type { ArtifactStore } from '../../core/artifacts/index.js';
 import { coverageSummary, type ToolCoverage } from '../../core/dataset/coverage.js';
+import { describeCap, type TrainCap } from '../../core/dataset/split.js';
 import type { RunStatus } from './runs.js';
 import { table } from './output.js';
 
@@ -39,6 +40,9 @@ export async function datasetReport(
       ]),
     ),
   );
+  // A capped train split says so where the run is reported (the demo caps to fit a CPU's time budget).
+  const cap = (await store.manifest(split.outputs.train.sha256)).stats.cap as TrainCap | undefined;
+  if (cap) lines.push(`\ntrain split ${describeCap(cap)} (dataset.maxPerTool; without it every row is trained on)`);
   const styles = stats.train?.byStyle;
   if (styles) lines.push(`\n${styleMix(styles)}`);
   const validated = status.stages.find((s) => s.name === 'validate')?.outputs.validated;

@@ -213,7 +213,7 @@ describe('catalogs from tool files: OpenAI tools, a tools/list dump, BFCL functi
   });
 
   it(
-    'dataset.phrasing: natural phrases requests by what the tools do; dataset stats prints the style mix',
+    'dataset.phrasing: natural phrases requests by what the tools do; dataset stats prints the style mix and the cap',
     {
       timeout: 300_000,
     },
@@ -228,7 +228,7 @@ describe('catalogs from tool files: OpenAI tools, a tools/list dump, BFCL functi
             { name: 'git', tools: fixture('git.tools-list.json') },
             { name: 'sqlite', tools: fixture('sqlite.tools-list.json') },
           ],
-          dataset: { seed: 3, perGoal: 4, minPerTool: 6, phrasing: 'natural' },
+          dataset: { seed: 3, perGoal: 4, minPerTool: 6, maxPerTool: 6, phrasing: 'natural' },
         },
         'tools-files-natural.yaml',
       );
@@ -245,6 +245,13 @@ describe('catalogs from tool files: OpenAI tools, a tools/list dump, BFCL functi
       assert.equal(clarified.messages!.at(-2)!.role, 'assistant', 'the assistant asked for the value');
       const report = (await datasetReport(store, status))!;
       assert.match(report, /request styles \(train\): \w[\w-]* \d+ \(\d+ %\)/);
+      // The cap is said where the run is reported (the demo prints this report).
+      const cap = (await store.manifest(train.sha256)).stats.cap as { droppedCalls: number };
+      assert.ok(cap.droppedCalls > 0, 'perGoal 4 makes more than 6 calls for some tool');
+      assert.match(
+        report,
+        new RegExp(`train split capped at 6 calls per tool: ${cap.droppedCalls} calls and \\d+ no-calls left out`),
+      );
     },
   );
 });

@@ -188,16 +188,7 @@ describe('benchmarks, smoke-sized', { timeout: 20 * 60_000 }, () => {
     // A rerun into the same directory reuses both adapters (the same job on the same rows).
     const again = await run(
       process.execPath,
-      [
-        '--import',
-        'tsx',
-        join(REPO, 'scripts', 'bench', 'weights.ts'),
-        ...args,
-        '--bfcl-dev',
-        '0',
-        '--bfcl-report',
-        '0',
-      ],
+      ['--import', 'tsx', join(REPO, 'scripts', 'bench', 'weights.ts'), ...args],
       { cwd: REPO, timeout: TIMEOUT, maxBuffer: 32 << 20 },
     );
     assert.match(again.stderr, /reusing short from/);

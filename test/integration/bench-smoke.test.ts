@@ -161,20 +161,24 @@ describe('benchmarks, smoke-sized', { timeout: 20 * 60_000 }, () => {
 
   it('weights: routers by phrasing and budget, each base and the chosen one with priors, on every set (tiny:nano)', async () => {
     const dir = join(tempDir('flywheel-bench-smoke-'), 'weights');
+    const hand = (f: string) => join(REPO, 'test', 'fixtures', 'handwritten', f);
+    // The catalog (and so the rows each router trains on) comes from the configs and BFCL's questions, not the
+    // cases scored: a rerun that scores fewer cases trains on the same rows.
     const args = [
       ...['--router', 'short:steps=1', '--router', 'natural:phrasing=natural,steps=2', '--priors', 'short'],
-      ...['--test', '4', '--bfcl-dev', '1', '--bfcl-report', '1', '--out', dir],
+      ...['--bfcl-dev', '1', '--bfcl-report', '1', '--out', dir],
       ...['--job', JSON.stringify({ baseModel: 'tiny:nano', lora: { topLayers: null } })],
     ];
+    const sets = ['--test', '4', '--cases', `sandboxes=${hand('sandboxes.jsonl')}`];
     assert.match(
-      await bench('weights.ts', args),
+      await bench('weights.ts', [...args, ...sets, '--cases', `foreign=${hand('sqlite.jsonl')}`]),
       /^weights: best=(short|natural) dev=[\d.]+ synthetic=[\d.]+ sandboxes=[\d.]+ foreign=[\d.]+ bfcl_dev=[\d.]+ live_simple=[\d.]+ base_live_simple=[\d.]+$/,
     );
     const table = readFileSync(join(dir, 'weights.md'), 'utf8');
     // A row per base, per router and for the chosen router with priors; a column per set, BFCL's report split too.
     assert.match(
       table,
-      /^\| model \| dev \(pooled\) \(n 145\) \| synthetic test \(n 4\) \| hand-written sandboxes \(n 66\) \| hand-written foreign \(n 77\) \| BFCL dev \(n 2\) \| live_simple \(n 1\) \| irrelevance \(report half\) \(n 1\) \| live_irrelevance \(n 1\) \| live_simple answered with no call \(n 1\) \|$/m,
+      /^\| model \| dev \(pooled\) \(n 96\) \| synthetic test \(n 4\) \| hand-written sandboxes \(n 66\) \| hand-written foreign \(n 28\) \| BFCL dev \(n 2\) \| live_simple \(n 1\) \| irrelevance \(report half\) \(n 1\) \| live_irrelevance \(n 1\) \| live_simple answered with no call \(n 1\) \|$/m,
     );
     const rows: Array<[string, string]> = [
       ['base tiny:nano', ''],
@@ -188,7 +192,16 @@ describe('benchmarks, smoke-sized', { timeout: 20 * 60_000 }, () => {
     // A rerun into the same directory reuses both adapters (the same job on the same rows).
     const again = await run(
       process.execPath,
-      ['--import', 'tsx', join(REPO, 'scripts', 'bench', 'weights.ts'), ...args],
+      [
+        '--import',
+        'tsx',
+        join(REPO, 'scripts', 'bench', 'weights.ts'),
+        ...args,
+        '--test',
+        '1',
+        '--cases',
+        `foreign=${hand('sqlite.jsonl')}`,
+      ],
       { cwd: REPO, timeout: TIMEOUT, maxBuffer: 32 << 20 },
     );
     assert.match(again.stderr, /reusing short from/);

@@ -32,10 +32,10 @@ import { halves, sampleQuestions } from '../../core/eval/bfcl/sample.js';
 import { scoreBfcl, type BfclScore } from '../../core/eval/bfcl/score.js';
 import { trainJobFor } from '../../core/train/job.js';
 import { startServe } from '../../core/train/serve-process.js';
-import { startTrainer } from '../../core/train/trainer-process.js';
 import { REPO } from '../../test/helpers/fixtures.js';
 import { buildDataset } from '../lib/build-dataset.js';
 import { DEFAULT_CONFIG } from '../lib/paths.js';
+import { mergeJob, trainAdapter } from '../lib/train-adapter.js';
 
 const { values } = parseArgs({
   options: {
@@ -128,38 +128,25 @@ const trainFile = await write('train', renderRows(asTaught(built.rows.train, for
 const valFile = await write('val', renderRows(asTaught(built.rows.val, format), built.catalog, format));
 
 // ---- training: the config's job (with --job and --steps over it) ----
-const override = values.job ? (JSON.parse(values.job) as Record<string, Record<string, unknown>>) : {};
-const configured = loaded.train.job as Record<string, unknown>;
-const optim = { ...(configured.optim as Record<string, unknown> | undefined), ...override.optim };
-if (values.steps) optim.maxSteps = Number(values.steps);
-const job = trainJobFor(
-  {
-    ...configured,
-    ...override,
-    lora: { ...(configured.lora as object | undefined), ...override.lora },
-    optim,
-  },
-  { train: trainFile, val: valFile, format, outputDir: join(out, 'router') },
+const job = mergeJob(
+  loaded.train.job as Record<string, unknown>,
+  values.job ? (JSON.parse(values.job) as Record<string, unknown>) : {},
 );
-await writeFile(join(out, 'router.job.json'), JSON.stringify(job, null, 2));
+const optim = job.optim as Record<string, unknown>;
+if (values.steps) optim.maxSteps = Number(values.steps);
 say(`training the router (${String(optim.maxSteps ?? 'all')} steps)`);
-const run = startTrainer(['train', '--job', join(out, 'router.job.json')], {
-  stderrFile: join(out, 'router.stderr.log'),
-  onEvent: (e) => {
-    if (e.event === 'step' && (e.step === 1 || e.step === e.total || (e.step ?? 0) % 40 === 0))
-      say(`  step ${e.step}/${e.total} loss ${e.loss ?? ''}`);
-  },
-});
-const exit = await run.done;
-if (exit.code !== 0)
-  throw new Error(`training failed (exit ${exit.code}): ${exit.error?.message ?? exit.stderrTail.slice(-1500)}`);
+const trained = await trainAdapter(
+  'router',
+  trainJobFor(job, { train: trainFile, val: valFile, format, outputDir: join(out, 'router') }),
+  { out, say },
+);
 
 // ---- scoring: base and router side by side, each on its own server, from their weights alone ----
 // Two servers at half the cores each: a small model's decode does not use more threads well (on 2 cores, one
 // thread answered BFCL questions faster than two), so the pair finishes in about the time of one. Latency is
 // measured with the other server busy.
 const threads = String(Math.max(1, Math.floor(availableParallelism() / 2)));
-const adapter = `router=${join(out, 'router', 'adapter')}`;
+const adapter = `router=${trained.dir}`;
 const servers = await Promise.all(
   ['base', 'router'].map((label) =>
     startServe(['--adapter', adapter], join(out, `serve-${label}.log`), {
@@ -211,7 +198,7 @@ const report: BfclReport = {
 await writeFile(join(out, 'bfcl.json'), `${JSON.stringify(report, null, 2)}\n`);
 await writeFile(
   join(out, 'bfcl.md'),
-  `${bfclMarkdown(report)}\nRouter: ${built.catalog.tools.length} functions, ${built.rows.train.length} train rows, ${String(optim.maxSteps ?? 'all')} steps of ${String(configured.baseModel)}; whole run ${minutes()} min.\n`,
+  `${bfclMarkdown(report)}\nRouter: ${built.catalog.tools.length} functions, ${built.rows.train.length} train rows, ${String(optim.maxSteps ?? 'all')} steps of ${String(job.baseModel)}; whole run ${minutes()} min.\n`,
 );
 console.log(bfclTable(scores));
 say(`whole run: ${minutes()} min; report ${join(out, 'bfcl.md')}`);

@@ -49,7 +49,7 @@ import { overCallingRate, scoresByOperator } from '../../core/eval/by-operator.j
 import { sha256Hex } from '../../core/hash.js';
 import { Rng } from '../../core/rng.js';
 import { startServe } from '../../core/train/serve-process.js';
-import { trainAdapter } from '../lib/train-adapter.js';
+import { mergeJob, trainAdapter } from '../lib/train-adapter.js';
 import { REPO } from '../../test/helpers/fixtures.js';
 import { DEFAULT_CONFIG } from '../lib/paths.js';
 import { buildDataset } from '../lib/build-dataset.js';
@@ -132,14 +132,11 @@ say(
 );
 
 // ---- training: three adapters from the same rows and seeds ----
-const override = values.job ? (JSON.parse(values.job) as Record<string, Record<string, unknown>>) : {};
-const configured = config.train.job as Record<string, unknown>;
-const baseJob = {
-  ...configured,
-  ...override,
-  lora: { ...(configured.lora as object | undefined), ...override.lora },
-} as Record<string, unknown>;
-const optim = { ...(configured.optim as Record<string, unknown> | undefined), ...override.optim };
+const { optim: merged, ...baseJob } = mergeJob(
+  config.train.job as Record<string, unknown>,
+  values.job ? (JSON.parse(values.job) as Record<string, unknown>) : {},
+);
+const optim = merged as Record<string, unknown>;
 if (values.steps) optim.maxSteps = Number(values.steps);
 if (full) delete optim.maxSteps;
 const variants: Array<{ name: string; train: string; optim: Record<string, unknown> }> = [

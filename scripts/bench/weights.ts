@@ -5,7 +5,7 @@
  *
  *   node --import tsx scripts/bench/weights.ts [--router NAME:KEY=VALUE,…]… [--priors NAME] [--config FILE]…
  *        [--cases NAME=FILE[,FILE…]]… [--testset FILE] [--test N] [--bfcl-dev N] [--bfcl-report N]
- *        [--dataset JSON] [--job JSON] [--out DIR]
+ *        [--dataset JSON] [--job JSON] [--prepare] [--out DIR]
  *
  * Routers (--router, repeatable; default below): one training each from the same catalog and seed, differing in
  * `phrasing` (description | natural), `base` (a train job baseModel) and budget (`steps` N, or `epochs` N with no
@@ -24,7 +24,8 @@
  *                  never used to choose
  * The router with the best exact share pooled over the hand-written sets and BFCL's dev split is named, and its
  * figures set against issue targets (floors and stretch). Trained adapters in --out are reused by a rerun with
- * the same job on the same rows. The last line is
+ * the same job on the same rows. --prepare builds the data and writes the jobs, then stops, for training on another
+ * machine (a GPU) under the same paths. A null in --dataset unsets a config key. The last line is
  *   weights: best=NAME dev=… synthetic=… SET=… bfcl_dev=… live_simple=… base_live_simple=…
  */
 import { readFile, mkdir, writeFile } from 'node:fs/promises';
@@ -52,7 +53,7 @@ import { startServe } from '../../core/train/serve-process.js';
 import { REPO } from '../../test/helpers/fixtures.js';
 import { buildDataset, type BuiltDataset } from '../lib/build-dataset.js';
 import { handwrittenRowsOf } from '../lib/handwritten.js';
-import { mergeJob, trainAdapter, type TrainedAdapter } from '../lib/train-adapter.js';
+import { mergeJob, prepareAdapter, trainAdapter, type TrainedAdapter } from '../lib/train-adapter.js';
 
 const fixture = (...p: string[]) => join(REPO, 'test', 'fixtures', ...p);
 const DEFAULT_ROUTERS = [
@@ -86,6 +87,7 @@ const { values } = parseArgs({
     seed: { type: 'string', default: 'bfcl-bench' },
     dataset: { type: 'string' },
     job: { type: 'string' },
+    prepare: { type: 'boolean', default: false },
     out: {
       type: 'string',
       default: join('.flywheel', 'bench', `weights-${new Date().toISOString().replace(/[:.]/g, '-')}`),
@@ -159,11 +161,14 @@ if (bfclAll.length) {
 }
 
 // ---- data: one dataset per phrasing, from the joined catalog ----
+// A null in --dataset unsets the config's key (e.g. {"maxPerTool": null} lifts the demo's cap).
 const datasetOverride = values.dataset ? (JSON.parse(values.dataset) as Record<string, unknown>) : {};
+const configuredDataset: Record<string, unknown> = { ...first.dataset, ...datasetOverride };
+for (const [key, value] of Object.entries(configuredDataset)) if (value === null) delete configuredDataset[key];
 const built = new Map<string, { data: BuiltDataset; train: string; val: string }>();
 for (const phrasing of new Set(routers.map((r) => r.phrasing))) {
   // Parsed again so an override is checked as a config's would be (maxPerTool ≥ minPerTool, bounds).
-  const dataset = datasetSchema.parse({ ...first.dataset, ...datasetOverride, phrasing });
+  const dataset = datasetSchema.parse({ ...configuredDataset, phrasing });
   const data = await buildDataset({ ...first, servers, dataset } as FlywheelConfig);
   const write = async (split: 'train' | 'val') => {
     const file = join(out, `${phrasing}-${split}.jsonl`);
@@ -188,8 +193,19 @@ for (const r of routers) {
     },
     { train: b.train, val: b.val, format, outputDir: join(out, r.name) },
   );
-  say(`training ${r.name} (${r.budget} of ${String(job.baseModel)} on ${b.data.rows.train.length} ${r.phrasing} rows)`);
-  adapters.set(r.name, await trainAdapter(r.name, job, { out, say }));
+  const what = `${r.budget} of ${String(job.baseModel)} on ${b.data.rows.train.length} ${r.phrasing} rows`;
+  if (values.prepare) say(`wrote ${await prepareAdapter(r.name, job, out)} (${what})`);
+  else {
+    say(`training ${r.name} (${what})`);
+    adapters.set(r.name, await trainAdapter(r.name, job, { out, say }));
+  }
+}
+if (values.prepare) {
+  say(
+    `prepared: train each job where you like (python -m flywheel_trainer train --job ${join(out, 'NAME.job.json')}, ` +
+      `its paths as here), then rerun without --prepare to score: it reuses every adapter trained from its job`,
+  );
+  process.exit(0);
 }
 
 // ---- the sets ----

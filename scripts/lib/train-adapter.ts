@@ -31,14 +31,28 @@ export function mergeJob(
   };
 }
 
+/** Where a benchmark's train job is written, and its text (what a rerun compares to reuse the adapter). */
+function jobFileOf(name: string, job: Record<string, unknown>, out: string) {
+  return { jobFile: join(out, `${name}.job.json`), jobText: JSON.stringify(job, null, 2) };
+}
+
+/**
+ * Write the train job only, for training on another machine (a GPU): `python -m flywheel_trainer train --job FILE`
+ * there, with the same absolute paths, leaves the adapter a rerun of the benchmark reuses.
+ */
+export async function prepareAdapter(name: string, job: Record<string, unknown>, out: string): Promise<string> {
+  const { jobFile, jobText } = jobFileOf(name, job, out);
+  await writeFile(jobFile, jobText);
+  return jobFile;
+}
+
 /** `job` is a whole trainer job (trainJobFor's), its outputDir under `out`; written to `out/<name>.job.json`. */
 export async function trainAdapter(
   name: string,
   job: Record<string, unknown>,
   opts: { out: string; say: (line: string) => void },
 ): Promise<TrainedAdapter> {
-  const jobFile = join(opts.out, `${name}.job.json`);
-  const jobText = JSON.stringify(job, null, 2);
+  const { jobFile, jobText } = jobFileOf(name, job, opts.out);
   const dir = join(job.outputDir as string, 'adapter');
   // The adapter records its training file's sha256; the job file its settings. DPO always trains.
   const meta = existsSync(join(dir, 'flywheel.json'))

@@ -15,6 +15,16 @@ function backendError(message: string, retryable: boolean): BackendError | Backe
   return retryable ? new BackendError(message) : new BackendRefusal(message);
 }
 
+/**
+ * vLLM answers 500 when its engine refuses the adapter itself (a rank above --max-lora-rank, target modules or
+ * weights it cannot take, DoRA, a bias): "Call to add_lora method failed: …". Loading it again cannot help.
+ */
+function adapterRefused(text: string): boolean {
+  return /add_lora method failed|greater than max_lora_rank|expected target modules|doesn't contain tensors|does not yet support|not supported/i.test(
+    text,
+  );
+}
+
 /** How requests reach one version on a backend. */
 export interface Route {
   servedModel: string;
@@ -54,7 +64,7 @@ export class Backend {
     if (!res.ok && !(res.status === 400 && /already been loaded/i.test(res.text))) {
       throw backendError(
         `${this.endpoint}: loading ${name} from ${adapterPath} failed (${res.status}): ${res.text.slice(0, 300)}`,
-        res.status >= 500 || res.status === 429,
+        (res.status >= 500 || res.status === 429) && !adapterRefused(res.text),
       );
     }
     return { servedModel: name, adapterId: null, baseModel: await this.parentOf(name) };

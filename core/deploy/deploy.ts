@@ -201,8 +201,11 @@ function smokeRoute(
   probes: SmokeProbe[],
   opts: { timeoutMs: number; apiKey?: string },
 ): Promise<SmokeResult> {
+  // vLLM decodes inside the router answer's schema through its structured outputs, base and version alike.
+  const constraint = backend.target === 'vllm' ? { constraint: 'json-schema' as const } : {};
   const common = {
     baseUrl: backend.endpoint,
+    ...constraint,
     cost: { kind: 'none' as const },
     ...(opts.apiKey ? { apiKey: opts.apiKey } : {}),
   };

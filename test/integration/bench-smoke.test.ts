@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, it } from 'node:test';
@@ -18,12 +18,16 @@ const TIMEOUT = 5 * 60_000;
 const esc = (s: string) => s.replace(/[()+*]/g, '\\$&');
 
 async function bench(script: string, args: string[]): Promise<string> {
-  const { stdout } = await run(process.execPath, ['--import', 'tsx', join(REPO, 'scripts', 'bench', script), ...args], {
+  return (await benchRun(script, args)).stdout.trim().split('\n').at(-1)!;
+}
+
+/** A node bench's whole output: stdout, and stderr where its progress goes. */
+async function benchRun(script: string, args: string[]) {
+  return run(process.execPath, ['--import', 'tsx', join(REPO, 'scripts', 'bench', script), ...args], {
     cwd: REPO,
     timeout: TIMEOUT,
     maxBuffer: 32 << 20,
   });
-  return stdout.trim().split('\n').at(-1)!;
 }
 
 /** A trainer bench's whole output (stdout, trimmed). */
@@ -169,9 +173,31 @@ describe('benchmarks, smoke-sized', { timeout: 20 * 60_000 }, () => {
       ...['--bfcl-dev', '1', '--bfcl-report', '1', '--out', dir],
       ...['--job', JSON.stringify({ baseModel: 'tiny:nano', lora: { topLayers: null } })],
     ];
-    const sets = ['--test', '4', '--cases', `sandboxes=${hand('sandboxes.jsonl')}`];
+    const sets = [
+      '--test',
+      '4',
+      '--cases',
+      `sandboxes=${hand('sandboxes.jsonl')}`,
+      '--cases',
+      `foreign=${hand('sqlite.jsonl')}`,
+    ];
+    // --prepare writes each router's job and stops; one job trained outside the benchmark (as on a GPU machine)
+    // is then reused by the run, which trains the other itself.
+    const prepared = await benchRun('weights.ts', [...args, ...sets, '--prepare']);
+    assert.match(prepared.stderr, /prepared: train each job/);
+    assert.equal(prepared.stdout.trim(), '');
+    assert.ok(!existsSync(join(dir, 'short', 'adapter')), '--prepare trained nothing');
+    await run(trainerPython(), ['-m', 'flywheel_trainer', 'train', '--job', join(dir, 'short.job.json')], {
+      cwd: REPO,
+      timeout: TIMEOUT,
+      maxBuffer: 32 << 20,
+      env: { ...process.env, PYTHONPATH: TRAINER_ROOT },
+    });
+    const first = await benchRun('weights.ts', [...args, ...sets]);
+    assert.match(first.stderr, /reusing short from/);
+    assert.match(first.stderr, /training natural/);
     assert.match(
-      await bench('weights.ts', [...args, ...sets, '--cases', `foreign=${hand('sqlite.jsonl')}`]),
+      first.stdout.trim().split('\n').at(-1)!,
       /^weights: best=(short|natural) dev=[\d.]+ synthetic=[\d.]+ sandboxes=[\d.]+ foreign=[\d.]+ bfcl_dev=[\d.]+ live_simple=[\d.]+ base_live_simple=[\d.]+$/,
     );
     const table = readFileSync(join(dir, 'weights.md'), 'utf8');

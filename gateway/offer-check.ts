@@ -45,6 +45,11 @@ export function offerOutcome(
 /** The assistant message the agent gets for an outcome other than `offered`. */
 export function answerFor(outcome: Exclude<OfferOutcome, { kind: 'offered' }>): AssistantMessage {
   if (outcome.kind === 'not-offered') return { role: 'assistant', content: JSON.stringify(NOT_OFFERED) };
+  return callMessage(outcome.tool, outcome.arguments);
+}
+
+/** A call as OpenAI `tool_calls`, the way serve answers one and an agent expects it. */
+export function callMessage(tool: string, args: Record<string, unknown>): AssistantMessage {
   return {
     role: 'assistant',
     content: null,
@@ -52,7 +57,7 @@ export function answerFor(outcome: Exclude<OfferOutcome, { kind: 'offered' }>): 
       {
         id: `call_${randomUUID().replace(/-/g, '').slice(0, 24)}`,
         type: 'function',
-        function: { name: outcome.tool, arguments: JSON.stringify(outcome.arguments) },
+        function: { name: tool, arguments: JSON.stringify(args) },
       },
     ],
   };

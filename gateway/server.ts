@@ -12,7 +12,9 @@ import type { DeployedVersion } from '../core/deploy/types.js';
 import type { TraceMessage } from '../core/traces/types.js';
 import { decisionOf, toolConfidence, type Decision } from './confidence.js';
 import { createEscalator, escalationReason, type Escalator } from './escalate.js';
-import { answerFor, offerOutcome } from './offer-check.js';
+import { answerFor, callMessage, offerOutcome } from './offer-check.js';
+import { answerConstraint } from '../core/eval/answer-schema.js';
+import type { RenderedRow } from '../core/dataset/render.js';
 import { type RenderedRequest, RequestError, renderAgentRequest } from './render-request.js';
 import { appendTrace, callerOf, gatewayTrace, type TraceRequest } from './trace-log.js';
 import { postChat, UpstreamError, type ChatCompletion } from './upstream.js';
@@ -198,12 +200,15 @@ export async function startGateway(cfg: GatewayConfig, opts: GatewayOptions = {}
         throw err;
       }
     }
+    const sentTools = (rendered?.tools ?? (Array.isArray(body.tools) ? body.tools : [])) as RenderedRow['tools'];
     const backendBody = {
       ...forward,
       ...(rendered ? { messages: rendered.messages, tools: rendered.tools } : {}),
       model: version.servedModel,
       logprobs: true,
       ...(version.target === 'lorax' ? { adapter_id: version.adapterId } : {}),
+      // vLLM has no router constraint of its own: its structured outputs keep the answer in the router's schema.
+      ...(version.target === 'vllm' ? answerConstraint(sentTools) : {}),
     };
 
     const backendStart = Date.now();
@@ -249,6 +254,15 @@ export async function startGateway(cfg: GatewayConfig, opts: GatewayOptions = {}
     const offered = rendered ? [...rendered.slice, ...(beyondSlice ? [beyondSlice] : [])] : agentTools;
     const choice = small.choices[0]!;
     const decision = decisionOf(choice.message, offered);
+    // A call answered as router JSON in content (vLLM under the answer schema) goes to the agent as OpenAI
+    // tool_calls, as serve answers it; an abstention stays router JSON.
+    if (decision.kind === 'call' && !choice.message.tool_calls?.length)
+      small = {
+        ...small,
+        choices: small.choices.map((c, i) =>
+          i === 0 ? { ...c, message: callMessage(decision.tool, decision.arguments), finish_reason: 'tool_calls' } : c,
+        ),
+      };
     const confidence =
       decision.kind === 'invalid'
         ? null

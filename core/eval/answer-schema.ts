@@ -30,6 +30,21 @@ export function routerAnswerSchema(tools: RenderedRow['tools']): Schema {
 }
 
 /**
+ * The request fields that keep an engine's answer inside that schema: structured outputs (`response_format`), and
+ * the tools only rendered into the prompt (`tool_choice: "none"`; vLLM refuses `tools` under `auto` without a tool
+ * parser, and a tool parser would not read router JSON).
+ */
+export function answerConstraint(tools: RenderedRow['tools']): Record<string, unknown> {
+  return {
+    ...(tools.length > 0 ? { tool_choice: 'none' } : {}),
+    response_format: {
+      type: 'json_schema',
+      json_schema: { name: 'router_answer', schema: routerAnswerSchema(tools), strict: true },
+    },
+  };
+}
+
+/**
  * A tool's input schema as the `arguments` of a call. References point at the tool schema's own root, which is
  * not the root here: a schema with `$ref` is left as any object (the answer is checked after, not forced).
  */

@@ -1,7 +1,7 @@
 import OpenAI from 'openai';
 import { fromWire, toWire } from '../catalog/wire-names.js';
 import type { ChatMessage, RenderedRow } from '../dataset/render.js';
-import { routerAnswerSchema } from './answer-schema.js';
+import { answerConstraint } from './answer-schema.js';
 import type { AnswerMessage } from './parse.js';
 import type { CostModel } from './types.js';
 
@@ -62,7 +62,7 @@ export function chatClient(
       temperature: 0,
       max_tokens: opts.maxTokens ?? 512,
       ...(spec.adapterId ? { adapter_id: spec.adapterId } : {}),
-      ...(spec.constraint === 'json-schema' ? constrained(tools) : {}),
+      ...(spec.constraint === 'json-schema' ? answerConstraint(tools) : {}),
       ...spec.extraBody,
     };
     const wire = spec.wireNames === 'openai' ? toWire(request) : undefined;
@@ -76,16 +76,5 @@ export function chatClient(
       completionTokens: res.usage?.completion_tokens ?? 0,
       latencyMs: performance.now() - started,
     };
-  };
-}
-
-/** The request fields that keep an engine's answer inside the router answer's schema (see EndpointSpec.constraint). */
-function constrained(tools: RenderedRow['tools']) {
-  return {
-    ...(tools.length > 0 ? { tool_choice: 'none' } : {}),
-    response_format: {
-      type: 'json_schema',
-      json_schema: { name: 'router_answer', schema: routerAnswerSchema(tools), strict: true },
-    },
   };
 }

@@ -79,6 +79,8 @@ const SCRIPT: Record<string, Scripted> = {
   'show record 001': { call: 'get_record', arguments: { recordId: '001' }, confidence: 0.93 },
   'maybe record 002': { call: 'get_record', arguments: { recordId: '002' }, confidence: 0.2 },
   mumble: { raw: 'I would probably use get_record here.' },
+  // Router JSON in content, as vLLM answers under the answer schema.
+  'fetch record 005': { raw: '{"tool":"get_record","arguments":{"recordId":"005"}}' },
   'delete everything': { abstain: { code: 'missing_scope', reason: 'caller lacks crm.delete' }, confidence: 0.9 },
   'delete record 003': { call: 'delete_record', arguments: { recordId: '003' }, confidence: 0.95 },
   'archive record 004': { call: 'archive_record', arguments: { recordId: '004' }, confidence: 0.9 },
@@ -208,6 +210,16 @@ describe('router gateway', () => {
     assert.equal(frontier.requests.length, 0, 'a confident decision does not escalate');
     const withLogprobs = await ask('show record 001', { logprobs: true });
     assert.ok(withLogprobs.json.choices[0].logprobs.content.length > 0, 'a caller asking for logprobs keeps them');
+  });
+
+  it('passes a call answered as router JSON in content (as vLLM does) to the agent as OpenAI tool_calls', async () => {
+    const r = await ask('fetch record 005');
+    assert.equal(r.status, 200, JSON.stringify(r.json));
+    const choice = r.json.choices[0];
+    assert.equal(choice.finish_reason, 'tool_calls');
+    assert.equal(choice.message.content, null);
+    assert.equal(choice.message.tool_calls[0].function.name, 'get_record');
+    assert.deepEqual(JSON.parse(choice.message.tool_calls[0].function.arguments), { recordId: '005' });
   });
 
   it('serves /v1/models (alias + current version) and /health', async () => {

@@ -16,6 +16,8 @@ import { casesFrom } from '../../core/eval/cases.js';
 import { tempDir } from '../helpers/fixtures.js';
 import { trainTinyAdapter, zeroedAdapter, type TinyAdapter } from '../helpers/tiny-adapter.js';
 import { startVllm, type VllmServer } from '../helpers/vllm.js';
+import { gatewaySchema } from '../../core/config/schema.js';
+import { startGateway } from '../../gateway/server.js';
 
 const KEY = 'vllm-test-key';
 const A = 'router@aaaa0000-00000001';
@@ -176,5 +178,49 @@ describe('the vllm target on a real vLLM server', { timeout: 15 * 60_000 }, () =
     assert.equal(result.version.name, A);
     assert.equal((await registry.current('router'))?.name, A);
     assert.ok((await models()).some((m) => m.id === A));
+  });
+
+  it("the gateway in front of vLLM: the alias's version answers inside the schema, a call as tool_calls, with vLLM's logprobs as confidence", async () => {
+    const gw = await startGateway(
+      gatewaySchema.parse({
+        port: 0,
+        registry: join(dir, 'registry.sqlite'),
+        tracesDir: join(dir, 'traces'),
+        backendApiKeyEnv: 'FLYWHEEL_TEST_VLLM_KEY',
+      }),
+      { env: { FLYWHEEL_TEST_VLLM_KEY: KEY }, log: () => undefined },
+    );
+    try {
+      const calls = casesFrom(a.val)
+        .filter((c) => c.target.tool !== null)
+        .slice(0, 2);
+      assert.ok(calls.length > 0);
+      let toolCalls = 0;
+      for (const probe of calls) {
+        const res = await fetch(`${gw.url}/chat/completions`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ model: 'router', messages: probe.messages, tools: probe.tools }),
+        });
+        const body = (await res.json()) as {
+          model: string;
+          choices: Array<{ message: { content: string | null; tool_calls?: Array<{ function: { name: string } }> } }>;
+        };
+        assert.equal(res.status, 200, JSON.stringify(body));
+        assert.equal(body.model, A);
+        const message = body.choices[0]!.message;
+        const offered = probe.tools.map((t) => t.function.name);
+        // Inside the schema the answer is a call to an offered tool or a known no-call, never free text.
+        if (message.tool_calls?.length) {
+          assert.ok(offered.includes(message.tool_calls[0]!.function.name));
+          toolCalls += 1;
+        } else assert.equal((JSON.parse(message.content!) as { tool: unknown }).tool, null);
+        const confidence = Number(res.headers.get('x-flywheel-confidence'));
+        assert.ok(confidence > 0 && confidence <= 1, `confidence from vLLM's logprobs: ${confidence}`);
+      }
+      assert.ok(toolCalls > 0, 'the router JSON calls vLLM wrote reached the agent as tool_calls');
+    } finally {
+      await gw.close();
+    }
   });
 });

@@ -75,6 +75,9 @@ and per-domain tables, latency, tokens and cost, with bootstrap 95 % intervals.
   --wire-names openai   send tool names as OpenAI's API takes them ([A-Za-z0-9_-], at most 64) and map the answer's
                         back: for a frontier API and tools named like uber.ride; a router backend (serve, vLLM,
                         LoRAX) takes the names it was trained on, so leave it off there
+  --constraint json-schema  decode inside the router answer's JSON Schema over each case's tools (response_format
+                        json_schema, tool_choice none): for vLLM, which has no router constraint of its own;
+                        \`flywheel serve\` constrains by itself
   --concurrency N       requests in flight (default ${DEFAULTS.concurrency})
   --limit N             score a stratified sample of N cases (by domain and expected tool or verdict)
   --sample-seed N       that sample's seed (default: evaluate.sampleSeed's, ${DEFAULTS.sampleSeed}: the stage's sample)
@@ -91,6 +94,7 @@ and per-domain tables, latency, tokens and cost, with bootstrap 95 % intervals.
       model: { type: 'string' },
       testset: { type: 'string' },
       'wire-names': { type: 'string' },
+      constraint: { type: 'string' },
       cases: { type: 'string' },
       catalog: { type: 'string' },
       config: { type: 'string' },
@@ -129,6 +133,9 @@ and per-domain tables, latency, tokens and cost, with bootstrap 95 % intervals.
     const wireNames = values['wire-names'];
     if (wireNames !== undefined && wireNames !== 'openai')
       throw new UsageError(`--wire-names ${wireNames}: the one mapping is "openai"`);
+    const constraint = values.constraint;
+    if (constraint !== undefined && constraint !== 'json-schema')
+      throw new UsageError(`--constraint ${constraint}: the one constraint is "json-schema"`);
     const bootstrap = {
       resamples: intOption(values.resamples, 'resamples', DEFAULTS.bootstrap.resamples),
       seed: wholeNumber(values.seed, 'seed', DEFAULTS.bootstrap.seed),
@@ -141,6 +148,7 @@ and per-domain tables, latency, tokens and cost, with bootstrap 95 % intervals.
       ...(apiKeyEnv ? { apiKey: process.env[apiKeyEnv]! } : {}),
       ...(values['adapter-id'] ? { adapterId: values['adapter-id'] } : {}),
       ...(wireNames ? { wireNames: 'openai' as const } : {}),
+      ...(constraint ? { constraint: 'json-schema' as const } : {}),
       cost: costOf(values['cost-tokens'], values['cost-gpu-hour']),
     };
     const options = {

@@ -126,6 +126,32 @@ describe('flywheel eval', () => {
     assert.doesNotMatch(html, /<script|src=/);
   });
 
+  it("--constraint json-schema asks for the router answer schema over the case's tools; another value exits 2", async () => {
+    const args = ['eval', '--endpoint', endpoint.url, '--model', 'router', '--testset', join(dir, 'test.jsonl')];
+    const before = endpoint.requests.length;
+    assert.equal(await main([...args, '--constraint', 'json-schema', '--out', join(dir, 'constrained')]), 0);
+    const sent = endpoint.requests.slice(before);
+    assert.equal(sent.length, 4);
+    for (const r of sent) {
+      assert.equal(r.tool_choice, 'none');
+      const format = r.response_format as {
+        type: string;
+        json_schema: { schema: { anyOf: Array<{ properties: { tool: unknown } }> } };
+      };
+      assert.equal(format.type, 'json_schema');
+      const tools = format.json_schema.schema.anyOf.map((b) => b.properties.tool);
+      assert.deepEqual(tools.slice(0, 2), [{ const: 'get_invoice' }, { const: 'list_accounts' }]);
+      assert.deepEqual(tools.slice(2), [{ type: 'null' }, { type: 'null' }, { type: 'null' }], 'a no-call per verdict');
+    }
+    const original = console.error;
+    console.error = () => undefined;
+    try {
+      assert.equal(await main([...args, '--constraint', 'grammar']), 2);
+    } finally {
+      console.error = original;
+    }
+  });
+
   it('a malformed test set exits 2 naming the file and line; a missing flag exits 2', async () => {
     writeFileSync(
       join(dir, 'bad.jsonl'),

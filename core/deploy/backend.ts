@@ -20,7 +20,7 @@ function backendError(message: string, retryable: boolean): BackendError | Backe
  * weights it cannot take, DoRA, a bias): "Call to add_lora method failed: …". Loading it again cannot help.
  */
 function adapterRefused(text: string): boolean {
-  return /add_lora method failed|greater than max_lora_rank|expected target modules|doesn't contain tensors|does not yet support|not supported/i.test(
+  return /add_lora method failed|greater than max_lora_rank|expected target modules|doesn't contain tensors|does not yet support|bias is not supported/i.test(
     text,
   );
 }

@@ -136,7 +136,14 @@ const teacherSchema = z.discriminatedUnion('kind', [
     rateLimit: rateLimitSchema.optional(),
     /** Ask for JSON output (response_format json_object); turn off for endpoints that reject it. */
     jsonMode: z.boolean().default(true),
+    /**
+     * Ask for the drafting answer's exact JSON Schema instead (response_format json_schema: the structured outputs
+     * of OpenAI and vLLM), so even a small teacher answers in the shape asked; wins over jsonMode.
+     */
+    jsonSchema: z.boolean().default(false),
     temperature: z.number().min(0).max(2).default(0.7),
+    /** The most tokens one answer may use (`max_completion_tokens`); unset: the endpoint's own limit. */
+    maxTokens: z.number().int().min(1).max(100_000).optional(),
     /** Dollars per million tokens, to report what the teacher's calls cost (absent: tokens only). */
     pricing: z.strictObject({ inputPerMillion: z.number().min(0), outputPerMillion: z.number().min(0) }).optional(),
   }),

@@ -167,7 +167,17 @@ export const CONFIG_ROWS: ConfigRow[] = [
     keys: ['dataset.teacher.jsonMode'],
     meaning: '(openai) ask for `response_format: json_object` when drafting requests',
   },
+  {
+    keys: ['dataset.teacher.jsonSchema'],
+    meaning:
+      "(openai) ask for the drafting answer's exact JSON Schema instead (`response_format: json_schema`, one entry per task: the structured outputs of OpenAI and vLLM), so even a small teacher answers in the shape asked; wins over `jsonMode`",
+  },
   { keys: ['dataset.teacher.temperature'], meaning: '(openai) for drafting; solving uses 0' },
+  {
+    keys: ['dataset.teacher.maxTokens'],
+    unset: "absent (the endpoint's own limit)",
+    meaning: '(openai) the most tokens one answer may use (`max_completion_tokens`), drafting and solving',
+  },
   {
     keys: ['dataset.teacher.pricing'],
     unset: 'absent (tokens only)',

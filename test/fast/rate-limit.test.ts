@@ -15,6 +15,7 @@ import {
   retryAfterMs,
   send,
   TeacherKeyError,
+  TeacherRequestError,
   TeacherQuotaError,
 } from '../../core/dataset/teacher/send.js';
 import { parseConfig } from '../../core/config/load.js';
@@ -168,7 +169,7 @@ describe('send', () => {
     }
   });
 
-  it('retries 5xx up to maxRetries, then gives up; a 400 is never retried', async () => {
+  it('retries 5xx up to maxRetries, then gives up; a 400 or 404 is never retried and names the endpoint', async () => {
     const e500 = { status: 500, body: { error: { message: 'boom' } } };
     const ok = await scripted([e500, e500]);
     await send(ok.client, body, { keyEnv: 'TEST_TEACHER_KEY', maxRetries: 2 });
@@ -181,13 +182,20 @@ describe('send', () => {
     );
     assert.equal(failing.arrivals.length, 2);
     await failing.close();
-    const bad = await scripted([{ status: 400, body: { error: { message: 'bad request' } } }]);
-    await assert.rejects(
-      send(bad.client, body, { keyEnv: 'TEST_TEACHER_KEY', maxRetries: 5 }),
-      (e: unknown) => e instanceof OpenAI.BadRequestError,
-    );
-    assert.equal(bad.arrivals.length, 1);
-    await bad.close();
+    for (const [status, message] of [
+      [400, 'tools need --enable-auto-tool-choice'],
+      [404, 'The model `nope` does not exist.'],
+    ] as const) {
+      const bad = await scripted([{ status, body: { error: { message } } }]);
+      await assert.rejects(send(bad.client, body, { keyEnv: 'TEST_TEACHER_KEY', maxRetries: 5 }), (e: Error) => {
+        assert.ok(e instanceof TeacherRequestError, String(e));
+        assert.ok(e.message.includes(`${bad.client.baseURL} refused the request (${status})`), e.message);
+        assert.ok(e.message.includes(message), e.message);
+        return true;
+      });
+      assert.equal(bad.arrivals.length, 1, 'not retried');
+      await bad.close();
+    }
   });
 
   it('every attempt, retries included, waits for the shared budget; a 429 holds the bucket for everyone', async () => {

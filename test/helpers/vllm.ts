@@ -24,6 +24,8 @@ export interface VllmOptions {
   maxLoraRank?: number;
   maxModelLen?: number;
   startTimeoutMs?: number;
+  /** More server flags (e.g. a tool parser for a teacher). */
+  extraArgs?: string[];
 }
 
 export interface VllmServer {
@@ -43,6 +45,7 @@ export async function startVllm(opts: VllmOptions): Promise<VllmServer> {
     ...['--host', '127.0.0.1', '--port', String(port), '--api-key', opts.apiKey],
     ...['--enable-lora', '--max-lora-rank', String(opts.maxLoraRank ?? 16), '--max-loras', '2'],
     ...['--dtype', 'bfloat16', '--max-model-len', String(opts.maxModelLen ?? 2048)],
+    ...(opts.extraArgs ?? []),
   ];
   const out = openSync(opts.log, 'a');
   const child = spawn(VLLM_PYTHON, args, {

@@ -182,6 +182,7 @@ export function openaiTeacher(
             model: config.model,
             ...seed,
             temperature: 0,
+            ...answerCap(config),
             tools: tools.map((t) => ({
               type: 'function' as const,
               function: { name: t.name, description: t.description ?? '', parameters: t.inputSchema },
@@ -263,6 +264,34 @@ function draftingTask(intent: Intent): string {
     : `Rephrase this request the way a ${intent.persona.name} would type it, keeping its meaning: ${intent.phrasings[0]}`;
 }
 
+/** The configured cap on an answer's tokens; nothing when unset (so requests, and their cache keys, stay as they were). */
+function answerCap(config: OpenAiConfig): { max_completion_tokens?: number } {
+  return config.maxTokens ? { max_completion_tokens: config.maxTokens } : {};
+}
+
+/** How a drafting answer is asked to be JSON: its exact schema (one entry per task), any object, or not at all. */
+function draftFormat(
+  config: OpenAiConfig,
+  tasks: number,
+): Pick<OpenAI.Chat.ChatCompletionCreateParamsNonStreaming, 'response_format'> {
+  if (config.jsonSchema) {
+    const entry = {
+      type: 'object',
+      properties: { task: { type: 'integer' }, request: { type: 'string' } },
+      required: ['task', 'request'],
+      additionalProperties: false,
+    };
+    const schema = {
+      type: 'object',
+      properties: { requests: { type: 'array', items: entry, minItems: tasks, maxItems: tasks } },
+      required: ['requests'],
+      additionalProperties: false,
+    };
+    return { response_format: { type: 'json_schema', json_schema: { name: 'requests', strict: true, schema } } };
+  }
+  return config.jsonMode ? { response_format: { type: 'json_object' } } : {};
+}
+
 /** One drafting request for a batch of intents: numbered tasks, one line each, answered as one JSON object. */
 function draftingRequest(
   config: OpenAiConfig,
@@ -277,7 +306,8 @@ function draftingRequest(
     model: config.model,
     ...seed,
     temperature: config.temperature,
-    ...(config.jsonMode ? { response_format: { type: 'json_object' as const } } : {}),
+    ...answerCap(config),
+    ...draftFormat(config, batch.length),
     messages: [
       {
         role: 'system',

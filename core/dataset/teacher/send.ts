@@ -12,6 +12,14 @@ export class TeacherKeyError extends InputError {
   override name = 'TeacherKeyError';
 }
 
+/**
+ * The endpoint refused the request itself (a 4xx other than 408, 409 and 429: an unknown model, a field it does not
+ * take, tools it cannot call): the same request cannot succeed later, so it is not retried.
+ */
+export class TeacherRequestError extends InputError {
+  override name = 'TeacherRequestError';
+}
+
 export interface SendPolicy {
   /** The environment variable the client's API key came from, for an error that names it. */
   keyEnv: string;
@@ -64,6 +72,11 @@ export async function send(
           `teacher: ${client.baseURL} refused the API key in ${env} (${e.status}); set ${env} to a valid key on every worker: ${redact(e.message, client.apiKey, env)}`,
         );
       }
+      if (e instanceof OpenAI.APIError && e.status !== undefined && e.status < 500 && !retryable(e))
+        throw new TeacherRequestError(
+          `teacher: ${client.baseURL} refused the request (${e.status}); it cannot succeed on a retry: ${redact(e.message, client.apiKey, policy.keyEnv)}`,
+          { cause: e },
+        );
       if (!retryable(e) || failures >= policy.maxRetries) throw e;
       await new Promise((r) => setTimeout(r, Math.min(MAX_BACKOFF_MS, 500 * 2 ** failures)));
       failures++;

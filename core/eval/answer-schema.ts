@@ -51,6 +51,37 @@ export function answerConstraint(tools: RenderedRow['tools']): Record<string, un
 function argumentsSchema(parameters: unknown): Schema {
   if (typeof parameters !== 'object' || parameters === null || Array.isArray(parameters)) return { type: 'object' };
   if (JSON.stringify(parameters).includes('"$ref"')) return { type: 'object' };
-  const { $schema: _drop, $defs: _defs, definitions: _definitions, ...rest } = parameters as Schema;
-  return { type: 'object', ...rest };
+  return { type: 'object', ...(engineSchema(parameters) as Schema) };
+}
+
+/** What every engine's grammar compiles (vLLM's xgrammar and guidance, OpenAI's strict mode): other keywords go. */
+const KEPT = new Set([
+  ...['type', 'properties', 'required', 'additionalProperties', 'items', 'prefixItems', 'enum', 'const'],
+  ...['anyOf', 'allOf', 'description', 'title', 'minLength', 'maxLength', 'pattern', 'format', 'minItems'],
+  ...['maxItems', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf', 'minProperties'],
+  'maxProperties',
+]);
+/** Formats the grammar backends know; another (`uri-reference`, a vendor's own) is dropped rather than refused. */
+const FORMATS = new Set(['date', 'date-time', 'time', 'duration', 'email', 'hostname', 'ipv4', 'ipv6', 'uuid', 'uri']);
+const SUBSCHEMA_LISTS = new Set(['anyOf', 'allOf', 'prefixItems']);
+
+/**
+ * A tool's schema in the words engines compile: `oneOf` as `anyOf` (vLLM's guidance backend refuses `oneOf`, and
+ * exclusivity is not something decoding can hold anyway), and the keywords they refuse (`uniqueItems`, `not`,
+ * `if`, …) and unknown formats left out. The decoded answer is then inside a looser schema; scoring and the
+ * gateway's checks judge it against the tool's own.
+ */
+function engineSchema(schema: unknown): unknown {
+  if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) return schema;
+  const out: Schema = {};
+  for (const [key, value] of Object.entries(schema as Schema)) {
+    const name = key === 'oneOf' ? 'anyOf' : key;
+    if (!KEPT.has(name) || (name === 'format' && !FORMATS.has(String(value)))) continue;
+    if (name === 'properties' && typeof value === 'object' && value !== null)
+      out[name] = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, engineSchema(v)]));
+    else if (SUBSCHEMA_LISTS.has(name) && Array.isArray(value)) out[name] = value.map(engineSchema);
+    else if (name === 'items' || name === 'additionalProperties') out[name] = engineSchema(value);
+    else out[name] = value;
+  }
+  return out;
 }

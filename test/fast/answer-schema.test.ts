@@ -60,4 +60,44 @@ describe('the router answer schema over the offered tools', () => {
     assert.ok(valid({ tool: 'linked', arguments: { node: { id: 'n1' } } }));
     assert.ok(valid({ tool: 'linked', arguments: { anything: true } }));
   });
+
+  it("says in the words engines compile: oneOf as anyOf, and no keyword vLLM's grammar backends refuse, at any depth", () => {
+    const awkward = tool('apply_receipt', {
+      type: 'object',
+      properties: {
+        payer: {
+          oneOf: [
+            { type: 'string', format: 'email' },
+            { type: 'integer', minimum: 1 },
+          ],
+        },
+        lines: {
+          type: 'array',
+          uniqueItems: true,
+          minItems: 1,
+          items: { type: 'object', properties: { on: { type: 'string', format: 'date' } }, not: { required: ['x'] } },
+        },
+        site: { type: 'string', format: 'uri-reference', pattern: '^/', maxLength: 40 },
+      },
+      required: ['payer'],
+      minProperties: 1,
+    });
+    const schema = routerAnswerSchema([awkward]);
+    const text = JSON.stringify(schema);
+    for (const refused of ['oneOf', 'uniqueItems', '"not"', 'uri-reference'])
+      assert.ok(!text.includes(refused), `${refused} left in ${text}`);
+    // What engines take stays: bounds, patterns, the formats they know, the alternatives as anyOf.
+    for (const kept of [
+      '"anyOf"',
+      '"minItems":1',
+      '"pattern":"^/"',
+      '"format":"email"',
+      '"format":"date"',
+      '"minimum":1',
+    ])
+      assert.ok(text.includes(kept), `${kept} missing from ${text}`);
+    const lowered = new Ajv({ strict: false }).compile(schema);
+    assert.ok(lowered({ tool: 'apply_receipt', arguments: { payer: 7, lines: [{ on: '2026-01-02' }] } }));
+    assert.ok(!lowered({ tool: 'apply_receipt', arguments: { payer: true } }), 'a value neither branch takes');
+  });
 });

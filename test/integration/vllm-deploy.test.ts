@@ -221,6 +221,28 @@ describe('the vllm target on a real vLLM server', { timeout: 15 * 60_000 }, () =
         assert.ok(confidence > 0 && confidence <= 1, `confidence from vLLM's logprobs: ${confidence}`);
       }
       assert.ok(toolCalls > 0, 'the router JSON calls vLLM wrote reached the agent as tool_calls');
+      // A tool schema in words vLLM's grammar backends refuse (oneOf, uniqueItems, an unknown format) still decodes.
+      const awkward = {
+        type: 'function',
+        function: {
+          name: 'apply_receipt',
+          description: 'Apply a receipt',
+          parameters: {
+            type: 'object',
+            properties: {
+              payer: { oneOf: [{ type: 'string', format: 'email' }, { type: 'integer' }] },
+              lines: { type: 'array', uniqueItems: true, items: { type: 'string', format: 'uri-reference' } },
+            },
+            required: ['payer'],
+          },
+        },
+      };
+      const res = await fetch(`${gw.url}/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'router', messages: calls[0]!.messages, tools: [...calls[0]!.tools, awkward] }),
+      });
+      assert.equal(res.status, 200, await res.clone().text());
     } finally {
       await gw.close();
     }

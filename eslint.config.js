@@ -5,7 +5,18 @@ import tseslint from 'typescript-eslint';
 import unusedImports from 'eslint-plugin-unused-imports';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', '.venv/', '.venv-bfcl/', '.venv-vllm/', '.venv-vllm-gpu/', '.flywheel/', 'dist/', 'trainer/'] },
+  {
+    ignores: [
+      'node_modules/',
+      '.venv/',
+      '.venv-bfcl/',
+      '.venv-vllm/',
+      '.venv-vllm-gpu/',
+      '.flywheel/',
+      'dist/',
+      'trainer/',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

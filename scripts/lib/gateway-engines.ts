@@ -221,12 +221,10 @@ async function measure(
       usage?: { completion_tokens?: number };
     };
     const message = body.choices?.[0]?.message;
-    return {
-      ms: performance.now() - started,
-      // A decision: a call (tool_calls) or a router no-call; an error or free text is not one.
-      decided: res.ok && Boolean(message && (message.tool_calls?.length || isNoCall(message.content))),
-      completionTokens: body.usage?.completion_tokens ?? 0,
-    };
+    // A decision: a call (tool_calls) or a router no-call; an error or free text is not one.
+    const decided = res.ok && Boolean(message && (message.tool_calls?.length || isNoCall(message.content)));
+    if (!decided) console.log(`  not a decision (${res.status}): ${JSON.stringify(message ?? body).slice(0, 300)}`);
+    return { ms: performance.now() - started, decided, completionTokens: body.usage?.completion_tokens ?? 0 };
   };
   const out: Level[] = [];
   for (const concurrency of levels) {

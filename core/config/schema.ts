@@ -140,7 +140,7 @@ const teacherSchema = z.discriminatedUnion('kind', [
      * Ask for the drafting answer's exact JSON Schema instead (response_format json_schema: the structured outputs
      * of OpenAI and vLLM), so even a small teacher answers in the shape asked; wins over jsonMode.
      */
-    jsonSchema: z.boolean().default(false),
+    jsonSchema: z.boolean().optional(),
     temperature: z.number().min(0).max(2).default(0.7),
     /** The most tokens one answer may use (`max_completion_tokens`); unset: the endpoint's own limit. */
     maxTokens: z.number().int().min(1).max(100_000).optional(),

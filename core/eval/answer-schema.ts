@@ -54,12 +54,14 @@ function argumentsSchema(parameters: unknown): Schema {
   return { type: 'object', ...(engineSchema(parameters) as Schema) };
 }
 
-/** What every engine's grammar compiles (vLLM's xgrammar and guidance, OpenAI's strict mode): other keywords go. */
+/**
+ * What every engine's grammar compiles (vLLM's xgrammar and guidance, OpenAI's strict mode): other keywords go.
+ * Not `minProperties`/`maxProperties`: guidance takes them only when every listed property is required.
+ */
 const KEPT = new Set([
   ...['type', 'properties', 'required', 'additionalProperties', 'items', 'prefixItems', 'enum', 'const'],
   ...['anyOf', 'allOf', 'description', 'title', 'minLength', 'maxLength', 'pattern', 'format', 'minItems'],
-  ...['maxItems', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf', 'minProperties'],
-  'maxProperties',
+  ...['maxItems', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf'],
 ]);
 /** Formats the grammar backends know; another (`uri-reference`, a vendor's own) is dropped rather than refused. */
 const FORMATS = new Set(['date', 'date-time', 'time', 'duration', 'email', 'hostname', 'ipv4', 'ipv6', 'uuid', 'uri']);
@@ -68,20 +70,29 @@ const SUBSCHEMA_LISTS = new Set(['anyOf', 'allOf', 'prefixItems']);
 /**
  * A tool's schema in the words engines compile: `oneOf` as `anyOf` (vLLM's guidance backend refuses `oneOf`, and
  * exclusivity is not something decoding can hold anyway), and the keywords they refuse (`uniqueItems`, `not`,
- * `if`, …) and unknown formats left out. The decoded answer is then inside a looser schema; scoring and the
- * gateway's checks judge it against the tool's own.
+ * `if`, …) and unknown formats left out. Only ever looser: a schema whose `patternProperties` go also loses
+ * `additionalProperties`, which would otherwise shut out what they allowed. The decoded answer is then inside a
+ * looser schema; scoring and the gateway's checks judge it against the tool's own.
  */
 function engineSchema(schema: unknown): unknown {
   if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) return schema;
+  const given = schema as Schema;
   const out: Schema = {};
-  for (const [key, value] of Object.entries(schema as Schema)) {
-    const name = key === 'oneOf' ? 'anyOf' : key;
+  for (const [name, value] of Object.entries(given)) {
     if (!KEPT.has(name) || (name === 'format' && !FORMATS.has(String(value)))) continue;
+    if (name === 'additionalProperties' && 'patternProperties' in given) continue;
     if (name === 'properties' && typeof value === 'object' && value !== null)
       out[name] = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, engineSchema(v)]));
     else if (SUBSCHEMA_LISTS.has(name) && Array.isArray(value)) out[name] = value.map(engineSchema);
-    else if (name === 'items' || name === 'additionalProperties') out[name] = engineSchema(value);
+    else if (name === 'items' || name === 'additionalProperties')
+      out[name] = Array.isArray(value) ? value.map(engineSchema) : engineSchema(value);
     else out[name] = value;
+  }
+  // oneOf as anyOf; beside an anyOf of its own, both must hold.
+  if (Array.isArray(given.oneOf)) {
+    const oneOf = { anyOf: given.oneOf.map(engineSchema) };
+    if (out.anyOf) out.allOf = [...((out.allOf as unknown[]) ?? []), oneOf];
+    else out.anyOf = oneOf.anyOf;
   }
   return out;
 }

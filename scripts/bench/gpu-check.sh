@@ -44,23 +44,24 @@ cat >"$OUT/job.json" <<EOF
 EOF
 started=$(date +%s)
 PYTHONPATH=trainer "$PY" -m flywheel_trainer train --job "$OUT/job.json" >"$OUT/train.out" 2>"$OUT/train.log"
-echo "gpu-check: train bf16 on cuda: $(($(date +%s) - started)) s; last progress: $(grep -o '"loss": [0-9.]*' "$OUT/train.out" | tail -1)"
+echo "gpu-check: train bf16 on cuda: $(($(date +%s) - started)) s; last progress: $(grep -o '"loss":[0-9.e-]*' "$OUT/train.out" | tail -1)"
 ADAPTER="$OUT/train/adapter"
 
 # 2. The trainer's throughput benchmark (short: the figure, not a soak).
 PYTHONPATH=trainer "$PY" trainer/bench/lora_throughput.py --steps 12 | tail -4 | sed 's/^/gpu-check: throughput /'
 
 # 3. The official vLLM wheel, the adapter loaded at runtime, one decision inside the answer schema.
-if [ ! -x .venv-vllm-gpu/bin/python ]; then
+if ! .venv-vllm-gpu/bin/python -c 'import vllm' 2>/dev/null; then
   python3 -m venv .venv-vllm-gpu
   .venv-vllm-gpu/bin/pip install --quiet "vllm==$VLLM_VERSION"
 fi
 KEY=gpu-check-key
-VLLM_ALLOW_RUNTIME_LORA_UPDATING=True .venv-vllm-gpu/bin/python -m vllm.entrypoints.openai.api_server \
+# Its own process group (setsid), so that stopping it stops the engine process it starts too.
+VLLM_ALLOW_RUNTIME_LORA_UPDATING=True setsid .venv-vllm-gpu/bin/python -m vllm.entrypoints.openai.api_server \
   --model "$BASE" --served-model-name base --host 127.0.0.1 --port 8391 --api-key $KEY \
   --enable-lora --max-lora-rank 16 --max-loras 2 --dtype bfloat16 --max-model-len 4096 >"$OUT/vllm.log" 2>&1 &
 VLLM_PID=$!
-trap 'kill $VLLM_PID 2>/dev/null || true' EXIT
+trap 'kill -- -$VLLM_PID 2>/dev/null || true' EXIT
 for _ in $(seq 1 180); do curl -sf http://127.0.0.1:8391/health >/dev/null && break; sleep 2; done
 curl -sf http://127.0.0.1:8391/health >/dev/null || { echo "gpu-check: vllm not healthy; log $OUT/vllm.log"; exit 1; }
 curl -sf -H "authorization: Bearer $KEY" -H 'content-type: application/json' http://127.0.0.1:8391/v1/load_lora_adapter \

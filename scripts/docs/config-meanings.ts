@@ -169,8 +169,9 @@ export const CONFIG_ROWS: ConfigRow[] = [
   },
   {
     keys: ['dataset.teacher.jsonSchema'],
+    unset: 'absent (`false`)',
     meaning:
-      "(openai) ask for the drafting answer's exact JSON Schema instead (`response_format: json_schema`, one entry per task: the structured outputs of OpenAI and vLLM), so even a small teacher answers in the shape asked; wins over `jsonMode`",
+      "(openai) ask for the drafting answer's exact JSON Schema instead (`response_format: json_schema`, one entry per task: the structured outputs of OpenAI and vLLM), so even a small teacher answers in the shape asked (unless cut off at `maxTokens`); wins over `jsonMode`",
   },
   { keys: ['dataset.teacher.temperature'], meaning: '(openai) for drafting; solving uses 0' },
   {

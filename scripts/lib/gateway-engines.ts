@@ -200,7 +200,7 @@ async function expose(
   });
 }
 
-/** Per level: a warm-up request, then `perLevel` test requests (cycling through the cases), C at a time. */
+/** Per level: a warm-up request, then `perLevel` test requests of its own, C at a time. */
 async function measure(
   gatewayUrl: string,
   alias: string,
@@ -227,25 +227,28 @@ async function measure(
     return { ms: performance.now() - started, decided, completionTokens: body.usage?.completion_tokens ?? 0 };
   };
   const out: Level[] = [];
-  for (const concurrency of levels) {
-    await ask(cases[0]!);
-    const picked = Array.from({ length: perLevel }, (_, i) => cases[i % cases.length]!);
+  // Each level asks other cases (while the test set lasts), so no level reads prompts an earlier one left in an
+  // engine's prefix cache; the warm-up asks the last case, which no level does before it is reached.
+  for (const [level, concurrency] of levels.entries()) {
+    await ask(cases.at(-1)!);
+    const picked = Array.from({ length: perLevel }, (_, i) => cases[(level * perLevel + i) % cases.length]!);
     const started = performance.now();
     const answers = await pool(picked, concurrency, ask);
     const seconds = (performance.now() - started) / 1000;
+    const decided = answers.filter((a) => a.decided).length;
     const ms = answers.map((a) => a.ms).sort((a, b) => a - b);
     const q = (p: number) => ms[Math.min(ms.length - 1, Math.ceil(p * ms.length) - 1)]!;
     out.push({
       concurrency,
-      decisionsPerS: perLevel / seconds,
+      decisionsPerS: decided / seconds,
       p50: q(0.5),
       p95: q(0.95),
       completionTokens: answers.reduce((s, a) => s + a.completionTokens, 0) / answers.length,
-      answered: answers.filter((a) => a.decided).length,
+      answered: decided,
       sent: perLevel,
     });
     console.log(
-      `${alias} c=${concurrency}: ${(perLevel / seconds).toFixed(2)} decisions/s, p50 ${q(0.5).toFixed(0)} ms`,
+      `${alias} c=${concurrency}: ${(decided / seconds).toFixed(2)} decisions/s, p50 ${q(0.5).toFixed(0)} ms`,
     );
   }
   return out;

@@ -84,11 +84,11 @@ describe('the router answer schema over the offered tools', () => {
     });
     const schema = routerAnswerSchema([awkward]);
     const text = JSON.stringify(schema);
-    for (const refused of ['oneOf', 'uniqueItems', '"not"', 'uri-reference'])
+    for (const refused of ['oneOf', 'uniqueItems', '"not"', 'uri-reference', 'minProperties'])
       assert.ok(!text.includes(refused), `${refused} left in ${text}`);
     // What engines take stays: bounds, patterns, the formats they know, the alternatives as anyOf.
     for (const kept of [
-      '"anyOf"',
+      '"anyOf":[{"type":"string","format":"email"}',
       '"minItems":1',
       '"pattern":"^/"',
       '"format":"email"',
@@ -99,5 +99,19 @@ describe('the router answer schema over the offered tools', () => {
     const lowered = new Ajv({ strict: false }).compile(schema);
     assert.ok(lowered({ tool: 'apply_receipt', arguments: { payer: 7, lines: [{ on: '2026-01-02' }] } }));
     assert.ok(!lowered({ tool: 'apply_receipt', arguments: { payer: true } }), 'a value neither branch takes');
+  });
+
+  it('only ever loosens: a oneOf beside an anyOf keeps both, patternProperties take additionalProperties with them', () => {
+    const both = tool('both', {
+      type: 'object',
+      properties: {
+        v: { anyOf: [{ type: 'string' }, { type: 'integer' }], oneOf: [{ type: 'integer' }, { type: 'boolean' }] },
+        tags: { type: 'object', patternProperties: { '^x-': { type: 'string' } }, additionalProperties: false },
+      },
+    });
+    const check = new Ajv({ strict: false }).compile(routerAnswerSchema([both]));
+    assert.ok(check({ tool: 'both', arguments: { v: 3 } }), 'in both the anyOf and the oneOf');
+    assert.ok(!check({ tool: 'both', arguments: { v: 'x' } }), 'the anyOf alone is not enough');
+    assert.ok(check({ tool: 'both', arguments: { tags: { 'x-a': 'b' } } }), 'what the patternProperties allowed');
   });
 });

@@ -45,26 +45,36 @@ const servers: ServerConfig[] = (['salesforce', 'oracle-ebs'] as const).map((d) 
 }));
 
 /** A pass-through in front of vLLM that notes when each request arrived (vLLM does not say). */
-async function recordingProxy(target: string): Promise<{ url: string; arrivals: number[]; close(): Promise<void> }> {
+async function recordingProxy(
+  target: string,
+): Promise<{ url: string; arrivals: number[]; bodies: Array<Record<string, unknown>>; close(): Promise<void> }> {
   const arrivals: number[] = [];
+  const bodies: Array<Record<string, unknown>> = [];
   const upstream = new URL(target);
   const server: Server = createServer((req, res) => {
     arrivals.push(Date.now());
-    const forward = httpRequest(
-      { host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers: req.headers },
-      (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
-      },
-    );
-    forward.on('error', () => res.destroy());
-    req.pipe(forward);
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks);
+      bodies.push(JSON.parse(body.toString() || '{}') as Record<string, unknown>);
+      const forward = httpRequest(
+        { host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers: req.headers },
+        (answer) => {
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(res);
+        },
+      );
+      forward.on('error', () => res.destroy());
+      forward.end(body);
+    });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as { port: number };
   return {
     url: `http://127.0.0.1:${port}/v1`,
     arrivals,
+    bodies,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
 }
@@ -192,6 +202,12 @@ describe('the openai teacher on a real vLLM server', { timeout: 15 * 60_000 }, (
       assert.equal(after.prompt - before.prompt, run.total('promptTokens'), "vLLM's prompt tokens");
       assert.equal(after.generated - before.generated, run.total('completionTokens'), "vLLM's generated tokens");
       assert.ok(run.total('completionTokens') <= sent * MAX_TOKENS, 'no answer ran past maxTokens');
+      // Both jobs reached vLLM: drafting (the drafts' JSON Schema) and solving (the domain's tools, for hermes).
+      assert.ok(proxy.bodies.every((b) => b.max_completion_tokens === MAX_TOKENS));
+      const drafting = proxy.bodies.filter((b) => (b.response_format as { type?: string })?.type === 'json_schema');
+      const solving = proxy.bodies.filter((b) => Array.isArray(b.tools) && b.tools.length > 0);
+      assert.ok(drafting.length > 0 && solving.length > 0, `${drafting.length} drafting, ${solving.length} solving`);
+      assert.equal(drafting.length + solving.length, sent);
 
       // Every intent ends as a row or a rejection with a reason; a malformed answer was asked again first.
       const rejected = Object.values(run.stats.rejectionsByReason).reduce((s, n) => s + n, 0);
@@ -201,6 +217,7 @@ describe('the openai teacher on a real vLLM server', { timeout: 15 * 60_000 }, (
       assert.equal(run.total('malformed'), malformed.length);
       assert.ok(malformed.every((c) => /^no parseable (request|answer) after retries$/.test(c.malformed!)));
       assert.ok(run.total('malformedRetries') >= 2 * malformed.length, 'each dropped answer was asked twice more');
+      // Deterministic here (seeded drafting, greedy solving): the 135M base writes answers no parser takes.
       assert.ok(malformed.length > 0, 'a 135M model writes malformed answers this test sees dropped');
       for (const row of run.rows)
         assert.equal(row.provenance.teacher, 'openai:base', 'rows came from the vLLM teacher');

@@ -62,6 +62,23 @@ async function converted(dir: string, name: string): Promise<boolean> {
 }
 
 /**
+ * The converted base in `cacheRoot`, converted first (`convert(name, outDir)`) when the cache has no current copy.
+ * Without the artifact store: what one machine's tools and tests need; a run goes through ensureBaseModel.
+ */
+export async function convertedBase(
+  name: string,
+  cacheRoot: string,
+  convert: (name: string, out: string) => Promise<void>,
+): Promise<{ dir: string; converted: boolean }> {
+  const dir = convertedDir(cacheRoot, name);
+  if (await converted(dir, name)) return { dir, converted: false };
+  await mkdir(dirname(dir), { recursive: true });
+  await convert(name, dir);
+  if (!(await converted(dir, name))) throw new Error(`converting ${name} left no ${BASE_MARKER} in ${dir}`);
+  return { dir, converted: true };
+}
+
+/**
  * Make the converted base present in `cacheRoot` and stored in the artifact store. The store wins: a stored
  * base is put back into an empty cache (no conversion); otherwise the cache's copy, or a fresh conversion
  * (`convert(name, outDir)`, the trainer's convert-base), is stored and the pointer set.
@@ -84,13 +101,7 @@ export async function ensureBaseModel(
     }
     return { dir, ref: stored, converted: false };
   }
-  let didConvert = false;
-  if (!(await converted(dir, name))) {
-    await mkdir(dirname(dir), { recursive: true });
-    await convert(name, dir);
-    didConvert = true;
-    if (!(await converted(dir, name))) throw new Error(`converting ${name} left no ${BASE_MARKER} in ${dir}`);
-  }
+  const { converted: didConvert } = await convertedBase(name, cacheRoot, convert);
   const ref = await store.putDir('base-model', dir, {
     stats: { name, pip: PACKAGED_BASES[name]!.pip, ggufSha256: PACKAGED_BASES[name]!.ggufSha256 },
   });

@@ -29,12 +29,8 @@ VLLM_VERSION=${VLLM_GPU_VERSION:-0.32.0}
 
 # 1. The trainer on CUDA, bf16, on the packaged base.
 BASE=$(node --import tsx -e "
-  import('./core/train/base-model.js').then(async (b) => {
-    const t = await import('./core/train/trainer-process.js');
-    const dir = b.convertedDir(t.baseCacheRoot(), 'smollm2-135m-instruct');
-    if (!(await import('node:fs')).existsSync(dir + '/' + b.BASE_MARKER)) await t.convertBase('smollm2-135m-instruct', dir);
-    console.log(dir);
-  });")
+  Promise.all([import('./core/train/base-model.js'), import('./core/train/trainer-process.js')]).then(async ([b, t]) =>
+    console.log((await b.convertedBase('smollm2-135m-instruct', t.baseCacheRoot(), t.convertBase)).dir));")
 "$PY" trainer/tests/synthetic.py "$OUT/rows" 0
 cat >"$OUT/job.json" <<EOF
 {"version": 1, "baseModel": "$BASE", "data": {"train": "$OUT/rows/train.jsonl", "val": "$OUT/rows/val.jsonl"},

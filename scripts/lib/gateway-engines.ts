@@ -24,7 +24,7 @@ import type { DeployTarget } from '../../core/deploy/types.js';
 import { casesFrom } from '../../core/eval/cases.js';
 import type { EvalCase } from '../../core/eval/types.js';
 import { pool } from '../../core/pool.js';
-import { BASE_MARKER, convertedDir, isPackagedBase } from '../../core/train/base-model.js';
+import { convertedBase, convertedDir, isPackagedBase } from '../../core/train/base-model.js';
 import { startServe } from '../../core/train/serve-process.js';
 import { baseCacheRoot, convertBase } from '../../core/train/trainer-process.js';
 import { startGateway } from '../../gateway/server.js';
@@ -153,15 +153,7 @@ function baseOf(adapter: string): string {
 
 /** A tiny router on `base` (a packaged base, converted once into the base cache, or a directory), 30 steps. */
 async function tinyRouter(dir: string, base: string): Promise<{ adapter: string; rows: RenderedRow[] }> {
-  let baseDir = base;
-  if (isPackagedBase(base)) {
-    baseDir = convertedDir(baseCacheRoot(), base);
-    try {
-      readFileSync(join(baseDir, BASE_MARKER));
-    } catch {
-      await convertBase(base, baseDir);
-    }
-  }
+  const baseDir = isPackagedBase(base) ? (await convertedBase(base, baseCacheRoot(), convertBase)).dir : base;
   mkdirSync(join(dir, 'tiny'), { recursive: true });
   const tiny = await trainTinyAdapter(join(dir, 'tiny'), 0, 30, baseDir);
   return { adapter: tiny.adapter, rows: tiny.val };

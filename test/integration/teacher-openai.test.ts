@@ -5,32 +5,17 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { openStore } from '../../core/artifacts/index.js';
-import { buildCatalog } from '../../core/catalog/build.js';
-import { listServerTools } from '../../core/catalog/list-tools.js';
-import type { Catalog } from '../../core/catalog/types.js';
 import { parseConfig } from '../../core/config/load.js';
-import type { DatasetConfig, ServerConfig } from '../../core/config/schema.js';
-import { mcpDryRunner } from '../../core/dataset/mcp-dry-run.js';
-import { buildIntents, validateCandidates } from '../../core/dataset/pipeline.js';
+import type { DatasetConfig } from '../../core/config/schema.js';
 import { makeTeacher } from '../../core/dataset/teacher/index.js';
 import { STYLE_HINTS, TeacherConfigError } from '../../core/dataset/teacher/openai.js';
 import type { Intent } from '../../core/dataset/types.js';
-import { CallValidator } from '../../core/dataset/validate.js';
 import { hashOf } from '../../core/hash.js';
-import { connectServer, type McpConnection } from '../../core/mcp/connect.js';
-import { discoverPools } from '../../core/probe/discover.js';
-import { DOMAIN_PACKS } from '../../sandboxes/packs.js';
-import { REPO, tempDir } from '../helpers/fixtures.js';
+import { tempDir } from '../helpers/fixtures.js';
 import { startStandIn, type Fault, type StandIn } from '../helpers/openai-stand-in.js';
-import { sandboxMain } from '../helpers/sandbox.js';
+import { openSandboxWorld, type SandboxWorld } from '../helpers/sandbox-teacher.js';
 
-const servers: ServerConfig[] = (['salesforce', 'oracle-ebs'] as const).map((d) => ({
-  name: d,
-  stdio: { command: process.execPath, args: ['--import', 'tsx', sandboxMain(d)], env: {}, cwd: REPO },
-  timeoutMs: 20_000,
-}));
-const conns = new Map<string, McpConnection>();
-let catalog: Catalog;
+let sandboxes: SandboxWorld;
 let intents: Intent[];
 
 function datasetConfig(url: string, teacher: Record<string, unknown> = {}, seed = 42): DatasetConfig {
@@ -60,30 +45,21 @@ function datasetConfig(url: string, teacher: Record<string, unknown> = {}, seed 
 async function build(url: string, storeDir = tempDir(), teacherConfig: Record<string, unknown> = {}, seed = 42) {
   const dataset = datasetConfig(url, teacherConfig, seed);
   const store = openStore(storeDir);
-  const toolsByDomain = new Map(catalog.servers.map((s) => [s.name, catalog.tools.filter((t) => t.server === s.name)]));
-  const teacher = makeTeacher(dataset.teacher, dataset.seed, { store }, toolsByDomain);
+  const teacher = makeTeacher(dataset.teacher, dataset.seed, { store }, sandboxes.toolsByDomain);
   const drafts = await teacher.generate(intents);
   const candidates = await teacher.solve(intents, drafts);
-  const { rows, stats } = await validateCandidates(
-    intents,
-    candidates,
-    catalog,
-    new CallValidator(catalog, mcpDryRunner(conns)),
-    dataset,
-  );
+  const { rows, stats } = await sandboxes.validate(intents, candidates, dataset);
   return { hash: hashOf(rows), rows, stats, teacherStats: teacher.stats!(), storeDir };
 }
 
 describe('openai teacher', () => {
   before(async () => {
     process.env.FLYWHEEL_TEST_TEACHER_KEY = 'test-key';
-    catalog = buildCatalog('t', await Promise.all(servers.map((s) => listServerTools(s, { maxPages: 10 }))));
-    for (const s of servers) conns.set(s.name, await connectServer(s));
-    const pools = await discoverPools(conns, servers, catalog, DOMAIN_PACKS, 42);
-    intents = (await buildIntents(catalog, datasetConfig('http://unused/v1'), pools, DOMAIN_PACKS)).intents;
+    sandboxes = await openSandboxWorld();
+    intents = await sandboxes.intents(datasetConfig('http://unused/v1'));
   });
   after(async () => {
-    for (const c of conns.values()) await c.close();
+    await sandboxes?.close();
   });
 
   it('a clean run turns teacher answers into valid rows', async () => {

@@ -6,43 +6,27 @@
  * say what it served. Validation runs in the real sandboxes.
  */
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { openStore } from '../../core/artifacts/index.js';
-import { buildCatalog } from '../../core/catalog/build.js';
-import { listServerTools } from '../../core/catalog/list-tools.js';
-import type { Catalog } from '../../core/catalog/types.js';
 import { parseConfig } from '../../core/config/load.js';
-import type { DatasetConfig, ServerConfig } from '../../core/config/schema.js';
-import { mcpDryRunner } from '../../core/dataset/mcp-dry-run.js';
-import { buildIntents, validateCandidates } from '../../core/dataset/pipeline.js';
+import type { DatasetConfig } from '../../core/config/schema.js';
 import { makeTeacher } from '../../core/dataset/teacher/index.js';
 import { TeacherRequestError } from '../../core/dataset/teacher/send.js';
 import type { Candidate } from '../../core/dataset/teacher/types.js';
 import type { Intent } from '../../core/dataset/types.js';
-import { CallValidator } from '../../core/dataset/validate.js';
 import { hashOf } from '../../core/hash.js';
-import { connectServer, type McpConnection } from '../../core/mcp/connect.js';
-import { discoverPools } from '../../core/probe/discover.js';
-import { BASE_MARKER, convertedDir } from '../../core/train/base-model.js';
+import { convertedBase } from '../../core/train/base-model.js';
 import { baseCacheRoot, convertBase } from '../../core/train/trainer-process.js';
-import { DOMAIN_PACKS } from '../../sandboxes/packs.js';
-import { REPO, tempDir } from '../helpers/fixtures.js';
-import { sandboxMain } from '../helpers/sandbox.js';
+import { tempDir } from '../helpers/fixtures.js';
+import { openSandboxWorld, type SandboxWorld } from '../helpers/sandbox-teacher.js';
 import { startVllm, type VllmServer } from '../helpers/vllm.js';
 
 const KEY = 'vllm-teacher-key';
 const BASE = 'smollm2-135m-instruct';
 const PER_SECOND = 2;
 const MAX_TOKENS = 96;
-
-const servers: ServerConfig[] = (['salesforce', 'oracle-ebs'] as const).map((d) => ({
-  name: d,
-  stdio: { command: process.execPath, args: ['--import', 'tsx', sandboxMain(d)], env: {}, cwd: REPO },
-  timeoutMs: 20_000,
-}));
 
 /** A pass-through in front of vLLM that notes when each request arrived (vLLM does not say). */
 async function recordingProxy(
@@ -95,10 +79,9 @@ async function served(vllm: VllmServer): Promise<{ requests: number; prompt: num
 }
 
 describe('the openai teacher on a real vLLM server', { timeout: 15 * 60_000 }, () => {
-  const conns = new Map<string, McpConnection>();
   let dir: string;
   let vllm: VllmServer;
-  let catalog: Catalog;
+  let sandboxes: SandboxWorld;
   let intents: Intent[];
 
   const datasetConfig = (url: string, teacher: Record<string, unknown> = {}): DatasetConfig =>
@@ -131,11 +114,8 @@ describe('the openai teacher on a real vLLM server', { timeout: 15 * 60_000 }, (
   async function build(url: string, storeDir: string) {
     const dataset = datasetConfig(url);
     const store = openStore(storeDir);
-    const toolsByDomain = new Map(
-      catalog.servers.map((s) => [s.name, catalog.tools.filter((t) => t.server === s.name)]),
-    );
     const halves = [intents.slice(0, intents.length / 2), intents.slice(intents.length / 2)];
-    const teachers = halves.map(() => makeTeacher(dataset.teacher, dataset.seed, { store }, toolsByDomain));
+    const teachers = halves.map(() => makeTeacher(dataset.teacher, dataset.seed, { store }, sandboxes.toolsByDomain));
     let candidates: Candidate[];
     try {
       candidates = (
@@ -144,13 +124,7 @@ describe('the openai teacher on a real vLLM server', { timeout: 15 * 60_000 }, (
     } finally {
       for (const t of teachers) await t.close?.();
     }
-    const { rows, stats } = await validateCandidates(
-      intents,
-      candidates,
-      catalog,
-      new CallValidator(catalog, mcpDryRunner(conns)),
-      dataset,
-    );
+    const { rows, stats } = await sandboxes.validate(intents, candidates, dataset);
     const total = (key: string) => teachers.reduce((s, t) => s + (t.stats!()[key] ?? 0), 0);
     return { rows, stats, candidates, hash: hashOf(rows), total };
   }
@@ -158,8 +132,7 @@ describe('the openai teacher on a real vLLM server', { timeout: 15 * 60_000 }, (
   before(async () => {
     dir = tempDir('flywheel-teacher-vllm-');
     process.env.FLYWHEEL_TEST_VLLM_TEACHER_KEY = KEY;
-    const base = convertedDir(baseCacheRoot(), BASE);
-    if (!existsSync(join(base, BASE_MARKER))) await convertBase(BASE, base);
+    const { dir: base } = await convertedBase(BASE, baseCacheRoot(), convertBase);
     vllm = await startVllm({
       model: base,
       apiKey: KEY,
@@ -167,10 +140,8 @@ describe('the openai teacher on a real vLLM server', { timeout: 15 * 60_000 }, (
       // The base's template renders tools and writes calls as <tool_call> blocks, which the hermes parser reads.
       extraArgs: ['--enable-auto-tool-choice', '--tool-call-parser', 'hermes'],
     });
-    catalog = buildCatalog('t', await Promise.all(servers.map((s) => listServerTools(s, { maxPages: 10 }))));
-    for (const s of servers) conns.set(s.name, await connectServer(s));
-    const pools = await discoverPools(conns, servers, catalog, DOMAIN_PACKS, 42);
-    const all = (await buildIntents(catalog, datasetConfig('http://unused/v1'), pools, DOMAIN_PACKS)).intents;
+    sandboxes = await openSandboxWorld();
+    const all = await sandboxes.intents(datasetConfig('http://unused/v1'));
     // A few of each kind: calls from both domains, and requests no tool can do.
     intents = [
       ...all.filter((i) => i.tool && i.domain === 'salesforce').slice(0, 3),
@@ -180,7 +151,7 @@ describe('the openai teacher on a real vLLM server', { timeout: 15 * 60_000 }, (
     assert.equal(intents.length, 8);
   });
   after(async () => {
-    for (const c of conns.values()) await c.close();
+    await sandboxes?.close();
     await vllm?.stop();
   });
 

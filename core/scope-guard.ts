@@ -5,7 +5,7 @@
  * a router is scored as it answers in production.
  */
 import type { CatalogTool } from './catalog/types.js';
-import { VERDICT_CODES } from './dataset/verdicts.js';
+import { MISSING_SCOPE } from './router/contract.js';
 
 /** Who asks and what the offered tools need: the caller's scopes, each tool's required scopes by name. */
 export interface ScopeCheck {
@@ -13,8 +13,8 @@ export interface ScopeCheck {
   tools: Record<string, string[]>;
 }
 
-/** The no-call a forbidden call becomes, its verdict from the one vocabulary (verdicts.ts). */
-export const MISSING_SCOPE = { tool: null, verdict: VERDICT_CODES.missing_scope!, code: 'missing_scope' } as const;
+/** The no-call a forbidden call becomes (the router contract's missingScope rewrite). */
+export { MISSING_SCOPE };
 
 /** The scopes in `required` that `held` lacks, in `required`'s order. */
 export function lackedScopes(required: readonly string[], held: readonly string[]): string[] {

@@ -1,6 +1,6 @@
 /** The cascade: when the small router is unsure (or says nothing usable), ask a frontier model instead. */
 import type { GatewayConfig } from '../core/config/schema.js';
-import type { Decision } from './confidence.js';
+import type { Decision } from '../core/router/answer.js';
 import { redact, refusedCredential } from '../core/secrets.js';
 import { fromWire, toWire } from '../core/catalog/wire-names.js';
 import { postChat, UpstreamError, type ChatCompletion } from './upstream.js';
@@ -15,8 +15,7 @@ export function escalationReason(
 ): string | null {
   if (!esc) return null;
   if (decision.kind === 'invalid' && esc.on.includes('invalid')) return `invalid: ${decision.detail}`;
-  if (decision.kind === 'abstain' && esc.on.includes('abstain'))
-    return `abstain${decision.code ? `: ${decision.code}` : ''}`;
+  if (decision.kind === 'no-call' && esc.on.includes('abstain')) return `abstain: ${decision.code}`;
   if (confidence !== null && confidence < esc.minConfidence)
     return `confidence ${confidence.toFixed(3)} < ${esc.minConfidence}`;
   return null;

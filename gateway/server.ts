@@ -10,15 +10,17 @@ import { ClientKeysError, GATEWAY_KEYS_ENV, loadClientKeys } from './client-keys
 import { openSpendBudget } from './spend-budget.js';
 import type { DeployedVersion } from '../core/deploy/types.js';
 import type { TraceMessage } from '../core/traces/types.js';
-import { decisionOf, toolConfidence, type Decision } from './confidence.js';
+import { toolConfidence } from './confidence.js';
+import { decisionOf, type Decision } from '../core/router/answer.js';
+import { checkScopes, isNotOffered } from '../core/router/checks.js';
 import { createEscalator, escalationReason, type Escalator } from './escalate.js';
-import { answerFor, callMessage, offerOutcome } from './offer-check.js';
+import { routerAnswer } from './router-answer.js';
 import { answerConstraint } from '../core/eval/answer-schema.js';
 import type { RenderedRow } from '../core/dataset/render.js';
 import { type RenderedRequest, RequestError, renderAgentRequest } from './render-request.js';
 import { appendTrace, callerOf, gatewayTrace, type TraceRequest } from './trace-log.js';
 import { postChat, UpstreamError, type ChatCompletion } from './upstream.js';
-import { MISSING_SCOPE, scopeRefusal, type ScopeCheck } from '../core/scope-guard.js';
+import { MISSING_SCOPE, type ScopeCheck } from '../core/scope-guard.js';
 
 export interface GatewayOptions {
   log?: (line: string) => void;
@@ -90,12 +92,20 @@ function targetInSlice(frontier: ChatCompletion['choices'][number]['message'], s
   return d.kind === 'call' ? slice.includes(d.tool) : null;
 }
 
+/** The tool definitions the grounding check reads: the agent's (with render, the slice's are among them). */
+function sentToolsOrAgent(
+  rendered: RenderedRequest | undefined,
+  agentTools: unknown,
+): Array<{ function: { name: string; parameters?: unknown } }> | undefined {
+  const tools = Array.isArray(agentTools) ? agentTools : rendered?.tools;
+  return tools?.filter(
+    (t): t is { function: { name: string; parameters?: unknown } } =>
+      isObject(t) && isObject(t.function) && typeof t.function.name === 'string',
+  );
+}
+
 function describe(d: Decision): string {
-  return d.kind === 'call'
-    ? `call ${d.tool}`
-    : d.kind === 'abstain'
-      ? `abstain${d.code ? ` ${d.code}` : ''}`
-      : 'invalid';
+  return d.kind === 'call' ? `call ${d.tool}` : d.kind === 'no-call' ? `abstain ${d.code}` : 'invalid';
 }
 
 export async function startGateway(cfg: GatewayConfig, opts: GatewayOptions = {}): Promise<GatewayHandle> {
@@ -232,37 +242,28 @@ export async function startGateway(cfg: GatewayConfig, opts: GatewayOptions = {}
 
     const tools = Array.isArray(body.tools) ? (body.tools as NonNullable<TraceRequest['tools']>) : undefined;
     const agentTools = tools?.map((t) => t?.function?.name).filter((n): n is string => typeof n === 'string');
-    // The offer check (gateway/offer-check.ts): a call to a tool the agent did not offer is tool_not_offered; with
-    // render, one outside the slice that the agent did offer is answered as that call.
-    const outcome = offerOutcome(small.choices[0]?.message, rendered?.slice ?? agentTools, agentTools);
-    const notOffered = outcome.kind === 'not-offered' ? outcome.tool : null;
-    const beyondSlice = outcome.kind === 'beyond-slice' ? outcome.tool : null;
-    if (outcome.kind !== 'offered')
+    // The checks after the router (gateway/router-answer.ts): offer (with render, a call past the slice to a tool
+    // the agent offered stands) and grounding of ids; a call written as router JSON in content (vLLM under the
+    // answer schema) goes to the agent as OpenAI tool_calls, as serve answers it; a no-call stays router JSON.
+    const choice = small.choices[0]!;
+    const answer = routerAnswer(choice.message, {
+      shown: rendered?.slice ?? agentTools,
+      agent: agentTools,
+      tools: sentToolsOrAgent(rendered, body.tools),
+      messages: (rendered?.messages ?? body.messages) as TraceMessage[],
+    });
+    const { decision } = answer;
+    const notOffered = answer.notOffered ?? null;
+    const beyondSlice = answer.beyondSlice ?? null;
+    if (answer.message !== choice.message)
       small = {
         ...small,
         choices: small.choices.map((c, i) =>
-          i === 0
-            ? {
-                ...c,
-                message: answerFor(outcome),
-                finish_reason: outcome.kind === 'not-offered' ? 'stop' : 'tool_calls',
-              }
-            : c,
+          i === 0 ? { ...c, message: answer.message, finish_reason: answer.finishReason ?? c.finish_reason } : c,
         ),
       };
     // What the router may call: its slice with render (and the tool it reached past it for), else the agent's tools.
     const offered = rendered ? [...rendered.slice, ...(beyondSlice ? [beyondSlice] : [])] : agentTools;
-    const choice = small.choices[0]!;
-    const decision = decisionOf(choice.message, offered);
-    // A call answered as router JSON in content (vLLM under the answer schema) goes to the agent as OpenAI
-    // tool_calls, as serve answers it; an abstention stays router JSON.
-    if (decision.kind === 'call' && !choice.message.tool_calls?.length)
-      small = {
-        ...small,
-        choices: small.choices.map((c, i) =>
-          i === 0 ? { ...c, message: callMessage(decision.tool, decision.arguments), finish_reason: 'tool_calls' } : c,
-        ),
-      };
     const confidence =
       decision.kind === 'invalid'
         ? null
@@ -291,8 +292,12 @@ export async function startGateway(cfg: GatewayConfig, opts: GatewayOptions = {}
     const callerScopes = cfg.render ? cfg.render.caller.scopes : callerOf(body.messages as TraceMessage[])?.scopes;
     const scopeCheck: ScopeCheck | undefined =
       opts.toolScopes && callerScopes ? { caller: callerScopes, tools: opts.toolScopes } : undefined;
-    const answered = escalated ? decisionOf(final.choices[0]!.message, offered) : decision;
-    const scopeRefused = scopeCheck && answered.kind === 'call' ? scopeRefusal(answered.tool, scopeCheck) : null;
+    const answered = escalated ? decisionOf(final.choices[0]!.message) : decision;
+    const scopeRefused =
+      answered.kind === 'call' && !isNotOffered(answered.tool, offered)
+        ? (checkScopes({ kind: 'call', tool: answered.tool, arguments: answered.arguments, extraCalls: 0 }, scopeCheck)
+            .refused ?? null)
+        : null;
     const refusedTool = scopeRefused && answered.kind === 'call' ? answered.tool : null;
     if (scopeRefused)
       final = {
@@ -308,7 +313,7 @@ export async function startGateway(cfg: GatewayConfig, opts: GatewayOptions = {}
     if (!callerWantsLogprobs) out.choices = final.choices.map((c) => ({ ...c, logprobs: null }));
     const abstention = scopeRefused
       ? { verdict: MISSING_SCOPE.verdict, code: MISSING_SCOPE.code }
-      : !escalated && decision.kind === 'abstain'
+      : !escalated && decision.kind === 'no-call'
         ? { verdict: decision.verdict, code: decision.code }
         : null;
     if (abstention) {
@@ -342,6 +347,8 @@ export async function startGateway(cfg: GatewayConfig, opts: GatewayOptions = {}
         ...(scopeRefused ? { scopeRefused } : {}),
         ...(notOffered ? { notOffered } : {}),
         ...(beyondSlice ? { beyondSlice } : {}),
+        ...(answer.ungrounded ? { ungrounded: answer.ungrounded } : {}),
+        ...(answer.dropped ? { dropped: answer.dropped } : {}),
         at: at.toISOString(),
         ...(rendered
           ? {
@@ -374,6 +381,7 @@ export async function startGateway(cfg: GatewayConfig, opts: GatewayOptions = {}
       ...(refusedTool ? { 'x-flywheel-scope-refused': refusedTool } : {}),
       ...(notOffered ? { 'x-flywheel-not-offered': notOffered } : {}),
       ...(beyondSlice ? { 'x-flywheel-beyond-slice': beyondSlice } : {}),
+      ...(answer.ungrounded ? { 'x-flywheel-ungrounded': answer.ungrounded.join(',') } : {}),
     });
     const conf = confidence === null ? '-' : confidence.toFixed(3);
     log(

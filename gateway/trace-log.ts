@@ -7,7 +7,9 @@ import { randomUUID } from 'node:crypto';
 import { appendFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Trace, TraceMessage } from '../core/traces/types.js';
-import { decisionOf, type AssistantMessage } from './confidence.js';
+import { decisionOf } from '../core/router/answer.js';
+import { isNotOffered } from '../core/router/checks.js';
+import type { AssistantMessage } from './confidence.js';
 
 export interface GatewayTraceMeta {
   alias: string;
@@ -33,6 +35,10 @@ export interface GatewayTraceMeta {
   notOffered?: string;
   /** With render: the router called this tool, which the agent offered but the retriever left out of the slice. */
   beyondSlice?: string;
+  /** Required arguments whose ids the conversation does not hold: answered as missing_argument (grounding). */
+  ungrounded?: string[];
+  /** Optional arguments dropped from the router's call for the same reason, with their values. */
+  dropped?: Record<string, unknown>;
   at: string;
   /** With gateway.render: what the router was shown (the trace's messages and tools are that rendering). */
   rendered?: {
@@ -72,8 +78,8 @@ export function callerOf(messages: TraceMessage[]): { persona: string; scopes: s
 
 /** The final assistant message as a trace keeps it: calls as one tool call with an id, everything else as content. */
 export function traceAnswer(message: AssistantMessage, offered?: string[]): TraceMessage {
-  const d = decisionOf(message, offered);
-  if (d.kind === 'call') {
+  const d = decisionOf(message);
+  if (d.kind === 'call' && !isNotOffered(d.tool, offered)) {
     return {
       role: 'assistant',
       content: null,

@@ -306,7 +306,8 @@ export const STAGES = [
   },
   {
     name: 'evaluate',
-    version: '5',
+    // 6: one router contract (core/router/answer.ts) and the checks after the answer for every endpoint.
+    version: '6',
     group: 'release',
     activity: 'evaluateStage',
     queue: 'gpu',

@@ -1,5 +1,5 @@
 import type { Catalog, CatalogTool } from '../catalog/types.js';
-import { canonicalJson } from '../hash.js';
+import { callJson, hermesCall, noCallJson } from '../router/answer.js';
 import type { RouterRow, Target } from './types.js';
 import { codeList } from './verdicts.js';
 
@@ -37,10 +37,8 @@ export const SYSTEM_PROMPT =
  * would cost more decoding than the decision itself. Hermes calls are a <tool_call> block.
  */
 export function completionText(target: Target, format: RenderFormat): string {
-  if (target.tool === null) return JSON.stringify({ tool: null, verdict: target.verdict, code: target.code });
-  if (format === 'hermes')
-    return `<tool_call>\n${canonicalJson({ arguments: target.arguments, name: target.tool })}\n</tool_call>`;
-  return `{"tool":${JSON.stringify(target.tool)},"arguments":${canonicalJson(target.arguments)}}`;
+  if (target.tool === null) return noCallJson(target.verdict, target.code);
+  return format === 'hermes' ? hermesCall(target.tool, target.arguments) : callJson(target.tool, target.arguments);
 }
 
 /** An OpenAI function tool as the router sees it: name, description (empty when absent), input schema. */

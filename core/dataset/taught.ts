@@ -6,8 +6,7 @@
  * needs, where that call is known, and the check answers the no-call in the model's place, at serving and in
  * scoring alike. Test rows keep their labels: they score the model and the checks together.
  */
-import { NOT_OFFERED } from '../offer-check.js';
-import { MISSING_SCOPE } from '../scope-guard.js';
+import { MISSING_SCOPE, NOT_OFFERED } from '../router/contract.js';
 import type { RenderFormat } from './render.js';
 import type { RouterRow, ToolCallTarget } from './types.js';
 

@@ -1,6 +1,6 @@
 import { canonicalJson } from '../hash.js';
 import type { Ask, ChatAnswer } from '../eval/client.js';
-import { parsePrediction } from '../eval/parse.js';
+import { decisionOf } from '../router/answer.js';
 import type { EvalCase } from '../eval/types.js';
 
 /** A probe prompt: a test case's messages and offered tools. */
@@ -20,7 +20,7 @@ function answerText(a: ChatAnswer): string {
 }
 
 /**
- * After a version is loaded and before the alias moves: every probe's answer must parse as a decision, and at
+ * After a version is loaded and before the alias moves: every probe's answer must be one decision (core/router/answer.ts), and at
  * least one must differ from the base model's answer — an adapter that loads but changes nothing is caught.
  */
 export async function smokeTest(probes: SmokeProbe[], version: Ask, base: Ask): Promise<SmokeResult> {
@@ -28,14 +28,14 @@ export async function smokeTest(probes: SmokeProbe[], version: Ask, base: Ask): 
   const results: SmokeResult['probes'] = [];
   for (const p of probes) {
     const [mine, theirs] = [await version(p.messages, p.tools), await base(p.messages, p.tools)];
-    const prediction = parsePrediction(mine.message);
-    const parses = prediction.kind !== 'invalid';
+    const decision = decisionOf(mine.message);
+    const parses = decision.kind !== 'invalid';
     results.push({
       id: p.id,
       answer: answerText(mine),
       baseAnswer: answerText(theirs),
       parses,
-      ...(prediction.kind === 'invalid' ? { problem: prediction.problem } : {}),
+      ...(decision.kind === 'invalid' ? { problem: decision.detail } : {}),
     });
   }
   const unparsed = results.filter((r) => !r.parses);

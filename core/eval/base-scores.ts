@@ -6,11 +6,13 @@ import { PACKAGED_BASES, BASE_CONVERSION } from '../train/base-model.js';
  * Bump when scoring or serving changes what a base would score (decoding, parsing, metrics). 2: the constraint's
  * tokenizer alphabet and no exponents in numbers; serve's greedy decoder. 3: calls the caller
  * may not make are scored as the missing_scope violation (core/scope-guard.ts). 4: calls to a tool the case did not
- * offer are scored as tool_not_offered (core/offer-check.ts). 5: serve's copy prior on argument values, its
+ * offer are scored as tool_not_offered. 5: serve's copy prior on argument values, its
  * grounding check, and the date/date-time/time/uuid formats forced as patterns (trainer/flywheel_trainer/priors.py,
- * grounding.py, constrain.py). 6: serve's fill prior on optional values the request states (fill.py).
+ * grounding.py, constrain.py). 6: serve's fill prior on optional values the request states (fill.py). 7: one
+ * router contract (core/router/answer.ts: a no-call's code must be one of its verdict's) and the offer, grounding
+ * and scope checks made after the answer for every endpoint (core/router/checks.ts), no longer inside serve.
  */
-export const BASE_SCORES_VERSION = 6;
+export const BASE_SCORES_VERSION = 7;
 
 /**
  * The store pointer holding a base model's eval result on these cases, or null when the base has no stable

@@ -1,7 +1,7 @@
 import type { RenderedRow } from '../dataset/render.js';
 import type { RouterRow } from '../dataset/types.js';
 import { Rng } from '../rng.js';
-import { targetFromCompletion } from './parse.js';
+import { targetFromCompletion } from '../router/answer.js';
 import type { EvalCase } from './types.js';
 import { InputError } from '../errors.js';
 import type { Catalog } from '../catalog/types.js';

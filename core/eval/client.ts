@@ -2,7 +2,7 @@ import OpenAI from 'openai';
 import { fromWire, toWire } from '../catalog/wire-names.js';
 import type { ChatMessage, RenderedRow } from '../dataset/render.js';
 import { answerConstraint } from './answer-schema.js';
-import type { AnswerMessage } from './parse.js';
+import type { AnswerMessage } from '../router/answer.js';
 import type { CostModel } from './types.js';
 
 /** An OpenAI-compatible endpoint to score: a frontier API, vLLM, LoRAX, the trainer's serve, the gateway. */

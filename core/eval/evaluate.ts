@@ -1,11 +1,10 @@
 import { pool } from '../pool.js';
 import { chatClient, type EndpointSpec } from './client.js';
 import { aggregate } from './metrics.js';
-import { parsePrediction } from './parse.js';
+import { parseAnswer } from '../router/answer.js';
+import { checkAnswer } from '../router/checks.js';
 import { scoreCase } from './score.js';
 import type { CaseResult, EndpointResult, EvalCase, Prediction } from './types.js';
-import { isNotOffered, NOT_OFFERED } from '../offer-check.js';
-import { MISSING_SCOPE, scopeRefusal, type ScopeCheck } from '../scope-guard.js';
 
 export interface EvaluateOptions {
   concurrency: number;
@@ -16,9 +15,11 @@ export interface EvaluateOptions {
   bootstrap: { resamples: number; seed: number };
   /** Called after every case (heartbeats, progress lines). */
   onProgress?: (done: number, total: number) => void;
-  /** Called with each answer as parsed, before the offer and scope checks (a judge that reads the model's own
-   * answer, such as BFCL's checker); a failed request is an invalid prediction. */
+  /** Called with each answer as parsed, before the offer, grounding and scope checks (a judge that reads the
+   * model's own answer, such as BFCL's checker); a failed request is an invalid prediction. */
   onPrediction?: (c: EvalCase, p: Prediction) => void;
+  /** False: no grounding check (core/router/checks.ts), to score what the weights alone answer. Default on. */
+  grounding?: boolean;
 }
 
 /**
@@ -40,19 +41,21 @@ export async function evaluateEndpoint(
     const asked = performance.now();
     try {
       const answer = await ask(c.messages, c.tools);
-      const parsed = parsePrediction(answer.message);
+      const parsed = parseAnswer(answer.message);
       opts.onPrediction?.(c, parsed);
-      result = scoreCase(
-        c,
-        checkScopes(
-          checkOffered(
-            parsed,
-            c.tools.map((t) => t.function.name),
-          ),
-          c.scopes,
-        ),
-        { latencyMs: answer.latencyMs, promptTokens: answer.promptTokens, completionTokens: answer.completionTokens },
-      );
+      // The checks every path applies after the router (core/router/checks.ts), whatever the endpoint.
+      const checked = checkAnswer(parsed, {
+        offered: c.tools.map((t) => t.function.name),
+        tools: c.tools,
+        messages: c.messages,
+        grounding: opts.grounding !== false,
+        ...(c.scopes ? { scopes: c.scopes } : {}),
+      });
+      result = scoreCase(c, checked.prediction, {
+        latencyMs: answer.latencyMs,
+        promptTokens: answer.promptTokens,
+        completionTokens: answer.completionTokens,
+      });
     } catch (err) {
       // The time spent failing counts (a flaky endpoint must not look fast); no usage came back, so no tokens.
       const error = (err as Error).message;
@@ -75,20 +78,4 @@ export async function evaluateEndpoint(
   const wallSeconds = (performance.now() - started) / 1000;
   const metrics = aggregate(results, { bootstrap: opts.bootstrap, cost: spec.cost, wallSeconds });
   return { label: spec.label, endpoint: spec.baseUrl, model: spec.model, metrics, cases: results };
-}
-
-/**
- * A call to a tool the case did not offer, answered as serve and the gateway answer it: tool_not_offered. Several
- * calls at once stay as they are (the gateway takes them as an invalid answer, not as one call).
- */
-export function checkOffered(p: Prediction, offered: readonly string[]): Prediction {
-  return p.kind === 'call' && p.extraCalls === 0 && isNotOffered(p.tool, offered)
-    ? { kind: 'no-call', verdict: NOT_OFFERED.verdict, code: NOT_OFFERED.code }
-    : p;
-}
-
-/** A call the caller may not make, answered as the gateway answers it: the missing_scope violation. */
-export function checkScopes(p: Prediction, check: ScopeCheck | undefined): Prediction {
-  const refused = check && p.kind === 'call' ? scopeRefusal(p.tool, check) : null;
-  return refused ? { kind: 'no-call', verdict: MISSING_SCOPE.verdict, code: MISSING_SCOPE.code, refused } : p;
 }

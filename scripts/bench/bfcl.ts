@@ -170,9 +170,10 @@ try {
           baseUrl: servers[i]!.url,
           model: label,
           cost: { kind: 'none' },
-          extraBody: { retrieval: false, copy: false, fill: false, grounding: false },
+          extraBody: { retrieval: false, copy: false, fill: false },
         },
         {
+          grounding: false,
           concurrency: 1,
           timeoutMs: 300_000,
           maxRetries: 1,

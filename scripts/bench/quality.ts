@@ -9,7 +9,7 @@
  *   main (free)   the main adapter decoded without the schema constraint (schema-valid rate, exact match)
  *   main (weights alone)  the main adapter without `flywheel serve`'s priors (docs/training-and-serving.md): the
  *                 retrieval prior (its training requests' votes on the decision), the copy and fill priors
- *                 (values) and the grounding check
+ *                 (values), and without the grounding check after the router
  *   main + DPO    main's adapter tuned further with DPO on the train split's near-miss pairs (the `preference`
  *                 stage's job from config.preference, else its defaults, but at learning rate 0.0005 unless
  *                 preference.job sets one; with a step cap, only the pairs it reaches), with
@@ -234,6 +234,7 @@ const score = async (
   model: string,
   cases: EvalCase[],
   extraBody?: Record<string, unknown>,
+  grounding = true,
 ): Promise<EndpointResult> => {
   say(`scoring ${label} on ${cases.length} cases`);
   const spec: EndpointSpec = {
@@ -243,7 +244,7 @@ const score = async (
     cost: { kind: 'none' },
     ...(extraBody ? { extraBody } : {}),
   };
-  return evaluateEndpoint(cases, spec, opts);
+  return evaluateEndpoint(cases, spec, { ...opts, grounding });
 };
 const rows: Array<{ name: string; test: EndpointResult; hand?: EndpointResult }> = [];
 let raw: ThroughGateway | undefined;
@@ -285,13 +286,13 @@ try {
     name: 'main (free decoding)',
     test: await score('main-free', 'main', testCases, { constrained: false }),
   });
-  // The adapter's weights alone: serve's priors (retrieval on the decision, copy and fill on values) and its
-  // grounding check off.
-  const alone = { retrieval: false, copy: false, fill: false, grounding: false };
+  // The adapter's weights alone: serve's priors (retrieval on the decision, copy and fill on values) off, and the
+  // grounding check after the router (core/router/checks.ts) off.
+  const alone = { retrieval: false, copy: false, fill: false };
   rows.push({
     name: 'main (weights alone)',
-    test: await score('main-alone', 'main', testCases, alone),
-    hand: await score('main-alone', 'main', handCases, alone),
+    test: await score('main-alone', 'main', testCases, alone, false),
+    hand: await score('main-alone', 'main', handCases, alone, false),
   });
   for (const v of variants.filter((x) => x.name !== 'main'))
     rows.push({ name: v.name, test: await score(v.name, v.name, testCases) });

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ConfigError, parseConfig } from '../../core/config/load.js';
 import { toBfclCalls } from '../../core/eval/bfcl/calls.js';
-import { parsePrediction } from '../../core/eval/parse.js';
+import { parseAnswer } from '../../core/router/answer.js';
 import { parseCategories, type BfclQuestion } from '../../core/eval/bfcl/data.js';
 import { halves, sampleQuestions } from '../../core/eval/bfcl/sample.js';
 
@@ -37,7 +37,7 @@ describe('BFCL call form', () => {
     );
   });
   it('a native call keeps its arguments as sent, so BFCL decodes 5.0 as a float and "" as no JSON', () => {
-    const p = parsePrediction({
+    const p = parseAnswer({
       tool_calls: [
         { function: { name: 'uber.ride', arguments: '{"time": 5.0}' } },
         { function: { name: 'get_weather__2', arguments: '' } },

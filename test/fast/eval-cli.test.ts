@@ -64,18 +64,20 @@ describe('flywheel eval', () => {
       join(dir, 'test.jsonl'),
       [
         row('r1', 'invoice 1001', { arguments: { number: '1001' }, tool: 'get_invoice' }),
-        row('r2', 'invoice 1002', { arguments: { number: '1002' }, tool: 'get_invoice' }),
+        row('r2', 'invoice 1002, not 1003', { arguments: { number: '1002' }, tool: 'get_invoice' }),
         row('r3', 'accounts in emea', { arguments: { region: 'emea' }, tool: 'list_accounts' }),
         row('r4', 'weather in Paris', { code: 'no_tool', reason: 'no tool', tool: null, verdict: 'abstain' }, 'other'),
       ]
         .map((r) => JSON.stringify(r))
         .join('\n'),
     );
-    // Right on r1 and r4, the wrong value on r2, the wrong tool on r3.
+    // Right on r1 and r4, the wrong value on r2 (one the request holds: the grounding check lets it through), the
+    // wrong tool on r3.
     endpoint = await startBackendStandIn((body) => {
       const request = body.messages.at(-1)?.content ?? '';
       if (request === 'invoice 1001') return { call: 'get_invoice', arguments: { number: '1001' }, confidence: 0.9 };
-      if (request === 'invoice 1002') return { call: 'get_invoice', arguments: { number: '1003' }, confidence: 0.9 };
+      if (request === 'invoice 1002, not 1003')
+        return { call: 'get_invoice', arguments: { number: '1003' }, confidence: 0.9 };
       if (request === 'accounts in emea')
         return { call: 'get_invoice', arguments: { number: 'emea' }, confidence: 0.4 };
       return { abstain: { code: 'no_tool', reason: 'nothing fits' }, confidence: 0.8 };

@@ -5,7 +5,7 @@ import type { Target } from '../../core/dataset/types.js';
 import { bootstrapInterval, estimate } from '../../core/eval/bootstrap.js';
 import { aggregate } from '../../core/eval/metrics.js';
 import { mergeEndpointResults } from '../../core/eval/merge.js';
-import { parsePrediction, targetFromCompletion } from '../../core/eval/parse.js';
+import { parseAnswer, targetFromCompletion } from '../../core/router/answer.js';
 import { scoreCase } from '../../core/eval/score.js';
 import {
   ABSTAIN,
@@ -59,12 +59,14 @@ const call = (tool: string, args: unknown, extraCalls = 0): Prediction => ({
 });
 const noCall = (verdict: string | null, code: string | null): Prediction => ({ kind: 'no-call', verdict, code });
 
-describe('parsePrediction', () => {
-  it('reads native tool_calls, counting extra calls and keeping them', () => {
-    const p = parsePrediction({
+// The parse's edge cases are data (test/fixtures/router-answers.jsonl, test/fast/router-answer.test.ts); here what
+// scoring and BFCL's checker read besides the decision.
+describe('parseAnswer for scoring', () => {
+  it('keeps every native call and its arguments as sent, counting the extra ones', () => {
+    const p = parseAnswer({
       content: null,
       tool_calls: [
-        { function: { name: 'get_customer', arguments: '{"customer_id":"C1"}' } },
+        { id: 'a', function: { name: 'get_customer', arguments: '{"customer_id":"C1"}' } },
         { function: { name: 'get_invoice', arguments: '{}' } },
       ],
     });
@@ -74,68 +76,17 @@ describe('parsePrediction', () => {
       arguments: { customer_id: 'C1' },
       extraCalls: 1,
       rawArguments: '{"customer_id":"C1"}',
+      callId: 'a',
       others: [{ tool: 'get_invoice', arguments: {}, rawArguments: '{}' }],
     });
   });
-  it('marks an unparseable arguments string invalid', () => {
-    const p = parsePrediction({ tool_calls: [{ function: { name: 'get_customer', arguments: '{"customer_id":' } }] });
-    assert.equal(p.kind, 'invalid');
-    assert.match((p as { problem: string }).problem, /arguments: not JSON/);
-  });
-  it('reads router JSON content, defaulting arguments to {}', () => {
-    assert.deepEqual(parsePrediction({ content: ' {"tool":"get_invoice"} ' }), call('get_invoice', {}));
+  it('reads what render writes, in both formats', () => {
+    assert.deepEqual(parseAnswer({ content: completionText(CALL, 'hermes') }), call('get_customer', CALL.arguments));
     assert.deepEqual(
-      parsePrediction({ content: '{"arguments":{"invoice_id":"I9"},"tool":"get_invoice"}' }),
-      call('get_invoice', { invoice_id: 'I9' }),
-    );
-  });
-  it('strips a ```json fence', () => {
-    assert.deepEqual(
-      parsePrediction({ content: '```json\n{"tool":"get_invoice","arguments":{"invoice_id":"I9"}}\n```' }),
-      call('get_invoice', { invoice_id: 'I9' }),
-    );
-  });
-  it('reads Hermes <tool_call> blocks', () => {
-    assert.deepEqual(
-      parsePrediction({ content: completionText(CALL, 'hermes') }),
+      parseAnswer({ content: completionText(CALL, 'router-json') }),
       call('get_customer', CALL.arguments),
     );
-    const two = `${completionText(CALL, 'hermes')}\n<tool_call>{"name":"get_invoice","arguments":{}}</tool_call>`;
-    assert.deepEqual(parsePrediction({ content: two }), {
-      ...call('get_customer', CALL.arguments, 1),
-      others: [{ tool: 'get_invoice', arguments: {} }],
-    });
-    assert.equal(parsePrediction({ content: `Sure! ${completionText(CALL, 'hermes')}` }).kind, 'invalid');
-  });
-  it('reads a no-call, keeping verdict and code (null when not strings)', () => {
-    assert.deepEqual(
-      parsePrediction({ content: '{"tool":null,"verdict":"violation","code":"policy","reason":"r"}' }),
-      noCall('violation', 'policy'),
-    );
-    assert.deepEqual(parsePrediction({ content: '{"tool":null,"verdict":3}' }), noCall(null, null));
-  });
-  it('marks garbage invalid with a problem', () => {
-    const problems = [
-      '',
-      'I think you want get_customer',
-      '{"name":"x"}',
-      '[1]',
-      '{"tool":"get_invoice","arguments":[1]}',
-      '{"tool":5}',
-    ].map((content) => parsePrediction({ content }));
-    for (const p of problems) assert.equal(p.kind, 'invalid');
-    assert.deepEqual(
-      problems.map((p) => (p as { problem: string }).problem),
-      [
-        'empty output',
-        'not JSON',
-        'JSON without a "tool" key',
-        'JSON is not an object',
-        '"arguments" is not an object',
-        '"tool" is neither a string nor null',
-      ],
-    );
-    assert.equal(parsePrediction(undefined).kind, 'invalid');
+    assert.deepEqual(parseAnswer({ content: completionText(NO_CALL, 'router-json') }), noCall('abstain', 'no_tool'));
   });
 });
 
@@ -169,9 +120,12 @@ describe('targetFromCompletion', () => {
       () => targetFromCompletion('{"tool":null,"verdict":"shrug","code":"x","reason":"y"}'),
       /verdict "shrug"/,
     );
-    assert.throws(() => targetFromCompletion('{"tool":null,"verdict":"abstain"}'), /needs a string code/);
     assert.throws(
-      () => targetFromCompletion('{"tool":null,"verdict":"abstain","code":"x","reason":3}'),
+      () => targetFromCompletion('{"tool":null,"verdict":"abstain"}'),
+      /code undefined is not a code of abstain/,
+    );
+    assert.throws(
+      () => targetFromCompletion('{"tool":null,"verdict":"abstain","code":"no_tool","reason":3}'),
       /reason must be a string/,
     );
   });

@@ -15,10 +15,10 @@ import type { DeployedVersion } from '../../core/deploy/types.js';
 import { traceFilesAt } from '../../core/traces/files.js';
 import { ingestTraces, parseTraceFile } from '../../core/traces/ingest.js';
 import type { Trace } from '../../core/traces/types.js';
-import { decisionOf, toolConfidence } from '../../gateway/confidence.js';
+import { toolConfidence } from '../../gateway/confidence.js';
 import { createEscalator, escalationReason } from '../../gateway/escalate.js';
 import { callerOf } from '../../gateway/trace-log.js';
-import { offerOutcome } from '../../gateway/offer-check.js';
+import { routerAnswer } from '../../gateway/router-answer.js';
 import { startGateway } from '../../gateway/server.js';
 import {
   startBackendStandIn,
@@ -81,7 +81,10 @@ const SCRIPT: Record<string, Scripted> = {
   mumble: { raw: 'I would probably use get_record here.' },
   // Router JSON in content, as vLLM answers under the answer schema.
   'fetch record 005': { raw: '{"tool":"get_record","arguments":{"recordId":"005"}}' },
-  'delete everything': { abstain: { code: 'missing_scope', reason: 'caller lacks crm.delete' }, confidence: 0.9 },
+  'delete everything': {
+    abstain: { verdict: 'violation', code: 'missing_scope', reason: 'caller lacks crm.delete' },
+    confidence: 0.9,
+  },
   'delete record 003': { call: 'delete_record', arguments: { recordId: '003' }, confidence: 0.95 },
   'archive record 004': { call: 'archive_record', arguments: { recordId: '004' }, confidence: 0.9 },
   'read record 007': { call: 'delete_record', arguments: { recordId: '007' }, confidence: 0.9 },
@@ -511,40 +514,47 @@ describe('router gateway', () => {
     assert.equal((await ask('delete record 003')).json.choices[0].message.tool_calls[0].function.name, 'delete_record');
   });
 
-  it('reads the call serve names in message.flywheel when it answered tool_not_offered, and a plain call from any backend', () => {
-    const fromServe = {
-      role: 'assistant',
-      content: '{"tool":null,"verdict":"abstain","code":"tool_not_offered"}',
-      flywheel: { notOffered: 'delete_record', arguments: { recordId: '1' } },
-    };
-    assert.deepEqual(offerOutcome(fromServe, ['get_record'], ['get_record', 'delete_record']), {
-      kind: 'beyond-slice',
-      tool: 'delete_record',
-      arguments: { recordId: '1' },
-    });
-    assert.deepEqual(offerOutcome(fromServe, ['get_record'], ['get_record']), {
-      kind: 'not-offered',
-      tool: 'delete_record',
-    });
-    const plain = {
+  it('answers the router as the checks after it say, whatever the backend wrote', () => {
+    const tools = [
+      {
+        function: { name: 'get_record', parameters: { type: 'object', properties: { recordId: { type: 'string' } } } },
+      },
+      {
+        function: {
+          name: 'delete_record',
+          parameters: { type: 'object', properties: { recordId: { type: 'string' } }, required: ['recordId'] },
+        },
+      },
+    ];
+    const messages = [{ role: 'user', content: 'delete record 0031' }];
+    const ctx = (shown: string[] | undefined, agent: string[] | undefined) => ({ shown, agent, tools, messages });
+    const asJson = { role: 'assistant', content: '{"tool":"delete_record","arguments":{"recordId":"0031"}}' };
+    const beyond = routerAnswer(asJson, ctx(['get_record'], ['get_record', 'delete_record']));
+    assert.equal(beyond.beyondSlice, 'delete_record');
+    assert.equal(beyond.finishReason, 'tool_calls');
+    assert.equal(beyond.message.tool_calls![0]!.function!.name, 'delete_record', 'router JSON becomes tool_calls');
+    const absent = routerAnswer(asJson, ctx(['get_record'], ['get_record']));
+    assert.equal(absent.notOffered, 'delete_record');
+    assert.deepEqual(JSON.parse(absent.message.content!), { tool: null, verdict: 'abstain', code: 'tool_not_offered' });
+    const native = {
       role: 'assistant',
       content: null,
-      tool_calls: [{ id: 'c1', type: 'function', function: { name: 'get_record', arguments: '{"recordId":"1"}' } }],
+      tool_calls: [{ id: 'c1', type: 'function', function: { name: 'get_record', arguments: '{"recordId":"0031"}' } }],
     };
-    assert.deepEqual(offerOutcome(plain, ['get_record'], ['get_record']), { kind: 'offered' });
-    assert.deepEqual(
-      offerOutcome(plain, undefined, undefined),
-      { kind: 'offered' },
-      'nothing known offered: nothing to check',
+    assert.equal(
+      routerAnswer(native, ctx(['get_record'], ['get_record'])).message,
+      native,
+      'a checked call stays as sent',
     );
-    assert.deepEqual(
-      offerOutcome(
-        { role: 'assistant', content: '{"tool":null,"verdict":"abstain","code":"no_tool"}' },
-        ['get_record'],
-        ['get_record'],
-      ),
-      { kind: 'offered' },
-    );
+    assert.equal(routerAnswer(native, ctx(undefined, undefined)).message, native, 'nothing known offered: no check');
+    const madeUp = { role: 'assistant', content: '{"tool":"delete_record","arguments":{"recordId":"0099"}}' };
+    const ungrounded = routerAnswer(madeUp, ctx(undefined, ['get_record', 'delete_record']));
+    assert.deepEqual(ungrounded.ungrounded, ['recordId']);
+    assert.deepEqual(JSON.parse(ungrounded.message.content!), {
+      tool: null,
+      verdict: 'abstain',
+      code: 'missing_argument',
+    });
   });
 
   it('with render, a call to a tool the agent offered but the retriever left out of the slice is answered as that call', async () => {
@@ -611,47 +621,6 @@ describe('router decisions and confidence', () => {
     content: parts.map(([token, logprob]) => ({ token, logprob, top_logprobs: [] })),
   });
 
-  it('reads calls, abstentions and invalid output', () => {
-    assert.deepEqual(
-      decisionOf({ tool_calls: [{ id: 'c1', function: { name: 'get_record', arguments: '{"recordId":"1"}' } }] }),
-      { kind: 'call', tool: 'get_record', arguments: { recordId: '1' }, callId: 'c1' },
-    );
-    assert.deepEqual(decisionOf({ content: '{"arguments":{},"tool":"get_record"}' }), {
-      kind: 'call',
-      tool: 'get_record',
-      arguments: {},
-      callId: null,
-    });
-    assert.deepEqual(
-      decisionOf({ content: '<tool_call>\n{"arguments": {"a": 1}, "name": "get_record"}\n</tool_call>' }),
-      { kind: 'call', tool: 'get_record', arguments: { a: 1 }, callId: null },
-    );
-    assert.deepEqual(decisionOf({ content: '{"code":"no_tool","reason":"r","tool":null,"verdict":"abstain"}' }), {
-      kind: 'abstain',
-      verdict: 'abstain',
-      code: 'no_tool',
-      reason: 'r',
-    });
-    assert.equal(decisionOf({ content: 'Sure, calling get_record' }).kind, 'invalid');
-    assert.equal(decisionOf({ content: '{"arguments":{}}' }).kind, 'invalid');
-    assert.equal(
-      decisionOf({ content: '{"arguments":{},"tool":"rm_rf"}' }, ['get_record']).kind,
-      'invalid',
-      'a tool that was not offered',
-    );
-    assert.equal(decisionOf({ tool_calls: [{ id: 'a', function: { name: 'x', arguments: '{' } }] }).kind, 'invalid');
-    assert.equal(
-      decisionOf({
-        tool_calls: [
-          { id: 'a', function: { name: 'x', arguments: '{}' } },
-          { id: 'b', function: { name: 'y', arguments: '{}' } },
-        ],
-      }).kind,
-      'invalid',
-    );
-    assert.equal(decisionOf({ content: null }).kind, 'invalid');
-  });
-
   it('confidence is exp(sum of logprobs) over the tokens overlapping the tool name', () => {
     // {"arguments":{"tool":"get_record"},"tool":"get_record"}: the top-level key (the last one) counts, not the argument.
     const lp = tokens([
@@ -701,15 +670,15 @@ describe('router decisions and confidence', () => {
   it('escalation rules: invalid / abstain when listed, confidence below the threshold', () => {
     const esc = { baseUrl: 'http://x/v1', model: 'm', apiKeyEnv: 'K', minConfidence: 0.5, on: ['invalid' as const] };
     const call = { kind: 'call' as const, tool: 't', arguments: {}, callId: null };
-    const abstain = { kind: 'abstain' as const, verdict: 'abstain', code: 'no_tool', reason: null };
+    const abstain = { kind: 'no-call' as const, verdict: 'abstain', code: 'no_tool', reason: null };
     assert.equal(escalationReason(call, 0.9, esc), null);
     assert.equal(escalationReason(call, null, esc), null, 'no logprobs: no confidence rule');
     assert.match(escalationReason(call, 0.49, esc)!, /^confidence 0\.490 < 0\.5$/);
-    assert.match(escalationReason({ kind: 'invalid', detail: 'd' }, null, esc)!, /^invalid: d$/);
+    assert.match(escalationReason({ kind: 'invalid', code: null, detail: 'd' }, null, esc)!, /^invalid: d$/);
     assert.equal(escalationReason(abstain, 0.9, esc), null);
     assert.equal(escalationReason(abstain, 0.9, { ...esc, on: ['abstain'] }), 'abstain: no_tool');
     assert.equal(
-      escalationReason({ kind: 'invalid', detail: 'd' }, null, undefined),
+      escalationReason({ kind: 'invalid', code: null, detail: 'd' }, null, undefined),
       null,
       'no escalation section: nothing escalates',
     );

@@ -10,11 +10,15 @@ import { renderRows } from '../../core/dataset/render.js';
 import { absentToolCall, asTaught, refusedByScopeCheck } from '../../core/dataset/taught.js';
 import type { RouterRow } from '../../core/dataset/types.js';
 import { casesFrom } from '../../core/eval/cases.js';
-import { checkOffered, checkScopes } from '../../core/eval/evaluate.js';
+import { checkOffer, checkScopes as scopeCheck } from '../../core/router/checks.js';
 import { aggregate } from '../../core/eval/metrics.js';
 import { scoreCase } from '../../core/eval/score.js';
 import type { Prediction } from '../../core/eval/types.js';
-import { lackedScopes, toolScopes } from '../../core/scope-guard.js';
+import { lackedScopes, toolScopes, type ScopeCheck } from '../../core/scope-guard.js';
+
+// The checks as the evaluator applies them (core/router/checks.ts), to the prediction alone.
+const checkScopes = (p: Prediction, s: ScopeCheck | undefined) => scopeCheck(p, s).prediction;
+const checkOffered = (p: Prediction, offered: string[]) => checkOffer(p, offered).prediction;
 
 const schema = { type: 'object', properties: { recordId: { type: 'string' } }, required: ['recordId'] };
 const tool = (server: string, name: string, scopes: string[]) => ({

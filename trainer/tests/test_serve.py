@@ -22,13 +22,11 @@ from flywheel_trainer.constrain import RouterConstraint, tokenizer_data
 from flywheel_trainer.decode import Decoded
 from flywheel_trainer.errors import BadJob
 from flywheel_trainer.serve import (
-    NOT_OFFERED,
     Engine,
     _tool_call,
     base_of,
     fingerprint,
     make_handler,
-    named_absent_tool,
     token_texts,
 )
 
@@ -41,13 +39,14 @@ def test_router_json_and_hermes_calls_become_tool_calls_only_for_offered_tools()
     call = _tool_call('{"arguments":{"number":"7"},"tool":"get_invoice"}', names)
     assert call["type"] == "function" and call["function"]["name"] == "get_invoice"
     assert json.loads(call["function"]["arguments"]) == {"number": "7"}
-    hermes = _tool_call('<tool_call>\n{"arguments":{"number":"7"},"name":"get_invoice"}\n</tool_call>', names, "hermes")
+    hermes = _tool_call('<tool_call>\n{"arguments":{"number":"7"},"name":"get_invoice"}\n</tool_call>', names)
     assert hermes["function"]["name"] == "get_invoice" and json.loads(hermes["function"]["arguments"]) == {
         "number": "7"
     }
     assert _tool_call('{"arguments":{},"tool":"delete_all"}', names) is None, "not offered"
     assert _tool_call('{"code":"no_tool","reason":"x","tool":null,"verdict":"abstain"}', names) is None
-    assert _tool_call('{"arguments":{},"tool":"get_invoice"}', names, "hermes") is None, "hermes needs the block"
+    two = '<tool_call>{"name":"get_invoice","arguments":{}}</tool_call><tool_call>{"name":"get_invoice"}</tool_call>'
+    assert _tool_call(two, names) is None, "several calls are not one decision"
     assert _tool_call("not json", names) is None
 
 
@@ -152,15 +151,13 @@ def plain_answer(base: str, adapter: str | None = None) -> tuple:
 
 
 # the offer check --------------------------------------------------------------------------------------------
-def test_a_call_naming_a_tool_the_request_does_not_offer_is_answered_tool_not_offered(adapters, monkeypatch):
+def test_a_call_naming_a_tool_the_request_does_not_offer_stays_router_json_for_the_checks_after_it(
+    adapters, monkeypatch
+):
     meta = json.loads((Path(adapters["a"]) / "flywheel.json").read_text())
     assert [t["function"]["name"] for t in meta["tools"]] == sorted(t["function"]["name"] for t in TOOLS), (
         "the tools its rows offered"
     )
-    assert named_absent_tool('{"tool":"get_invoice","arguments":{}}', ["get_invoice"]) is None
-    assert named_absent_tool('{"tool":null,"verdict":"abstain","code":"no_tool"}', []) is None
-    assert named_absent_tool("not json", []) is None
-
     engine = Engine()
     engine.load_adapter("a", adapters["a"])
     tokenizer = engine.adapters["a"].base.tokenizer
@@ -177,41 +174,14 @@ def test_a_call_naming_a_tool_the_request_does_not_offer_is_answered_tool_not_of
     monkeypatch.setattr(serve_module, "greedy", choose_the_absent_tool)
     res = engine.chat({"model": "a", "messages": PROMPT, "tools": offered, "max_tokens": 96})
     choice = res["choices"][0]
-    assert json.loads(choice["message"]["content"]) == NOT_OFFERED and choice["finish_reason"] == "stop"
-    assert choice["message"]["flywheel"] == {"notOffered": "get_invoice", "arguments": {"number": "1234"}}
-    assert "tool_calls" not in choice["message"]
+    # As vLLM returns it under the answer schema: the gateway and the evaluator answer it as tool_not_offered.
+    assert json.loads(choice["message"]["content"]) == {"tool": "get_invoice", "arguments": {"number": "1234"}}
+    assert choice["finish_reason"] == "stop" and "tool_calls" not in choice["message"]
     with pytest.raises(ValueError):  # offered tools alone: the absent name cannot be decoded
         RouterConstraint(tokenizer_data(tokenizer), offered).begin([0], absent_call)
     # The bare base was trained on no catalog: it may name only what is offered.
     with pytest.raises(ValueError):
         engine.chat({"model": base_id(adapters["a"]), "messages": PROMPT, "tools": offered, "max_tokens": 96})
-
-
-def test_a_call_whose_id_the_conversation_lacks_is_answered_missing_argument_and_grounding_false_keeps_it(
-    adapters, monkeypatch
-):
-    engine = Engine()
-    engine.load_adapter("a", adapters["a"])
-    tokenizer = engine.adapters["a"].base.tokenizer
-    made_up = tokenizer.encode('{"tool":"get_invoice","arguments":{"number":"9876"}}', add_special_tokens=False)
-
-    def write_a_made_up_number(model, tok, prompt, max_new, constraint, *rest, **kw):
-        # Stands in for the model's choice (a tiny model's is noise); the constraint is serve's own.
-        constraint.begin(prompt, made_up)
-        return Decoded(made_up + [tok.eos_token_id])
-
-    monkeypatch.setattr(serve_module, "greedy", write_a_made_up_number)
-    request = {"model": "a", "messages": PROMPT, "tools": TOOLS, "max_tokens": 96}  # PROMPT asks for invoice 1234
-    message = engine.chat(request)["choices"][0]["message"]
-    assert json.loads(message["content"]) == {"tool": None, "verdict": "abstain", "code": "missing_argument"}
-    assert message["flywheel"] == {
-        "ungrounded": ["number"],
-        "call": {"tool": "get_invoice", "arguments": {"number": "9876"}},
-    }
-    kept = engine.chat({**request, "grounding": False})["choices"][0]
-    assert kept["finish_reason"] == "tool_calls" and json.loads(
-        kept["message"]["tool_calls"][0]["function"]["arguments"]
-    ) == {"number": "9876"}
 
 
 def test_an_adapter_lists_the_tools_its_rows_offered_leaving_out_a_name_offered_with_two_schemas(tmp_path):

@@ -92,13 +92,10 @@ function targetInSlice(frontier: ChatCompletion['choices'][number]['message'], s
   return d.kind === 'call' ? slice.includes(d.tool) : null;
 }
 
-/** The tool definitions the grounding check reads: the agent's (with render, the slice's are among them). */
-function sentToolsOrAgent(
-  rendered: RenderedRequest | undefined,
-  agentTools: unknown,
-): Array<{ function: { name: string; parameters?: unknown } }> | undefined {
-  const tools = Array.isArray(agentTools) ? agentTools : rendered?.tools;
-  return tools?.filter(
+/** The agent's tool definitions, as the grounding check reads them (with render, the slice's are among them). */
+function toolDefinitions(tools: unknown): Array<{ function: { name: string; parameters?: unknown } }> | undefined {
+  if (!Array.isArray(tools)) return undefined;
+  return tools.filter(
     (t): t is { function: { name: string; parameters?: unknown } } =>
       isObject(t) && isObject(t.function) && typeof t.function.name === 'string',
   );
@@ -249,7 +246,7 @@ export async function startGateway(cfg: GatewayConfig, opts: GatewayOptions = {}
     const answer = routerAnswer(choice.message, {
       shown: rendered?.slice ?? agentTools,
       agent: agentTools,
-      tools: sentToolsOrAgent(rendered, body.tools),
+      tools: toolDefinitions(body.tools),
       messages: (rendered?.messages ?? body.messages) as TraceMessage[],
     });
     const { decision } = answer;

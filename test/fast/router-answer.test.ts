@@ -6,9 +6,10 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
+import { Ajv } from 'ajv';
 import { decide, parseAnswer, type AnswerMessage, type Prediction } from '../../core/router/answer.js';
 import { checkAnswer } from '../../core/router/checks.js';
-import { CONTRACT } from '../../core/router/contract.js';
+import { CONTRACT, VERDICT_CODES, VERDICTS } from '../../core/router/contract.js';
 
 interface Case {
   name: string;
@@ -61,6 +62,32 @@ describe('router answers: the shared edge cases', () => {
     assert.ok(cases.length >= 40, `${cases.length} cases`);
     const problems = new Set(cases.flatMap((c) => [c.parsed.problem, c.decision.problem]));
     for (const code of Object.keys(CONTRACT.problems)) assert.ok(problems.has(code), `no case for ${code}`);
+  });
+
+  it("the contract's answer schema lists each verdict's codes, and takes exactly the router JSON the parse takes", () => {
+    const branches = (
+      CONTRACT.answerSchema.anyOf as Array<{ properties: Record<string, { const?: string; enum?: string[] }> }>
+    ).slice(1);
+    for (const verdict of VERDICTS) {
+      const branch = branches.find((b) => b.properties.verdict!.const === verdict);
+      const codes = Object.keys(VERDICT_CODES).filter((c) => VERDICT_CODES[c] === verdict);
+      assert.deepEqual(branch?.properties.code!.enum, codes, verdict);
+    }
+    const validate = new Ajv({ strict: false }).compile(CONTRACT.answerSchema);
+    let checked = 0;
+    for (const c of cases) {
+      let obj: unknown;
+      try {
+        obj = JSON.parse(c.message?.content ?? '');
+      } catch {
+        continue;
+      }
+      if (c.message?.tool_calls?.length || typeof obj !== 'object' || obj === null || Array.isArray(obj)) continue;
+      const decides = c.parsed.kind !== 'invalid' && ((c.parsed.calls as unknown[] | undefined)?.length ?? 1) === 1;
+      assert.equal(validate(obj), decides, c.name);
+      checked++;
+    }
+    assert.ok(checked >= 20, `${checked} router-JSON answers`);
   });
 
   for (const c of cases) {

@@ -32,14 +32,21 @@ export function routerAnswerSchema(tools: RenderedRow['tools']): Schema {
 /**
  * The request fields that keep an engine's answer inside that schema: structured outputs (`response_format`), and
  * the tools only rendered into the prompt (`tool_choice: "none"`; vLLM refuses `tools` under `auto` without a tool
- * parser, and a tool parser would not read router JSON).
+ * parser, and a tool parser would not read router JSON). `nameable`: tools of the adapter's catalog it may name
+ * though the request does not offer them (its flywheel.json `tools`), as `flywheel serve` lets it; the offer check
+ * after the answer makes such a call tool_not_offered (core/router/checks.ts).
  */
-export function answerConstraint(tools: RenderedRow['tools']): Record<string, unknown> {
+export function answerConstraint(
+  tools: RenderedRow['tools'],
+  nameable: RenderedRow['tools'] = [],
+): Record<string, unknown> {
+  const offered = new Set(tools.map((t) => t.function.name));
+  const schemaTools = [...tools, ...nameable.filter((t) => !offered.has(t.function.name))];
   return {
     ...(tools.length > 0 ? { tool_choice: 'none' } : {}),
     response_format: {
       type: 'json_schema',
-      json_schema: { name: 'router_answer', schema: routerAnswerSchema(tools), strict: true },
+      json_schema: { name: 'router_answer', schema: routerAnswerSchema(schemaTools), strict: true },
     },
   };
 }

@@ -28,6 +28,8 @@ export interface EndpointSpec {
    * structured outputs but not `flywheel serve`'s constraint; unset: the backend's own behaviour.
    */
   constraint?: 'json-schema';
+  /** With `constraint`: the adapter's catalog tools it may also name (flywheel.json `tools`), as serve allows. */
+  nameable?: RenderedRow['tools'];
   cost: CostModel;
 }
 
@@ -62,7 +64,7 @@ export function chatClient(
       temperature: 0,
       max_tokens: opts.maxTokens ?? 512,
       ...(spec.adapterId ? { adapter_id: spec.adapterId } : {}),
-      ...(spec.constraint === 'json-schema' ? answerConstraint(tools) : {}),
+      ...(spec.constraint === 'json-schema' ? answerConstraint(tools, spec.nameable) : {}),
       ...spec.extraBody,
     };
     const wire = spec.wireNames === 'openai' ? toWire(request) : undefined;

@@ -25,6 +25,7 @@ import { intOption, parse, UsageError, wholeNumber, type Command } from '../lib/
 import { DEFAULT_STORE_URI } from '../../core/defaults.js';
 import { runBfclEval } from './eval-bfcl.js';
 import type { EndpointSpec } from '../../core/eval/client.js';
+import { readAdapterTools } from '../../core/train/adapter-tools.js';
 
 /** Reports go to a new folder under this one, named by time. */
 const DEFAULT_EVAL_DIR = '.flywheel/eval';
@@ -78,6 +79,9 @@ and per-domain tables, latency, tokens and cost, with bootstrap 95 % intervals.
   --constraint json-schema  decode inside the router answer's JSON Schema over each case's tools (response_format
                         json_schema, tool_choice none): for vLLM, which has no router constraint of its own;
                         \`flywheel serve\` constrains by itself
+  --adapter-tools DIR   with --constraint: the answer may also name the tools of the adapter in DIR (its
+                        flywheel.json \`tools\`), as \`flywheel serve\` lets it; a call to one a case does not offer
+                        is then scored as tool_not_offered (docs/router-contract.md)
   --concurrency N       requests in flight (default ${DEFAULTS.concurrency})
   --limit N             score a stratified sample of N cases (by domain and expected tool or verdict)
   --sample-seed N       that sample's seed (default: evaluate.sampleSeed's, ${DEFAULTS.sampleSeed}: the stage's sample)
@@ -95,6 +99,7 @@ and per-domain tables, latency, tokens and cost, with bootstrap 95 % intervals.
       testset: { type: 'string' },
       'wire-names': { type: 'string' },
       constraint: { type: 'string' },
+      'adapter-tools': { type: 'string' },
       cases: { type: 'string' },
       catalog: { type: 'string' },
       config: { type: 'string' },
@@ -136,6 +141,14 @@ and per-domain tables, latency, tokens and cost, with bootstrap 95 % intervals.
     const constraint = values.constraint;
     if (constraint !== undefined && constraint !== 'json-schema')
       throw new UsageError(`--constraint ${constraint}: the one constraint is "json-schema"`);
+    if (values['adapter-tools'] && !constraint)
+      throw new UsageError('--adapter-tools applies to --constraint json-schema (serve reads them itself)');
+    let nameable: ReturnType<typeof readAdapterTools> | undefined;
+    try {
+      nameable = values['adapter-tools'] ? readAdapterTools(values['adapter-tools']) : undefined;
+    } catch (err) {
+      throw new UsageError(`--adapter-tools: ${(err as Error).message}`);
+    }
     const bootstrap = {
       resamples: intOption(values.resamples, 'resamples', DEFAULTS.bootstrap.resamples),
       seed: wholeNumber(values.seed, 'seed', DEFAULTS.bootstrap.seed),
@@ -149,6 +162,7 @@ and per-domain tables, latency, tokens and cost, with bootstrap 95 % intervals.
       ...(values['adapter-id'] ? { adapterId: values['adapter-id'] } : {}),
       ...(wireNames ? { wireNames: 'openai' as const } : {}),
       ...(constraint ? { constraint: 'json-schema' as const } : {}),
+      ...(nameable ? { nameable } : {}),
       cost: costOf(values['cost-tokens'], values['cost-gpu-hour']),
     };
     const options = {

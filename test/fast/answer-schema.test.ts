@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Ajv } from 'ajv';
 import type { RenderedRow } from '../../core/dataset/render.js';
-import { routerAnswerSchema } from '../../core/eval/answer-schema.js';
+import { answerConstraint, routerAnswerSchema } from '../../core/eval/answer-schema.js';
 
 const tool = (name: string, parameters: Record<string, unknown>): RenderedRow['tools'][number] => ({
   type: 'function',
@@ -54,6 +54,20 @@ describe('the router answer schema over the offered tools', () => {
       { tool: 'get_invoice', arguments: { number: '1' }, reason: 'extra' },
     ])
       assert.ok(!valid(answer), `${JSON.stringify(answer)} should be refused`);
+  });
+
+  it("with the adapter's catalog tools, names those too (as serve lets it), while the prompt offers only the request's", () => {
+    const catalog = [tool('delete_invoice', { type: 'object', properties: { number: { type: 'string' } } }), tools[0]!];
+    const fields = answerConstraint([tools[0]!], catalog) as {
+      tool_choice: string;
+      response_format: { json_schema: { schema: Record<string, unknown> } };
+    };
+    const check = new Ajv({ strict: false }).compile(fields.response_format.json_schema.schema);
+    assert.ok(check({ tool: 'delete_invoice', arguments: { number: '7' } }), 'a catalog tool the request lacks');
+    assert.ok(check({ tool: 'get_invoice', arguments: { number: '7' } }));
+    assert.ok(!check({ tool: 'list_accounts', arguments: { region: 'apac' } }), 'neither offered nor in the catalog');
+    assert.equal((fields.response_format.json_schema.schema.anyOf as unknown[]).length, 2 + 3, 'get_invoice once');
+    assert.equal(fields.tool_choice, 'none');
   });
 
   it("leaves a tool whose schema has $ref as any object (its references point at the tool schema's root)", () => {

@@ -146,7 +146,7 @@ function readRows(file: string): RenderedRow[] {
  * The base directory an adapter was trained on, as vLLM needs it (its --model): flywheel.json's `base`, a packaged
  * base's name (its converted copy in the base cache) or a path, relative to the adapter for a tiny base.
  */
-function baseOf(adapter: string): string {
+export function baseOf(adapter: string): string {
   const { base } = JSON.parse(readFileSync(join(adapter, 'flywheel.json'), 'utf8')) as { base: string };
   return isPackagedBase(base) ? convertedDir(baseCacheRoot(), base) : resolve(adapter, base);
 }

@@ -11,6 +11,7 @@ import { promisify } from 'node:util';
 import { describe, it } from 'node:test';
 import { TRAINER_ROOT, trainerPython } from '../../core/train/trainer-process.js';
 import { REPO, tempDir } from '../helpers/fixtures.js';
+import { trainTinyAdapter } from '../helpers/tiny-adapter.js';
 
 const run = promisify(execFile);
 const TIMEOUT = 5 * 60_000;
@@ -55,6 +56,7 @@ describe('benchmarks, smoke-sized', { timeout: 20 * 60_000 }, () => {
     assert.deepEqual(scripts.sort(), [
       'bfcl.ts',
       'dataset-build.ts',
+      'engine-parity.ts',
       'gateway-load.ts',
       'generic-intents.ts',
       'history-size.ts',
@@ -111,6 +113,23 @@ describe('benchmarks, smoke-sized', { timeout: 20 * 60_000 }, () => {
         /decisions_per_s=[\d.]+ p50_ms=\d+ p95_ms=\d+ completion_tokens=[\d.]+ usd_per_1k=[\d.]+ answered=2\/2$/,
       );
     assert.match(stdout, /\| engine \| concurrency \| decisions\/s \|/);
+  });
+
+  it('engine-parity: one tiny adapter through serve and a real vLLM, both read by the router contract', async () => {
+    const dir = tempDir('flywheel-bench-parity-');
+    const tiny = await trainTinyAdapter(dir, 0, 30, 'tiny:micro');
+    const testset = join(dir, 'val.jsonl');
+    const { stdout } = await benchRun('engine-parity.ts', [
+      ...['--adapter', tiny.adapter, '--testset', testset, '--test', '3', '--cases', 'none', '--bfcl-dev', '0'],
+      ...['--out', join(dir, 'out')],
+    ]);
+    assert.match(
+      stdout,
+      /^engine-parity: set="synthetic test" n=3 serve_exact=[\d.]+ vllm_exact=[\d.]+ off_schema=\d+\/\d+ differing=\d+ failed=0$/m,
+    );
+    assert.match(stdout, /\| set \| n \| serve exact \| vLLM exact \|/);
+    const parity = JSON.parse(readFileSync(join(dir, 'out', 'parity.json'), 'utf8')) as { rows: unknown[] };
+    assert.equal(parity.rows.length, 1);
   });
 
   it('history-size: the dataset stages in chunks through Temporal, and what the history weighs', async () => {

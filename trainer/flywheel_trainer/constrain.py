@@ -17,13 +17,11 @@ from lmformatenforcer import (
     TokenEnforcerTokenizerData,
 )
 
-# The no-call vocabulary, as core/dataset/verdicts.ts defines it and the system prompt lists it (a test compares
-# the two): a no-call names one of these codes, under its verdict.
-VERDICT_CODES: dict[str, list[str]] = {
-    "abstain": ["no_tool", "tool_not_offered", "missing_argument", "wrong_entity_type"],
-    "violation": ["missing_scope", "invalid_transition", "policy_violation", "rule_violation"],
-    "escalate": ["prompt_injection"],
-}
+from .contract import CODES, VERDICTS
+
+# The no-call vocabulary, from the router contract (trainer/router-contract.json), which the system prompt lists
+# too: a no-call names one of these codes, under its verdict.
+VERDICT_CODES: dict[str, list[str]] = {v: [c for c, of in CODES.items() if of == v] for v in VERDICTS}
 # Bounds keep a weak model from rambling inside a string or array until max_tokens cuts the JSON short.
 # Field order is free: the router writes "tool" first by training, and a tool's arguments in sorted order,
 # which the schema's `required` order need not be.

@@ -77,27 +77,37 @@ const SUBSCHEMA_LISTS = new Set(['anyOf', 'allOf', 'prefixItems']);
 /**
  * A tool's schema in the words engines compile: `oneOf` as `anyOf` (vLLM's guidance backend refuses `oneOf`, and
  * exclusivity is not something decoding can hold anyway), and the keywords they refuse (`uniqueItems`, `not`,
- * `if`, …) and unknown formats left out. Only ever looser: a schema whose `patternProperties` go also loses
- * `additionalProperties`, which would otherwise shut out what they allowed. The decoded answer is then inside a
- * looser schema; scoring and the gateway's checks judge it against the tool's own.
+ * `if`, …) and unknown formats left out, so only ever looser there: a schema whose `patternProperties` go also
+ * loses `additionalProperties`, which would otherwise shut out what they allowed. The decoded answer is then inside
+ * a looser schema; scoring and the gateway's checks judge it against the tool's own. One thing is tighter, as
+ * `flywheel serve`'s constraint is: an object that lists its properties and says nothing of others takes no others
+ * (scoring counts an argument the schema does not list as an error), except as a branch of anyOf, allOf or oneOf,
+ * where the other branches may list them.
  */
-function engineSchema(schema: unknown): unknown {
+function engineSchema(schema: unknown, branch = false): unknown {
   if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) return schema;
   const given = schema as Schema;
   const out: Schema = {};
+  const sub = (v: unknown) => engineSchema(v);
+  const branchOf = (v: unknown) => engineSchema(v, true);
   for (const [name, value] of Object.entries(given)) {
     if (!KEPT.has(name) || (name === 'format' && !FORMATS.has(String(value)))) continue;
     if (name === 'additionalProperties' && 'patternProperties' in given) continue;
     if (name === 'properties' && typeof value === 'object' && value !== null)
-      out[name] = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, engineSchema(v)]));
-    else if (SUBSCHEMA_LISTS.has(name) && Array.isArray(value)) out[name] = value.map(engineSchema);
+      out[name] = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, sub(v)]));
+    else if (SUBSCHEMA_LISTS.has(name) && Array.isArray(value))
+      out[name] = value.map(name === 'prefixItems' ? sub : branchOf);
     else if (name === 'items' || name === 'additionalProperties')
-      out[name] = Array.isArray(value) ? value.map(engineSchema) : engineSchema(value);
+      out[name] = Array.isArray(value) ? value.map(sub) : sub(value);
     else out[name] = value;
   }
+  const composed = ['anyOf', 'allOf', 'oneOf'].some((k) => k in given);
+  const open = 'additionalProperties' in given || 'patternProperties' in given;
+  if (!branch && !composed && !open && typeof given.properties === 'object' && given.properties !== null)
+    out.additionalProperties = false;
   // oneOf as anyOf; beside an anyOf of its own, both must hold.
   if (Array.isArray(given.oneOf)) {
-    const oneOf = { anyOf: given.oneOf.map(engineSchema) };
+    const oneOf = { anyOf: given.oneOf.map(branchOf) };
     if (out.anyOf) out.allOf = [...((out.allOf as unknown[]) ?? []), oneOf];
     else out.anyOf = oneOf.anyOf;
   }

@@ -199,7 +199,8 @@ try {
 }
 
 // ---- the table ----
-const decided = (r: CaseResult) => `${r.predictedTool}${r.outcome === 'correct' ? '' : ` (${r.outcome})`}`;
+const decided = (r: CaseResult) =>
+  `${r.predictedTool}${r.outcome === 'correct' ? '' : ` (${r.outcome}${r.detail ? `: ${r.detail.slice(0, 80)}` : ''})`}`;
 const rows = sets.map((s, i) => {
   const a = serveScores[i]!;
   const b = vllmScores[i]!;

@@ -115,7 +115,29 @@ describe('the router answer schema over the offered tools', () => {
     assert.ok(!lowered({ tool: 'apply_receipt', arguments: { payer: true } }), 'a value neither branch takes');
   });
 
-  it('only ever loosens: a oneOf beside an anyOf keeps both, patternProperties take additionalProperties with them', () => {
+  it('takes no argument a schema does not list, as serve does, unless the schema or a sibling branch allows it', () => {
+    const shapes = tool('shapes', {
+      type: 'object',
+      properties: {
+        point: { type: 'object', properties: { x: { type: 'number' } } },
+        free: { type: 'object', properties: { a: { type: 'string' } }, additionalProperties: true },
+        both: {
+          allOf: [{ type: 'object', properties: { a: { type: 'string' } } }, { properties: { b: { type: 'string' } } }],
+        },
+      },
+    });
+    const check = new Ajv({ strict: false }).compile(routerAnswerSchema([shapes]));
+    assert.ok(check({ tool: 'shapes', arguments: { point: { x: 1 } } }));
+    assert.ok(!check({ tool: 'shapes', arguments: { point: { x: 1 }, extra: 1 } }), 'an argument the tool lacks');
+    assert.ok(!check({ tool: 'shapes', arguments: { point: { x: 1, y: 2 } } }), 'a key a nested object lacks');
+    assert.ok(check({ tool: 'shapes', arguments: { free: { a: 'x', z: 1 } } }), 'additionalProperties: true');
+    assert.ok(
+      check({ tool: 'shapes', arguments: { both: { a: 'x', b: 'y' } } }),
+      "each allOf branch lists the other's",
+    );
+  });
+
+  it('loosens what engines refuse: a oneOf beside an anyOf keeps both, patternProperties take additionalProperties with them', () => {
     const both = tool('both', {
       type: 'object',
       properties: {

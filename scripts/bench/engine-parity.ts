@@ -14,7 +14,7 @@
  * sampled to `--test N`), the hand-written cases (`--cases`; the sandboxes' and the public servers'; `none` for
  * none), and BFCL's dev split (`--bfcl-dev N` of live_multiple and of irrelevance's dev half,
  * drawn as scripts/bench/weights.ts draws them). The catalog that resolves them comes from the `--config` files'
- * servers. Writes parity.json and differences.jsonl under `--out`.
+ * servers. Writes parity.json, differences.jsonl and off-schema.jsonl under `--out`.
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
@@ -36,6 +36,7 @@ import { evaluateEndpoint } from '../../core/eval/evaluate.js';
 import { handwrittenCases } from '../../core/eval/handwritten.js';
 import type { CaseResult, EvalCase } from '../../core/eval/types.js';
 import { readAdapterTools } from '../../core/train/adapter-tools.js';
+import { compileSchema } from '../../core/schema/compile.js';
 import { startServe } from '../../core/train/serve-process.js';
 import { REPO } from '../../test/helpers/fixtures.js';
 import { startVllm } from '../../test/helpers/vllm.js';
@@ -154,11 +155,27 @@ const opts = {
   bootstrap: ev.bootstrap,
 };
 type Scores = CaseResult[][];
+/** Calls outside their tool's own schema, with the first thing the schema says is wrong. */
+const offSchema: Array<{ set: string; engine: string; id: string; tool: string; why: string }> = [];
 async function scoreAll(label: string, spec: Omit<EndpointSpec, 'label' | 'cost'>, concurrency: number) {
   const scores: Scores = [];
   for (const s of sets) {
     say(`${label}: ${s.name} (${s.cases.length})`);
-    const r = await evaluateEndpoint(s.cases, { ...spec, label, cost: { kind: 'none' } }, { ...opts, concurrency });
+    const calls = new Map<string, { tool: string; arguments: unknown }>();
+    const r = await evaluateEndpoint(
+      s.cases,
+      { ...spec, label, cost: { kind: 'none' } },
+      { ...opts, concurrency, onPrediction: (c, p) => p.kind === 'call' && calls.set(c.id, p) },
+    );
+    for (const [i, result] of r.cases.entries()) {
+      if (result.schemaValid !== false) continue;
+      const call = calls.get(result.id)!;
+      const schema = s.cases[i]!.tools.find((t) => t.function.name === result.predictedTool)?.function.parameters;
+      const compiled = compileSchema(schema);
+      const error = compiled.ok && !compiled.validate(call?.arguments) ? compiled.validate.errors?.[0] : undefined;
+      const why = error ? `${error.instancePath || '/'} ${error.message ?? ''}` : 'not offered';
+      offSchema.push({ set: s.name, engine: label, id: result.id, tool: result.predictedTool, why });
+    }
     scores.push(r.cases);
   }
   return scores;
@@ -178,7 +195,17 @@ try {
   serve.run.kill();
   await serve.run.done;
 }
-const vllm = await startVllm({ model: baseOf(adapter), apiKey: KEY, log: join(out, 'vllm.log'), maxModelLen: 8192 });
+// The longest context the base takes, up to 8192 (BFCL's function lists run long).
+const baseDir = baseOf(adapter);
+const { max_position_embeddings: positions } = JSON.parse(await readFile(join(baseDir, 'config.json'), 'utf8')) as {
+  max_position_embeddings?: number;
+};
+const vllm = await startVllm({
+  model: baseDir,
+  apiKey: KEY,
+  log: join(out, 'vllm.log'),
+  maxModelLen: Math.min(8192, positions ?? 2048),
+});
 let vllmScores: Scores;
 try {
   const route = await new Backend('vllm', vllm.url, KEY).load('router', adapter);
@@ -222,6 +249,7 @@ const rows = sets.map((s, i) => {
   };
 });
 await writeFile(join(out, 'parity.json'), `${JSON.stringify({ adapter, rows }, null, 2)}\n`);
+await writeFile(join(out, 'off-schema.jsonl'), offSchema.map((o) => `${JSON.stringify(o)}\n`).join(''));
 await writeFile(
   join(out, 'differences.jsonl'),
   rows.flatMap((r) => r.differing.map((d) => `${JSON.stringify({ set: r.set, ...d })}\n`)).join(''),
@@ -237,9 +265,12 @@ for (const r of rows)
   );
 for (const r of rows)
   for (const d of r.differing.slice(0, 10)) console.log(`  ${r.set} ${d.id}: serve ${d.serve}; vLLM ${d.vllm}`);
+for (const o of offSchema) console.log(`  off-schema ${o.engine} ${o.set} ${o.id}: ${o.tool} ${o.why}`);
 for (const r of rows)
   console.log(
     `engine-parity: set="${r.set}" n=${r.n} serve_exact=${pct(r.serveExact)} vllm_exact=${pct(r.vllmExact)} off_schema=${r.serveOffSchema}/${r.vllmOffSchema} differing=${r.differing.length} failed=${r.failed}`,
   );
-console.log(`(parity.json and differences.jsonl in ${out}; ${((performance.now() - t0) / 60_000).toFixed(1)} min)`);
+console.log(
+  `(parity.json, differences.jsonl and off-schema.jsonl in ${out}; ${((performance.now() - t0) / 60_000).toFixed(1)} min)`,
+);
 process.exit(rows.some((r) => r.failed > 0) ? 1 : 0);

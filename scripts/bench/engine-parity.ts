@@ -33,7 +33,6 @@ import { halves, sampleQuestions } from '../../core/eval/bfcl/sample.js';
 import { casesFrom, sampleCases } from '../../core/eval/cases.js';
 import type { EndpointSpec } from '../../core/eval/client.js';
 import { evaluateEndpoint } from '../../core/eval/evaluate.js';
-import { handwrittenCases } from '../../core/eval/handwritten.js';
 import type { CaseResult, EvalCase } from '../../core/eval/types.js';
 import { readAdapterTools } from '../../core/train/adapter-tools.js';
 import { compileSchema } from '../../core/schema/compile.js';
@@ -41,7 +40,7 @@ import { startServe } from '../../core/train/serve-process.js';
 import { REPO } from '../../test/helpers/fixtures.js';
 import { startVllm } from '../../test/helpers/vllm.js';
 import { baseOf } from '../lib/gateway-engines.js';
-import { handwrittenRowsOf } from '../lib/handwritten.js';
+import { handwrittenSet } from '../lib/handwritten.js';
 
 const fixture = (...p: string[]) => join(REPO, 'test', 'fixtures', ...p);
 const { values } = parseArgs({
@@ -131,16 +130,8 @@ const sets: Array<{ name: string; cases: EvalCase[] }> = [
   { name: 'synthetic test', cases: sampleCases(testCases, whole('test', values.test), ev.sampleSeed) },
 ];
 for (const spec of values.cases.filter((c) => c !== 'none')) {
-  const eq = spec.indexOf('=');
-  const cases: EvalCase[] = [];
-  for (const file of spec
-    .slice(eq + 1)
-    .split(',')
-    .filter(Boolean)) {
-    const rows = handwrittenRowsOf(await readFile(file, 'utf8'), file, catalog, first.dataset);
-    cases.push(...handwrittenCases(rows, catalog, format, file));
-  }
-  sets.push({ name: `hand-written ${eq > 0 ? spec.slice(0, eq) : spec}`, cases });
+  const set = await handwrittenSet(spec, catalog, first.dataset, format);
+  sets.push({ name: `hand-written ${set.name}`, cases: set.cases });
 }
 if (bfclSets.length)
   sets.push({ name: 'BFCL dev', cases: bfclSets.flatMap((s) => bfclCases(s, { catalog }).map((c) => c.case)) });

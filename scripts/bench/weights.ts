@@ -46,13 +46,12 @@ import { scoreBfcl, type BfclScore } from '../../core/eval/bfcl/score.js';
 import { casesFrom, sampleCases } from '../../core/eval/cases.js';
 import type { EndpointSpec } from '../../core/eval/client.js';
 import { evaluateEndpoint } from '../../core/eval/evaluate.js';
-import { handwrittenCases } from '../../core/eval/handwritten.js';
 import type { CaseResult, Estimate, EvalCase } from '../../core/eval/types.js';
 import { trainJobFor } from '../../core/train/job.js';
 import { startServe } from '../../core/train/serve-process.js';
 import { REPO } from '../../test/helpers/fixtures.js';
 import { buildDataset, type BuiltDataset } from '../lib/build-dataset.js';
-import { handwrittenRowsOf } from '../lib/handwritten.js';
+import { handwrittenSet } from '../lib/handwritten.js';
 import { mergeJob, prepareAdapter, trainAdapter, type TrainedAdapter } from '../lib/train-adapter.js';
 
 const fixture = (...p: string[]) => join(REPO, 'test', 'fixtures', ...p);
@@ -222,19 +221,7 @@ const synthetic = sampleCases(
   ev.sampleSeed,
 );
 const handSets: Array<{ name: string; cases: EvalCase[] }> = [];
-for (const spec of values.cases) {
-  const eq = spec.indexOf('=');
-  const name = eq > 0 ? spec.slice(0, eq) : spec;
-  const cases: EvalCase[] = [];
-  for (const file of spec
-    .slice(eq + 1)
-    .split(',')
-    .filter(Boolean)) {
-    const rows = handwrittenRowsOf(await readFile(file, 'utf8'), file, catalog, first.dataset);
-    cases.push(...handwrittenCases(rows, catalog, format, file));
-  }
-  handSets.push({ name, cases });
-}
+for (const spec of values.cases) handSets.push(await handwrittenSet(spec, catalog, first.dataset, format));
 const bfclGroups = (sets: typeof bfcl.dev) =>
   sets.map((s) => ({ category: s.category, cases: bfclCases(s, { catalog }) }));
 

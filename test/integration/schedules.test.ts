@@ -40,6 +40,15 @@ describe('flywheel schedules', () => {
     await env?.teardown();
   });
 
+  // Hours half a day away in the schedule's zone: a cron that came due during the test would fire a run of its
+  // own and the overlap counts below would be off by one.
+  const berlinHour = Number(
+    new Intl.DateTimeFormat('en-GB', { timeZone: 'Europe/Berlin', hour: '2-digit', hourCycle: 'h23' }).format(
+      new Date(),
+    ),
+  );
+  const awayHour = (offset: number) => (berlinHour + offset) % 24;
+
   const writeSchedules = (cron: string) =>
     writeFileSync(
       join(dir, 'schedules.yaml'),
@@ -47,20 +56,20 @@ describe('flywheel schedules', () => {
     );
 
   it('apply creates, then leaves an unchanged schedule alone, then updates a changed one (keeping it paused)', async () => {
-    writeSchedules('0 2 * * *');
+    writeSchedules(`0 ${awayHour(10)} * * *`);
     const [def] = await loadSchedulesFile(join(dir, 'schedules.yaml'));
     assert.equal(await applySchedule(env.client, def!), 'created');
     assert.equal(await applySchedule(env.client, def!), 'unchanged');
     const handle = env.client.schedule.getHandle(scheduleIdOf('nightly-test'));
     await handle.pause('maintenance');
-    writeSchedules('30 3 * * *');
+    writeSchedules(`30 ${awayHour(12)} * * *`);
     const [changed] = await loadSchedulesFile(join(dir, 'schedules.yaml'));
     assert.equal(await applySchedule(env.client, changed!), 'updated');
     assert.equal(await applySchedule(env.client, changed!), 'unchanged');
     const d = await handle.describe();
     assert.equal(d.state.paused, true, 'apply never unpauses');
     assert.equal(d.spec.timezone, 'Europe/Berlin');
-    assert.deepEqual(d.spec.calendars?.[0]?.hour, [{ start: 3, end: 3, step: 1 }]);
+    assert.deepEqual(d.spec.calendars?.[0]?.hour, [{ start: awayHour(12), end: awayHour(12), step: 1 }]);
     assert.equal(d.policies.overlap, 'SKIP');
     assert.equal(d.policies.pauseOnFailure, true);
   });

@@ -1,6 +1,6 @@
 /**
  * The router's answer at the gateway: read by the one contract (core/router/answer.ts) and put through the checks
- * every path applies (core/router/checks.ts: offer, grounding of ids), whatever the backend. What the agent gets:
+ * every path applies (core/router/checks.ts: offer, grounding of ids, the tool's schema), whatever the backend. What the agent gets:
  * a call as OpenAI `tool_calls` (an engine under the answer schema writes it as router JSON in content), a no-call
  * as router JSON. With render the router saw only the retriever's slice: a call to a tool outside it that the agent
  * did offer is the router reaching past the retriever, and is answered as that call.
@@ -19,6 +19,7 @@ export interface RouterAnswer {
   beyondSlice?: string;
   ungrounded?: string[];
   dropped?: Record<string, unknown>;
+  offSchema?: string;
 }
 
 export interface RouterAnswerContext {
@@ -26,7 +27,7 @@ export interface RouterAnswerContext {
   shown: readonly string[] | undefined;
   /** The tools the agent sent. */
   agent: readonly string[] | undefined;
-  /** The agent's tool definitions and the conversation the router saw, for the grounding check. */
+  /** The agent's tool definitions and the conversation the router saw, for the grounding and schema checks. */
   tools: AnswerContext['tools'];
   messages: AnswerContext['messages'];
 }
@@ -47,6 +48,7 @@ export function routerAnswer(message: AssistantMessage | undefined, ctx: RouterA
     ...(beyondSlice ? { beyondSlice } : {}),
     ...(checked.ungrounded ? { ungrounded: checked.ungrounded } : {}),
     ...(checked.dropped ? { dropped: checked.dropped } : {}),
+    ...(checked.offSchema ? { offSchema: checked.offSchema } : {}),
   };
   const original = message ?? { role: 'assistant', content: null };
   if (decision.kind === 'call') {
@@ -60,7 +62,7 @@ export function routerAnswer(message: AssistantMessage | undefined, ctx: RouterA
           ...notes,
         };
   }
-  if (decision.kind === 'no-call' && (checked.notOffered || checked.ungrounded))
+  if (decision.kind === 'no-call' && (checked.notOffered || checked.ungrounded || checked.offSchema))
     return {
       decision,
       message: { role: 'assistant', content: noCallJson(decision.verdict, decision.code) },

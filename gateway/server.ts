@@ -346,6 +346,7 @@ export async function startGateway(cfg: GatewayConfig, opts: GatewayOptions = {}
         ...(beyondSlice ? { beyondSlice } : {}),
         ...(answer.ungrounded ? { ungrounded: answer.ungrounded } : {}),
         ...(answer.dropped ? { dropped: answer.dropped } : {}),
+        ...(answer.offSchema ? { offSchema: answer.offSchema } : {}),
         at: at.toISOString(),
         ...(rendered
           ? {
@@ -379,6 +380,7 @@ export async function startGateway(cfg: GatewayConfig, opts: GatewayOptions = {}
       ...(notOffered ? { 'x-flywheel-not-offered': notOffered } : {}),
       ...(beyondSlice ? { 'x-flywheel-beyond-slice': beyondSlice } : {}),
       ...(answer.ungrounded ? { 'x-flywheel-ungrounded': answer.ungrounded.join(',') } : {}),
+      ...(answer.offSchema ? { 'x-flywheel-off-schema': answer.offSchema.slice(0, 200) } : {}),
     });
     const conf = confidence === null ? '-' : confidence.toFixed(3);
     log(

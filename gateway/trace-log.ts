@@ -39,6 +39,8 @@ export interface GatewayTraceMeta {
   ungrounded?: string[];
   /** Optional arguments dropped from the router's call for the same reason, with their values. */
   dropped?: Record<string, unknown>;
+  /** What the tool's schema says was wrong with the router's call: answered as missing_argument (schema check). */
+  offSchema?: string;
   at: string;
   /** With gateway.render: what the router was shown (the trace's messages and tools are that rendering). */
   rendered?: {

@@ -306,8 +306,9 @@ export const STAGES = [
   },
   {
     name: 'evaluate',
-    // 6: one router contract (core/router/answer.ts) and the checks after the answer for every endpoint.
-    version: '6',
+    // 6: one router contract (core/router/answer.ts) and the checks after the answer for every endpoint. 7: the
+    // schema check among them.
+    version: '7',
     group: 'release',
     activity: 'evaluateStage',
     queue: 'gpu',

@@ -10,9 +10,10 @@ import { PACKAGED_BASES, BASE_CONVERSION } from '../train/base-model.js';
  * grounding check, and the date/date-time/time/uuid formats forced as patterns (trainer/flywheel_trainer/priors.py,
  * grounding.py, constrain.py). 6: serve's fill prior on optional values the request states (fill.py). 7: one
  * router contract (core/router/answer.ts: a no-call's code must be one of its verdict's) and the offer, grounding
- * and scope checks made after the answer for every endpoint (core/router/checks.ts), no longer inside serve.
+ * and scope checks made after the answer for every endpoint (core/router/checks.ts), no longer inside serve. 8: the
+ * schema check after the answer (a call off its tool's schema is the missing_argument no-call).
  */
-export const BASE_SCORES_VERSION = 7;
+export const BASE_SCORES_VERSION = 8;
 
 /**
  * The store pointer holding a base model's eval result on these cases, or null when the base has no stable

@@ -18,8 +18,9 @@ export interface EvaluateOptions {
   /** Called with each answer as parsed, before the offer, grounding and scope checks (a judge that reads the
    * model's own answer, such as BFCL's checker); a failed request is an invalid prediction. */
   onPrediction?: (c: EvalCase, p: Prediction) => void;
-  /** False: no grounding check (core/router/checks.ts), to score what the weights alone answer. Default on. */
-  grounding?: boolean;
+  /** False: no grounding or schema check (core/router/checks.ts), to score the arguments as the weights wrote
+   * them. Default on. */
+  argumentChecks?: boolean;
 }
 
 /**
@@ -48,7 +49,7 @@ export async function evaluateEndpoint(
         offered: c.tools.map((t) => t.function.name),
         tools: c.tools,
         messages: c.messages,
-        grounding: opts.grounding !== false,
+        argumentChecks: opts.argumentChecks !== false,
         ...(c.scopes ? { scopes: c.scopes } : {}),
       });
       result = scoreCase(c, checked.prediction, {
@@ -56,6 +57,8 @@ export async function evaluateEndpoint(
         promptTokens: answer.promptTokens,
         completionTokens: answer.completionTokens,
       });
+      // The schema-valid rate is the answer's as written: a call the schema check turned into a no-call broke it.
+      if (checked.offSchema) result = { ...result, schemaValid: false };
     } catch (err) {
       // The time spent failing counts (a flaky endpoint must not look fast); no usage came back, so no tokens.
       const error = (err as Error).message;

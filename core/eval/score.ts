@@ -1,6 +1,5 @@
-import type { ValidateFunction } from 'ajv';
 import { canonicalJson } from '../hash.js';
-import { compileSchema } from '../schema/compile.js';
+import { validatorFor } from '../schema/compile.js';
 import {
   ABSTAIN,
   INVALID,
@@ -102,18 +101,9 @@ function hasType(v: unknown, type: string): boolean {
   return actual === type || (type === 'number' && actual === 'integer');
 }
 
-// Compiling is the slow part; test sets offer the same few schemas over and over.
-const validators = new Map<string, ValidateFunction | null>();
-
 /** Arguments valid under the tool's input schema; a schema ajv cannot compile judges nothing (null). */
 function validates(schema: Obj, args: unknown): boolean | null {
-  const key = canonicalJson(schema);
-  let validate = validators.get(key);
-  if (validate === undefined) {
-    const compiled = compileSchema(schema);
-    validate = compiled.ok ? compiled.validate : null;
-    validators.set(key, validate);
-  }
+  const validate = validatorFor(schema);
   return validate ? validate(args) : null;
 }
 

@@ -6,21 +6,25 @@
  * 1. offer: a call to a tool the request does not offer is the tool_not_offered no-call;
  * 2. grounding (core/router/grounding.ts): a required id the conversation never gave makes the missing_argument
  *    no-call, an optional one is dropped from the call;
- * 3. scopes (core/scope-guard.ts): a call the caller lacks scopes for is the missing_scope violation.
+ * 3. schema: a call whose arguments break its tool's JSON Schema (a required key left out, a bound, an enum, a
+ *    format, a type) is the missing_argument no-call, so no engine's constraint decides what a server is sent;
+ * 4. scopes (core/scope-guard.ts): a call the caller lacks scopes for is the missing_scope violation.
  */
 import { scopeRefusal, type ScopeCheck } from '../scope-guard.js';
 import type { Prediction } from './answer.js';
-import { MISSING_ARGUMENT, MISSING_SCOPE, NOT_OFFERED } from './contract.js';
+import { validatorFor } from '../schema/compile.js';
+import { MISSING_ARGUMENT, MISSING_SCOPE, NOT_OFFERED, OFF_SCHEMA } from './contract.js';
 import { sourceWords, ungrounded, type ConversationMessage } from './grounding.js';
 
 export interface AnswerContext {
   /** The names the request offers; unknown (no offer check) when absent. */
   offered?: readonly string[];
-  /** The offered tools' OpenAI definitions and the conversation, for the grounding check (skipped without them). */
+  /** The offered tools' OpenAI definitions (the schema check) and the conversation (with them, the grounding check);
+   * each check is skipped without what it reads. */
   tools?: ReadonlyArray<{ function: { name: string; parameters?: unknown } }>;
   messages?: readonly ConversationMessage[];
-  /** False skips the grounding check (an ablation: what the weights alone answer). */
-  grounding?: boolean;
+  /** False skips the grounding and schema checks (an ablation: the arguments as the weights wrote them). */
+  argumentChecks?: boolean;
   /** The caller's scopes and each tool's; no scope check when absent. */
   scopes?: ScopeCheck;
 }
@@ -33,6 +37,8 @@ export interface Checked {
   ungrounded?: string[];
   /** Optional arguments dropped for the same reason, with their values. */
   dropped?: Record<string, unknown>;
+  /** What the tool's schema says is wrong with the call's arguments (the answer became missing_argument). */
+  offSchema?: string;
   /** Why the scope check refused the call. */
   refused?: string;
 }
@@ -43,13 +49,20 @@ const single = (p: Prediction): p is Extract<Prediction, { kind: 'call' }> => p.
 export const isNotOffered = (tool: string, offered: readonly string[] | undefined): boolean =>
   offered !== undefined && !offered.includes(tool);
 
-/** The three checks in order. */
+/** The four checks in order. */
 export function checkAnswer(p: Prediction, ctx: AnswerContext): Checked {
   const offer = checkOffer(p, ctx.offered);
   if (offer.notOffered) return offer;
-  const grounding = ctx.grounding === false ? { prediction: p } : checkGrounding(p, ctx);
-  const scoped = checkScopes(grounding.prediction, ctx.scopes);
-  return { ...grounding, ...scoped };
+  const argued = ctx.argumentChecks === false ? { prediction: p } : checkArguments(p, ctx);
+  const scoped = checkScopes(argued.prediction, ctx.scopes);
+  return { ...argued, ...scoped };
+}
+
+/** Grounding, then the schema on what grounding kept. */
+function checkArguments(p: Prediction, ctx: AnswerContext): Checked {
+  const grounding = checkGrounding(p, ctx);
+  const schema = checkSchema(grounding.prediction, ctx.tools);
+  return { ...grounding, ...schema };
 }
 
 export function checkOffer(p: Prediction, offered: readonly string[] | undefined): Checked {
@@ -76,6 +89,15 @@ export function checkGrounding(p: Prediction, ctx: Pick<AnswerContext, 'tools' |
     prediction: { ...call, arguments: kept },
     dropped: Object.fromEntries(droppable.map((k) => [k, args[k]])),
   };
+}
+
+export function checkSchema(p: Prediction, tools: AnswerContext['tools']): Checked {
+  const parameters = single(p) ? tools?.find((t) => t.function.name === p.tool)?.function.parameters : undefined;
+  // No schema, or one ajv cannot compile, judges nothing.
+  const validate = parameters === undefined ? null : validatorFor(parameters);
+  if (!single(p) || !validate || validate(p.arguments)) return { prediction: p };
+  const offSchema = (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message ?? ''}`.trim()).join('; ');
+  return { prediction: { kind: 'no-call', verdict: OFF_SCHEMA.verdict, code: OFF_SCHEMA.code }, offSchema };
 }
 
 export function checkScopes(p: Prediction, scopes: ScopeCheck | undefined): Checked {

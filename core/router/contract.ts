@@ -24,7 +24,10 @@ interface RouterContract {
   version: number;
   verdicts: Verdict[];
   codes: Record<string, Verdict>;
-  rewrites: Record<'notOffered' | 'missingArgument' | 'missingScope', { tool: null; verdict: Verdict; code: string }>;
+  rewrites: Record<
+    'notOffered' | 'missingArgument' | 'offSchema' | 'missingScope',
+    { tool: null; verdict: Verdict; code: string }
+  >;
   problems: Record<string, string>;
   hermes: { open: string; close: string };
   answerSchema: Record<string, unknown>;
@@ -55,5 +58,8 @@ export type ProblemCode =
 export const NOT_OFFERED = CONTRACT.rewrites.notOffered;
 /** The no-call a call whose required id the conversation never gave becomes (the grounding check). */
 export const MISSING_ARGUMENT = CONTRACT.rewrites.missingArgument;
+/** The no-call a call whose arguments break its tool's schema becomes: the request did not give a value the call
+ * can be made with (a required key left out, a number past a bound, a value outside an enum or a format). */
+export const OFF_SCHEMA = CONTRACT.rewrites.offSchema;
 /** The no-call a call the caller lacks scopes for becomes. */
 export const MISSING_SCOPE = CONTRACT.rewrites.missingScope;

@@ -2,6 +2,7 @@ import { Ajv, type Options, type ValidateFunction } from 'ajv';
 import { Ajv2019 } from 'ajv/dist/2019.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
+import { canonicalJson } from '../hash.js';
 
 // ajv-formats ships CJS with a default export; under NodeNext it arrives as the module object.
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
@@ -64,4 +65,19 @@ export function compileSchema(schema: unknown): CompileResult {
   } catch (err) {
     return { ok: false, error: (err as Error).message };
   }
+}
+
+// Compiling is the slow part; callers judge the same few tool schemas over and over.
+const validators = new Map<string, ValidateFunction | null>();
+
+/** A compiled validator for a tool schema, kept per distinct schema; null for one ajv cannot compile. */
+export function validatorFor(schema: unknown): ValidateFunction | null {
+  const key = canonicalJson(schema);
+  let validate = validators.get(key);
+  if (validate === undefined) {
+    const compiled = compileSchema(schema);
+    validate = compiled.ok ? compiled.validate : null;
+    validators.set(key, validate);
+  }
+  return validate;
 }

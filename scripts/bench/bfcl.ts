@@ -2,7 +2,7 @@
  * The flywheel judged by BFCL: a router built for the union of the scored questions' functions from the function
  * schemas alone (no question text reaches the data), then the base and the router scored in one run on BFCL's
  * questions by BFCL's own checker (docs/bfcl.md). Both are scored from their weights: serve's retrieval, copy and
- * fill priors and its grounding check are off. Base and router are scored at once, each on its own server.
+ * fill priors and the grounding and schema checks are off. Base and router are scored at once, each on its own server.
  *
  *   node --import tsx scripts/bench/bfcl.ts [--config FILE] [--live-simple N] [--live-multiple N] [--irrelevance N]
  *                                           [--live-irrelevance N] [--dev] [--steps N] [--job JSON] [--out DIR]
@@ -173,7 +173,7 @@ try {
           extraBody: { retrieval: false, copy: false, fill: false },
         },
         {
-          grounding: false,
+          argumentChecks: false,
           concurrency: 1,
           timeoutMs: 300_000,
           maxRetries: 1,

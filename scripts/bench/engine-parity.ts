@@ -7,14 +7,17 @@
  * tool's schema on each (the goal: none), and the cases the two decided differently, listed.
  *
  *   node --import tsx scripts/bench/engine-parity.ts --adapter DIR [--config FILE]… [--testset FILE] [--test N]
- *     [--cases NAME=FILE[,FILE…]]… [--bfcl-dev N] [--seed S] [--out DIR]
+ *     [--cases NAME=FILE[,FILE…]]… [--bfcl-dev N] [--seed S] [--dtype bfloat16|float32] [--out DIR]
  *
  * `--adapter` is a trained router adapter (the demo's is under .flywheel/served/NAME/adapter). The sets: the
  * frozen synthetic test (`--testset`: router rows as `flywheel testset export` writes them, or rendered rows;
  * sampled to `--test N`), the hand-written cases (`--cases`; the sandboxes' and the public servers'; `none` for
  * none), and BFCL's dev split (`--bfcl-dev N` of live_multiple and of irrelevance's dev half,
  * drawn as scripts/bench/weights.ts draws them). The catalog that resolves them comes from the `--config` files'
- * servers. Writes parity.json, differences.jsonl and off-schema.jsonl under `--out`.
+ * servers. `--dtype` is the weights' on both engines (serve's --cpu-dtype, vLLM's --dtype; default bfloat16, what
+ * both serve on this CPU): float32 on both takes bf16 rounding out of the comparison. Calls off their tool's schema
+ * are counted as each engine wrote them; the contract's schema check answers them as missing_argument, and the
+ * exact figures are after it. Writes parity.json, differences.jsonl and off-schema.jsonl under `--out`.
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
@@ -35,7 +38,7 @@ import type { EndpointSpec } from '../../core/eval/client.js';
 import { evaluateEndpoint } from '../../core/eval/evaluate.js';
 import type { CaseResult, EvalCase } from '../../core/eval/types.js';
 import { readAdapterTools } from '../../core/train/adapter-tools.js';
-import { compileSchema } from '../../core/schema/compile.js';
+import { validatorFor } from '../../core/schema/compile.js';
 import { startServe } from '../../core/train/serve-process.js';
 import { REPO } from '../../test/helpers/fixtures.js';
 import { startVllm } from '../../test/helpers/vllm.js';
@@ -63,6 +66,7 @@ const { values } = parseArgs({
     },
     'bfcl-dev': { type: 'string', default: '20' },
     seed: { type: 'string', default: 'bfcl-bench' },
+    dtype: { type: 'string', default: 'bfloat16' },
     'max-tokens': { type: 'string', default: '256' },
     out: {
       type: 'string',
@@ -81,6 +85,11 @@ const whole = (flag: string, v: string) => {
   if (!Number.isInteger(n) || n < 0) throw new Error(`--${flag}: expected a whole number, got ${v}`);
   return n;
 };
+if (values.dtype !== 'bfloat16' && values.dtype !== 'float32') {
+  console.error(`engine-parity: --dtype ${values.dtype}: expected bfloat16 or float32`);
+  process.exit(2);
+}
+const dtype = values.dtype;
 const adapter = resolve(values.adapter);
 const out = resolve(values.out);
 await mkdir(out, { recursive: true });
@@ -160,19 +169,20 @@ async function scoreAll(label: string, spec: Omit<EndpointSpec, 'label' | 'cost'
     );
     for (const [i, result] of r.cases.entries()) {
       if (result.schemaValid !== false) continue;
+      // The call as the engine wrote it (the schema check has since answered it as missing_argument).
       const call = calls.get(result.id)!;
-      const schema = s.cases[i]!.tools.find((t) => t.function.name === result.predictedTool)?.function.parameters;
-      const compiled = compileSchema(schema);
-      const error = compiled.ok && !compiled.validate(call?.arguments) ? compiled.validate.errors?.[0] : undefined;
+      const schema = s.cases[i]!.tools.find((t) => t.function.name === call.tool)?.function.parameters;
+      const validate = schema === undefined ? null : validatorFor(schema);
+      const error = validate && !validate(call.arguments) ? validate.errors?.[0] : undefined;
       const why = error ? `${error.instancePath || '/'} ${error.message ?? ''}` : 'not offered';
-      offSchema.push({ set: s.name, engine: label, id: result.id, tool: result.predictedTool, why });
+      offSchema.push({ set: s.name, engine: label, id: result.id, tool: call.tool, why });
     }
     scores.push(r.cases);
   }
   return scores;
 }
 const KEY = 'engine-parity-key';
-const serve = await startServe([], join(out, 'serve.log'));
+const serve = await startServe(['--cpu-dtype', dtype], join(out, 'serve.log'));
 let serveScores: Scores;
 try {
   const route = await new Backend('local', serve.url, KEY).load('router', adapter);
@@ -195,6 +205,7 @@ const vllm = await startVllm({
   model: baseDir,
   apiKey: KEY,
   log: join(out, 'vllm.log'),
+  dtype,
   maxModelLen: Math.min(8192, positions ?? 2048),
 });
 let vllmScores: Scores;
@@ -239,7 +250,7 @@ const rows = sets.map((s, i) => {
     differing: differing.map((d) => ({ id: d.id, serve: decided(d.serve), vllm: decided(d.vllm) })),
   };
 });
-await writeFile(join(out, 'parity.json'), `${JSON.stringify({ adapter, rows }, null, 2)}\n`);
+await writeFile(join(out, 'parity.json'), `${JSON.stringify({ adapter, dtype, rows }, null, 2)}\n`);
 await writeFile(join(out, 'off-schema.jsonl'), offSchema.map((o) => `${JSON.stringify(o)}\n`).join(''));
 await writeFile(
   join(out, 'differences.jsonl'),
@@ -247,7 +258,7 @@ await writeFile(
 );
 const pct = (x: number) => x.toFixed(3);
 console.log(
-  '\n| set | n | serve exact | vLLM exact | vLLM − serve | within 0.03 | calls off-schema (serve / vLLM) | decided differently |',
+  '\n| set | n | serve exact | vLLM exact | vLLM − serve | within 0.03 | calls written off-schema (serve / vLLM) | decided differently |',
 );
 console.log('|---|--:|--:|--:|--:|---|--:|--:|');
 for (const r of rows)

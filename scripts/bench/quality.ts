@@ -9,7 +9,7 @@
  *   main (free)   the main adapter decoded without the schema constraint (schema-valid rate, exact match)
  *   main (weights alone)  the main adapter without `flywheel serve`'s priors (docs/training-and-serving.md): the
  *                 retrieval prior (its training requests' votes on the decision), the copy and fill priors
- *                 (values), and without the grounding check after the router
+ *                 (values), and without the grounding and schema checks after the router
  *   main + DPO    main's adapter tuned further with DPO on the train split's near-miss pairs (the `preference`
  *                 stage's job from config.preference, else its defaults, but at learning rate 0.0005 unless
  *                 preference.job sets one; with a step cap, only the pairs it reaches), with
@@ -234,7 +234,7 @@ const score = async (
   model: string,
   cases: EvalCase[],
   extraBody?: Record<string, unknown>,
-  grounding = true,
+  argumentChecks = true,
 ): Promise<EndpointResult> => {
   say(`scoring ${label} on ${cases.length} cases`);
   const spec: EndpointSpec = {
@@ -244,7 +244,7 @@ const score = async (
     cost: { kind: 'none' },
     ...(extraBody ? { extraBody } : {}),
   };
-  return evaluateEndpoint(cases, spec, { ...opts, grounding });
+  return evaluateEndpoint(cases, spec, { ...opts, argumentChecks });
 };
 const rows: Array<{ name: string; test: EndpointResult; hand?: EndpointResult }> = [];
 let raw: ThroughGateway | undefined;
@@ -287,7 +287,7 @@ try {
     test: await score('main-free', 'main', testCases, { constrained: false }),
   });
   // The adapter's weights alone: serve's priors (retrieval on the decision, copy and fill on values) off, and the
-  // grounding check after the router (core/router/checks.ts) off.
+  // grounding and schema checks after the router (core/router/checks.ts) off.
   const alone = { retrieval: false, copy: false, fill: false };
   rows.push({
     name: 'main (weights alone)',

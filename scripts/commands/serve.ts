@@ -40,7 +40,7 @@ into it, each on the base it was trained on. In production, point deploy.endpoin
                        only email address, for an email property; the only one of an enum's values, as a word)
                        sways writing it: 0 (off) to 1; default 0.5, or $FLYWHEEL_SERVE_FILL_WEIGHT
 A request may turn each off for itself (our extensions, like "constrained": false): "retrieval": false,
-"copy": false and "fill": false. The checks after the answer (offer, grounding of ids, scopes) are not serve's: the
+"copy": false and "fill": false. The checks after the answer (offer, grounding of ids, the tool's schema, scopes) are not serve's: the
 gateway and the evaluator make them for every engine (docs/router-contract.md).
 A --host beyond loopback needs the admin token and the adapter directory, or the server does not start.
 Runs until interrupted (Ctrl-C).`,

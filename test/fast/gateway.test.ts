@@ -555,6 +555,18 @@ describe('router gateway', () => {
       verdict: 'abstain',
       code: 'missing_argument',
     });
+    const numeric = { role: 'assistant', content: '{"tool":"delete_record","arguments":{"recordId":31}}' };
+    const offSchema = routerAnswer(numeric, {
+      ...ctx(undefined, undefined),
+      messages: [{ role: 'user', content: 'delete record 31' }],
+    });
+    assert.equal(offSchema.offSchema, '/recordId must be string');
+    assert.equal(offSchema.finishReason, 'stop');
+    assert.deepEqual(JSON.parse(offSchema.message.content!), {
+      tool: null,
+      verdict: 'abstain',
+      code: 'missing_argument',
+    });
   });
 
   it('with render, a call to a tool the agent offered but the retriever left out of the slice is answered as that call', async () => {

@@ -23,6 +23,8 @@ export interface VllmOptions {
   port?: number;
   maxLoraRank?: number;
   maxModelLen?: number;
+  /** The weights' dtype (default bfloat16). */
+  dtype?: 'bfloat16' | 'float32';
   startTimeoutMs?: number;
   /** More server flags (e.g. a tool parser for a teacher). */
   extraArgs?: string[];
@@ -44,7 +46,7 @@ export async function startVllm(opts: VllmOptions): Promise<VllmServer> {
     ...['-m', 'vllm.entrypoints.openai.api_server', '--model', opts.model, '--served-model-name', 'base'],
     ...['--host', '127.0.0.1', '--port', String(port), '--api-key', opts.apiKey],
     ...['--enable-lora', '--max-lora-rank', String(opts.maxLoraRank ?? 16), '--max-loras', '2'],
-    ...['--dtype', 'bfloat16', '--max-model-len', String(opts.maxModelLen ?? 2048)],
+    ...['--dtype', opts.dtype ?? 'bfloat16', '--max-model-len', String(opts.maxModelLen ?? 2048)],
     ...(opts.extraArgs ?? []),
   ];
   const out = openSync(opts.log, 'a');

@@ -18,7 +18,7 @@ import {
   type NewVersion,
   type RepointOptions,
   type VersionRow,
-} from './registry.js';
+} from './registry-rules.js';
 import type { AliasEvent, DeployedVersion } from './types.js';
 
 const SCHEMA_VERSION = 2;

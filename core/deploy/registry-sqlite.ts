@@ -14,7 +14,7 @@ import {
   type NewVersion,
   type RepointOptions,
   type VersionRow,
-} from './registry.js';
+} from './registry-rules.js';
 import type { AliasEvent, DeployedVersion } from './types.js';
 
 /** 2: versions.probes (the smoke-probes artifact), added to version-1 files on open. */

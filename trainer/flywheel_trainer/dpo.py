@@ -16,6 +16,7 @@ from .data import jsonl_objects, require_messages
 from .errors import BadJob
 from .launch import rank_zero_first
 from .model import Hardware, load_base
+from .training_args import training_args
 
 PAIR_FIELDS = ("prompt", "chosen", "rejected")
 
@@ -88,8 +89,6 @@ def load_policy(job: dict[str, Any], out: Path, hw: Hardware):
 
 def dpo_config(job: dict[str, Any], hw: Hardware, out: Path, resuming: bool):
     from trl import DPOConfig
-
-    from .train import training_args
 
     p = job["preference"]
     return DPOConfig(

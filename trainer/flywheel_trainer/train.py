@@ -11,7 +11,6 @@ The adapter directory is written under a temporary name and renamed, so it is wh
 from __future__ import annotations
 
 import json
-import math
 import os
 import random
 import shutil
@@ -22,50 +21,11 @@ from .data import corpus_texts, encode_rows, load_rows, share_prefixes
 from .errors import BadJob
 from .examples import EXAMPLES_FILE, write_examples
 from .job import check_resume
-from .launch import is_main_process, rank_zero_first, world_size
+from .launch import is_main_process, rank_zero_first
 from .model import Hardware, check_method, detect_hardware, load_base, padding_free
 from .packaged import sha256_file, terms_files
 from .progress import Progress, ProgressCallback
-
-
-def training_args(job: dict[str, Any], hw: Hardware, out: Path, resuming: bool) -> dict[str, Any]:
-    """The Trainer arguments every method shares: batches, schedule, checkpoints and evals, precision, devices."""
-    o = job["optim"]
-    dtype = job["precision"]
-    if dtype == "auto" or not hw.cuda:
-        # On a CPU, bf16 is the frozen base's weights (model.resolve_dtype), not autocast: autocast casts every
-        # weight on every pass, which made a CPU step slower than float32's.
-        dtype = "bf16" if hw.bf16 else "fp32"
-    return dict(
-        output_dir=str(out / "checkpoints"),
-        per_device_train_batch_size=o["microBatchSize"],
-        per_device_eval_batch_size=o["microBatchSize"],
-        # Data-parallel processes each take microBatchSize rows a pass, so the accumulation is shared among them.
-        gradient_accumulation_steps=max(1, math.ceil(o["effectiveBatchSize"] / (o["microBatchSize"] * world_size()))),
-        learning_rate=o["learningRate"],
-        lr_scheduler_type=o["scheduler"],
-        warmup_steps=o["warmupRatio"],  # a float in [0, 1) is a ratio of the total steps
-        num_train_epochs=o["epochs"],
-        max_steps=o["maxSteps"] or -1,
-        logging_steps=job["logEvery"],
-        eval_strategy="steps",
-        eval_steps=job["checkpointEvery"],
-        eval_on_start=not resuming,
-        save_strategy="steps",
-        save_steps=job["checkpointEvery"],
-        save_total_limit=job["keepCheckpoints"],
-        bf16=dtype == "bf16",
-        fp16=dtype == "fp16",
-        use_cpu=not hw.cuda,
-        seed=o["seed"],
-        data_seed=o["seed"],
-        max_length=o["maxLength"],
-        report_to="none",
-        disable_tqdm=True,
-        dataloader_num_workers=0,
-        ddp_backend=("nccl" if hw.cuda else "gloo") if world_size() > 1 else None,
-        ddp_find_unused_parameters=False,  # frozen base weights are not parameters DDP tracks; nothing goes unused
-    )
+from .training_args import training_args
 
 
 def sft_config(job: dict[str, Any], hw: Hardware, out: Path, resuming: bool):

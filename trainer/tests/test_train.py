@@ -105,7 +105,7 @@ def test_a_cpu_with_native_bf16_holds_a_frozen_base_in_bf16_without_autocast(tmp
     import torch
 
     from flywheel_trainer.model import Hardware, resolve_dtype
-    from flywheel_trainer.train import training_args
+    from flywheel_trainer.training_args import training_args
 
     cpu16 = Hardware(cuda=False, bf16=False, flash_attention=False, cpu_bf16=True)
     cpu = Hardware(cuda=False, bf16=False, flash_attention=False)

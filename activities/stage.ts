@@ -5,7 +5,7 @@ import { failFast } from './errors.js';
 import { storeFor, type StoreSpec } from './store.js';
 import type { ArtifactStore } from '../core/artifacts/store.js';
 import type { ChunkRange } from '../core/pipeline/chunks.js';
-import { memoParts, stageVersion, type StageName } from '../workflows/stages.js';
+import { memoParts, stageVersion, type StageName } from '../stages/table.js';
 
 export interface StageArgs {
   store: StoreSpec;
@@ -22,7 +22,7 @@ export interface MemoExtras {
 
 /**
  * The shape of every memoized stage activity: the key is the stage, its version, its input artifacts and its
- * config values, all as the stage table names them (workflows/stages.ts), plus `extras`; a hit returns the stored
+ * config values, all as the stage table names them (stages/table.ts), plus `extras`; a hit returns the stored
  * outputs and summary, a miss runs `produce` and records both.
  */
 export async function runStage<O extends Record<string, ArtifactRef>>(

@@ -22,7 +22,7 @@ import { failFast } from './errors.js';
 import type { StageArgs } from './stage.js';
 import { storeFor } from './store.js';
 import { DEFAULT_GPU_WORKDIR } from '../core/defaults.js';
-import { memoParts, stageVersion } from '../workflows/stages.js';
+import { memoParts, stageVersion } from '../stages/table.js';
 
 export interface TrainArgs extends StageArgs {
   train: ArtifactRef;

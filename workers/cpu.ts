@@ -7,7 +7,7 @@ import {
 } from '@temporalio/worker';
 import * as activities from '../activities/index.js';
 
-import { CPU_TASK_QUEUE } from '../workflows/queues.js';
+import { CPU_TASK_QUEUE } from '../stages/queues.js';
 
 export { CPU_TASK_QUEUE };
 export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));

@@ -23,7 +23,7 @@ import { buildCatalog, listServerTools } from '../../activities/index.js';
 import { closeAllConnections } from '../../activities/connections.js';
 import { loadConfigFile, parseConfig } from '../../core/config/load.js';
 import type { FlywheelConfig } from '../../core/config/schema.js';
-import { SEARCH_ATTRIBUTES } from '../../workflows/search-attributes.js';
+import { SEARCH_ATTRIBUTES } from '../../stages/search-attributes.js';
 import { startStandIn } from '../../test/helpers/openai-stand-in.js';
 import { REPO, tempDir, TEMPORAL_BIN } from '../../test/helpers/fixtures.js';
 import { DEFAULT_CONFIG } from '../lib/paths.js';

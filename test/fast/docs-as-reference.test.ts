@@ -25,6 +25,7 @@ const ROOTS = [
   'gateway',
   'sandboxes',
   'scripts',
+  'stages',
   'temporal-config',
   'test',
   'trainer',

@@ -2,7 +2,7 @@
  * The pipeline as data: every stage of flywheelRun in run order, which config makes it run, which activity's
  * result carries its outputs, what those outputs are called, what its activity reads and what keys its memo. The workflow builds a run's stage list from
  * this table; `flywheel status` and gc find a stage's outputs in a run's history through it; the benches print
- * their stages from it. Pure data, no I/O: workflow code imports it.
+ * their stages from it. Pure data, no I/O: workflow code imports it (the stage contract: docs/layout.md).
  *
  * Adding a stage: its entry here and its activity (activities/, a `runStage` over its `core/` function). The run
  * loops over this table and calls each activity with the arguments the entry names; only stages that do more

@@ -224,18 +224,36 @@ def _attention_mask_for(model, mask):
     return mask
 
 
-def score_answer_tokens_only() -> None:
+# The TRL release whose private `trl.trainer.utils._use_triton` score_answer_tokens_only was written and tested
+# against (requirements.txt pins it). Another release may have moved or changed it: the patch is then skipped, which
+# costs CPU speed, never the loss.
+PATCHED_TRL = "1.16.0"
+
+
+def score_answer_tokens_only() -> bool:
     """TRL's fused LM head projects only the positions that carry a label on Triton devices, but every position
     elsewhere (to keep tile shapes fixed for compilers). On a CPU that means the 49K-wide head runs over the whole
     ~600-token prompt to score a ~30-token answer: a third of a SmolLM2 step. Shapes that vary cost nothing on a
-    CPU, so there it scores the labelled positions only; the loss is the same (test_train checks it)."""
+    CPU, so there it scores the labelled positions only; the loss is the same (test_train checks it). Only on
+    PATCHED_TRL; returns whether the patch is in place."""
+    import warnings
+
+    import trl
     import trl.trainer.utils as trl_utils
 
     if getattr(trl_utils, "_flywheel_compact", False):
-        return
-    triton = trl_utils._use_triton
+        return True
+    triton = getattr(trl_utils, "_use_triton", None)
+    if trl.__version__ != PATCHED_TRL or not callable(triton):
+        warnings.warn(
+            f"TRL {trl.__version__} is not {PATCHED_TRL}, the release score_answer_tokens_only patches: on a CPU the"
+            " LM head scores every position (slower; the same loss)",
+            stacklevel=2,
+        )
+        return False
     trl_utils._use_triton = lambda device: device.type == "cpu" or triton(device)
     trl_utils._flywheel_compact = True
+    return True
 
 
 def build_trainer(job: dict[str, Any], progress: Progress | None = None, hw: Hardware | None = None):

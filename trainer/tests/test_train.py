@@ -169,6 +169,24 @@ def test_on_a_cpu_the_lm_head_scores_answer_tokens_only_and_the_loss_is_the_same
     assert losses["answer only"] == pytest.approx(losses["every position"], rel=1e-5)
 
 
+def test_the_private_trl_patch_applies_only_to_the_pinned_release(monkeypatch):
+    """score_answer_tokens_only patches a private TRL function: only on the release it was written for, which
+    requirements.txt pins; on any other it leaves TRL alone and says so."""
+    import trl
+    import trl.trainer.utils as trl_utils
+
+    from flywheel_trainer.train import PATCHED_TRL, score_answer_tokens_only
+
+    pins = (Path(__file__).resolve().parent.parent / "requirements.txt").read_text().splitlines()
+    assert f"trl=={PATCHED_TRL}" in pins
+    monkeypatch.delattr(trl_utils, "_flywheel_compact", raising=False)
+    monkeypatch.setattr(trl, "__version__", "99.0.0")
+    before = trl_utils._use_triton
+    with pytest.warns(UserWarning, match="TRL 99.0.0 is not"):
+        assert score_answer_tokens_only() is False
+    assert trl_utils._use_triton is before
+
+
 def test_top_layers_eval_rows_and_whole_sequence_loss(tmp_path, dataset):
     """lora.topLayers adapts only the last layers; optim.maxEvalRows samples the validation rows; completionOnlyLoss
     false puts the prompt under the loss too (the study's ablation)."""

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import type { ErrorObject } from 'ajv';
 import { formatPath } from '../config/path.js';
 import { compileSchema } from '../schema/compile.js';
+import { canonicalJson } from '../hash.js';
 import { InputError } from '../errors.js';
 
 /**
@@ -122,10 +123,35 @@ export function trainJobFor(job: Record<string, unknown>, paths: RunPaths): Reco
   };
 }
 
+/**
+ * Keys whose schema default came after adapter versions were first derived: at their default they stay out of
+ * the identity, so a job that leaves them out keeps the adapter version it had before the default existed.
+ */
+export const IDENTITY_OMITS_AT_DEFAULT: ReadonlyArray<readonly [string, ...string[]]> = [
+  ['optim', 'loraPlusRatio'],
+  ['optim', 'sharedPrefixRows'],
+  ['optim', 'decisionWeight'],
+  ['optim', 'tokenWeightedLoss'],
+  ['resources'],
+];
+
+/** The schema node of a key path (properties all the way down). */
+function schemaAt(path: readonly string[]): Record<string, unknown> {
+  let node = JOB_SCHEMA;
+  for (const key of path) node = (node.properties as Record<string, Record<string, unknown>>)[key]!;
+  return node;
+}
+
 /** The job's identity for versioning: normalised, without the run-owned keys (paths differ per machine). */
 export function jobIdentity(job: Record<string, unknown>, format: RunPaths['format']): Record<string, unknown> {
   const full = normalizeTrainJob(trainJobFor(job, { train: '-', val: '-', format, outputDir: '-' }));
   for (const k of ['data', 'outputDir', 'resumeFrom']) delete full[k];
+  for (const path of IDENTITY_OMITS_AT_DEFAULT) {
+    const node = schemaAt(path);
+    const parent = path.slice(0, -1).reduce((o, k) => o[k] as Record<string, unknown>, full);
+    const key = path[path.length - 1]!;
+    if (canonicalJson(parent[key]) === canonicalJson(withDefaults(node, node.default))) delete parent[key];
+  }
   return { ...full, format };
 }
 

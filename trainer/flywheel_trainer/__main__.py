@@ -14,6 +14,7 @@ Exit codes: 0 ok, 2 bad job or bad arguments (retrying cannot help), 1 anything 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import sys
@@ -29,7 +30,7 @@ from .priors import DEFAULT_COPY_WEIGHT
 
 def _validate(args) -> int:
     job = load_job(args.job)
-    print(json.dumps(job, sort_keys=True, separators=(",", ":")) if args.normalize else f"{args.job}: ok")
+    print(json.dumps(job.to_dict(), sort_keys=True, separators=(",", ":")) if args.normalize else f"{args.job}: ok")
     return 0
 
 
@@ -60,7 +61,7 @@ def _train(args) -> int:
     try:
         job = load_job(args.job)
         if args.resume:
-            job["resumeFrom"] = args.resume
+            job = dataclasses.replace(job, resumeFrom=args.resume)
         from .launch import launch, needs_launch
 
         if needs_launch(job):

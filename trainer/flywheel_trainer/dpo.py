@@ -14,6 +14,7 @@ from typing import Any
 
 from .data import jsonl_objects, require_messages
 from .errors import BadJob
+from .job import TrainJob
 from .launch import rank_zero_first
 from .model import Hardware, load_base
 from .training_args import training_args
@@ -50,9 +51,9 @@ def load_pairs(path: str | Path, key: str, sft_dataset: str | None = None) -> li
     return pairs
 
 
-def start_adapter(job: dict[str, Any]) -> tuple[Path, dict[str, Any]]:
+def start_adapter(job: TrainJob) -> tuple[Path, dict[str, Any]]:
     """The SFT adapter directory and its flywheel.json; it must be a LoRA on this job's base."""
-    start = Path(job["preference"]["startFrom"])
+    start = Path(job.preference.startFrom)
     meta_file = start / "flywheel.json"
     if not (start / "adapter_config.json").is_file() or not meta_file.is_file():
         raise BadJob(
@@ -61,21 +62,21 @@ def start_adapter(job: dict[str, Any]) -> tuple[Path, dict[str, Any]]:
     meta = json.loads(meta_file.read_text())
     if meta.get("method") not in ("lora", "qlora", "dpo"):
         raise BadJob(f"preference.startFrom: {start} holds a {meta.get('method')} model, not a LoRA adapter")
-    if meta.get("baseModel") != job["baseModel"]:
+    if meta.get("baseModel") != job.baseModel:
         raise BadJob(
-            f"preference.startFrom: {start} was trained on {meta.get('baseModel')}, not this job's baseModel {job['baseModel']}"
+            f"preference.startFrom: {start} was trained on {meta.get('baseModel')}, not this job's baseModel {job.baseModel}"
         )
     return start, meta
 
 
-def load_policy(job: dict[str, Any], out: Path, hw: Hardware):
+def load_policy(job: TrainJob, out: Path, hw: Hardware):
     """The base with the SFT adapter on it, trainable. A tiny base is the one the SFT run built (its tokenizer was
     trained on that run's rows), copied next to this run's adapter so serve finds it at ../base as usual."""
     from peft import PeftModel
     from transformers import AutoTokenizer, LlamaForCausalLM
 
     start, meta = start_adapter(job)
-    if job["baseModel"].startswith("tiny:"):
+    if job.baseModel.startswith("tiny:"):
         base_dir = (start / meta.get("base", "../base")).resolve()
         if not base_dir.is_dir():
             raise BadJob(f"preference.startFrom: the tiny base its adapter names ({base_dir}) is not there")
@@ -87,19 +88,19 @@ def load_policy(job: dict[str, Any], out: Path, hw: Hardware):
     return PeftModel.from_pretrained(model, str(start), is_trainable=True), tokenizer
 
 
-def dpo_config(job: dict[str, Any], hw: Hardware, out: Path, resuming: bool):
+def dpo_config(job: TrainJob, hw: Hardware, out: Path, resuming: bool):
     from trl import DPOConfig
 
-    p = job["preference"]
+    p = job.preference
     return DPOConfig(
         **training_args(job, hw, out, resuming),
-        beta=p["beta"],
-        loss_type=[p["lossType"]],
-        label_smoothing=0.1 if p["lossType"] == "robust" else 0.0,
+        beta=p.beta,
+        loss_type=[p.lossType],
+        label_smoothing=0.1 if p.lossType == "robust" else 0.0,
     )
 
 
-def build_dpo_trainer(job: dict[str, Any], progress, hw: Hardware):
+def build_dpo_trainer(job: TrainJob, progress, hw: Hardware):
     """Everything up to trainer.train() for a DPO job, as build_trainer is for SFT."""
     import random
 
@@ -109,16 +110,16 @@ def build_dpo_trainer(job: dict[str, Any], progress, hw: Hardware):
 
     from .progress import ProgressCallback
 
-    out = Path(job["outputDir"])
+    out = Path(job.outputDir)
     sft_dataset = start_adapter(job)[1].get("trainSha256")
-    train = load_pairs(job["data"]["train"], "data.train", sft_dataset)
-    val = load_pairs(job["data"]["val"], "data.val", sft_dataset)
-    if job["optim"].get("maxEvalRows") and len(val) > job["optim"]["maxEvalRows"]:
-        val = random.Random(job["optim"]["seed"]).sample(val, job["optim"]["maxEvalRows"])
+    train = load_pairs(job.data.train, "data.train", sft_dataset)
+    val = load_pairs(job.data.val, "data.val", sft_dataset)
+    if job.optim.maxEvalRows and len(val) > job.optim.maxEvalRows:
+        val = random.Random(job.optim.seed).sample(val, job.optim.maxEvalRows)
     model, tokenizer = rank_zero_first(lambda: load_policy(job, out, hw))
     trainer = DPOTrainer(
         model=model,
-        args=dpo_config(job, hw, out, job["resumeFrom"] is not None),
+        args=dpo_config(job, hw, out, job.resumeFrom is not None),
         train_dataset=Dataset.from_list(train),
         eval_dataset=Dataset.from_list(val),
         processing_class=tokenizer,

@@ -11,10 +11,9 @@ import json
 import os
 import subprocess
 import sys
-from typing import Any
 
 from .errors import EXIT_BAD_JOB, BadJob
-from .job import check_resume
+from .job import TrainJob, check_resume
 
 
 def world_size() -> int:
@@ -36,16 +35,16 @@ def rank_zero_first(load):
         return load()
 
 
-def requested_processes(job: dict[str, Any]) -> int:
-    return int((job.get("resources") or {}).get("gpus", 1))
+def requested_processes(job: TrainJob) -> int:
+    return job.resources.gpus
 
 
-def needs_launch(job: dict[str, Any]) -> bool:
+def needs_launch(job: TrainJob) -> bool:
     """A multi-GPU job not yet running under torchrun."""
     return requested_processes(job) > 1 and "LOCAL_RANK" not in os.environ
 
 
-def check_devices(job: dict[str, Any]) -> None:
+def check_devices(job: TrainJob) -> None:
     import torch
 
     wanted = requested_processes(job)
@@ -53,7 +52,7 @@ def check_devices(job: dict[str, Any]) -> None:
         raise BadJob(f"resources.gpus: the job asks for {wanted} GPUs; this worker has {torch.cuda.device_count()}")
 
 
-def launch(job_path: str, job: dict[str, Any], resume: str | None) -> int:
+def launch(job_path: str, job: TrainJob, resume: str | None) -> int:
     """Run this job's `train` under torchrun on this host; returns the exit code a single process would."""
     check_resume(job)
     check_devices(job)

@@ -10,6 +10,7 @@ from typing import Any
 
 from . import tiny
 from .errors import BadJob
+from .job import TrainJob
 from .packaged import PACKAGED, ensure_converted, is_packaged
 
 HF_ID = re.compile(r"^[A-Za-z0-9][\w.-]*(/[\w.-]+)?$")
@@ -65,36 +66,36 @@ def resolve_dtype(precision: str, hw: Hardware, method: str = "lora"):
     return {"bf16": torch.bfloat16, "fp16": torch.float16, "fp32": torch.float32}[precision]
 
 
-def padding_free(job: dict[str, Any], hw: Hardware) -> bool:
+def padding_free(job: TrainJob, hw: Hardware) -> bool:
     """Padding-free packing under FlashAttention: on unless rows share prefixes, whose tree mask it cannot take."""
-    return bool(job["packing"] and hw.flash_attention and job["optim"].get("sharedPrefixRows", 1) <= 1)
+    return bool(job.packing and hw.flash_attention and job.optim.sharedPrefixRows <= 1)
 
 
-def check_method(job: dict[str, Any], hw: Hardware) -> None:
-    if job["optim"].get("sharedPrefixRows", 1) > 1 and job["method"] == "dpo":
+def check_method(job: TrainJob, hw: Hardware) -> None:
+    if job.optim.sharedPrefixRows > 1 and job.method == "dpo":
         raise BadJob("optim.sharedPrefixRows: rows share prefixes in SFT; DPO pairs do not (leave it out or 1)")
-    if job["optim"].get("loraPlusRatio") is not None and job["method"] not in ("lora", "qlora"):
+    if job.optim.loraPlusRatio is not None and job.method not in ("lora", "qlora"):
         raise BadJob(
-            f"optim.loraPlusRatio: LoRA+ sets the learning rate of LoRA's B matrices in SFT (method lora or qlora), not method {job['method']}"
+            f"optim.loraPlusRatio: LoRA+ sets the learning rate of LoRA's B matrices in SFT (method lora or qlora), not method {job.method}"
         )
-    if job["method"] == "qlora":
+    if job.method == "qlora":
         if not hw.cuda:
             raise BadJob("method: qlora (4-bit NF4) needs a GPU; this machine has none (use lora)")
         if importlib.util.find_spec("bitsandbytes") is None:
             raise BadJob("method: qlora needs the bitsandbytes package (installed in the GPU worker image)")
-        if job["baseModel"].startswith("tiny:"):
+        if job.baseModel.startswith("tiny:"):
             raise BadJob("method: qlora is for real base models, not tiny:<preset>")
 
 
-def load_base(job: dict[str, Any], base_dir: Path, corpus: list[str], hw: Hardware):
+def load_base(job: TrainJob, base_dir: Path, corpus: list[str], hw: Hardware):
     """Returns (model, tokenizer). tiny:<preset> is built (or reloaded) in base_dir; anything else is loaded
     with from_pretrained and never resized, so the adapter stays servable by vLLM."""
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    name = job["baseModel"]
-    dtype = resolve_dtype(job["precision"], hw, job["method"])
+    name = job.baseModel
+    dtype = resolve_dtype(job.precision, hw, job.method)
     if name.startswith("tiny:"):
-        model, tokenizer = tiny.build_or_load(name, base_dir, corpus, job["optim"]["maxLength"], job["optim"]["seed"])
+        model, tokenizer = tiny.build_or_load(name, base_dir, corpus, job.optim.maxLength, job.optim.seed)
         return model.to(dtype), tokenizer
     if is_packaged(name):
         # Loaded from the converted directory (the GPU worker puts the stored base-model artifact there).
@@ -122,7 +123,7 @@ def load_base(job: dict[str, Any], base_dir: Path, corpus: list[str], hw: Hardwa
         # On a CPU, a router row's short sequence trains faster through plain matmuls than through SDPA's flash
         # kernel: 1.11-1.26x the tokens/s for SmolLM2 (trainer/bench/cpu_step.py --attn, docs/benchmarks.md).
         kwargs["attn_implementation"] = "eager"
-    if job["method"] == "qlora":
+    if job.method == "qlora":
         import torch
         from transformers import BitsAndBytesConfig
 

@@ -20,7 +20,7 @@ from typing import Any
 from .data import corpus_texts, encode_rows, load_rows, share_prefixes
 from .errors import BadJob
 from .examples import EXAMPLES_FILE, write_examples
-from .job import check_resume
+from .job import TrainJob, check_resume
 from .launch import is_main_process, rank_zero_first
 from .model import Hardware, check_method, detect_hardware, load_base, padding_free
 from .packaged import sha256_file, terms_files
@@ -28,38 +28,38 @@ from .progress import Progress, ProgressCallback
 from .training_args import training_args
 
 
-def sft_config(job: dict[str, Any], hw: Hardware, out: Path, resuming: bool):
+def sft_config(job: TrainJob, hw: Hardware, out: Path, resuming: bool):
     from trl import SFTConfig
 
-    o = job["optim"]
+    o = job.optim
     packed = padding_free(job, hw)
     return SFTConfig(
         **training_args(job, hw, out, resuming),
-        load_best_model_at_end=o["earlyStoppingPatience"] > 0,
+        load_best_model_at_end=o.earlyStoppingPatience > 0,
         metric_for_best_model="eval_loss",
         greater_is_better=False,
         packing=packed,
         packing_strategy="bfd",
         padding_free=packed,
-        completion_only_loss=o.get("completionOnlyLoss", True),
-        gradient_checkpointing=hw.cuda and not job["baseModel"].startswith("tiny:"),
+        completion_only_loss=o.completionOnlyLoss,
+        gradient_checkpointing=hw.cuda and not job.baseModel.startswith("tiny:"),
         include_num_input_tokens_seen="non_padding",
     )
 
 
-def lora_config(job: dict[str, Any], num_layers: int | None = None):
+def lora_config(job: TrainJob, num_layers: int | None = None):
     """`num_layers`: the base's transformer layer count, which lora.topLayers counts back from."""
     from peft import LoraConfig
 
-    lc = job["lora"]
-    top = lc.get("topLayers")
+    lc = job.lora
+    top = lc.topLayers
     if top is not None and num_layers is not None and top > num_layers:
         raise BadJob(f"lora.topLayers: {top} is more than the base's {num_layers} layers")
     return LoraConfig(
-        r=lc["rank"],
-        lora_alpha=lc["alpha"],
-        lora_dropout=lc["dropout"],
-        target_modules=lc["targetModules"],
+        r=lc.rank,
+        lora_alpha=lc.alpha,
+        lora_dropout=lc.dropout,
+        target_modules=lc.targetModules,
         # Adapting only the last layers lets backpropagation stop at the first adapted one.
         layers_to_transform=None
         if top is None or num_layers is None or top >= num_layers
@@ -256,7 +256,7 @@ def score_answer_tokens_only() -> bool:
     return True
 
 
-def build_trainer(job: dict[str, Any], progress: Progress | None = None, hw: Hardware | None = None):
+def build_trainer(job: TrainJob, progress: Progress | None = None, hw: Hardware | None = None):
     """Everything up to (not including) trainer.train(): load rows, base model, tokenize, configure TRL."""
     from transformers import EarlyStoppingCallback, PrinterCallback
 
@@ -264,40 +264,40 @@ def build_trainer(job: dict[str, Any], progress: Progress | None = None, hw: Har
 
     hw = hw or detect_hardware()
     check_method(job, hw)
-    if job["method"] == "dpo":
+    if job.method == "dpo":
         from .dpo import build_dpo_trainer
 
         return build_dpo_trainer(job, progress, hw)
-    out = Path(job["outputDir"])
-    train_rows = load_rows(job["data"]["train"])
-    val_rows = load_rows(job["data"]["val"])
-    if job["optim"].get("maxEvalRows") and len(val_rows) > job["optim"]["maxEvalRows"]:
-        val_rows = random.Random(job["optim"]["seed"]).sample(val_rows, job["optim"]["maxEvalRows"])
+    out = Path(job.outputDir)
+    train_rows = load_rows(job.data.train)
+    val_rows = load_rows(job.data.val)
+    if job.optim.maxEvalRows and len(val_rows) > job.optim.maxEvalRows:
+        val_rows = random.Random(job.optim.seed).sample(val_rows, job.optim.maxEvalRows)
     model, tokenizer = rank_zero_first(lambda: load_base(job, out / "base", corpus_texts(train_rows), hw))
-    max_length = job["optim"]["maxLength"]
+    max_length = job.optim.maxLength
     train = encode_rows(
         tokenizer,
         train_rows,
         max_length,
-        job["data"]["train"],
-        job["optim"].get("decisionWeight", 1.0),
-        job["optim"].get("tokenWeightedLoss", False),
+        job.data.train,
+        job.optim.decisionWeight,
+        job.optim.tokenWeightedLoss,
     )
-    if job["optim"].get("sharedPrefixRows", 1) > 1:
-        train = share_prefixes(train, job["optim"]["sharedPrefixRows"], max_length)
-    val = encode_rows(tokenizer, val_rows, max_length, job["data"]["val"])
-    resuming = job["resumeFrom"] is not None
+    if job.optim.sharedPrefixRows > 1:
+        train = share_prefixes(train, job.optim.sharedPrefixRows, max_length)
+    val = encode_rows(tokenizer, val_rows, max_length, job.data.val)
+    resuming = job.resumeFrom is not None
     callbacks: list[Any] = [ProgressCallback(progress)] if progress else []
-    if job["optim"]["earlyStoppingPatience"] > 0:
-        callbacks.append(EarlyStoppingCallback(early_stopping_patience=job["optim"]["earlyStoppingPatience"]))
-    trainer = weighted_sft_trainer(job["optim"].get("loraPlusRatio"))(
+    if job.optim.earlyStoppingPatience > 0:
+        callbacks.append(EarlyStoppingCallback(early_stopping_patience=job.optim.earlyStoppingPatience))
+    trainer = weighted_sft_trainer(job.optim.loraPlusRatio)(
         model=model,
         args=sft_config(job, hw, out, resuming),
         train_dataset=_dataset(train),
         eval_dataset=_dataset(val),
         processing_class=tokenizer,
         peft_config=lora_config(job, getattr(model.config, "num_hidden_layers", None))
-        if job["method"] in ("lora", "qlora")
+        if job.method in ("lora", "qlora")
         else None,
         callbacks=callbacks,
     )
@@ -305,21 +305,21 @@ def build_trainer(job: dict[str, Any], progress: Progress | None = None, hw: Har
     return trainer, tokenizer
 
 
-def _sft_dataset(job: dict[str, Any]) -> str | None:
+def _sft_dataset(job: TrainJob) -> str | None:
     """The sha256 of the SFT training file behind this adapter: its own, or (dpo) its starting adapter's."""
-    if job["method"] != "dpo":
-        return sha256_file(Path(job["data"]["train"]))
-    return json.loads((Path(job["preference"]["startFrom"]) / "flywheel.json").read_text()).get("trainSha256")
+    if job.method != "dpo":
+        return sha256_file(Path(job.data.train))
+    return json.loads((Path(job.preference.startFrom) / "flywheel.json").read_text()).get("trainSha256")
 
 
-def _catalog_tools(job: dict[str, Any]) -> list[dict[str, Any]]:
+def _catalog_tools(job: TrainJob) -> list[dict[str, Any]]:
     """Every tool the SFT rows offered, in name order; (dpo) its starting adapter's. A name offered with two
     different schemas (two servers' tools of one name) is left out: serve could not tell which one was meant."""
-    if job["method"] == "dpo":
-        return json.loads((Path(job["preference"]["startFrom"]) / "flywheel.json").read_text()).get("tools", [])
+    if job.method == "dpo":
+        return json.loads((Path(job.preference.startFrom) / "flywheel.json").read_text()).get("tools", [])
     tools: dict[str, dict[str, Any]] = {}
     ambiguous: set[str] = set()
-    with open(job["data"]["train"], encoding="utf-8") as f:
+    with open(job.data.train, encoding="utf-8") as f:
         for line in f:
             if line.strip():
                 for tool in json.loads(line).get("tools") or []:
@@ -329,32 +329,32 @@ def _catalog_tools(job: dict[str, Any]) -> list[dict[str, Any]]:
     return [tools[name] for name in sorted(tools) if name not in ambiguous]
 
 
-def _write_examples(job: dict[str, Any], adapter_dir: Path) -> None:
+def _write_examples(job: TrainJob, adapter_dir: Path) -> None:
     """examples.jsonl: each SFT row's request and the decision it was taught, the retrieval prior's neighbours
     (examples.py); (dpo) its starting adapter's."""
-    if job["method"] == "dpo":
-        source = Path(job["preference"]["startFrom"]) / EXAMPLES_FILE
+    if job.method == "dpo":
+        source = Path(job.preference.startFrom) / EXAMPLES_FILE
         if source.is_file():
             shutil.copyfile(source, adapter_dir / EXAMPLES_FILE)
         return
-    with open(job["data"]["train"], encoding="utf-8") as f:
+    with open(job.data.train, encoding="utf-8") as f:
         write_examples((json.loads(line) for line in f if line.strip()), adapter_dir / EXAMPLES_FILE)
 
 
-def _write_outputs(job: dict[str, Any], trainer, tokenizer, out: Path) -> Path:
+def _write_outputs(job: TrainJob, trainer, tokenizer, out: Path) -> Path:
     final = out / "adapter"
     staging = out / "adapter.tmp"
     shutil.rmtree(staging, ignore_errors=True)
     # DPO holds a frozen "ref" copy of its starting adapter beside the trained one: only the trained one ships.
-    trainer.model.save_pretrained(staging, **({"selected_adapters": ["default"]} if job["method"] == "dpo" else {}))
+    trainer.model.save_pretrained(staging, **({"selected_adapters": ["default"]} if job.method == "dpo" else {}))
     tokenizer.save_pretrained(staging)
     best = trainer.state.best_metric
     meta = {
-        "baseModel": job["baseModel"],
-        "base": "../base" if job["baseModel"].startswith("tiny:") else job["baseModel"],
-        "method": job["method"],
-        **({"startFrom": job["preference"]["startFrom"]} if job["method"] == "dpo" else {}),
-        "format": job["data"]["format"],
+        "baseModel": job.baseModel,
+        "base": "../base" if job.baseModel.startswith("tiny:") else job.baseModel,
+        "method": job.method,
+        **({"startFrom": job.preference.startFrom} if job.method == "dpo" else {}),
+        "format": job.data.format,
         # What it was trained on: preference pairs name the SFT dataset they belong with (dpo.py checks).
         "trainSha256": _sft_dataset(job),
         "steps": trainer.state.global_step,
@@ -365,13 +365,13 @@ def _write_outputs(job: dict[str, Any], trainer, tokenizer, out: Path) -> Path:
     (staging / "flywheel.json").write_text(json.dumps(meta, indent=2))
     # An adapter is a derivative of its base: where the base's licence asks its terms to travel with derivatives
     # (Gemma's), they go into the adapter, so its artifact and what `flywheel publish` uploads carry them.
-    for terms in terms_files(job["baseModel"]):
+    for terms in terms_files(job.baseModel):
         shutil.copyfile(terms, staging / terms.name)
-    if job["data"]["format"] == "router-json":
+    if job.data.format == "router-json":
         _write_examples(job, staging)
     shutil.rmtree(final, ignore_errors=True)
     os.replace(staging, final)
-    if job["mergedExport"] and job["method"] != "full":
+    if job.mergedExport and job.method != "full":
         merged_tmp = out / "merged.tmp"
         shutil.rmtree(merged_tmp, ignore_errors=True)
         trainer.model.merge_and_unload().save_pretrained(merged_tmp)
@@ -442,12 +442,12 @@ def quiet_libraries() -> None:
     transformers.logging.disable_progress_bar()
 
 
-def run_training(job: dict[str, Any]) -> Path:
+def run_training(job: TrainJob) -> Path:
     quiet_libraries()
-    out = Path(job["outputDir"])
+    out = Path(job.outputDir)
     out.mkdir(parents=True, exist_ok=True)
     check_resume(job)
-    resume = job["resumeFrom"]
+    resume = job.resumeFrom
     # Under torchrun every rank runs this; rank 0 alone reports progress and writes the outputs.
     main = is_main_process()
     progress = Progress(out / "metrics.jsonl") if main else Progress(None, out=open(os.devnull, "w"))

@@ -8,10 +8,14 @@ import signal
 import subprocess
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from synthetic import write_rows
+
+if TYPE_CHECKING:
+    from flywheel_trainer.job import TrainJob
 
 
 def pytest_configure(config):
@@ -26,7 +30,7 @@ def dataset(tmp_path: Path) -> dict:
     }
 
 
-def make_job(tmp_path: Path, dataset: dict, **over) -> dict:
+def make_job(tmp_path: Path, dataset: dict, **over) -> TrainJob:
     from flywheel_trainer.job import validate_job
 
     job = {
@@ -50,12 +54,12 @@ TRAINER_ROOT = Path(__file__).resolve().parent.parent
 
 
 def run_train(
-    job: dict, path: Path, kill_after_checkpoint: int | None = None, resume: str | None = None
+    job: TrainJob, path: Path, kill_after_checkpoint: int | None = None, resume: str | None = None
 ) -> tuple[int, list[dict], str]:
     """`python -m flywheel_trainer train` on `job` in a session of its own, as the GPU worker starts it: (exit code,
     progress events, stderr). With kill_after_checkpoint, the whole session is SIGKILLed once that checkpoint is
     reported (torchrun and its ranks included)."""
-    path.write_text(json.dumps(job))
+    path.write_text(json.dumps(job.to_dict()))
     cmd = [sys.executable, "-m", "flywheel_trainer", "train", "--job", str(path)] + (
         ["--resume", resume] if resume else []
     )

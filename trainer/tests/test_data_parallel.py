@@ -9,13 +9,19 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from conftest import TRAINER_ROOT, make_job, run_train, step_losses as _losses
+
+if TYPE_CHECKING:
+    from flywheel_trainer.job import TrainJob
 
 TOLERANCE = 1e-4  # as test_resume: reduction order only
 
 
-def _train(job: dict, path: Path, kill_after_checkpoint: int | None = None, resume: str | None = None) -> list[dict]:
+def _train(
+    job: TrainJob, path: Path, kill_after_checkpoint: int | None = None, resume: str | None = None
+) -> list[dict]:
     code, events, stderr = run_train(job, path, kill_after_checkpoint, resume)
     if kill_after_checkpoint is None:
         assert code == 0, stderr[-3000:]
@@ -51,9 +57,9 @@ def test_two_processes_one_progress_stream_and_resume(tmp_path, dataset):
     assert resumed[-1]["event"] == "done" and resumed[-1]["step"] == 12
 
 
-def _run_bad(job: dict, path: Path) -> subprocess.CompletedProcess:
+def _run_bad(job: TrainJob, path: Path) -> subprocess.CompletedProcess:
     """Run a job expected to be refused as bad: exit 2, as from one process."""
-    path.write_text(json.dumps(job))
+    path.write_text(json.dumps(job.to_dict()))
     proc = subprocess.run(
         [sys.executable, "-m", "flywheel_trainer", "train", "--job", str(path)],
         capture_output=True,

@@ -8,11 +8,15 @@ import json
 import math
 import signal
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from conftest import make_job, run_train as _run, step_losses as _losses
 from synthetic import write_pairs
+
+if TYPE_CHECKING:
+    from flywheel_trainer.job import TrainJob
 
 TOLERANCE = 1e-4
 
@@ -27,10 +31,10 @@ def sft(tmp_path_factory):
     job = make_job(d, data, optim={"maxSteps": 12}, checkpointEvery=12)
     code, events, stderr = _run(job, d / "job.json")
     assert code == 0, stderr[-3000:]
-    return Path(job["outputDir"]) / "adapter"
+    return Path(job.outputDir) / "adapter"
 
 
-def _dpo_job(tmp_path: Path, sft: Path, dataset: str | None = None, **over) -> dict:
+def _dpo_job(tmp_path: Path, sft: Path, dataset: str | None = None, **over) -> TrainJob:
     tmp_path.mkdir(parents=True, exist_ok=True)
     pairs = {
         "train": str(write_pairs(tmp_path / "pairs-train.jsonl", 48, 3, dataset)),
@@ -62,7 +66,7 @@ def test_dpo_starts_from_the_sft_adapter_and_writes_one_lora(tmp_path, sft):
     # The reference is the SFT adapter itself: before any update policy and reference agree, so the loss is ln 2.
     assert abs(losses[1] - math.log(2)) < 1e-3, losses[1]
     assert losses[6] < losses[1], losses
-    out = Path(job["outputDir"]) / "adapter"
+    out = Path(job.outputDir) / "adapter"
     assert (out / "adapter_model.safetensors").is_file() and not (out / "ref").exists(), (
         "only the trained adapter ships"
     )
@@ -89,7 +93,7 @@ def test_dpo_killed_after_a_checkpoint_resumes_on_the_same_trajectory(tmp_path, 
     job = _dpo_job(tmp_path / "b", sft)
     code, _, _ = _run(job, tmp_path / "b.json", kill_after_checkpoint=3)
     assert code == -signal.SIGKILL
-    checkpoint = Path(job["outputDir"]) / "checkpoints" / "checkpoint-3"
+    checkpoint = Path(job.outputDir) / "checkpoints" / "checkpoint-3"
     code, resumed, stderr = _run(job, tmp_path / "b.json", resume=str(checkpoint))
     assert code == 0, stderr[-3000:]
     assert resumed[0]["event"] == "start" and resumed[0]["step"] == 3
@@ -102,7 +106,7 @@ def test_dpo_killed_after_a_checkpoint_resumes_on_the_same_trajectory(tmp_path, 
 def test_a_dpo_job_without_a_starting_adapter_is_refused_naming_the_key(tmp_path, sft):
     from flywheel_trainer.job import JobError, validate_job
 
-    job = _dpo_job(tmp_path, sft)
+    job = _dpo_job(tmp_path, sft).to_dict()
     del job["preference"]
     with pytest.raises(JobError, match="'preference' is a required property"):
         validate_job(job)

@@ -19,15 +19,21 @@ NAME = "smollm2-135m-instruct"
 
 def load_on_cpu(name: str, tmp_path: Path, max_length: int = 512):
     """The base as the trainer loads it for a float32 LoRA job on a CPU: (model, tokenizer)."""
+    from flywheel_trainer.job import validate_job
     from flywheel_trainer.model import Hardware, load_base
 
-    job = {
-        "baseModel": name,
-        "precision": "fp32",
-        "method": "lora",
-        "packing": False,
-        "optim": {"maxLength": max_length, "seed": 1},
-    }
+    job = validate_job(
+        {
+            "version": 1,
+            "baseModel": name,
+            "data": {"train": "unused", "val": "unused"},
+            "outputDir": "unused",
+            "precision": "fp32",
+            "method": "lora",
+            "packing": False,
+            "optim": {"maxLength": max_length, "seed": 1},
+        }
+    )
     return load_base(job, tmp_path / "unused", [], Hardware(cuda=False, bf16=False, flash_attention=False))
 
 

@@ -8,8 +8,12 @@ import signal
 import subprocess
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from conftest import make_job
+
+if TYPE_CHECKING:
+    from flywheel_trainer.job import TrainJob
 
 TRAINER_ROOT = Path(__file__).resolve().parent.parent
 # Same machine, same threads, CPU: the resumed trajectory matches to float rounding. 1e-4 relative leaves room
@@ -17,8 +21,10 @@ TRAINER_ROOT = Path(__file__).resolve().parent.parent
 TOLERANCE = 1e-4
 
 
-def _train(job: dict, path: Path, kill_after_checkpoint: int | None = None, resume: str | None = None) -> list[dict]:
-    path.write_text(json.dumps(job))
+def _train(
+    job: TrainJob, path: Path, kill_after_checkpoint: int | None = None, resume: str | None = None
+) -> list[dict]:
+    path.write_text(json.dumps(job.to_dict()))
     cmd = [sys.executable, "-m", "flywheel_trainer", "train", "--job", str(path)] + (
         ["--resume", resume] if resume else []
     )
@@ -73,7 +79,7 @@ def test_resuming_from_the_final_checkpoint_takes_no_extra_step(tmp_path, datase
     # the final checkpoint. transformers alone would take one more step (13 of 12); the trainer must not.
     job = make_job(tmp_path, dataset, optim={"maxSteps": 8}, checkpointEvery=4)
     first = _train(job, tmp_path / "job.json")
-    final = Path(job["outputDir"]) / "checkpoints" / "checkpoint-8"
+    final = Path(job.outputDir) / "checkpoints" / "checkpoint-8"
     again = _train(job, tmp_path / "job.json", resume=str(final))
     assert [e for e in again if e["event"] == "step"] == []
     assert again[-1]["event"] == "done" and again[-1]["step"] == 8

@@ -3,6 +3,8 @@ answer scores what it would on its own row."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from flywheel_trainer.data import encode_rows, load_rows, share_prefixes, tree_attention_mask
@@ -104,7 +106,9 @@ def test_shared_prefixes_are_for_sft_only(tmp_path, dataset):
         make_job(tmp_path, dataset, optim={"sharedPrefixRows": 0})
     from flywheel_trainer.model import check_method, detect_hardware
 
-    job = {**make_job(tmp_path, dataset, optim={"sharedPrefixRows": 4}), "method": "dpo"}  # what check_method reads
+    job = dataclasses.replace(
+        make_job(tmp_path, dataset, optim={"sharedPrefixRows": 4}), method="dpo"
+    )  # what check_method reads
 
     with pytest.raises(BadJob, match=r"optim.sharedPrefixRows: rows share prefixes in SFT"):
         check_method(job, detect_hardware())

@@ -59,7 +59,7 @@ def test_mask_starts_where_prompt_and_full_rendering_diverge():
 def test_tiny_training_reduces_eval_loss_and_writes_a_servable_adapter(tmp_path, dataset):
     job = make_job(tmp_path, dataset, optim={"maxSteps": 24, "learningRate": 0.005})
     adapter = run_training(job)
-    events = [json.loads(line) for line in (Path(job["outputDir"]) / "metrics.jsonl").read_text().splitlines()]
+    events = [json.loads(line) for line in (Path(job.outputDir) / "metrics.jsonl").read_text().splitlines()]
     evals = [e for e in events if e["event"] == "eval"]
     assert evals[0]["step"] == 0
     done = events[-1]
@@ -71,7 +71,7 @@ def test_tiny_training_reduces_eval_loss_and_writes_a_servable_adapter(tmp_path,
 
     config = json.loads((adapter / "adapter_config.json").read_text())
     assert config["r"] == 16 and config["lora_alpha"] == 32
-    assert sorted(config["target_modules"]) == sorted(job["lora"]["targetModules"])
+    assert sorted(config["target_modules"]) == sorted(job.lora.targetModules)
     assert not config.get("modules_to_save")
     for name in ("adapter_model.safetensors", "tokenizer.json", "chat_template.jinja", "flywheel.json"):
         assert (adapter / name).is_file(), name

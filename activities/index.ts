@@ -1,17 +1,52 @@
-/** Every activity the `flywheel` task queue runs. Each is a thin adapter over core/. */
-export { resolveConfig } from './config.js';
-export { listServerTools, buildCatalog } from './ingest.js';
-export {
-  intentsStage,
+import type { DomainPack } from '../core/dataset/packs.js';
+import { resolveConfig } from './config.js';
+import {
   generateStage,
+  renderStage,
   solveStage,
-  validateStage,
+  splitStage,
   stageChunk,
   tracesStage,
-  corruptStage,
-  splitStage,
-  renderStage,
+  validateStage,
 } from './dataset.js';
-export { storedStage } from './stage.js';
-export { currentVersion, gateStage, recordGate, deployStage, rollbackStage } from './deploy.js';
-export { retrainCheck, advanceWatermark } from './watermark.js';
+import { currentVersion, deployStage, gateStage, recordGate, rollbackStage } from './deploy.js';
+import { buildCatalog, listServerTools } from './ingest.js';
+import { packStages } from './pack-stages.js';
+import { storedStage } from './stage.js';
+import { advanceWatermark, retrainCheck } from './watermark.js';
+
+/** What a worker hands its activities: the domain packs the dataset stages draw from (workers/packs.ts). */
+export interface ActivityDeps {
+  packs: readonly DomainPack[];
+}
+
+/**
+ * Every activity the `flywheel` task queue runs, by activity type. Each is a thin adapter over core/; the ones that
+ * read domain packs are made for the worker's (the Temporal samples' dependency-injection shape).
+ */
+export function createActivities(deps: ActivityDeps) {
+  return {
+    resolveConfig,
+    listServerTools,
+    buildCatalog,
+    ...packStages(deps.packs),
+    generateStage,
+    solveStage,
+    validateStage,
+    stageChunk,
+    tracesStage,
+    splitStage,
+    renderStage,
+    storedStage,
+    currentVersion,
+    gateStage,
+    recordGate,
+    deployStage,
+    rollbackStage,
+    retrainCheck,
+    advanceWatermark,
+  };
+}
+
+/** The activities' types, for the workflows' proxies. */
+export type FlywheelActivities = ReturnType<typeof createActivities>;

@@ -20,6 +20,9 @@ export interface MemoExtras {
   key?: Record<string, unknown>;
 }
 
+/** Extras known up front, or read from the store before the memo is looked up (e.g. from an input artifact). */
+export type MemoExtrasFrom = MemoExtras | ((store: ArtifactStore) => Promise<MemoExtras>);
+
 /**
  * The shape of every memoized stage activity: the key is the stage, its version, its input artifacts and its
  * config values, all as the stage table names them (stages/table.ts), plus `extras`; a hit returns the stored
@@ -29,10 +32,11 @@ export async function runStage<O extends Record<string, ArtifactRef>>(
   args: StageArgs,
   stage: StageName,
   produce: (store: ArtifactStore) => Promise<{ outputs: O; summary: string }>,
-  extras: MemoExtras = {},
+  extrasFrom: MemoExtrasFrom = {},
 ): Promise<StageOutcome> {
   return failFast(async () => {
     const store = storeFor(args.store);
+    const extras = typeof extrasFrom === 'function' ? await extrasFrom(store) : extrasFrom;
     const parts = memoParts(stage, args as unknown as Record<string, unknown>);
     const key = {
       stage,

@@ -5,7 +5,9 @@ import {
   type NativeConnection,
   type WorkflowBundleWithSourceMap,
 } from '@temporalio/worker';
-import * as activities from '../activities/index.js';
+import { createActivities } from '../activities/index.js';
+import type { DomainPack } from '../core/dataset/packs.js';
+import { SHIPPED_PACKS } from './packs.js';
 
 import { CPU_TASK_QUEUE } from '../stages/queues.js';
 
@@ -37,6 +39,8 @@ export async function createCpuWorker(opts: {
   identity?: string;
   /** Activities it runs at once (default: the SDK's); a chunk's teacher calls are `teacher.concurrency` more each. */
   maxActivities?: number;
+  /** Domain packs the dataset stages draw from (default: the sandboxes' packs; workers/packs.ts loads a user's). */
+  packs?: readonly DomainPack[];
 }): Promise<Worker> {
   return Worker.create({
     connection: opts.connection,
@@ -47,7 +51,7 @@ export async function createCpuWorker(opts: {
     ...(opts.workflowBundle
       ? { workflowBundle: opts.workflowBundle }
       : { workflowsPath: WORKFLOWS_PATH, bundlerOptions: {} }),
-    activities,
+    activities: createActivities({ packs: opts.packs ?? SHIPPED_PACKS }),
     shutdownGraceTime: '10 seconds',
   });
 }

@@ -1,6 +1,6 @@
 import * as wf from '@temporalio/workflow';
 import type { SearchAttributeUpdatePair } from '@temporalio/common';
-import type * as activities from '../activities/index.js';
+import type { FlywheelActivities } from '../activities/index.js';
 import type { ServedVersion } from '../activities/evaluate.js';
 import type { DeployOutcome } from '../activities/deploy.js';
 import type { TrainOutcome } from '../activities/train.js';
@@ -54,9 +54,9 @@ export const rejectSignal = wf.defineSignal<[ApprovalInput]>('reject');
 
 // Timeouts and retries: the stage table's profiles (stages/table.ts); a stage's own activity is called
 // through activitiesOf, with its entry's queue and profile.
-const { resolveConfig } = wf.proxyActivities<typeof activities>(PROFILES.config);
-const { listServerTools } = wf.proxyActivities<typeof activities>(PROFILES.listing);
-const cpu = wf.proxyActivities<typeof activities>(PROFILES.control);
+const { resolveConfig } = wf.proxyActivities<FlywheelActivities>(PROFILES.config);
+const { listServerTools } = wf.proxyActivities<FlywheelActivities>(PROFILES.listing);
+const cpu = wf.proxyActivities<FlywheelActivities>(PROFILES.control);
 
 interface StageOutcome {
   outputs: Record<string, ArtifactRef>;

@@ -1,5 +1,5 @@
 import * as wf from '@temporalio/workflow';
-import type * as activities from '../activities/index.js';
+import type { FlywheelActivities } from '../activities/index.js';
 import type { StoreSpec } from '../activities/store.js';
 
 /** Input of the `rollback` workflow: one JSON object, so it can be started from the Temporal UI too. */
@@ -26,7 +26,7 @@ export interface RollbackResult {
   smoke: string;
 }
 
-const { rollbackStage } = wf.proxyActivities<typeof activities>({
+const { rollbackStage } = wf.proxyActivities<FlywheelActivities>({
   startToCloseTimeout: '15 minutes',
   heartbeatTimeout: '5 minutes',
   retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumAttempts: 5 },

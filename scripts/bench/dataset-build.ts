@@ -14,7 +14,8 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { MockActivityEnvironment, TestWorkflowEnvironment } from '@temporalio/testing';
-import * as activities from '../../activities/index.js';
+import { createActivities } from '../../activities/index.js';
+import { SHIPPED_PACKS } from '../../workers/packs.js';
 import type { ArtifactRef } from '../../core/artifacts/types.js';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { loadConfigFile } from '../../core/config/load.js';
@@ -79,6 +80,7 @@ const inProcessTotal = secs(tAll);
 
 // ---- the same activities in one process, no Temporal ----
 const mock = new MockActivityEnvironment();
+const activities = createActivities({ packs: SHIPPED_PACKS });
 /** Run one activity function in an activity context, keeping its types. */
 const act = <A, R>(fn: (a: A) => Promise<R>, a: A): Promise<R> => mock.run(fn as never, a as never) as Promise<R>;
 const direct: Record<string, number> = {};

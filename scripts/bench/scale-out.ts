@@ -18,8 +18,9 @@ import { parseArgs } from 'node:util';
 import { MockActivityEnvironment, TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import type { WorkflowHandle } from '@temporalio/client';
-import { intentsStage } from '../../activities/dataset.js';
-import { buildCatalog, listServerTools } from '../../activities/index.js';
+import { buildCatalog, listServerTools } from '../../activities/ingest.js';
+import { packStages } from '../../activities/pack-stages.js';
+import { SHIPPED_PACKS } from '../../workers/packs.js';
 import { closeAllConnections } from '../../activities/connections.js';
 import { loadConfigFile, parseConfig } from '../../core/config/load.js';
 import type { FlywheelConfig } from '../../core/config/schema.js';
@@ -97,7 +98,7 @@ async function intentsAt(perGoal: number): Promise<number> {
     snapshots,
     runId: 'bench',
   });
-  const out = await act(intentsStage, {
+  const out = await act(packStages(SHIPPED_PACKS).intentsStage, {
     store: cfg.artifacts,
     runId: 'bench',
     dataset: cfg.dataset!,

@@ -4,7 +4,9 @@
  *   stage table, queues, search attributes); anything else (core/, activities/) it may import as types only;
  * - the stage contract is itself workflow-safe: values only from @temporalio/common and its siblings;
  * - nothing below the workflows imports them (core/, activities/, stages/, gateway/, workers/): the contract they
- *   share lives in stages/. Clients (scripts/, tests) may import a workflow's type to start it.
+ *   share lives in stages/. Clients (scripts/, tests) may import a workflow's type to start it;
+ * - the domain packs are the worker's to hand over (workers/packs.ts): core/, activities/ and stages/ import no
+ *   pack from sandboxes/, so a user's pack for their own server is used the same way.
  */
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -54,5 +56,11 @@ describe('workflow imports', () => {
     const below = ['core', 'activities', 'stages', 'gateway', 'workers'].flatMap((d) => tsFiles(join(REPO, d), true));
     const offenders = importLines(below).filter(({ line }) => /from '(\.\.\/)+workflows\//.test(line));
     assert.deepEqual(show(offenders), [], 'what they share belongs in the stage contract (stages/)');
+  });
+
+  it('core/, activities/ and stages/ import nothing from sandboxes/: packs come from the worker', () => {
+    const below = ['core', 'activities', 'stages'].flatMap((d) => tsFiles(join(REPO, d), true));
+    const offenders = importLines(below).filter(({ line }) => /from '(\.\.\/)+sandboxes\//.test(line));
+    assert.deepEqual(show(offenders), [], 'take packs as an argument; workers/packs.ts hands them over');
   });
 });

@@ -11,7 +11,8 @@ import { memoized } from '../core/pipeline/memo.js';
 import type { IngestResult } from '../core/pipeline/types.js';
 import { failFast } from './errors.js';
 import { storeFor, type StoreSpec } from './store.js';
-import { memoParts, stageVersion } from '../stages/table.js';
+import { stageVersion } from '../stages/table.js';
+import { memoKeyOf } from './stage.js';
 
 /** Bump when buildCatalog's output changes for the same listings. */
 
@@ -64,12 +65,7 @@ export async function buildCatalog(args: BuildCatalogArgs): Promise<IngestResult
     const memo = await memoized(
       store,
       // The servers' listings (read at run time) and the table's keys: the project and the catalog section.
-      {
-        stage: 'ingest',
-        version: stageVersion('ingest'),
-        inputs: args.snapshots,
-        config: memoParts('ingest', args as unknown as Record<string, unknown>).config,
-      },
+      memoKeyOf('ingest', args, { inputs: args.snapshots }),
       async () => {
         const snapshots = await Promise.all(args.snapshots.map((r) => store.readJson<ServerSnapshot>(r)));
         const catalog = build(args.project, snapshots);

@@ -1,5 +1,5 @@
 import type { ArtifactRef } from '../core/artifacts/types.js';
-import { memoHit, memoized } from '../core/pipeline/memo.js';
+import { memoHit, memoized, type StageKeyParts } from '../core/pipeline/memo.js';
 import type { StageOutcome } from '../core/pipeline/types.js';
 import { failFast } from './errors.js';
 import { storeFor, type StoreSpec } from './store.js';
@@ -18,6 +18,32 @@ export interface MemoExtras {
   inputs?: ArtifactRef[];
   /** Values beside the table's `keyedBy` ones. */
   key?: Record<string, unknown>;
+  /**
+   * Values instead of the table's `keyedBy` ones: train and preference key by the normalised job's identity, which
+   * also names the adapter version (core/train/job.ts).
+   */
+  config?: Record<string, unknown>;
+}
+
+/**
+ * The one place a memo key is built: the stage (`<stage>#chunk` for one chunk of it, with the chunk's row range),
+ * its version, its input artifacts and its config values as the stage table names them (stages/table.ts), then
+ * what the activity adds.
+ */
+export function memoKeyOf(
+  stage: StageName,
+  args: StageArgs,
+  extras: MemoExtras = {},
+  chunk?: ChunkRange,
+): StageKeyParts {
+  const parts = memoParts(stage, args as unknown as Record<string, unknown>);
+  const config = { ...(extras.config ?? parts.config), ...extras.key };
+  return {
+    stage: chunk ? `${stage}#chunk` : stage,
+    version: stageVersion(stage),
+    inputs: [...parts.inputs, ...(extras.inputs ?? [])],
+    config: chunk ? { ...config, chunk } : config,
+  };
 }
 
 /** Extras known up front, or read from the store before the memo is looked up (e.g. from an input artifact). */
@@ -37,14 +63,7 @@ export async function runStage<O extends Record<string, ArtifactRef>>(
   return failFast(async () => {
     const store = storeFor(args.store);
     const extras = typeof extrasFrom === 'function' ? await extrasFrom(store) : extrasFrom;
-    const parts = memoParts(stage, args as unknown as Record<string, unknown>);
-    const key = {
-      stage,
-      version: stageVersion(stage),
-      inputs: [...parts.inputs, ...(extras.inputs ?? [])],
-      config: { ...parts.config, ...extras.key },
-    };
-    const memo = await memoized(store, key, () => produce(store), args.runId);
+    const memo = await memoized(store, memoKeyOf(stage, args, extras), () => produce(store), args.runId);
     return {
       outputs: memo.outputs,
       reused: memo.reused,
@@ -66,14 +85,7 @@ export async function runChunk<O extends Record<string, ArtifactRef>>(
 ): Promise<StageOutcome> {
   return failFast(async () => {
     const store = storeFor(args.store);
-    const parts = memoParts(stage, args as unknown as Record<string, unknown>);
-    const key = {
-      stage: `${stage}#chunk`,
-      version: stageVersion(stage),
-      inputs: [...parts.inputs, ...(extras.inputs ?? [])],
-      config: { ...parts.config, ...extras.key, chunk: range },
-    };
-    const memo = await memoized(store, key, () => produce(store), args.runId);
+    const memo = await memoized(store, memoKeyOf(stage, args, extras, range), () => produce(store), args.runId);
     return { outputs: memo.outputs, reused: memo.reused, summary: memo.summary };
   });
 }
@@ -85,8 +97,7 @@ export async function runChunk<O extends Record<string, ArtifactRef>>(
 export async function storedStage(args: StageArgs & { stage: StageName }): Promise<StageOutcome | null> {
   return failFast(async () => {
     const store = storeFor(args.store);
-    const parts = memoParts(args.stage, args as unknown as Record<string, unknown>);
-    const hit = await memoHit(store, { stage: args.stage, version: stageVersion(args.stage), ...parts }, args.runId);
+    const hit = await memoHit(store, memoKeyOf(args.stage, args), args.runId);
     return hit ? { outputs: hit.outputs, reused: true, summary: `${hit.summary} (reused)` } : null;
   });
 }

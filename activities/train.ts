@@ -19,10 +19,10 @@ import {
   type TrainerEvent,
 } from '../core/train/trainer-process.js';
 import { failFast } from './errors.js';
-import type { StageArgs } from './stage.js';
+import { memoKeyOf, type StageArgs } from './stage.js';
 import { storeFor } from './store.js';
 import { DEFAULT_GPU_WORKDIR } from '../core/defaults.js';
-import { memoParts, stageVersion } from '../stages/table.js';
+import { stageVersion } from '../stages/table.js';
 
 export interface TrainArgs extends StageArgs {
   train: ArtifactRef;
@@ -88,13 +88,7 @@ export async function trainMemoized(
   plan: TrainingPlan,
 ): Promise<TrainOutcome> {
   const store = storeFor(a.store);
-  const { inputs } = memoParts(stage, a as unknown as Record<string, unknown>);
-  const memo = await memoized(
-    store,
-    { stage, version: stageVersion(stage), inputs, config: identity },
-    () => runTrainer(store, plan),
-    a.runId,
-  );
+  const memo = await memoized(store, memoKeyOf(stage, a, { config: identity }), () => runTrainer(store, plan), a.runId);
   return {
     outputs: memo.outputs,
     reused: memo.reused,

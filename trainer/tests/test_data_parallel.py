@@ -47,7 +47,7 @@ def test_two_processes_one_progress_stream_and_resume(tmp_path, dataset):
 
     job_b = make_job(tmp_path / "b", dataset, **over)
     _train(job_b, tmp_path / "b.json", kill_after_checkpoint=4)
-    ckpt_b = Path(job_b["outputDir"]) / "checkpoints" / "checkpoint-4"
+    ckpt_b = Path(job_b.outputDir) / "checkpoints" / "checkpoint-4"
     resumed = _train(job_b, tmp_path / "b.json", resume=str(ckpt_b))
     assert resumed[0]["event"] == "start" and resumed[0]["step"] == 4
     a, b = _losses(straight), _losses(resumed)

@@ -62,7 +62,7 @@ def test_resume_continues_exactly(tmp_path, dataset):
 
     job_b = make_job(tmp_path / "b", dataset, **over)
     _train(job_b, tmp_path / "b.json", kill_after_checkpoint=4)
-    checkpoint = Path(job_b["outputDir"]) / "checkpoints" / "checkpoint-4"
+    checkpoint = Path(job_b.outputDir) / "checkpoints" / "checkpoint-4"
     assert (checkpoint / "optimizer.pt").is_file() and (checkpoint / "scheduler.pt").is_file()
     resumed = _train(job_b, tmp_path / "b.json", resume=str(checkpoint))
 

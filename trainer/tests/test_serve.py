@@ -185,6 +185,7 @@ def test_a_call_naming_a_tool_the_request_does_not_offer_stays_router_json_for_t
 
 
 def test_an_adapter_lists_the_tools_its_rows_offered_leaving_out_a_name_offered_with_two_schemas(tmp_path):
+    from flywheel_trainer.job import validate_job
     from flywheel_trainer.train import _catalog_tools
 
     def tool(name, prop):
@@ -199,7 +200,10 @@ def test_an_adapter_lists_the_tools_its_rows_offered_leaving_out_a_name_offered_
     ]
     train = tmp_path / "train.jsonl"
     train.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    assert _catalog_tools({"method": "lora", "data": {"train": str(train)}}) == [tool("b_get", "id")]
+    job = validate_job(
+        {"version": 1, "baseModel": "tiny:nano", "data": {"train": str(train), "val": str(train)}, "outputDir": "out"}
+    )
+    assert _catalog_tools(job) == [tool("b_get", "id")]
 
 
 # the retrieval prior ----------------------------------------------------------------------------------------

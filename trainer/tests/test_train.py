@@ -127,16 +127,16 @@ def test_local_base_directory_full_fine_tune_and_merged_export(tmp_path, dataset
     # A tiny run's saved base is a local model directory with its own chat template: the path real models take.
     first = make_job(tmp_path / "a", dataset, optim={"maxSteps": 2})
     run_training(first)
-    base_dir = str(Path(first["outputDir"]) / "base")
+    base_dir = str(Path(first.outputDir) / "base")
 
     lora = make_job(tmp_path / "b", dataset, baseModel=base_dir, optim={"maxSteps": 2}, mergedExport=True)
     adapter = run_training(lora)
     config = json.loads((adapter / "adapter_config.json").read_text())
     assert config["base_model_name_or_path"] == base_dir
     assert json.loads((adapter / "flywheel.json").read_text())["base"] == base_dir
-    merged = Path(lora["outputDir"]) / "merged"
+    merged = Path(lora.outputDir) / "merged"
     assert (merged / "model.safetensors").is_file() and not (merged / "adapter_config.json").exists()
-    assert not (Path(lora["outputDir"]) / "base").exists(), "a real base is never copied"
+    assert not (Path(lora.outputDir) / "base").exists(), "a real base is never copied"
 
     full = make_job(tmp_path / "c", dataset, baseModel=base_dir, method="full", optim={"maxSteps": 2})
     model_dir = run_training(full)

@@ -18,6 +18,8 @@ import { BfclJudgeMissing, judgeBfcl, locateBfcl, type JudgeItem } from '../../c
 import type { BfclReport } from '../../core/eval/bfcl/report.js';
 import { sampleQuestions } from '../../core/eval/bfcl/sample.js';
 import type { Prediction } from '../../core/eval/types.js';
+import { Rng } from '../../core/rng.js';
+import { sampleArguments } from '../../core/schema/sample.js';
 import { main } from '../../scripts/cli.js';
 import { startBackendStandIn } from '../helpers/backend-stand-in.js';
 import { tempDir } from '../helpers/fixtures.js';
@@ -209,8 +211,17 @@ describe("BFCL's own checker on answers in its call form", () => {
         return ++simpleAsked <= 3
           ? { call: target.tool, arguments: target.arguments, confidence: 0.9 }
           : { call: 'not_offered_anywhere', arguments: {}, confidence: 0.9 };
+      // The one call on irrelevance fits its tool's schema: the router contract answers a call its schema rejects
+      // as missing_argument, which would make it an abstention.
+      const offered = body.tools![0]!.function as { name: string; parameters?: unknown };
       return ++irrelevantAsked === 1
-        ? { call: body.tools![0]!.function.name, arguments: {}, confidence: 0.9 }
+        ? {
+            call: offered.name,
+            arguments: sampleArguments((offered.parameters ?? { type: 'object' }) as Record<string, unknown>, {
+              rng: new Rng(1),
+            }),
+            confidence: 0.9,
+          }
         : { abstain: { code: 'no_tool', reason: 'nothing fits' }, confidence: 0.9 };
     });
     const out = join(tempDir('flywheel-bfcl-eval-'), 'report');

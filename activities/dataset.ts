@@ -1,4 +1,3 @@
-import { Context } from '@temporalio/activity';
 import { ConfigError } from '../core/config/load.js';
 import { traceFiles, type TraceFile } from '../core/traces/files.js';
 import { TraceSourceUnavailable } from '../core/traces/s3-source.js';
@@ -7,7 +6,7 @@ import type { TraceRejection } from '../core/traces/types.js';
 import type { ArtifactRef } from '../core/artifacts/types.js';
 import { catalogVersion } from '../core/catalog/history.js';
 import type { Catalog } from '../core/catalog/types.js';
-import type { DatasetConfig, ServerConfig } from '../core/config/schema.js';
+import type { ServerConfig } from '../core/config/schema.js';
 import { mcpDryRunner } from '../core/dataset/mcp-dry-run.js';
 import {
   distinctCallsByTool,
@@ -29,16 +28,13 @@ import { frozenTestSet, pinTestSet } from '../core/dataset/testset.js';
 import type { StageOutcome } from '../core/pipeline/types.js';
 import { coverageSummary, toolCoverage } from '../core/dataset/coverage.js';
 import { withConnections } from './connections.js';
-import { runChunk, runStage, type StageArgs } from './stage.js';
+import { beat } from './heartbeat.js';
+import { runChunk, runStage, type DatasetStageArgs } from './stage.js';
 import type { ArtifactStore } from '../core/artifacts/store.js';
 import { type ChunkRange, sumStats } from '../core/pipeline/chunks.js';
 import { storeFor } from './store.js';
 
-interface Common extends StageArgs {
-  dataset: DatasetConfig;
-}
-
-const beat = (details: unknown) => Context.current().heartbeat(details);
+type Common = DatasetStageArgs;
 
 type GenerateArgs = Common & { intents: ArtifactRef };
 type SolveArgs = Common & { catalog: ArtifactRef; intents: ArtifactRef; requests: ArtifactRef };

@@ -14,3 +14,6 @@ export async function whileBeating<T>(fn: () => Promise<T>, everyMs = 5000): Pro
     clearInterval(beat);
   }
 }
+
+/** One heartbeat with progress details (the SDK throttles them). */
+export const beat = (details: unknown): void => Context.current().heartbeat(details);

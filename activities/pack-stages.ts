@@ -1,9 +1,8 @@
-import { Context } from '@temporalio/activity';
 import type { ArtifactRef } from '../core/artifacts/types.js';
 import type { ArtifactStore } from '../core/artifacts/store.js';
 import type { Catalog, CatalogTool } from '../core/catalog/types.js';
 import { ConfigError } from '../core/config/load.js';
-import type { DatasetConfig, ServerConfig } from '../core/config/schema.js';
+import type { ServerConfig } from '../core/config/schema.js';
 import { mcpDryRunner } from '../core/dataset/mcp-dry-run.js';
 import { packVersions, type DomainPack } from '../core/dataset/packs.js';
 import { augmentRows, buildIntents, rowStats } from '../core/dataset/pipeline.js';
@@ -15,7 +14,8 @@ import { discoverPools } from '../core/probe/discover.js';
 import { trialCaller } from '../core/probe/trial.js';
 import type { DomainPools } from '../core/probe/types.js';
 import { withConnections } from './connections.js';
-import { runStage, type MemoExtras, type StageArgs } from './stage.js';
+import { beat } from './heartbeat.js';
+import { runStage, type MemoExtras, type DatasetStageArgs } from './stage.js';
 
 /**
  * The two stages that read domain packs (intents draws from their goals and personas, corrupt from their
@@ -23,11 +23,7 @@ import { runStage, type MemoExtras, type StageArgs } from './stage.js';
  * types stay `intentsStage` and `corruptStage`.
  */
 
-interface Common extends StageArgs {
-  dataset: DatasetConfig;
-}
-
-const beat = (details: unknown) => Context.current().heartbeat(details);
+type Common = DatasetStageArgs;
 
 export function packStages(packs: readonly DomainPack[]) {
   /** A pack's version keys the memo of the stages that read it (absent for the shipped packs: keys unchanged). */

@@ -1,4 +1,5 @@
 import type { ArtifactRef } from '../core/artifacts/types.js';
+import type { DatasetConfig } from '../core/config/schema.js';
 import { memoHit, memoized, type StageKeyParts } from '../core/pipeline/memo.js';
 import type { StageOutcome } from '../core/pipeline/types.js';
 import { failFast } from './errors.js';
@@ -10,6 +11,11 @@ import { memoParts, stageVersion, type StageName } from '../stages/table.js';
 export interface StageArgs {
   store: StoreSpec;
   runId: string;
+}
+
+/** The arguments every dataset stage shares. */
+export interface DatasetStageArgs extends StageArgs {
+  dataset: DatasetConfig;
 }
 
 /** What a stage's activity learns at run time that also keys its memo (trace files read, the test set pinned). */

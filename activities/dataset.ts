@@ -44,7 +44,7 @@ type ValidateArgs = Common & {
   candidates: ArtifactRef;
   servers: ServerConfig[];
 };
-/** The chunks a row-parallel stage ran (stages/table.ts `chunkedBy`), each chunk's outputs: merged, not recomputed. */
+/** The chunks a row-parallel stage ran (workflows/contract/table.ts `chunkedBy`), each chunk's outputs: merged, not recomputed. */
 type Parts = { parts?: Array<Record<string, ArtifactRef>> };
 
 export async function generateStage(a: GenerateArgs & Parts): Promise<StageOutcome> {

@@ -19,7 +19,7 @@ import { jobIdentity, preferenceIdentity } from '../core/train/job.js';
 import type { ServedVersion } from './evaluate.js';
 import { failFast } from './errors.js';
 import { whileBeating } from './heartbeat.js';
-import { stageVersion } from '../stages/table.js';
+import { stageVersion } from '../workflows/contract/table.js';
 import type { StageArgs } from './stage.js';
 import { storeFor, type StoreSpec } from './store.js';
 import {

@@ -11,7 +11,7 @@ import { memoized } from '../core/pipeline/memo.js';
 import type { IngestResult } from '../core/pipeline/types.js';
 import { failFast } from './errors.js';
 import { storeFor, type StoreSpec } from './store.js';
-import { stageVersion } from '../stages/table.js';
+import { stageVersion } from '../workflows/contract/table.js';
 import { memoKeyOf } from './stage.js';
 
 /** Bump when buildCatalog's output changes for the same listings. */

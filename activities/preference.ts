@@ -3,7 +3,7 @@ import type { ArtifactRef } from '../core/artifacts/types.js';
 import type { PreferenceConfig } from '../core/config/schema.js';
 import { adapterVersion } from '../core/train/adapter-version.js';
 import { preferenceIdentity, preferenceJobConfig, trainJobFor } from '../core/train/job.js';
-import { stageVersion } from '../stages/table.js';
+import { stageVersion } from '../workflows/contract/table.js';
 import { InputError } from '../core/errors.js';
 import { failFast } from './errors.js';
 import { storeFor } from './store.js';

@@ -6,7 +6,7 @@ import { failFast } from './errors.js';
 import { storeFor, type StoreSpec } from './store.js';
 import type { ArtifactStore } from '../core/artifacts/store.js';
 import type { ChunkRange } from '../core/pipeline/chunks.js';
-import { memoParts, stageVersion, type StageName } from '../stages/table.js';
+import { memoParts, stageVersion, type StageName } from '../workflows/contract/table.js';
 
 export interface StageArgs {
   store: StoreSpec;
@@ -33,7 +33,7 @@ export interface MemoExtras {
 
 /**
  * The one place a memo key is built: the stage (`<stage>#chunk` for one chunk of it, with the chunk's row range),
- * its version, its input artifacts and its config values as the stage table names them (stages/table.ts), then
+ * its version, its input artifacts and its config values as the stage table names them (workflows/contract/table.ts), then
  * what the activity adds.
  */
 export function memoKeyOf(
@@ -57,7 +57,7 @@ export type MemoExtrasFrom = MemoExtras | ((store: ArtifactStore) => Promise<Mem
 
 /**
  * The shape of every memoized stage activity: the key is the stage, its version, its input artifacts and its
- * config values, all as the stage table names them (stages/table.ts), plus `extras`; a hit returns the stored
+ * config values, all as the stage table names them (workflows/contract/table.ts), plus `extras`; a hit returns the stored
  * outputs and summary, a miss runs `produce` and records both.
  */
 export async function runStage<O extends Record<string, ArtifactRef>>(

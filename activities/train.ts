@@ -22,7 +22,7 @@ import { failFast } from './errors.js';
 import { memoKeyOf, type StageArgs } from './stage.js';
 import { storeFor } from './store.js';
 import { DEFAULT_GPU_WORKDIR } from '../core/defaults.js';
-import { stageVersion } from '../stages/table.js';
+import { stageVersion } from '../workflows/contract/table.js';
 
 export interface TrainArgs extends StageArgs {
   train: ArtifactRef;

@@ -9,7 +9,7 @@ import { createActivities } from '../activities/index.js';
 import type { DomainPack } from '../core/dataset/packs.js';
 import { SHIPPED_PACKS } from './packs.js';
 
-import { CPU_TASK_QUEUE } from '../stages/queues.js';
+import { CPU_TASK_QUEUE } from '../workflows/contract/queues.js';
 
 export { CPU_TASK_QUEUE };
 export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));

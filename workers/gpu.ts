@@ -3,7 +3,7 @@ import { Worker, type NativeConnection } from '@temporalio/worker';
 import * as gpuActivities from '../activities/gpu.js';
 import { visibleGpus } from '../core/train/gpus.js';
 
-import { GPU_TASK_QUEUE } from '../stages/queues.js';
+import { GPU_TASK_QUEUE } from '../workflows/contract/queues.js';
 
 export { GPU_TASK_QUEUE };
 

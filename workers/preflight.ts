@@ -1,6 +1,6 @@
 import type { Connection } from '@temporalio/client';
 import { SearchAttributeType } from '@temporalio/common';
-import { cliType, SEARCH_ATTRIBUTES } from '../stages/search-attributes.js';
+import { cliType, SEARCH_ATTRIBUTES } from '../workflows/contract/search-attributes.js';
 
 /**
  * Workflows upsert our search attributes; on a namespace without them every workflow task would fail

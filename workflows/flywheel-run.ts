@@ -7,7 +7,7 @@ import type { TrainOutcome } from '../activities/train.js';
 import type { GateDecision } from '../core/eval/types.js';
 import type { ArtifactRef } from '../core/artifacts/types.js';
 import type { FlywheelConfig, GateSettings } from '../core/config/schema.js';
-import { GPU_TASK_QUEUE } from '../stages/queues.js';
+import { GPU_TASK_QUEUE } from './contract/queues.js';
 import type { FlywheelRunInput, RunProgress, StageProgress } from '../core/pipeline/types.js';
 import {
   ADAPTER_VERSION,
@@ -16,7 +16,7 @@ import {
   DOMAIN,
   FLYWHEEL_STAGE,
   TRIGGER,
-} from '../stages/search-attributes.js';
+} from './contract/search-attributes.js';
 import {
   appliesTo,
   CATALOG_STAGES,
@@ -30,10 +30,10 @@ import {
   type StageName,
   type StageSpec,
   trainingProfile,
-} from '../stages/table.js';
+} from './contract/table.js';
 
-// The stages, their order and when each runs: stages/table.ts.
-export { CATALOG_STAGES, DATASET_STAGES, RELEASE_STAGES, TRAIN_STAGES, type StageName } from '../stages/table.js';
+// The stages, their order and when each runs: workflows/contract/table.ts.
+export { CATALOG_STAGES, DATASET_STAGES, RELEASE_STAGES, TRAIN_STAGES, type StageName } from './contract/table.js';
 
 export const progressQuery = wf.defineQuery<RunProgress>('progress');
 
@@ -52,7 +52,7 @@ export const rejectSignal = wf.defineSignal<[ApprovalInput]>('reject');
 // Which failures are worth a retry is the activities' to say: every InputError reaches the workflow as a
 // non-retryable ApplicationFailure (activities/errors.ts), so retry policies here list no error types.
 
-// Timeouts and retries: the stage table's profiles (stages/table.ts); a stage's own activity is called
+// Timeouts and retries: the stage table's profiles (workflows/contract/table.ts); a stage's own activity is called
 // through activitiesOf, with its entry's queue and profile.
 const { resolveConfig } = wf.proxyActivities<FlywheelActivities>(PROFILES.config);
 const { listServerTools } = wf.proxyActivities<FlywheelActivities>(PROFILES.listing);

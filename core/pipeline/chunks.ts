@@ -1,10 +1,14 @@
 /**
  * Row-parallel stages split their input into chunks that run as separate activities (on any worker), then merge
- * (the ranges: stages/table.ts `chunkRanges`). A chunk's rows are a contiguous range of the input, and the
+ * (the ranges: workflows/contract/table.ts `chunkRanges`). A chunk's rows are a contiguous range of the input, and the
  * merge concatenates the chunks' rows in range order, so the merged artifact is byte-identical to what one
  * activity would have written for the same input and seed.
  */
-export type { ChunkRange } from '../../stages/table.js';
+/** Rows `[from, to)` of a chunked stage's input. */
+export interface ChunkRange {
+  from: number;
+  to: number;
+}
 
 /**
  * The chunks' manifest stats merged into the whole stage's: numbers are summed, objects merged key by key the

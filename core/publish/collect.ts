@@ -32,7 +32,7 @@ export interface CollectOptions {
   license?: string;
   /** Hub dataset repo (ORG/NAME) the training data is published to; named in the model card. */
   datasetRepo?: string;
-  /** The train stage's version (stages/table.ts, `stageVersion('train')`), to match an adapter to its run config. */
+  /** The train stage's version (workflows/contract/table.ts, `stageVersion('train')`), to match an adapter to its run config. */
   trainStageVersion: string;
   /** A deploy registry (SQLite file): an adapter's evaluation is the one a deployed version of it was gated on. */
   registry?: string;

@@ -24,7 +24,7 @@ import { SHIPPED_PACKS } from '../../workers/packs.js';
 import { closeAllConnections } from '../../activities/connections.js';
 import { loadConfigFile, parseConfig } from '../../core/config/load.js';
 import type { FlywheelConfig } from '../../core/config/schema.js';
-import { SEARCH_ATTRIBUTES } from '../../stages/search-attributes.js';
+import { SEARCH_ATTRIBUTES } from '../../workflows/contract/search-attributes.js';
 import { startStandIn } from '../../test/helpers/openai-stand-in.js';
 import { REPO, tempDir, TEMPORAL_BIN } from '../../test/helpers/fixtures.js';
 import { DEFAULT_CONFIG } from '../lib/paths.js';

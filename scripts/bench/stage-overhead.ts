@@ -16,7 +16,7 @@ import { buildCatalog } from '../../core/catalog/build.js';
 import { listServerTools } from '../../core/catalog/list-tools.js';
 import { parseConfig } from '../../core/config/load.js';
 import { bundleWorkflows, createCpuWorker } from '../../workers/cpu.js';
-import { SEARCH_ATTRIBUTES } from '../../stages/search-attributes.js';
+import { SEARCH_ATTRIBUTES } from '../../workflows/contract/search-attributes.js';
 import { startRun } from '../lib/runs.js';
 import { fixtureStdio, tempDir, TEMPORAL_BIN } from '../../test/helpers/fixtures.js';
 import * as benchActivities from './bench-activities.js';

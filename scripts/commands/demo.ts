@@ -16,7 +16,7 @@ import { trainReport } from '../lib/train-report.js';
 import { evalReport, gatewayTour } from '../lib/release-report.js';
 import { devServerArgs, devServerSettings } from './dev-server.js';
 import { DEFAULT_GPU_WORKDIR } from '../../core/defaults.js';
-import { CPU_TASK_QUEUE, GPU_TASK_QUEUE } from '../../stages/queues.js';
+import { CPU_TASK_QUEUE, GPU_TASK_QUEUE } from '../../workflows/contract/queues.js';
 import { DEFAULT_TEMPORAL_ADDRESS } from '../../core/temporal-env.js';
 
 async function answers(url: string): Promise<boolean> {

@@ -4,7 +4,7 @@ import { addMissingSearchAttributes } from '../../workers/preflight.js';
 import { readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { dirname, isAbsolute, join } from 'node:path';
-import { cliType, SEARCH_ATTRIBUTES } from '../../stages/search-attributes.js';
+import { cliType, SEARCH_ATTRIBUTES } from '../../workflows/contract/search-attributes.js';
 import { intOption, parse, type Command } from '../lib/args.js';
 import { REPO_ROOT, temporalCli } from '../lib/paths.js';
 

@@ -4,7 +4,7 @@ import { DEFAULT_REGISTRY } from '../../core/deploy/types.js';
 import { registryExists } from '../../core/deploy/registry.js';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { stageVersion } from '../../stages/table.js';
+import { stageVersion } from '../../workflows/contract/table.js';
 import { openStore } from '../../core/artifacts/index.js';
 import { shortSha } from '../../core/hash.js';
 import { collectAdapter, collectDataset, type CollectOptions, DEFAULT_LICENSE } from '../../core/publish/collect.js';

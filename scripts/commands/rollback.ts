@@ -1,7 +1,7 @@
 import { userInfo } from 'node:os';
 import { DEFAULT_REGISTRY } from '../../core/deploy/types.js';
 import { withRegistry } from '../../core/deploy/registry.js';
-import { CPU_TASK_QUEUE } from '../../stages/queues.js';
+import { CPU_TASK_QUEUE } from '../../workflows/contract/queues.js';
 import type { rollback, RollbackInput } from '../../workflows/rollback.js';
 import { intOption, parse, UsageError, type Command } from '../lib/args.js';
 import { printJson, table } from '../lib/output.js';

@@ -1,6 +1,6 @@
 /**
  * Reference docs generated from the code, so they cannot drift: the CLI reference from every command's own
- * usage text (what `flywheel COMMAND --help` prints), the stage reference from stages/table.ts, and the config
+ * usage text (what `flywheel COMMAND --help` prints), the stage reference from workflows/contract/table.ts, and the config
  * reference from the zod schema's keys and defaults with the words in scripts/docs/config-meanings.ts.
  * test/fast/reference-docs.test.ts fails when the files are stale; regenerate with
  *
@@ -10,7 +10,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { COMMANDS, help } from '../cli.js';
-import { bindingSources, PROFILES, STAGES, type StageName, type StageSpec } from '../../stages/table.js';
+import { bindingSources, PROFILES, STAGES, type StageName, type StageSpec } from '../../workflows/contract/table.js';
 import { configDefault, configKeys } from './config-keys.js';
 import { CONFIG_ROWS } from './config-meanings.js';
 
@@ -39,7 +39,7 @@ export function stageReference(): string {
     '',
     '# Stage reference',
     '',
-    'The stages of `flywheelRun`, in run order, from `stages/table.ts`. How a run works: [pipeline.md](../pipeline.md).',
+    'The stages of `flywheelRun`, in run order, from `workflows/contract/table.ts`. How a run works: [pipeline.md](../pipeline.md).',
     '',
   ];
   out.push(

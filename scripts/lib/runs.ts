@@ -15,7 +15,7 @@ import { DEFAULT_TEMPORAL_ADDRESS, uiLink } from '../../core/temporal-env.js';
 import { connectClient } from '../../workers/connection.js';
 import { CPU_TASK_QUEUE } from '../../workers/cpu.js';
 import type { flywheelRun } from '../../workflows/flywheel-run.js';
-import { STAGE_OF_ACTIVITY } from '../../stages/table.js';
+import { STAGE_OF_ACTIVITY } from '../../workflows/contract/table.js';
 import { UsageError } from './args.js';
 import { InputError } from '../../core/errors.js';
 
@@ -196,7 +196,7 @@ export interface OutputEvent {
 }
 
 /**
- * The same from history events: each completed activity the stage table (stages/table.ts) names, by stage, and
+ * The same from history events: each completed activity the stage table (workflows/contract/table.ts) names, by stage, and
  * the memo's answer for a chunked stage it already held (`storedStage`, which names its stage in its input).
  */
 export function outputsFromEvents(events: OutputEvent[]): Record<string, Record<string, ArtifactRef>> {

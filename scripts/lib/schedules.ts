@@ -4,7 +4,7 @@ import type { FlywheelConfig } from '../../core/config/schema.js';
 import { hashOf, shortSha } from '../../core/hash.js';
 import type { FlywheelRunInput } from '../../core/pipeline/types.js';
 import type { ScheduleDefinition } from '../../core/schedules/definition.js';
-import { CPU_TASK_QUEUE } from '../../stages/queues.js';
+import { CPU_TASK_QUEUE } from '../../workflows/contract/queues.js';
 import { runSummary } from './runs.js';
 
 export const scheduleIdOf = (name: string): string => `flywheel-${name}`;

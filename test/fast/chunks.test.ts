@@ -1,10 +1,10 @@
-/** Chunk ranges of row-parallel stages and how their stats merge (core/pipeline/chunks.ts, stages/table.ts). */
+/** Chunk ranges of row-parallel stages and how their stats merge (core/pipeline/chunks.ts, workflows/contract/table.ts). */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { sumStats } from '../../core/pipeline/chunks.js';
 import { templateTeacher } from '../../core/dataset/teacher/template.js';
 import type { Intent } from '../../core/dataset/types.js';
-import { chunkRanges } from '../../stages/table.js';
+import { chunkRanges } from '../../workflows/contract/table.js';
 
 describe('chunks', () => {
   it('cover every row once, in order, the last one shorter', () => {

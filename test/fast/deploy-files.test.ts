@@ -9,7 +9,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { parseAllDocuments } from 'yaml';
-import { CPU_TASK_QUEUE, GPU_TASK_QUEUE } from '../../stages/queues.js';
+import { CPU_TASK_QUEUE, GPU_TASK_QUEUE } from '../../workflows/contract/queues.js';
 import { REPO } from '../helpers/fixtures.js';
 
 type Doc = {

@@ -1,5 +1,5 @@
 /**
- * The stage table (stages/table.ts) against what runs really did: recorded histories of a whole release run
+ * The stage table (workflows/contract/table.ts) against what runs really did: recorded histories of a whole release run
  * and of a retrain run, read the way `flywheel status` and gc read a live run's history.
  */
 import assert from 'node:assert/strict';
@@ -22,7 +22,7 @@ import {
   type StageName,
   type StageSpec,
   valueAt,
-} from '../../stages/table.js';
+} from '../../workflows/contract/table.js';
 
 /** The table as its declared type, for what only some entries have. */
 const SPECS: readonly StageSpec[] = STAGES;

@@ -1,7 +1,7 @@
 import type { WorkflowHandle } from '@temporalio/client';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Runtime, DefaultLogger, type WorkflowBundleWithSourceMap, type Worker } from '@temporalio/worker';
-import { SEARCH_ATTRIBUTES } from '../../stages/search-attributes.js';
+import { SEARCH_ATTRIBUTES } from '../../workflows/contract/search-attributes.js';
 import { bundleWorkflows, createCpuWorker } from '../../workers/cpu.js';
 import { devServerSettings } from '../../scripts/commands/dev-server.js';
 import { TEMPORAL_BIN } from './fixtures.js';

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { DeleteObjectCommand, GetObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
 import { parse as parseYaml } from 'yaml';
-import { stageVersion } from '../../stages/table.js';
+import { stageVersion } from '../../workflows/contract/table.js';
 import { openStore, type ArtifactRef, type ArtifactStore } from '../../core/artifacts/index.js';
 import { withRegistry } from '../../core/deploy/registry.js';
 import { putReport } from '../../core/eval/report-store.js';

@@ -24,7 +24,7 @@ import type { RunProgress } from '../../core/pipeline/types.js';
 import { startServe, type ServeProcess } from '../../core/train/serve-process.js';
 import { startGateway } from '../../gateway/server.js';
 import { runStatus, startRun } from '../../scripts/lib/runs.js';
-import { DEPLOYED_VERSION, DOMAIN, TRIGGER } from '../../stages/search-attributes.js';
+import { DEPLOYED_VERSION, DOMAIN, TRIGGER } from '../../workflows/contract/search-attributes.js';
 import { REPO, TINY_OPTIM, tempDir } from '../helpers/fixtures.js';
 import { startFrontierStandIn, type FrontierStandIn } from '../helpers/backend-stand-in.js';
 import { runResult, startFlywheel, type Flywheel } from '../helpers/temporal.js';

@@ -17,7 +17,7 @@ import type { FlywheelConfig } from '../../core/config/schema.js';
 import type { RunProgress } from '../../core/pipeline/types.js';
 import { readWatermark } from '../../core/traces/watermark.js';
 import { runStatus, startRun } from '../../scripts/lib/runs.js';
-import { FLYWHEEL_STAGE } from '../../stages/search-attributes.js';
+import { FLYWHEEL_STAGE } from '../../workflows/contract/search-attributes.js';
 import { REPO, runCli, tempDir } from '../helpers/fixtures.js';
 import { recordHistories } from '../helpers/record-histories.js';
 import { startMoto, type Moto } from '../helpers/moto.js';

@@ -17,7 +17,7 @@ import { openStore } from '../../core/artifacts/index.js';
 import { loadConfigFile, parseConfig } from '../../core/config/load.js';
 import type { TrainerEvent } from '../../core/train/trainer-process.js';
 import { runStatus, startRun } from '../../scripts/lib/runs.js';
-import { ADAPTER_VERSION } from '../../stages/search-attributes.js';
+import { ADAPTER_VERSION } from '../../workflows/contract/search-attributes.js';
 import { REPO, tempDir } from '../helpers/fixtures.js';
 import { startTemporal, startWorker } from '../helpers/temporal.js';
 import { until } from '../helpers/until.js';

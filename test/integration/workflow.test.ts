@@ -10,7 +10,7 @@ import type { Catalog } from '../../core/catalog/types.js';
 import { loadConfigFile, parseConfig } from '../../core/config/load.js';
 import type { ConfigInput } from '../../core/config/schema.js';
 import { findRun, runStatus, startRun } from '../../scripts/lib/runs.js';
-import { DATASET_SHA, FLYWHEEL_STAGE } from '../../stages/search-attributes.js';
+import { DATASET_SHA, FLYWHEEL_STAGE } from '../../workflows/contract/search-attributes.js';
 import { entityOverlap } from '../../core/dataset/split.js';
 import type { RouterRow } from '../../core/dataset/types.js';
 import { fixtureStdio, REPO, runCli, startFixtureHttp, tempDir } from '../helpers/fixtures.js';

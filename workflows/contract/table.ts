@@ -10,8 +10,9 @@
  * test/fast/stages.test.ts checks the table against itself and against recorded histories of whole runs.
  */
 import type { ActivityOptions } from '@temporalio/common';
-import type { ArtifactRef } from '../core/artifacts/types.js';
-import type { FlywheelConfig, TrainConfig } from '../core/config/schema.js';
+import type { ArtifactRef } from '../../core/artifacts/types.js';
+import type { FlywheelConfig, TrainConfig } from '../../core/config/schema.js';
+import type { ChunkRange } from '../../core/pipeline/chunks.js';
 
 export type StageGroup = 'catalog' | 'dataset' | 'train' | 'release';
 
@@ -478,11 +479,7 @@ export function memoParts(
   return { inputs, config };
 }
 
-/** Rows `[from, to)` of a chunked stage's input. */
-export interface ChunkRange {
-  from: number;
-  to: number;
-}
+export type { ChunkRange };
 
 /** The ranges covering `count` rows, `size` at a time (the last one shorter). */
 export function chunkRanges(count: number, size: number): ChunkRange[] {

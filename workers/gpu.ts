@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import { Worker, type NativeConnection } from '@temporalio/worker';
-import * as gpuActivities from '../activities/gpu.js';
+import { gpuActivities } from '../activities/gpu.js';
 import { visibleGpus } from '../core/train/gpus.js';
 
 import { GPU_TASK_QUEUE } from '../workflows/contract/queues.js';

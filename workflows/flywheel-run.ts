@@ -1,9 +1,9 @@
 import * as wf from '@temporalio/workflow';
 import type { SearchAttributeUpdatePair } from '@temporalio/common';
 import type { FlywheelActivities } from '../activities/index.js';
-import type { ServedVersion } from '../activities/evaluate.js';
-import type { DeployOutcome } from '../activities/deploy.js';
-import type { TrainOutcome } from '../activities/train.js';
+import type { ServedVersion } from '../stages/evaluate/spec.js';
+import type { DeployOutcome } from '../stages/deploy/spec.js';
+import type { TrainOutcome } from '../stages/train/spec.js';
 import type { GateDecision } from '../core/eval/types.js';
 import type { ArtifactRef } from '../core/artifacts/types.js';
 import type { FlywheelConfig, GateSettings } from '../core/config/schema.js';
@@ -288,7 +288,12 @@ function callStage<R = StageOutcome>(
 ): Promise<R> {
   const spec = specOf(name);
   if (!spec.activity) throw new Error(`stage ${name} has no activity to call`);
-  return activitiesOf<R>(run, spec)[spec.activity]!({ ...argsOf(run, name), ...extra });
+  return activitiesOf<R>(run, spec)[activityType(spec)]!({ ...argsOf(run, name), ...extra });
+}
+
+/** A stage's activity type: its name, or on runs recorded before activity types were stage names, its former type. */
+function activityType(spec: StageSpec): string {
+  return wf.patched('activity-type-is-stage-name') || !spec.formerActivity ? spec.name : spec.formerActivity;
 }
 
 /** Activities on a stage's queue, with its profile or the one given. */

@@ -93,7 +93,7 @@ const snaps: ArtifactRef[] = await Promise.all(
 outputs.set(
   'ingest',
   (
-    await act(activities.buildCatalog, {
+    await act(activities.ingest, {
       ...stageArgs('ingest', dconfig, 'bench', () => undefined),
       snapshots: snaps,
     } as never)
@@ -103,7 +103,7 @@ direct.ingest = secs(tDirect);
 // Every other stage this config lists, called as the workflow calls it: with the arguments its table entry names.
 for (const spec of STAGES.filter((st) => st.name !== 'ingest' && st.activity && appliesTo(st.name, dconfig))) {
   const t0 = performance.now();
-  const fn = (activities as unknown as Record<string, (a: unknown) => Promise<StageOutcome>>)[spec.activity!]!;
+  const fn = (activities as unknown as Record<string, (a: unknown) => Promise<StageOutcome>>)[spec.name]!;
   outputs.set(
     spec.name,
     (

@@ -18,8 +18,8 @@ import { parseArgs } from 'node:util';
 import { MockActivityEnvironment, TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import type { WorkflowHandle } from '@temporalio/client';
-import { buildCatalog, listServerTools } from '../../activities/ingest.js';
-import { packStages } from '../../activities/pack-stages.js';
+import { ingest, listServerTools } from '../../stages/ingest/activity.js';
+import { intentsFor } from '../../stages/intents/activity.js';
 import { SHIPPED_PACKS } from '../../workers/packs.js';
 import { closeAllConnections } from '../../activities/connections.js';
 import { loadConfigFile, parseConfig } from '../../core/config/load.js';
@@ -91,14 +91,14 @@ async function intentsAt(perGoal: number): Promise<number> {
   const snapshots = await Promise.all(
     cfg.servers.map((server) => act(listServerTools, { store: cfg.artifacts, server, maxPages: 100 })),
   );
-  const { outputs } = await act(buildCatalog, {
+  const { outputs } = await act(ingest, {
     store: cfg.artifacts,
     project: cfg.name,
     catalog: cfg.catalog,
     snapshots,
     runId: 'bench',
   });
-  const out = await act(packStages(SHIPPED_PACKS).intentsStage, {
+  const out = await act(intentsFor(SHIPPED_PACKS), {
     store: cfg.artifacts,
     runId: 'bench',
     dataset: cfg.dataset!,
@@ -191,10 +191,9 @@ async function measure(workers: number): Promise<Measured> {
     const solveDone = events.find(
       (e) =>
         e.activityTaskCompletedEventAttributes &&
-        scheduled.get(Number(e.activityTaskCompletedEventAttributes.scheduledEventId))?.activityType?.name ===
-          'solveStage',
+        scheduled.get(Number(e.activityTaskCompletedEventAttributes.scheduledEventId))?.activityType?.name === 'solve',
     );
-    const generate = [...scheduled.values()].find((s) => s.activityType?.name === 'generateStage')!;
+    const generate = [...scheduled.values()].find((s) => s.activityType?.name === 'generate')!;
     const n = inputOf(generate).intents!.count;
     if (!Number.isFinite(firstChunk) || !solveDone)
       throw new Error('no chunked generate or no solve in the history: raise --rows or --chunks');

@@ -75,7 +75,7 @@ export function stageReference(): string {
   );
   for (const s of specs)
     out.push(
-      `| ${s.name} | ${s.group} | ${s.queue} | ${s.activity ? `\`${s.activity}\`` : '—'} | ${s.outputs.map((o) => `\`${o}\``).join(', ') || '—'} | ${s.version ?? '— (not memoised)'} | ${profileText(s.profile)} | ${s.runsWhen} |`,
+      `| ${s.name} | ${s.group} | ${s.queue} | ${s.activity ? `\`${s.name}\`${s.formerActivity ? ` (recorded runs: \`${s.formerActivity}\`)` : ''}` : '—'} | ${s.outputs.map((o) => `\`${o}\``).join(', ') || '—'} | ${s.version ?? '— (not memoised)'} | ${profileText(s.profile)} | ${s.runsWhen} |`,
     );
   out.push('', '## What each activity is given, and what keys its memo', '');
   out.push(

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { MockActivityEnvironment } from '@temporalio/testing';
-import { splitStage } from '../../activities/dataset.js';
+import { split } from '../../stages/split/activity.js';
 import { openStore } from '../../core/artifacts/index.js';
 import { catalogVersion } from '../../core/catalog/history.js';
 import { parseConfig } from '../../core/config/load.js';
@@ -38,7 +38,7 @@ describe('split stage', () => {
     }).dataset!;
     const env = new MockActivityEnvironment();
     const run = (project: string) =>
-      env.run(splitStage, {
+      env.run(split, {
         store: { store: storeUri, s3: {} },
         runId: 'test',
         dataset,

@@ -166,7 +166,7 @@ describe('flywheelRun release stages: evaluate, gate, approval, deploy, gateway,
       (await store.readTreeFile(report.find((f) => f.path === 'report.md')!)).toString('utf8'),
       /Tool retriever \(BM25.*on the test set's \d+ calls: recall @1 [\d.]+, @6 [\d.]+, @8 [\d.]+/,
     );
-    await recordHistories(env.address, { 'flywheel-run-release-stage-args': handle });
+    await recordHistories(env.address, { 'flywheel-run-release-stage-named': handle });
     const registry = await openRegistry(cfg.deploy!.registry);
     const deployed = (await registry.current('router'))!;
     const [event] = await registry.history('router');

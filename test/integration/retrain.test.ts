@@ -214,8 +214,8 @@ describe('retrain policy: trace watermark, skip with a reason, script-started ru
     assert.deepEqual((await store.readJsonl<string>(after!.seen)).length, 9);
 
     await recordHistories(env.address, {
-      'flywheel-run-retrain-skipped-stage-args': second.handle,
-      'flywheel-run-retrain-trained-stage-args': third,
+      'flywheel-run-retrain-skipped-stage-named': second.handle,
+      'flywheel-run-retrain-trained-stage-named': third,
     });
 
     // 7. gc with Temporal: the newest run's every output (from its history), the watermark and every run's

@@ -12,7 +12,7 @@ import { defaultPayloadConverter } from '@temporalio/common';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Worker } from '@temporalio/worker';
-import type { TrainHeartbeat } from '../../activities/train.js';
+import type { TrainHeartbeat } from '../../activities/trainer.js';
 import { openStore } from '../../core/artifacts/index.js';
 import { loadConfigFile, parseConfig } from '../../core/config/load.js';
 import type { TrainerEvent } from '../../core/train/trainer-process.js';
@@ -155,7 +155,7 @@ describe('train stage on the GPU queue', () => {
     const { handle } = await startRun(env.client, cfg, { config: cfg, trigger: 'test' });
 
     // The first checkpoint (step 4) is uploaded and the server has a heartbeat naming it; then the worker dies.
-    await crashAfterCheckpoint(handle, 'trainStage', first, workdir);
+    await crashAfterCheckpoint(handle, 'train', first, workdir);
 
     const status = await runStatus(handle);
     const train = status.stages.find((s) => s.name === 'train')!;
@@ -237,7 +237,7 @@ describe('train stage on the GPU queue', () => {
     const { handle } = await startRun(env.client, cfg, { config: cfg, trigger: 'test' });
 
     // DPO's first checkpoint is uploaded and named in a heartbeat of the preference activity; then the worker dies.
-    await crashAfterCheckpoint(handle, 'preferenceStage', first, workdir);
+    await crashAfterCheckpoint(handle, 'preference', first, workdir);
 
     const status = await runStatus(handle);
     const stage = (n: string) => status.stages.find((s) => s.name === n)!;
@@ -306,7 +306,7 @@ describe('train stage on the GPU queue', () => {
     assert.equal((await handle.describe()).typedSearchAttributes.get(ADAPTER_VERSION), stats.adapterVersion);
     const scheduled = ((await handle.fetchHistory()).events ?? [])
       .map((e) => e.activityTaskScheduledEventAttributes)
-      .filter((a) => a?.activityType?.name === 'evaluateStage');
+      .filter((a) => a?.activityType?.name === 'evaluate');
     const evalArgs = defaultPayloadConverter.fromPayload(scheduled[0]!.input!.payloads![0]!) as {
       adapter: { sha256: string };
       adapterVersion: string;

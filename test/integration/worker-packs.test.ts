@@ -7,8 +7,8 @@ import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { closeAllConnections } from '../../activities/connections.js';
-import { buildCatalog, listServerTools } from '../../activities/ingest.js';
-import { packStages } from '../../activities/pack-stages.js';
+import { ingest, listServerTools } from '../../stages/ingest/activity.js';
+import { intentsFor } from '../../stages/intents/activity.js';
 import { openStore } from '../../core/artifacts/index.js';
 import type { ArtifactRef } from '../../core/artifacts/types.js';
 import { parseConfig } from '../../core/config/load.js';
@@ -42,12 +42,12 @@ async function catalogRef(): Promise<ArtifactRef> {
   const snapshots = await Promise.all(
     config.servers.map((server) => act(listServerTools, { store, server, maxPages: 100 })),
   );
-  const out = await act(buildCatalog, { store, project: config.name, catalog: config.catalog, snapshots, runId: 't' });
+  const out = await act(ingest, { store, project: config.name, catalog: config.catalog, snapshots, runId: 't' });
   return out.outputs.catalog!;
 }
 
 const intents = (packs: readonly DomainPack[], catalog: ArtifactRef): Promise<StageOutcome> =>
-  act(packStages(packs).intentsStage, {
+  act(intentsFor(packs), {
     store,
     runId: 't',
     dataset: config.dataset!,

@@ -1,10 +1,12 @@
 /**
- * The pipeline as data: every stage of flywheelRun in run order, which config makes it run, which activity's
- * result carries its outputs, what those outputs are called, what its activity reads and what keys its memo. The workflow builds a run's stage list from
- * this table; `flywheel status` and gc find a stage's outputs in a run's history through it; the benches print
- * their stages from it. Pure data, no I/O: workflow code imports it (the stage contract: docs/layout.md).
+ * The pipeline as data: every stage of flywheelRun in run order, which config makes it run, whether it has an
+ * activity (typed by the stage's name), what its outputs are called, what its activity reads and what keys its memo.
+ * The workflow builds a run's stage list from this table; `flywheel status` and gc find a stage's outputs in a run's
+ * history through it; the benches print their stages from it. Pure data, no I/O: the workflow reaches it as ./
+ * (the stage contract: docs/layout.md).
  *
- * Adding a stage: its entry here and its activity (activities/, a `runStage` over its `core/` function). The run
+ * Adding a stage: its entry here and its folder stages/<name>/ (spec.ts: what its activity takes and gives;
+ * activity.ts: the activity, named as the stage, a `runStage` over its `core/` function). The run
  * loops over this table and calls each activity with the arguments the entry names; only stages that do more
  * than that (the approval wait, the retrain skip) have a step of their own in workflows/flywheel-run.ts.
  * test/fast/stages.test.ts checks the table against itself and against recorded histories of whole runs.
@@ -79,8 +81,16 @@ export function trainingProfile(train: TrainConfig): ActivityOptions {
 export interface StageSpec {
   name: string;
   group: StageGroup;
-  /** The activity type whose result is `{outputs, summary}` for this stage; null when it records no artifacts. */
-  activity: string | null;
+  /**
+   * Whether the stage has an activity of its own (stages/<name>/activity.ts), registered under the stage's name, whose
+   * result is `{outputs, summary}`; false for one that records no artifacts (the watermark).
+   */
+  activity: boolean;
+  /**
+   * The type its activity had before activity types were stage names. Histories recorded then call it, so workers
+   * register it as well and the workflow calls it on those runs; status reads either.
+   */
+  formerActivity?: string;
   /** Task queue: the GPU workers' for training and scoring, the CPU workers' for the rest. */
   queue: 'cpu' | 'gpu';
   /** Its activity's timeouts and retries (PROFILES; train's from its config). */
@@ -122,7 +132,8 @@ export const STAGES = [
     name: 'ingest',
     version: '1',
     group: 'catalog',
-    activity: 'buildCatalog',
+    activity: true,
+    formerActivity: 'buildCatalog',
     queue: 'cpu',
     profile: 'catalog',
     outputs: ['catalog', 'catalogDiff'],
@@ -134,7 +145,8 @@ export const STAGES = [
     name: 'intents',
     version: '3',
     group: 'dataset',
-    activity: 'intentsStage',
+    activity: true,
+    formerActivity: 'intentsStage',
     queue: 'cpu',
     profile: 'dataset',
     outputs: ['intents', 'pools'],
@@ -155,7 +167,8 @@ export const STAGES = [
     name: 'generate',
     version: '2',
     group: 'dataset',
-    activity: 'generateStage',
+    activity: true,
+    formerActivity: 'generateStage',
     queue: 'cpu',
     profile: 'dataset',
     outputs: ['requests'],
@@ -169,7 +182,8 @@ export const STAGES = [
     name: 'solve',
     version: '2',
     group: 'dataset',
-    activity: 'solveStage',
+    activity: true,
+    formerActivity: 'solveStage',
     queue: 'cpu',
     profile: 'dataset',
     outputs: ['candidates'],
@@ -183,7 +197,8 @@ export const STAGES = [
     name: 'validate',
     version: '3',
     group: 'dataset',
-    activity: 'validateStage',
+    activity: true,
+    formerActivity: 'validateStage',
     queue: 'cpu',
     profile: 'dataset',
     outputs: ['validated', 'rejections'],
@@ -197,7 +212,8 @@ export const STAGES = [
     name: 'traces',
     version: '2',
     group: 'dataset',
-    activity: 'tracesStage',
+    activity: true,
+    formerActivity: 'tracesStage',
     queue: 'cpu',
     profile: 'dataset',
     outputs: ['traceRows', 'traceRejections'],
@@ -211,7 +227,7 @@ export const STAGES = [
     name: 'watermark',
     version: null,
     group: 'dataset',
-    activity: null,
+    activity: false,
     queue: 'cpu',
     profile: 'control',
     outputs: [],
@@ -222,7 +238,8 @@ export const STAGES = [
     name: 'corrupt',
     version: '2',
     group: 'dataset',
-    activity: 'corruptStage',
+    activity: true,
+    formerActivity: 'corruptStage',
     queue: 'cpu',
     profile: 'dataset',
     outputs: ['augmented'],
@@ -247,7 +264,8 @@ export const STAGES = [
     name: 'split',
     version: '3',
     group: 'dataset',
-    activity: 'splitStage',
+    activity: true,
+    formerActivity: 'splitStage',
     queue: 'cpu',
     profile: 'dataset',
     outputs: ['train', 'val', 'test'],
@@ -269,7 +287,8 @@ export const STAGES = [
     name: 'render',
     version: '6',
     group: 'dataset',
-    activity: 'renderStage',
+    activity: true,
+    formerActivity: 'renderStage',
     queue: 'cpu',
     profile: 'dataset',
     outputs: ['renderedTrain', 'renderedVal', 'renderedTest', 'pairsTrain', 'pairsVal', 'pairsTest'],
@@ -282,7 +301,8 @@ export const STAGES = [
     name: 'train',
     version: '4',
     group: 'train',
-    activity: 'trainStage',
+    activity: true,
+    formerActivity: 'trainStage',
     queue: 'gpu',
     profile: 'training',
     outputs: ['adapter', 'metrics', 'trainerLog'],
@@ -295,7 +315,8 @@ export const STAGES = [
     name: 'preference',
     version: '1',
     group: 'train',
-    activity: 'preferenceStage',
+    activity: true,
+    formerActivity: 'preferenceStage',
     queue: 'gpu',
     profile: 'training',
     outputs: ['adapter', 'metrics', 'trainerLog'],
@@ -311,7 +332,8 @@ export const STAGES = [
     // schema check among them.
     version: '7',
     group: 'release',
-    activity: 'evaluateStage',
+    activity: true,
+    formerActivity: 'evaluateStage',
     queue: 'gpu',
     profile: 'scoring',
     outputs: ['evalResults'],
@@ -330,7 +352,8 @@ export const STAGES = [
     name: 'gate',
     version: null,
     group: 'release',
-    activity: 'recordGate',
+    activity: true,
+    formerActivity: 'recordGate',
     queue: 'cpu',
     profile: 'control',
     outputs: ['evalReport'],
@@ -341,7 +364,8 @@ export const STAGES = [
     name: 'deploy',
     version: null,
     group: 'release',
-    activity: 'deployStage',
+    activity: true,
+    formerActivity: 'deployStage',
     queue: 'cpu',
     profile: 'control',
     outputs: ['deployment'],
@@ -401,9 +425,15 @@ export function stageVersion(stage: StageName): string {
   return version;
 }
 
-/** Activity type → the stage whose outputs its result carries (how status and gc read a run's history). */
+/**
+ * Activity type → the stage whose outputs its result carries (how status and gc read a run's history): the stage's
+ * name, and its former type for runs recorded before.
+ */
 export const STAGE_OF_ACTIVITY: Readonly<Record<string, StageName>> = Object.fromEntries(
-  STAGES.filter((s) => s.activity !== null).map((s) => [s.activity!, s.name]),
+  STAGES.filter((s) => s.activity).flatMap((s) => [
+    [s.name, s.name],
+    ...(s.formerActivity ? [[s.formerActivity, s.name]] : []),
+  ]),
 );
 
 export function specOf(stage: StageName): StageSpec {

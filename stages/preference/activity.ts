@@ -1,28 +1,20 @@
 import { join } from 'node:path';
-import type { ArtifactRef } from '../core/artifacts/types.js';
-import type { PreferenceConfig } from '../core/config/schema.js';
-import { adapterVersion } from '../core/train/adapter-version.js';
-import { preferenceIdentity, preferenceJobConfig, trainJobFor } from '../core/train/job.js';
-import { stageVersion } from '../workflows/contract/table.js';
-import { InputError } from '../core/errors.js';
-import { failFast } from './errors.js';
-import { storeFor } from './store.js';
-import { trainMemoized, type TrainArgs, type TrainOutcome } from './train.js';
-
-export interface PreferenceArgs extends Omit<TrainArgs, 'train' | 'val'> {
-  /** The train stage's adapter: where DPO starts, and its reference. */
-  sft: ArtifactRef;
-  pairs: ArtifactRef;
-  pairsVal: ArtifactRef;
-  preference: PreferenceConfig;
-}
+import { adapterVersion } from '../../core/train/adapter-version.js';
+import { preferenceIdentity, preferenceJobConfig, trainJobFor } from '../../core/train/job.js';
+import { stageVersion } from '../../workflows/contract/table.js';
+import { InputError } from '../../core/errors.js';
+import { failFast } from '../../activities/errors.js';
+import { storeFor } from '../../activities/store.js';
+import { trainMemoized } from '../../activities/trainer.js';
+import type { TrainOutcome } from '../train/spec.js';
+import type { PreferenceArgs } from './spec.js';
 
 /**
  * DPO after SFT on the run's near-miss pairs: the train stage's contract (memo, checkpoints uploaded and resumed
  * from the last heartbeat, progress, bad job not retried), with the SFT adapter downloaded next to the data as
  * the starting point. Versioned by the pairs, the SFT adapter and the DPO job.
  */
-export async function preferenceStage(a: PreferenceArgs): Promise<TrainOutcome> {
+export async function preference(a: PreferenceArgs): Promise<TrainOutcome> {
   return failFast(async () => {
     for (const [key, split, ref] of [
       ['pairsTrain', 'train', a.pairs],

@@ -1,31 +1,24 @@
-import type { ArtifactRef } from '../core/artifacts/types.js';
-import { catalogVersion } from '../core/catalog/history.js';
-import type { RouterRow } from '../core/dataset/types.js';
+import type { ArtifactRef } from '../../core/artifacts/types.js';
+import { catalogVersion } from '../../core/catalog/history.js';
+import type { RouterRow } from '../../core/dataset/types.js';
 import {
   advanceWatermark as advance,
   decideRetrain,
   readWatermark,
   seenIds,
   type RetrainDecision,
-  type RetrainPolicy,
-} from '../core/traces/watermark.js';
-import { failFast } from './errors.js';
-import { whileBeating } from './heartbeat.js';
-import { storeFor, type StoreSpec } from './store.js';
+} from '../../core/traces/watermark.js';
+import { failFast } from '../../activities/errors.js';
+import { whileBeating } from '../../activities/heartbeat.js';
+import { storeFor } from '../../activities/store.js';
+import type { AdvanceWatermarkArgs, RetrainCheckArgs } from './spec.js';
 
 async function rowIds(store: ReturnType<typeof storeFor>, ref: ArtifactRef): Promise<string[]> {
   return (await store.readJsonl<RouterRow>(ref)).map((r) => r.id);
 }
 
 /** Compare this run's trace rows with the watermark: does the run train, and why (or why not). */
-export async function retrainCheck(a: {
-  store: StoreSpec;
-  project: string;
-  catalog: ArtifactRef;
-  traceRows: ArtifactRef;
-  policy: RetrainPolicy;
-  force: boolean;
-}): Promise<RetrainDecision> {
+export async function retrainCheck(a: RetrainCheckArgs): Promise<RetrainDecision> {
   return failFast(() =>
     whileBeating(async () => {
       const store = storeFor(a.store);
@@ -43,14 +36,7 @@ export async function retrainCheck(a: {
 }
 
 /** Right after a run trained: the rows it trained on are no longer new to any later run. */
-export async function advanceWatermark(a: {
-  store: StoreSpec;
-  project: string;
-  catalog: ArtifactRef;
-  traceRows: ArtifactRef;
-  runId: string;
-  workflowId: string;
-}): Promise<string> {
+export async function advanceWatermark(a: AdvanceWatermarkArgs): Promise<string> {
   return failFast(() =>
     whileBeating(async () => {
       const store = storeFor(a.store);

@@ -1,58 +1,35 @@
 import { mkdir, readFile, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { Context } from '@temporalio/activity';
-import type { ArtifactStore } from '../core/artifacts/store.js';
-import type { ArtifactRef } from '../core/artifacts/types.js';
-import type { EvaluateConfig, TeacherConfig } from '../core/config/schema.js';
-import type { RenderedRow } from '../core/dataset/render.js';
-import type { Catalog } from '../core/catalog/types.js';
-import type { RouterRow } from '../core/dataset/types.js';
-import { retrieverRecall } from '../core/retrieve/recall.js';
-import { casesFrom, sampleCases } from '../core/eval/cases.js';
-import { baseScoresKey } from '../core/eval/base-scores.js';
-import type { EndpointSpec } from '../core/eval/client.js';
-import { evaluateEndpoint } from '../core/eval/evaluate.js';
-import { lossCurve } from '../core/eval/loss-curve.js';
-import type { EndpointResult, EvalCase, EvalReport } from '../core/eval/types.js';
-import type { StageOutcome } from '../core/pipeline/types.js';
-import { startServe } from '../core/train/serve-process.js';
-import { whileBeating } from './heartbeat.js';
-import { workRoot } from './train.js';
-import { runChunk, runStage, type StageArgs } from './stage.js';
-import type { ChunkRange } from '../core/pipeline/chunks.js';
-import { mergeEndpointResults } from '../core/eval/merge.js';
-import { bfclGroups, scoreBfcl, type BfclScore } from '../core/eval/bfcl/index.js';
-
-/** The version an alias serves now, as the workflow looked it up (null before the first deploy). */
-export interface ServedVersion {
-  name: string;
-  endpoint: string;
-  servedModel: string;
-  adapterId: string | null;
-}
-
-export interface EvaluateArgs extends StageArgs {
-  renderedTest: ArtifactRef;
-  test: ArtifactRef;
-  adapter: ArtifactRef;
-  adapterVersion: string;
-  /** The train stage's metrics.jsonl, for the loss curve in the report. */
-  trainMetrics?: ArtifactRef;
-  evaluate: EvaluateConfig;
-  teacher: TeacherConfig;
-  production: ServedVersion | null;
-  /** The run's catalog: the report then gives the gateway retriever's recall on the test set's calls. */
-  catalog?: ArtifactRef;
-  /** Set when the cases were scored in chunks (`evaluate.chunkSize`): their `evalPart` outputs, in case order. */
-  parts?: Array<Record<string, ArtifactRef>>;
-}
+import type { ArtifactStore } from '../../core/artifacts/store.js';
+import type { ArtifactRef } from '../../core/artifacts/types.js';
+import type { EvaluateConfig, TeacherConfig } from '../../core/config/schema.js';
+import type { RenderedRow } from '../../core/dataset/render.js';
+import type { Catalog } from '../../core/catalog/types.js';
+import type { RouterRow } from '../../core/dataset/types.js';
+import { retrieverRecall } from '../../core/retrieve/recall.js';
+import { casesFrom, sampleCases } from '../../core/eval/cases.js';
+import { baseScoresKey } from '../../core/eval/base-scores.js';
+import type { EndpointSpec } from '../../core/eval/client.js';
+import { evaluateEndpoint } from '../../core/eval/evaluate.js';
+import { lossCurve } from '../../core/eval/loss-curve.js';
+import type { EndpointResult, EvalCase, EvalReport } from '../../core/eval/types.js';
+import type { StageOutcome } from '../../core/pipeline/types.js';
+import { startServe } from '../../core/train/serve-process.js';
+import { whileBeating } from '../../activities/heartbeat.js';
+import { workRoot } from '../../activities/trainer.js';
+import { runChunk, runStage } from '../../activities/stage.js';
+import type { EvaluateArgs } from './spec.js';
+import type { ChunkRange } from '../../core/pipeline/chunks.js';
+import { mergeEndpointResults } from '../../core/eval/merge.js';
+import { bfclGroups, scoreBfcl, type BfclScore } from '../../core/eval/bfcl/index.js';
 
 /**
  * Score the candidate (served from a private `serve` process on this GPU worker), the production version (on
  * its backend) and, when it is an endpoint, the teacher — all on the same frozen test cases. Output: the
  * `eval-results` document (an EvalReport without the gate's decision).
  */
-export async function evaluateStage(a: EvaluateArgs): Promise<StageOutcome> {
+export async function evaluate(a: EvaluateArgs): Promise<StageOutcome> {
   const teacher = teacherSpec(a.teacher, a.evaluate);
   return runStage(
     a,

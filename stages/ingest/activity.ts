@@ -1,26 +1,18 @@
 import { Context } from '@temporalio/activity';
-import type { ArtifactRef } from '../core/artifacts/types.js';
-import { buildCatalog as build, catalogStats } from '../core/catalog/build.js';
-import { diffCatalogs } from '../core/catalog/diff.js';
-import { catalogVersion, recordCatalogVersion } from '../core/catalog/history.js';
-import { listServerTools as list } from '../core/catalog/list-tools.js';
-import { describeToolsFile } from '../core/catalog/tools-file.js';
-import type { Catalog, ServerSnapshot } from '../core/catalog/types.js';
-import type { FlywheelConfig, ServerConfig } from '../core/config/schema.js';
-import { memoized } from '../core/pipeline/memo.js';
-import type { IngestResult } from '../core/pipeline/types.js';
-import { failFast } from './errors.js';
-import { storeFor, type StoreSpec } from './store.js';
-import { stageVersion } from '../workflows/contract/table.js';
-import { memoKeyOf } from './stage.js';
-
-/** Bump when buildCatalog's output changes for the same listings. */
-
-export interface ListServerToolsArgs {
-  store: StoreSpec;
-  server: ServerConfig;
-  maxPages: number;
-}
+import type { ArtifactRef } from '../../core/artifacts/types.js';
+import { buildCatalog as build, catalogStats } from '../../core/catalog/build.js';
+import { diffCatalogs } from '../../core/catalog/diff.js';
+import { catalogVersion, recordCatalogVersion } from '../../core/catalog/history.js';
+import { listServerTools as list } from '../../core/catalog/list-tools.js';
+import { describeToolsFile } from '../../core/catalog/tools-file.js';
+import type { Catalog, ServerSnapshot } from '../../core/catalog/types.js';
+import { memoized } from '../../core/pipeline/memo.js';
+import type { IngestResult } from '../../core/pipeline/types.js';
+import { failFast } from '../../activities/errors.js';
+import { storeFor } from '../../activities/store.js';
+import { stageVersion } from '../../workflows/contract/table.js';
+import { memoKeyOf } from '../../activities/stage.js';
+import type { BuildCatalogArgs, ListServerToolsArgs } from './spec.js';
 
 /** Page through one server's tools/list and store the raw listing. Heartbeats per page and while waiting. */
 export async function listServerTools(args: ListServerToolsArgs): Promise<ArtifactRef> {
@@ -50,16 +42,8 @@ export async function listServerTools(args: ListServerToolsArgs): Promise<Artifa
   }
 }
 
-export interface BuildCatalogArgs {
-  store: StoreSpec;
-  project: string;
-  catalog: FlywheelConfig['catalog'];
-  snapshots: ArtifactRef[];
-  runId: string;
-}
-
 /** Check every tool, quarantine the bad ones, store the catalog and its diff against the previous version. */
-export async function buildCatalog(args: BuildCatalogArgs): Promise<IngestResult> {
+export async function ingest(args: BuildCatalogArgs): Promise<IngestResult> {
   return failFast(async () => {
     const store = storeFor(args.store);
     const memo = await memoized(

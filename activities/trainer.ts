@@ -5,11 +5,8 @@ import { Context } from '@temporalio/activity';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import type { ArtifactStore } from '../core/artifacts/store.js';
 import type { ArtifactRef } from '../core/artifacts/types.js';
-import type { TrainConfig } from '../core/config/schema.js';
 import { memoized } from '../core/pipeline/memo.js';
-import type { StageOutcome } from '../core/pipeline/types.js';
-import { adapterVersion } from '../core/train/adapter-version.js';
-import { jobIdentity, normalizeTrainJob, trainJobFor, type RunPaths } from '../core/train/job.js';
+import { normalizeTrainJob, type RunPaths } from '../core/train/job.js';
 import { ensureBaseModel, isPackagedBase } from '../core/train/base-model.js';
 import {
   baseCacheRoot,
@@ -18,18 +15,10 @@ import {
   startTrainer,
   type TrainerEvent,
 } from '../core/train/trainer-process.js';
-import { failFast } from './errors.js';
 import { memoKeyOf, type StageArgs } from './stage.js';
+import type { TrainArgs, TrainOutcome } from '../stages/train/spec.js';
 import { storeFor } from './store.js';
 import { DEFAULT_GPU_WORKDIR } from '../core/defaults.js';
-import { stageVersion } from '../workflows/contract/table.js';
-
-export interface TrainArgs extends StageArgs {
-  train: ArtifactRef;
-  val: ArtifactRef;
-  format: 'router-json' | 'hermes';
-  settings: TrainConfig;
-}
 
 /** What each heartbeat carries; a retry reads the last one and resumes from its checkpoint. */
 export interface TrainHeartbeat {
@@ -43,29 +32,9 @@ export interface TrainHeartbeat {
   checkpointStep?: number;
 }
 
-export type TrainOutcome = StageOutcome & { adapterVersion: string };
-
 /** Local scratch space of a GPU worker: datasets, checkpoints and outputs of the attempt in progress, evaluation servers' files. */
 export function workRoot(): string {
   return resolve(process.env.FLYWHEEL_GPU_WORKDIR ?? DEFAULT_GPU_WORKDIR);
-}
-
-/**
- * LoRA SFT on the rendered dataset. Memoized by (dataset, normalised job): the same inputs reuse the stored
- * adapter. The trainer runs as a child process; its progress lines become heartbeats, each checkpoint is
- * uploaded before it is announced, and a retry resumes from the checkpoint in the last heartbeat.
- */
-export async function trainStage(a: TrainArgs): Promise<TrainOutcome> {
-  return failFast(async () => {
-    const identity = jobIdentity(a.settings.job, a.format);
-    const version = adapterVersion(a.train.sha256, a.val.sha256, { ...identity, stageVersion: stageVersion('train') });
-    return trainMemoized(a, 'train', identity, {
-      version,
-      format: a.format,
-      data: { train: a.train, val: a.val },
-      jobFor: async (_work, paths) => trainJobFor(a.settings.job, paths),
-    });
-  });
 }
 
 /** One trainer run the stage asks for: its adapter version, data and job. */

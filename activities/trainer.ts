@@ -45,6 +45,8 @@ export interface TrainingPlan {
   data: { train: ArtifactRef; val: ArtifactRef };
   /** Other artifacts the adapter derives from (the SFT adapter a DPO pass continues). */
   parents?: ArtifactRef[];
+  /** The candidate's tag in deployed names, once its adapter is stored (a DPO tag names the adapter's own hash). */
+  tagOf(adapter: ArtifactRef, store: ArtifactStore): Promise<string>;
   /** The job for this attempt's paths; it may place what else it needs (a starting adapter) under `work`. */
   jobFor(work: string, paths: RunPaths): Promise<Record<string, unknown>>;
 }
@@ -63,6 +65,7 @@ export async function trainMemoized(
     reused: memo.reused,
     summary: memo.reused ? `${memo.summary} (reused)` : memo.summary,
     adapterVersion: plan.version,
+    adapterTag: await plan.tagOf(memo.outputs.adapter!, store),
   };
 }
 

@@ -267,6 +267,8 @@ interface RunContext {
   publish: (current: string) => void;
   /** Set by train, then by preference when it runs: the candidate's version. */
   adapterVersion: string;
+  /** Set with the version: the candidate's tag in deployed names (absent from results recorded before tags). */
+  adapterTag?: string;
   /** Set by gate: the candidate is to be deployed. */
   promoted: boolean;
   /** The gate's decision, for deploy's record. */
@@ -427,6 +429,7 @@ const STEPS: Partial<Record<StageName, (run: RunContext) => Promise<string | voi
     await run.runStage('train', async () => {
       const outcome = await callStage<TrainOutcome>(run, 'train');
       run.adapterVersion = outcome.adapterVersion;
+      run.adapterTag = outcome.adapterTag;
       // The trace rows this run trained on are no longer new to the next run, whatever the gate decides later.
       if (config.retrain) {
         await cpu.advanceWatermark({
@@ -447,6 +450,7 @@ const STEPS: Partial<Record<StageName, (run: RunContext) => Promise<string | voi
     await run.runStage('preference', async () => {
       const outcome = await callStage<TrainOutcome>(run, 'preference');
       run.adapterVersion = outcome.adapterVersion;
+      run.adapterTag = outcome.adapterTag;
       return outcome;
     });
     wf.upsertSearchAttributes([{ key: ADAPTER_VERSION, value: run.adapterVersion }]);
@@ -511,6 +515,7 @@ const STEPS: Partial<Record<StageName, (run: RunContext) => Promise<string | voi
       const outcome = await callStage<DeployOutcome>(run, 'deploy', {
         workflowId,
         adapterVersion: run.adapterVersion,
+        adapterTag: run.adapterTag,
         actor: approvedBy ?? `flywheel gate (${workflowId})`,
         reason: run.decision!.reasons.join('; '),
         expectedCurrent: run.production?.name ?? null,

@@ -1,15 +1,13 @@
 import type { RenderedRow } from '../../core/dataset/render.js';
 import { Backend } from '../../core/deploy/backend.js';
 import { deployVersion } from '../../core/deploy/deploy.js';
-import { versionName } from '../../core/deploy/names.js';
 import { withRegistry } from '../../core/deploy/registry.js';
 import { casesFrom, firstCases } from '../../core/eval/cases.js';
-import { jobIdentity, preferenceIdentity } from '../../core/train/job.js';
+import { InputError } from '../../core/errors.js';
 import { adapterPathIn, adminToken } from '../../activities/deploy.js';
 import { failFast } from '../../activities/errors.js';
 import { whileBeating } from '../../activities/heartbeat.js';
 import { storeFor } from '../../activities/store.js';
-import { stageVersion } from '../../workflows/contract/table.js';
 import type { DeployArgs, DeployOutcome } from './spec.js';
 
 /**
@@ -20,16 +18,11 @@ export async function deploy(a: DeployArgs): Promise<DeployOutcome> {
   return failFast(() =>
     whileBeating(async () => {
       const store = storeFor(a.store);
-      // An SFT candidate is named by its job on its data. A DPO one also by its adapter's sha: its weights depend on
-      // the pairs and the SFT adapter too, and a version name never changes weights.
-      const identity = a.preference
-        ? {
-            ...preferenceIdentity(a.settings.job, a.preference, a.format),
-            stageVersion: stageVersion('preference'),
-            adapter: a.adapter.sha256,
-          }
-        : { ...jobIdentity(a.settings.job, a.format), stageVersion: stageVersion('train') };
-      const name = versionName(a.deploy.alias, { trainSha: a.train.sha256, valSha: a.val.sha256 }, identity);
+      if (!a.adapterTag)
+        throw new InputError(
+          'deploy: this run trained its candidate before candidates carried their deploy tag; start the run again (its stages are reused from the memo) to deploy it',
+        );
+      const name = `${a.deploy.alias}@${a.adapterTag}`;
       const adapterPath = await adapterPathIn(a.deploy.adapterDir, store)({ name, adapter: a.adapter });
       const probes = firstCases(
         casesFrom(await store.readJsonl<RenderedRow>(a.renderedTest)),

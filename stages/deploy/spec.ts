@@ -1,5 +1,5 @@
 import type { ArtifactRef } from '../../core/artifacts/types.js';
-import type { DeployConfig, PreferenceConfig, TrainConfig } from '../../core/config/schema.js';
+import type { DeployConfig } from '../../core/config/schema.js';
 import type { StageOutcome } from '../../core/pipeline/types.js';
 import type { StageArgs } from '../../activities/stage.js';
 
@@ -9,12 +9,8 @@ export interface DeployArgs extends StageArgs {
   deploy: DeployConfig;
   adapter: ArtifactRef;
   adapterVersion: string;
-  train: ArtifactRef;
-  val: ArtifactRef;
-  settings: TrainConfig;
-  /** Present when the run tuned the candidate with DPO after SFT. */
-  preference?: PreferenceConfig;
-  format: 'router-json' | 'hermes';
+  /** The candidate's tag, as train or preference named it: the version deployed is `<alias>@<tag>`. */
+  adapterTag?: string;
   renderedTest: ArtifactRef;
   evalReport: ArtifactRef;
   actor: string;

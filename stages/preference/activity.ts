@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { adapterVersion } from '../../core/train/adapter-version.js';
+import { adapterTag, adapterVersion } from '../../core/train/adapter-version.js';
 import { preferenceIdentity, preferenceJobConfig, trainJobFor } from '../../core/train/job.js';
 import { stageVersion } from '../../workflows/contract/table.js';
 import { InputError } from '../../core/errors.js';
@@ -32,6 +32,21 @@ export async function preference(a: PreferenceArgs): Promise<TrainOutcome> {
     });
     return trainMemoized(a, 'preference', identity, {
       version,
+      // Named on the SFT dataset (the SFT adapter's parents) and, since its weights also depend on the pairs and the
+      // SFT adapter, the DPO adapter's own hash.
+      async tagOf(adapter, store) {
+        const [trainSha, valSha] = (await store.manifest(a.sft.sha256)).parents;
+        if (!trainSha || !valSha)
+          throw new InputError(`preference: the SFT adapter ${a.sft.sha256.slice(0, 12)} does not name its dataset`);
+        return adapterTag(
+          { trainSha, valSha },
+          {
+            ...preferenceIdentity(a.settings.job, a.preference, a.format),
+            stageVersion: stageVersion('preference'),
+            adapter: adapter.sha256,
+          },
+        );
+      },
       format: a.format,
       data: { train: a.pairs, val: a.pairsVal },
       parents: [a.sft],

@@ -1,4 +1,4 @@
-import { adapterVersion } from '../../core/train/adapter-version.js';
+import { adapterTag, adapterVersion } from '../../core/train/adapter-version.js';
 import { jobIdentity, trainJobFor } from '../../core/train/job.js';
 import { failFast } from '../../activities/errors.js';
 import { trainMemoized } from '../../activities/trainer.js';
@@ -13,9 +13,12 @@ import type { TrainArgs, TrainOutcome } from './spec.js';
 export async function train(a: TrainArgs): Promise<TrainOutcome> {
   return failFast(async () => {
     const identity = jobIdentity(a.settings.job, a.format);
-    const version = adapterVersion(a.train.sha256, a.val.sha256, { ...identity, stageVersion: stageVersion('train') });
+    const named = { ...identity, stageVersion: stageVersion('train') };
+    const version = adapterVersion(a.train.sha256, a.val.sha256, named);
+    const tag = adapterTag({ trainSha: a.train.sha256, valSha: a.val.sha256 }, named);
     return trainMemoized(a, 'train', identity, {
       version,
+      tagOf: async () => tag,
       format: a.format,
       data: { train: a.train, val: a.val },
       jobFor: async (_work, paths) => trainJobFor(a.settings.job, paths),

@@ -11,5 +11,8 @@ export interface TrainArgs extends StageArgs {
   settings: TrainConfig;
 }
 
-/** What train and preference return: the candidate's version beside its outputs. */
-export type TrainOutcome = StageOutcome & { adapterVersion: string };
+/**
+ * What train and preference return beside the outputs: the candidate's version (adp-…) and its tag in a deployed
+ * version's name (core/train/adapter-version.ts), both decided here, once, and taken as they are by evaluate and deploy.
+ */
+export type TrainOutcome = StageOutcome & { adapterVersion: string; adapterTag: string };

@@ -44,6 +44,7 @@ const RUNS = [
   // Recorded since activity types are stage names.
   'flywheel-run-release-stage-named',
   'flywheel-run-retrain-trained-stage-named',
+  'flywheel-run-preference-stage-named',
 ];
 
 describe('stage table', () => {

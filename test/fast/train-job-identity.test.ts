@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { canonicalJson, sha256Hex } from '../../core/hash.js';
+import { adapterTag } from '../../core/train/adapter-version.js';
 import { IDENTITY_OMITS_AT_DEFAULT, JOB_SCHEMA, jobIdentity } from '../../core/train/job.js';
 
 const identityHash = (job: Record<string, unknown>): string =>
@@ -43,5 +44,11 @@ describe('train job identity', () => {
       for (const key of path) node = (node.properties as Record<string, Record<string, unknown>>)[key]!;
       assert.ok(node && 'default' in node, path.join('.'));
     }
+  });
+
+  it('names deployed versions as deploy named them before train computed the tag', () => {
+    const dataset = { trainSha: 'a'.repeat(64), valSha: 'b'.repeat(64) };
+    const identity = { ...jobIdentity({ baseModel: 'tiny:nano' }, 'router-json'), stageVersion: '4' };
+    assert.equal(adapterTag(dataset, identity), '2ba3056e-4870d214');
   });
 });

@@ -312,7 +312,21 @@ describe('train stage on the GPU queue', () => {
       adapterVersion: string;
     };
     assert.deepEqual([evalArgs.adapter.sha256, evalArgs.adapterVersion], [dpo.sha256, stats.adapterVersion]);
-    await recordHistories(env.address, { 'flywheel-run-preference': handle });
+
+    // The deploy tag is named where the candidate is trained: DPO's on the same SFT dataset as train's, its own adapter.
+    const history = (await handle.fetchHistory()).events ?? [];
+    const resultOf = (type: string) => {
+      const id = history.find((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === type)!.eventId;
+      const done = history.find((e) => String(e.activityTaskCompletedEventAttributes?.scheduledEventId) === String(id));
+      return defaultPayloadConverter.fromPayload(done!.activityTaskCompletedEventAttributes!.result!.payloads![0]!) as {
+        adapterTag: string;
+      };
+    };
+    const [sftTag, dpoTag] = [resultOf('train').adapterTag, resultOf('preference').adapterTag];
+    assert.match(dpoTag, /^[0-9a-f]{8}-[0-9a-f]{8}$/);
+    assert.equal(dpoTag.split('-')[0], sftTag.split('-')[0], 'named on the SFT dataset');
+    assert.notEqual(dpoTag, sftTag);
+    await recordHistories(env.address, { 'flywheel-run-preference-stage-named': handle });
   });
 
   it('cancelling the run stops the trainer and the run ends Cancelled', async () => {

@@ -370,14 +370,13 @@ export const STAGES = [
     profile: 'control',
     outputs: ['deployment'],
     runsWhen: '`train`, `evaluate`, `gate` and `deploy` sections (skipped when the gate holds)',
+    // The candidate's version and tag come from train or preference, as they named it.
     inputs: {
       adapter: 'preference.adapter|train.adapter',
-      train: 'render.renderedTrain',
-      val: 'render.renderedVal',
       renderedTest: 'render.renderedTest',
       evalReport: 'gate.evalReport',
     },
-    config: { deploy: 'deploy', settings: 'train', preference: 'preference', format: 'dataset.render.format' },
+    config: { deploy: 'deploy' },
   },
 ] as const satisfies readonly StageSpec[];
 

@@ -7,7 +7,7 @@
  */
 import { decide, noCallJson, parseAnswer, toolCallMessage, type Decision } from '../core/router/answer.js';
 import { checkAnswer, type AnswerContext } from '../core/router/checks.js';
-import type { AssistantMessage } from './confidence.js';
+import type { AssistantMessage } from '../core/router/confidence.js';
 
 export interface RouterAnswer {
   decision: Decision;

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { Trace, TraceMessage } from '../core/traces/types.js';
 import { decisionOf } from '../core/router/answer.js';
 import { isNotOffered } from '../core/router/checks.js';
-import type { AssistantMessage } from './confidence.js';
+import type { AssistantMessage } from '../core/router/confidence.js';
 
 export interface GatewayTraceMeta {
   alias: string;

@@ -1,5 +1,5 @@
 /** One POST to an OpenAI-compatible /chat/completions, with a timeout and the upstream's own error message. */
-import type { AssistantMessage, ChoiceLogprobs } from './confidence.js';
+import type { AssistantMessage, ChoiceLogprobs } from '../core/router/confidence.js';
 import { TransientError } from '../core/errors.js';
 
 export interface ChatCompletion {

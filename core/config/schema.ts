@@ -303,6 +303,16 @@ export const evaluateSchema = z.strictObject({
   /** Also score the teacher when it is an OpenAI-compatible endpoint (dataset.teacher.kind openai). */
   teacher: z.boolean().default(true),
   teacherCost: costSchema.default({ kind: 'none' }),
+  /**
+   * The candidate's confidence (the probability of its chosen tool's name tokens, as the gateway reads it) against
+   * whether it was right: reliability bins and the escalation threshold whose kept answers reach this precision.
+   */
+  calibration: z
+    .strictObject({
+      targetPrecision: z.number().min(0).max(1).default(0.9),
+      bins: z.number().int().min(2).max(50).default(10),
+    })
+    .default({ targetPrecision: 0.9, bins: 10 }),
   /** Also score the candidate (and the base in production's place) on BFCL's questions, judged by BFCL's own checker. */
   bfcl: z
     .strictObject({

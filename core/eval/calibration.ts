@@ -5,7 +5,7 @@
  * answers the router keeps are right at least `target` of the time, keeping as many as it can.
  */
 
-/** One decision: how sure the router was (gateway/confidence.ts) and whether it was right. */
+/** One decision: how sure the router was (core/router/confidence.ts) and whether it was right. */
 export interface Scored {
   confidence: number;
   correct: boolean;
@@ -84,4 +84,40 @@ export function thresholdForPrecision(points: readonly Scored[], target: number)
       best = { threshold: sorted[i]!.confidence, precision, kept, coverage: kept / sorted.length };
   }
   return best;
+}
+
+/** The candidate's calibration in a run's report. */
+export interface Calibration {
+  /** Cases with a confidence: what the bins and the threshold are computed over. */
+  cases: number;
+  /**
+   * Cases without one (an invalid answer, a decision the checks rewrote, no logprobs): the gateway escalates an
+   * invalid answer by rule and keeps the others whatever the threshold.
+   */
+  withoutConfidence: number;
+  bins: ReliabilityBin[];
+  expectedCalibrationError: number | null;
+  targetPrecision: number;
+  /** The `gateway.escalation.minConfidence` that reaches the target on these cases; null when none does. */
+  threshold: Threshold | null;
+}
+
+/** Calibration of scored cases, right meaning exact match; undefined when no case carries a confidence field. */
+export function calibrationOf(
+  cases: ReadonlyArray<{ confidence?: number | null; exact: boolean }>,
+  opts: { targetPrecision: number; bins: number },
+): Calibration | undefined {
+  if (!cases.some((c) => c.confidence !== undefined)) return undefined;
+  const points = cases
+    .filter((c) => typeof c.confidence === 'number')
+    .map((c) => ({ confidence: c.confidence as number, correct: c.exact }));
+  const bins = reliabilityBins(points, opts.bins);
+  return {
+    cases: points.length,
+    withoutConfidence: cases.length - points.length,
+    bins,
+    expectedCalibrationError: expectedCalibrationError(bins),
+    targetPrecision: opts.targetPrecision,
+    threshold: thresholdForPrecision(points, opts.targetPrecision),
+  };
 }

@@ -3,6 +3,7 @@ import { fromWire, toWire } from '../catalog/wire-names.js';
 import type { ChatMessage, RenderedRow } from '../dataset/render.js';
 import { answerConstraint } from './answer-schema.js';
 import type { AnswerMessage } from '../router/answer.js';
+import type { ChoiceLogprobs } from '../router/confidence.js';
 import type { CostModel } from './types.js';
 
 /** An OpenAI-compatible endpoint to score: a frontier API, vLLM, LoRAX, the trainer's serve, the gateway. */
@@ -28,6 +29,8 @@ export interface EndpointSpec {
    * structured outputs but not `flywheel serve`'s constraint; unset: the backend's own behaviour.
    */
   constraint?: 'json-schema';
+  /** Ask for the answer's token logprobs, to read how sure the model was of its decision (core/router/confidence.ts). */
+  logprobs?: boolean;
   /** With `constraint`: the adapter's catalog tools it may also name (flywheel.json `tools`), as serve allows. */
   nameable?: RenderedRow['tools'];
   cost: CostModel;
@@ -35,6 +38,8 @@ export interface EndpointSpec {
 
 export interface ChatAnswer {
   message: AnswerMessage | undefined;
+  /** With `logprobs`: the answer's tokens and their logprobs, as the endpoint returned them. */
+  logprobs?: ChoiceLogprobs | null;
   promptTokens: number;
   completionTokens: number;
   latencyMs: number;
@@ -65,6 +70,7 @@ export function chatClient(
       max_tokens: opts.maxTokens ?? 512,
       ...(spec.adapterId ? { adapter_id: spec.adapterId } : {}),
       ...(spec.constraint === 'json-schema' ? answerConstraint(tools, spec.nameable) : {}),
+      ...(spec.logprobs ? { logprobs: true } : {}),
       ...spec.extraBody,
     };
     const wire = spec.wireNames === 'openai' ? toWire(request) : undefined;
@@ -74,6 +80,7 @@ export function chatClient(
     const message = res.choices[0]?.message as AnswerMessage | undefined;
     return {
       message: message && wire ? fromWire(message, wire.names) : message,
+      ...(spec.logprobs ? { logprobs: (res.choices[0]?.logprobs ?? null) as ChoiceLogprobs | null } : {}),
       promptTokens: res.usage?.prompt_tokens ?? 0,
       completionTokens: res.usage?.completion_tokens ?? 0,
       latencyMs: performance.now() - started,

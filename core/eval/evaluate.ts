@@ -3,6 +3,7 @@ import { chatClient, type EndpointSpec } from './client.js';
 import { aggregate } from './metrics.js';
 import { parseAnswer } from '../router/answer.js';
 import { checkAnswer } from '../router/checks.js';
+import { toolConfidence } from '../router/confidence.js';
 import { scoreCase } from './score.js';
 import type { CaseResult, EndpointResult, EvalCase, Prediction } from './types.js';
 
@@ -59,6 +60,12 @@ export async function evaluateEndpoint(
       });
       // The schema-valid rate is the answer's as written: a call the schema check turned into a no-call broke it.
       if (checked.offSchema) result = { ...result, schemaValid: false };
+      // How sure it was of the decision it stands by, read as the gateway reads it before escalating.
+      if (spec.logprobs) {
+        const p = checked.prediction;
+        result.confidence =
+          p.kind === 'invalid' ? null : toolConfidence(answer.logprobs, p.kind === 'call' ? p.tool : null);
+      }
     } catch (err) {
       // The time spent failing counts (a flaky endpoint must not look fast); no usage came back, so no tokens.
       const error = (err as Error).message;

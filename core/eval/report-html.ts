@@ -6,10 +6,12 @@ import {
   rateRows,
   retrieverLine,
   bfclRows,
+  calibrationLines,
+  calibrationRows,
   summaryRows,
   type TextTable,
 } from './report-markdown.js';
-import { confusionHeatmap, esc, groupedBars, latencyHistogram, lossCurve } from './svg.js';
+import { confusionHeatmap, esc, groupedBars, latencyHistogram, lossCurve, reliabilityDiagram } from './svg.js';
 import type { EvalReport } from './types.js';
 
 /**
@@ -118,6 +120,7 @@ export function renderHtml(report: EvalReport): string {
 ${table(summaryRows(report), 'summary')}
 ${gateHtml(report)}
 ${report.bfcl?.length ? `<h2>BFCL (judged by BFCL's own checker; not gated on)</h2>${table(bfclRows(report.bfcl))}` : ''}
+${calibrationHtml(report)}
 <h2>Error types</h2>
 ${table(errorRows(report), 'errors')}
 <h2>Plots</h2>
@@ -126,4 +129,18 @@ ${perCand}
 ${failedCasesHtml(report)}
 </body></html>
 `;
+}
+
+/** The candidate's calibration: what it says, the reliability diagram and the bins. */
+function calibrationHtml(report: EvalReport): string {
+  const c = report.calibration;
+  if (!c) return '';
+  const lines = calibrationLines(c)
+    .map((l) => `<p>${esc(l).replace(/`([^`]+)`/g, '<code>$1</code>')}</p>`)
+    .join('');
+  const plot = figure(
+    reliabilityDiagram(c.bins, c.threshold?.threshold ?? null),
+    'Exact match per confidence bin against the diagonal of a calibrated model.',
+  );
+  return `<h2>Calibration — candidate</h2>${lines}${plot}${table(calibrationRows(c))}`;
 }

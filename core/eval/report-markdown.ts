@@ -9,6 +9,7 @@ import {
   type RateRow,
 } from './types.js';
 import type { BfclScore } from './bfcl/score.js';
+import type { Calibration } from './calibration.js';
 
 /**
  * Markdown rendering of an EvalReport, plus the plain-text cell formatting the HTML report reuses,
@@ -123,6 +124,31 @@ export function retrieverLine(report: EvalReport): string | null {
 }
 
 /** Just the summary table: the CLI prints it alone. */
+/** The candidate's calibration, in sentences: what the bins say and which escalation threshold reaches the target. */
+export function calibrationLines(c: Calibration): string[] {
+  const t = c.threshold;
+  return [
+    `Over ${c.cases} decisions with a confidence (${c.withoutConfidence} without one: an invalid answer is escalated by rule, the others are kept whatever the threshold), expected calibration error ${fmtNum(c.expectedCalibrationError, 3)}.`,
+    t
+      ? `To keep answers that are right ${(c.targetPrecision * 100).toFixed(0)} % of the time, set \`gateway.escalation.minConfidence: ${t.threshold.toFixed(3)}\`: it keeps ${t.kept} of ${c.cases} (${(t.coverage * 100).toFixed(1)} %) at precision ${t.precision.toFixed(3)} on these cases and escalates the rest.`
+      : `No threshold keeps answers right ${(c.targetPrecision * 100).toFixed(0)} % of the time on these cases (evaluate.calibration.targetPrecision): escalate everything or lower the target.`,
+  ];
+}
+
+export function calibrationRows(c: Calibration): TextTable {
+  return {
+    header: ['confidence', 'decisions', 'mean confidence', 'exact match'],
+    rows: c.bins
+      .filter((b) => b.count > 0)
+      .map((b) => [
+        `${b.lo.toFixed(2)}–${b.hi.toFixed(2)}`,
+        String(b.count),
+        fmtNum(b.meanConfidence, 3),
+        fmtNum(b.accuracy, 3),
+      ]),
+  };
+}
+
 /** BFCL's accuracy per category and endpoint, then ours on the same answers, latency and cost (docs/bfcl.md). */
 export function bfclRows(scores: BfclScore[]): TextTable {
   const header = [
@@ -191,6 +217,16 @@ export function renderMarkdown(report: EvalReport): string {
 
   if (report.bfcl?.length)
     out.push("## BFCL (judged by BFCL's own checker; not gated on)", '', mdTable(bfclRows(report.bfcl)), '');
+
+  if (report.calibration)
+    out.push(
+      '## Calibration (candidate)',
+      '',
+      ...calibrationLines(report.calibration),
+      '',
+      mdTable(calibrationRows(report.calibration)),
+      '',
+    );
 
   out.push('## Error types', '', mdTable(errorRows(report)), '');
 

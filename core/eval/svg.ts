@@ -1,4 +1,5 @@
 import type { LossPoint } from './types.js';
+import type { ReliabilityBin } from './calibration.js';
 
 /**
  * Small pure SVG plot builders for the HTML report: strings in, an inline <svg> string out.
@@ -314,6 +315,46 @@ export function lossCurve(points: LossPoint[]): string {
     // Eval points are sparse: mark each one.
     for (const [s, l] of evals) parts.push(`<circle cx="${f(sx(s))}" cy="${f(sy(l))}" r="2.5" fill="${colour(1)}"/>`);
   }
+  parts.push('</svg>');
+  return parts.join('');
+}
+
+/**
+ * Reliability diagram: each non-empty confidence bin's accuracy (a bar over the bin, its count above it) against the
+ * diagonal a calibrated model would sit on; a dashed line at the escalation threshold when there is one.
+ */
+export function reliabilityDiagram(bins: readonly ReliabilityBin[], threshold: number | null): string {
+  const filled = bins.filter((b) => b.count > 0);
+  if (filled.length === 0) return emptyPlot('plot-reliability', 'Reliability', 'no decision carried a confidence');
+  const b: Box = { left: 56, top: 32, width: 320, height: 220 };
+  const x: Axis = { lo: 0, hi: 1, ticks: [0, 0.2, 0.4, 0.6, 0.8, 1], label: 'confidence' };
+  const y: Axis = { lo: 0, hi: 1, ticks: [0, 0.2, 0.4, 0.6, 0.8, 1], label: 'exact match' };
+  const sx = scale(x, b.left, b.left + b.width);
+  const sy = scale(y, b.top + b.height, b.top);
+  const parts = [
+    open(
+      'plot-reliability',
+      'Reliability: confidence against exact match',
+      b.left + b.width + 20,
+      b.top + b.height + 44,
+    ),
+    legend(['accuracy per bin', 'calibrated'], b.left, 14, (i) => (i === 0 ? colour(0) : '#999')),
+    axes(x, y, b),
+    `<line class="diagonal" x1="${f(sx(0))}" y1="${f(sy(0))}" x2="${f(sx(1))}" y2="${f(sy(1))}" stroke="#999" stroke-dasharray="3 3"/>`,
+  ];
+  for (const bin of filled) {
+    const x0 = sx(bin.lo) + 1;
+    const top = sy(bin.accuracy!);
+    parts.push(
+      `<rect class="bin" x="${f(x0)}" y="${f(top)}" width="${f(sx(bin.hi) - x0 - 1)}" height="${f(sy(0) - top)}" fill="${colour(0)}" fill-opacity="0.75"><title>${esc(`${bin.lo.toFixed(2)}–${bin.hi.toFixed(2)}: ${bin.count} decisions, accuracy ${bin.accuracy!.toFixed(3)}, mean confidence ${bin.meanConfidence!.toFixed(3)}`)}</title></rect>`,
+      `<text x="${f((sx(bin.lo) + sx(bin.hi)) / 2)}" y="${f(top - 3)}" text-anchor="middle" fill="#444">${bin.count}</text>`,
+    );
+  }
+  if (threshold !== null)
+    parts.push(
+      `<line class="threshold" x1="${f(sx(threshold))}" y1="${f(b.top)}" x2="${f(sx(threshold))}" y2="${f(sy(0))}" stroke="${colour(1)}" stroke-width="1.5" stroke-dasharray="5 3"/>`,
+      `<text x="${f(sx(threshold) + 4)}" y="${f(b.top + 10)}" fill="${colour(1)}">escalate below ${esc(threshold.toFixed(3))}</text>`,
+    );
   parts.push('</svg>');
   return parts.join('');
 }

@@ -1,3 +1,4 @@
+import type { Calibration } from './calibration.js';
 import type { CostConfig } from '../config/schema.js';
 import type { ChatMessage, RenderedRow } from '../dataset/render.js';
 import type { Target } from '../dataset/types.js';
@@ -82,6 +83,11 @@ export interface CaseResult {
   detail: string;
   /** The model called a tool the caller lacks scopes for, answered as missing_scope ("called X; lacks Y"). */
   scopeRefused?: string;
+  /**
+   * With logprobs asked for: the probability of the decision's tool name tokens (null when they cannot be read: an
+   * invalid answer, a decision the checks rewrote, no logprobs returned).
+   */
+  confidence?: number | null;
   measure: CallMeasure;
 }
 
@@ -157,6 +163,8 @@ export interface EvalReport {
   retriever?: RetrieverRecall;
   /** With evaluate.bfcl: the candidate (and the base before a first deploy) judged by BFCL's checker; not gated on. */
   bfcl?: BfclScore[];
+  /** Run reports: the candidate's confidence against its exact match (core/eval/calibration.ts). */
+  calibration?: Calibration;
 }
 
 export interface GateConfig {

@@ -292,6 +292,11 @@ export const CONFIG_ROWS: ConfigRow[] = [
       'also score the teacher when `dataset.teacher.kind` is `openai` (the built-in template teacher cannot answer free-form prompts; the stage says it skipped it)',
   },
   {
+    keys: ['evaluate.calibration.targetPrecision', 'evaluate.calibration.bins'],
+    meaning:
+      "the candidate is asked for logprobs and each decision's confidence read as the gateway reads it; the report bins confidence against exact match (reliability diagram, expected calibration error) and names the `gateway.escalation.minConfidence` whose kept answers reach this precision on the test cases (the most kept at it)",
+  },
+  {
     keys: ['evaluate.bfcl'],
     unset: 'absent',
     meaning:

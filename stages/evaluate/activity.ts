@@ -13,6 +13,7 @@ import { baseScoresKey } from '../../core/eval/base-scores.js';
 import type { EndpointSpec } from '../../core/eval/client.js';
 import { evaluateEndpoint } from '../../core/eval/evaluate.js';
 import { lossCurve } from '../../core/eval/loss-curve.js';
+import { calibrationOf } from '../../core/eval/calibration.js';
 import type { EndpointResult, EvalCase, EvalReport } from '../../core/eval/types.js';
 import type { StageOutcome } from '../../core/pipeline/types.js';
 import { startServe } from '../../core/train/serve-process.js';
@@ -57,6 +58,9 @@ export async function evaluate(a: EvaluateArgs): Promise<StageOutcome> {
           ...(catalog ? { retriever: testSetRecall(testRows, catalog.tools) } : {}),
           ...(bfcl.length ? { bfcl } : {}),
         };
+        const candidate = results.find((r) => r.label === 'candidate');
+        const calibration = candidate && calibrationOf(candidate.cases, a.evaluate.calibration);
+        if (calibration) report.calibration = calibration;
         const ref = await store.putJson('eval-results', report, {
           parents: [a.renderedTest, a.adapter],
           stats: { cases: cases.length, endpoints: results.map((r) => r.label) },
@@ -209,7 +213,8 @@ async function evaluateCandidate(
       const results = [
         await score(
           cases,
-          { label: 'candidate', baseUrl: served.url, model: a.adapterVersion, cost: a.evaluate.cost },
+          // Its logprobs give each decision's confidence, for the report's calibration.
+          { label: 'candidate', baseUrl: served.url, model: a.adapterVersion, cost: a.evaluate.cost, logprobs: true },
           a.evaluate,
         ),
       ];

@@ -4,7 +4,12 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { expectedCalibrationError, reliabilityBins, thresholdForPrecision } from '../../core/eval/calibration.js';
+import {
+  calibrationOf,
+  expectedCalibrationError,
+  reliabilityBins,
+  thresholdForPrecision,
+} from '../../core/eval/calibration.js';
 
 const T = true;
 const F = false;
@@ -85,5 +90,23 @@ describe('calibration', () => {
     assert.throws(() => reliabilityBins(TEN, 0), /bins/);
     assert.throws(() => thresholdForPrecision(TEN, Number.NaN), /target/);
     assert.throws(() => thresholdForPrecision(TEN, 1.01), /target/);
+  });
+});
+
+describe('calibration of scored cases', () => {
+  it('counts cases without a confidence apart and scores exact match', () => {
+    const cases = [
+      ...TEN.map((p) => ({ confidence: p.confidence, exact: p.correct })),
+      { confidence: null, exact: false },
+    ];
+    const c = calibrationOf(cases, { targetPrecision: 0.75, bins: 5 })!;
+    assert.equal(c.cases, 10);
+    assert.equal(c.withoutConfidence, 1);
+    near(c.expectedCalibrationError, 0.21);
+    assert.equal(c.threshold?.threshold, 0.6);
+  });
+
+  it('is absent when the cases were scored without logprobs', () => {
+    assert.equal(calibrationOf([{ exact: true }], { targetPrecision: 0.9, bins: 10 }), undefined);
   });
 });

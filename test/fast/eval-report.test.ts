@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { MAX_FAILED_ROWS, renderHtml } from '../../core/eval/report-html.js';
 import { renderMarkdown, summaryTable } from '../../core/eval/report-markdown.js';
+import { calibrationOf } from '../../core/eval/calibration.js';
 import { ABSTAIN, ERROR_TYPES, type EvalReport } from '../../core/eval/types.js';
 import { NASTY_TOOL, emptyReport, sampleReport } from '../helpers/eval-report-fixture.js';
 
@@ -163,5 +164,52 @@ describe('empty data', () => {
     const md = renderMarkdown(emptyReport());
     assert.ok(md.includes('| exact match | — |'));
     assert.ok(md.includes('| cost per 1K decisions | — (none) |'));
+  });
+});
+
+describe('calibration in the report', () => {
+  const calibrated = (): EvalReport => {
+    const report = sampleReport();
+    report.calibration = calibrationOf(
+      [
+        { confidence: 0.95, exact: true },
+        { confidence: 0.9, exact: true },
+        { confidence: 0.85, exact: false },
+        { confidence: 0.3, exact: false },
+        { confidence: null, exact: false },
+      ],
+      { targetPrecision: 0.9, bins: 10 },
+    );
+    return report;
+  };
+
+  it('markdown: the threshold to set, what it keeps, and the non-empty bins', () => {
+    const md = renderMarkdown(calibrated());
+    assert.ok(md.includes('## Calibration (candidate)'));
+    assert.ok(md.includes('`gateway.escalation.minConfidence: 0.900`: it keeps 2 of 4 (50.0 %) at precision 1.000'));
+    assert.ok(md.includes('(1 without one'));
+    assert.ok(md.includes('| 0.90–1.00 | 2 | 0.925 | 1.000 |'));
+    assert.ok(md.includes('| 0.30–0.40 | 1 | 0.300 | 0.000 |'));
+    assert.ok(!md.includes('| 0.00–0.10 |'), 'empty bins are left out');
+  });
+
+  it('HTML: the reliability diagram with one bar per non-empty bin and the threshold line', () => {
+    const plot = svgById(renderHtml(calibrated()), 'plot-reliability')!;
+    assert.ok(plot);
+    assert.equal(count(plot, 'class="bin"'), 3);
+    assert.equal(count(plot, 'class="threshold"'), 1);
+    assert.ok(plot.includes('escalate below 0.900'));
+  });
+
+  it('says so when no threshold reaches the target, and draws no threshold line', () => {
+    const report = sampleReport();
+    report.calibration = calibrationOf([{ confidence: 0.9, exact: false }], { targetPrecision: 0.9, bins: 10 });
+    assert.ok(renderMarkdown(report).includes('No threshold keeps answers right 90 % of the time'));
+    assert.equal(count(svgById(renderHtml(report), 'plot-reliability')!, 'class="threshold"'), 0);
+  });
+
+  it('is absent from a report scored without logprobs', () => {
+    assert.ok(!renderMarkdown(sampleReport()).includes('Calibration'));
+    assert.ok(!svgById(renderHtml(sampleReport()), 'plot-reliability'));
   });
 });

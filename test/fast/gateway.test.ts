@@ -15,7 +15,7 @@ import type { DeployedVersion } from '../../core/deploy/types.js';
 import { traceFilesAt } from '../../core/traces/files.js';
 import { ingestTraces, parseTraceFile } from '../../core/traces/ingest.js';
 import type { Trace } from '../../core/traces/types.js';
-import { toolConfidence } from '../../gateway/confidence.js';
+import { toolConfidence } from '../../core/router/confidence.js';
 import { createEscalator, escalationReason } from '../../gateway/escalate.js';
 import { callerOf } from '../../gateway/trace-log.js';
 import { routerAnswer } from '../../gateway/router-answer.js';

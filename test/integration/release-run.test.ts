@@ -162,6 +162,20 @@ describe('flywheelRun release stages: evaluate, gate, approval, deploy, gateway,
     assert.deepEqual(Object.keys(first.retriever!.recallAt), ['1', '6', '8']);
     for (const v of Object.values(first.retriever!.recallAt)) assert.ok(v !== null && v >= 0 && v <= 1);
     assert.ok(first.retriever!.recallAt['8']! >= first.retriever!.recallAt['1']!, 'recall grows with k');
+    // The candidate's confidence, read from its own serve's logprobs as the gateway reads it, against its exact match.
+    const calibration = first.calibration!;
+    assert.equal(calibration.cases + calibration.withoutConfidence, 6);
+    assert.ok(calibration.cases > 0, 'serve returned logprobs for the candidate');
+    assert.equal(
+      calibration.bins.reduce((n, b) => n + b.count, 0),
+      calibration.cases,
+    );
+    const candidateCases = first.results[0]!.cases;
+    assert.ok(candidateCases.every((c) => c.confidence === null || (c.confidence! > 0 && c.confidence! <= 1)));
+    assert.ok(
+      first.results[1]!.cases.every((c) => c.confidence === undefined),
+      'production scored without logprobs',
+    );
     assert.match(
       (await store.readTreeFile(report.find((f) => f.path === 'report.md')!)).toString('utf8'),
       /Tool retriever \(BM25.*on the test set's \d+ calls: recall @1 [\d.]+, @6 [\d.]+, @8 [\d.]+/,

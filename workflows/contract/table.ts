@@ -329,8 +329,8 @@ export const STAGES = [
   {
     name: 'evaluate',
     // 6: one router contract (core/router/answer.ts) and the checks after the answer for every endpoint. 7: the
-    // schema check among them.
-    version: '7',
+    // schema check among them. 8: the candidate's confidence per case and the report's calibration.
+    version: '8',
     group: 'release',
     activity: true,
     formerActivity: 'evaluateStage',

@@ -31,7 +31,8 @@ export interface TrafficSplit {
   duplicates: number;
 }
 
-const normalise = (text: string): string =>
+/** A request's text as its identity: case, spacing and end punctuation do not make another request. */
+export const normaliseRequest = (text: string): string =>
   text
     .toLowerCase()
     .replace(/\s+/g, ' ')
@@ -53,7 +54,7 @@ export function splitTraffic(requests: readonly TrafficRequest[], sizes: Traffic
   // One request per text, the smallest id kept, so the input's order cannot change which survives.
   const byText = new Map<string, string>();
   for (const r of [...requests].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))) {
-    const key = normalise(r.text);
+    const key = normaliseRequest(r.text);
     if (!byText.has(key)) byText.set(key, r.id);
   }
   const distinct = [...byText.values()].sort();

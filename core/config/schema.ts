@@ -1,3 +1,4 @@
+import { TRACE_FORMATS } from '../traces/formats/index.js';
 import { BFCL_CATEGORIES } from '../eval/bfcl/categories.js';
 import { z } from 'zod';
 import {
@@ -213,7 +214,7 @@ export const datasetSchema = z
   });
 
 /**
- * Production traces (JSON or JSONL, OpenAI format), read on the worker: a file, a directory of them, an
+ * Production traces (JSON or JSONL: the gateway's own, OpenAI chat or Responses logs, Anthropic Messages logs), read on the worker: a file, a directory of them, an
  * s3://bucket/prefix/ (every *.jsonl / *.json object directly under it) or one s3://bucket/key.jsonl object.
  */
 export const traceSourceSchema = z.union([
@@ -222,6 +223,8 @@ export const traceSourceSchema = z.union([
     path: z.string().min(1),
     /** Server name for traces without metadata.domain. */
     domain: z.string().min(1).optional(),
+    /** The records' format (core/traces/formats/); unset: told from each record's shape. */
+    format: z.enum(TRACE_FORMATS).optional(),
   }),
 ]);
 

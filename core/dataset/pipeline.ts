@@ -327,6 +327,14 @@ export function rowStats(rows: RouterRow[]): Record<string, unknown> {
     byOperator: count((r) => r.provenance.operator ?? 'none'),
     // Only where requests carry a style (natural phrasing), so other datasets' manifests stay as they were.
     ...(rows.some((r) => r.provenance.style) ? { byStyle: count((r) => r.provenance.style ?? 'other') } : {}),
+    // Only where rows came from traces or hand-written cases, likewise: trace rows by the format they were read in.
+    ...(rows.some((r) => r.provenance.source !== 'generated')
+      ? {
+          bySource: count((r) =>
+            r.provenance.source === 'trace' ? `trace:${r.provenance.format ?? 'messages'}` : r.provenance.source,
+          ),
+        }
+      : {}),
   };
 }
 

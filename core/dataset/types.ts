@@ -96,6 +96,8 @@ export interface RouterRow {
     from?: string;
     /** file:row of the trace a row was unrolled from. */
     trace?: string;
+    /** The format of that trace, when it was not the plain messages one (core/traces/formats/). */
+    format?: string;
     /** How validation checked the call: executed (read-only), dry-run, or against the schema only. */
     checkedBy?: 'execute' | 'dry-run' | 'schema';
     /** How the request was phrased (natural phrasing: command, question, …, clarify, described). */

@@ -4,16 +4,30 @@ import type { CallValidator } from '../dataset/validate.js';
 import { hashOf, shortSha } from '../hash.js';
 import { Redactor } from './redact.js';
 import type { Trace, TraceMessage, TraceRejection } from './types.js';
-import { InputError } from '../errors.js';
+import { readTraceRecord, type TraceFormat } from './formats/index.js';
+import { TraceError } from './trace-error.js';
 
 export interface ParsedTrace {
   file: string;
   row: number;
   trace: unknown;
+  /** The format its source names (a `traces:` entry's `format`); absent: told from each record's shape. */
+  format?: TraceFormat;
+  /** Its source's server, for a trace without metadata.domain (a `traces:` entry's `domain`). */
+  domain?: string;
 }
 
 /** JSON (an array of traces, or one trace) or JSONL (one trace per line). Bad JSON is a rejection with its line. */
-export function parseTraceFile(file: string, text: string): { traces: ParsedTrace[]; rejections: TraceRejection[] } {
+export function parseTraceFile(
+  file: string,
+  text: string,
+  format?: TraceFormat,
+): { traces: ParsedTrace[]; rejections: TraceRejection[] } {
+  const parsed = parseRecords(file, text);
+  return format ? { ...parsed, traces: parsed.traces.map((t) => ({ ...t, format })) } : parsed;
+}
+
+function parseRecords(file: string, text: string): { traces: ParsedTrace[]; rejections: TraceRejection[] } {
   const trimmed = text.trimStart();
   if (trimmed.startsWith('{') && !/\}\s*\n\s*\{/.test(trimmed)) {
     // One trace, possibly pretty-printed over many lines.
@@ -44,15 +58,6 @@ export function parseTraceFile(file: string, text: string): { traces: ParsedTrac
     }
   });
   return { traces, rejections };
-}
-
-class TraceError extends InputError {
-  constructor(
-    readonly reason: string,
-    detail: string,
-  ) {
-    super(detail);
-  }
 }
 
 /** Shape and pairing checks; returns the trace typed, or throws TraceError naming the problem. */
@@ -96,6 +101,7 @@ export function checkTrace(raw: unknown): Trace {
 
 /** A tool result that reports failure: such a call is not a training target. */
 export function isFailedResult(m: TraceMessage): boolean {
+  if (m.is_error === true) return true;
   const c = (m.content ?? '').trim();
   if (/^(error|exception)\b/i.test(c)) return true;
   try {
@@ -198,6 +204,8 @@ export interface TraceIngestResult {
     droppedTurns: Record<string, number>;
     duplicates: number;
     redacted: Record<string, number>;
+    /** Per format: the records read in it, and the rows they gave (after dedupe). */
+    byFormat: Record<string, { traces: number; rows: number }>;
   };
 }
 
@@ -221,14 +229,18 @@ export function ingestTraces(
     droppedTurns: {},
     duplicates: 0,
     redacted: {},
+    byFormat: {},
   };
   const drop = (why: string) => (stats.droppedTurns[why] = (stats.droppedTurns[why] ?? 0) + 1);
   const servers = new Set(opts.catalog.servers.map((s) => s.name));
   const index = toolIndex(opts.catalog);
   for (const p of parsed) {
     let trace: Trace;
+    let format: TraceFormat;
     try {
-      trace = checkTrace(p.trace);
+      const read = readTraceRecord(p.trace, p.format);
+      format = read.format;
+      trace = checkTrace(read.trace);
     } catch (err) {
       rejections.push({
         file: p.file,
@@ -239,7 +251,7 @@ export function ingestTraces(
       stats.rejectedTraces++;
       continue;
     }
-    const explicit = trace.metadata?.domain ?? opts.defaultDomain;
+    const explicit = trace.metadata?.domain ?? p.domain ?? opts.defaultDomain;
     const attributed =
       explicit == null
         ? attributeDomain(trace, index)
@@ -255,6 +267,8 @@ export function ingestTraces(
       continue;
     }
     const domain = attributed.domain;
+    const byFormat = (stats.byFormat[format] ??= { traces: 0, rows: 0 });
+    byFormat.traces++;
     const redactor = new Redactor();
     const messages = redactMessages(trace.messages, redactor);
     for (const [k, n] of Object.entries(redactor.counts)) stats.redacted[k] = (stats.redacted[k] ?? 0) + n;
@@ -299,8 +313,11 @@ export function ingestTraces(
       const context = messages.slice(0, i).map(({ reasoning_content: _r, ...rest }) => rest);
       const lastUser = [...context].reverse().find((c) => c.role === 'user')?.content ?? '';
       const key = hashOf({ domain, context, target });
-      if (seen.has(key)) return void stats.duplicates++;
-      seen.add(key);
+      // Call ids are each provider's own: one conversation logged in two formats is one row.
+      const same = hashOf({ domain, context: withOrdinalIds(context), target });
+      if (seen.has(same)) return void stats.duplicates++;
+      seen.add(same);
+      byFormat.rows++;
       const traceKey = shortSha(hashOf(messages.filter((x) => x.role === 'user').slice(0, 1)), 16);
       const ids = Object.entries(target.arguments)
         .filter(([k, v]) => /id$/i.test(k) && (typeof v === 'string' || typeof v === 'number'))
@@ -314,10 +331,21 @@ export function ingestTraces(
         persona: { name: persona.name, scopes: persona.scopes },
         tools: offered,
         target,
-        provenance: { source: 'trace', trace: `${p.file}:${p.row}` },
+        provenance: { source: 'trace', trace: `${p.file}:${p.row}`, ...(format === 'messages' ? {} : { format }) },
       });
     });
   }
   stats.rows = rows.length;
   return { rows, rejections, stats };
+}
+
+/** Messages with their tool call ids replaced by their order of appearance (`call_1`, `call_2`, …). */
+function withOrdinalIds(messages: TraceMessage[]): TraceMessage[] {
+  const ids = new Map<string, string>();
+  const ordinal = (id: string) => ids.get(id) ?? (ids.set(id, `call_${ids.size + 1}`), ids.get(id)!);
+  return messages.map((m) => ({
+    ...m,
+    ...(m.tool_calls ? { tool_calls: m.tool_calls.map((c) => ({ ...c, id: ordinal(c.id) })) } : {}),
+    ...(m.tool_call_id ? { tool_call_id: ordinal(m.tool_call_id) } : {}),
+  }));
 }

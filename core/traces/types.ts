@@ -12,6 +12,8 @@ export interface TraceMessage {
   tool_call_id?: string;
   /** Chain-of-thought some models return; never kept in training context. */
   reasoning_content?: string;
+  /** A tool result its format marks as failed (Anthropic's `is_error`): the call is not a training target. */
+  is_error?: boolean;
 }
 
 export interface Trace {

@@ -202,7 +202,7 @@ export const CONFIG_ROWS: ConfigRow[] = [
   {
     keys: ['traces'],
     meaning:
-      "trace files (JSON/JSONL) read on the worker: a path (a file, or a directory whose `*.jsonl`/`*.json` files are read in name order, such as the gateway's `tracesDir`), `s3://bucket/prefix/` (every `*.jsonl`/`*.json` object directly under the prefix, in key order) or `s3://bucket/key.jsonl` (S3 settings from `artifacts.s3` and the worker's AWS environment), or `{path, domain}`; needs a `dataset` section",
+      "trace files (JSON/JSONL) read on the worker: a path (a file, or a directory whose `*.jsonl`/`*.json` files are read in name order, such as the gateway's `tracesDir`), `s3://bucket/prefix/` (every `*.jsonl`/`*.json` object directly under the prefix, in key order) or `s3://bucket/key.jsonl` (S3 settings from `artifacts.s3` and the worker's AWS environment), or `{path, domain, format}`. Records are the gateway's own traces, OpenAI chat completions or Responses logs, or Anthropic Messages logs, each told from its shape unless `format` (`messages`, `openai-chat`, `openai-responses`, `anthropic`) names it: [Traces](../traces.md); needs a `dataset` section",
   },
   {
     keys: ['retrain.minNewTraceRows'],

@@ -10,6 +10,8 @@ interface RowStats {
   byVerdict: Record<string, number>;
   /** Natural phrasing only: rows per request style. */
   byStyle?: Record<string, number>;
+  /** Only with rows not generated: rows per source (`generated`, `handwritten`, `trace:<format>`). */
+  bySource?: Record<string, number>;
 }
 
 /**
@@ -40,6 +42,16 @@ export async function datasetReport(
       ]),
     ),
   );
+  // Where rows came from, when not all were generated: trace rows by the format they were read in.
+  const sources = [...new Set(Object.values(stats).flatMap((s) => Object.keys(s.bySource ?? {})))].sort();
+  if (sources.length)
+    lines.push(
+      '\nrows by source',
+      table(
+        ['split', ...sources],
+        Object.entries(stats).map(([n, s]) => [n, ...sources.map((src) => String(s.bySource?.[src] ?? 0))]),
+      ),
+    );
   // A capped train split says so where the run is reported (the demo caps to fit a CPU's time budget).
   const cap = (await store.manifest(split.outputs.train.sha256)).stats.cap as TrainCap | undefined;
   if (cap) lines.push(`\ntrain split ${describeCap(cap)} (dataset.maxPerTool; without it every row is trained on)`);

@@ -2,12 +2,12 @@ import type { ArtifactRef } from '../../core/artifacts/types.js';
 import type { Catalog } from '../../core/catalog/types.js';
 import { ConfigError } from '../../core/config/load.js';
 import { rowStats } from '../../core/dataset/pipeline.js';
-import type { RouterRow } from '../../core/dataset/types.js';
 import { CallValidator } from '../../core/dataset/validate.js';
 import type { StageOutcome } from '../../core/pipeline/types.js';
 import { traceFiles, type TraceFile } from '../../core/traces/files.js';
-import { ingestTraces, parseTraceFile } from '../../core/traces/ingest.js';
+import { ingestTraces, parseTraceFile, type ParsedTrace } from '../../core/traces/ingest.js';
 import { TraceSourceUnavailable } from '../../core/traces/s3-source.js';
+import type { TraceFormat } from '../../core/traces/formats/index.js';
 import type { TraceRejection } from '../../core/traces/types.js';
 import { runStage } from '../../activities/stage.js';
 import { storeFor } from '../../activities/store.js';
@@ -17,7 +17,7 @@ import type { TracesArgs } from './spec.js';
 export async function traces(a: TracesArgs): Promise<StageOutcome> {
   // Trace files are read once and stored, so the memo key and the lineage pin their exact content.
   const store = storeFor(a.store);
-  const files: Array<{ ref: ArtifactRef; path: string; domain?: string }> = [];
+  const files: Array<{ ref: ArtifactRef; path: string; domain?: string; format?: TraceFormat }> = [];
   for (const t of a.traces) {
     // A source is a file, a directory of them (the gateway writes one JSONL file per day) or an s3:// prefix.
     const source = typeof t === 'string' ? t : t.path;
@@ -38,6 +38,7 @@ export async function traces(a: TracesArgs): Promise<StageOutcome> {
         ref: await store.putBytes('traces-raw', bytes, 'application/octet-stream', 1, { stats: { path: f.path } }),
         path: f.path,
         ...(typeof t !== 'string' && t.domain ? { domain: t.domain } : {}),
+        ...(typeof t !== 'string' && t.format ? { format: t.format } : {}),
       });
     }
   }
@@ -47,25 +48,24 @@ export async function traces(a: TracesArgs): Promise<StageOutcome> {
     async (store) => {
       const catalog = await store.readJson<Catalog>(a.catalog);
       const validator = new CallValidator(catalog, async () => ({ ok: true }));
-      const rows: RouterRow[] = [];
+      // One ingest over every file, so a conversation logged twice (in two files or two formats) is one row.
+      const records: ParsedTrace[] = [];
       const rejections: TraceRejection[] = [];
-      let count = 0;
       for (const f of files) {
-        const parsed = parseTraceFile(f.path, (await store.read(f.ref)).toString('utf8'));
-        const result = ingestTraces(parsed.traces, validator, {
-          catalog,
-          ...(f.domain ? { defaultDomain: f.domain } : {}),
-        });
-        rows.push(...result.rows);
-        rejections.push(...parsed.rejections, ...result.rejections);
-        count += parsed.traces.length + parsed.rejections.length;
+        const parsed = parseTraceFile(f.path, (await store.read(f.ref)).toString('utf8'), f.format);
+        records.push(...parsed.traces.map((t) => (f.domain ? { ...t, domain: f.domain } : t)));
+        rejections.push(...parsed.rejections);
       }
+      const count = records.length + rejections.length;
+      const result = ingestTraces(records, validator, { catalog });
+      const rows = result.rows;
+      rejections.push(...result.rejections);
       const byReason: Record<string, number> = {};
       for (const r of rejections) byReason[r.reason] = (byReason[r.reason] ?? 0) + 1;
       const parents = [a.catalog, ...files.map((f) => f.ref)];
       const rowsRef = await store.putJsonl('trace-rows', rows, {
         parents,
-        stats: { ...rowStats(rows), traces: count },
+        stats: { ...rowStats(rows), traces: count, byFormat: result.stats.byFormat },
       });
       const rejRef = await store.putJsonl('trace-rejections', rejections, {
         parents,
@@ -82,7 +82,17 @@ export async function traces(a: TracesArgs): Promise<StageOutcome> {
         }`,
       };
     },
-    { inputs: files.map((f) => f.ref), key: { files: files.map((f) => ({ path: f.path, domain: f.domain ?? null })) } },
+    {
+      inputs: files.map((f) => f.ref),
+      // A declared format keys the memo only where one is set, so sources without it keep their keys.
+      key: {
+        files: files.map((f) => ({
+          path: f.path,
+          domain: f.domain ?? null,
+          ...(f.format ? { format: f.format } : {}),
+        })),
+      },
+    },
   );
 }
 

@@ -1,8 +1,6 @@
 import type { ArtifactRef } from '../../core/artifacts/types.js';
+import type { FlywheelConfig } from '../../core/config/schema.js';
 import type { DatasetStageArgs } from '../../activities/stage.js';
 
 /** traces: production trace files (a file, a directory of them, an s3:// prefix) into rows. */
-export type TracesArgs = DatasetStageArgs & {
-  catalog: ArtifactRef;
-  traces: Array<string | { path: string; domain?: string }>;
-};
+export type TracesArgs = DatasetStageArgs & { catalog: ArtifactRef; traces: FlywheelConfig['traces'] };

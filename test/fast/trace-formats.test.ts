@@ -198,6 +198,17 @@ describe('ingesting the formats', () => {
     }
   });
 
+  it('a record in no format read is rejected with its file and line; the rest of the file is read', () => {
+    const text = `${JSON.stringify({ hello: 'world' })}\n${readFileSync(join(DIR, FILES.anthropic), 'utf8')}`;
+    const parsed = parseTraceFile('mixed.jsonl', text).traces;
+    const r = ingestTraces(parsed, new CallValidator(catalog, async () => ({ ok: true })), { catalog });
+    assert.deepEqual(
+      r.rejections.map((x) => [x.file, x.row, x.reason]),
+      [['mixed.jsonl', 1, 'unknown_format']],
+    );
+    assert.equal(r.rows.length, 2);
+  });
+
   it('one conversation in three formats is counted once', () => {
     const r = ingest(Object.values(FILES));
     assert.equal(r.rows.length, 2);

@@ -210,7 +210,9 @@ export const STAGES = [
   },
   {
     name: 'traces',
-    version: '2',
+    // 3: records in the OpenAI chat / Responses and Anthropic log formats read, one ingest over every file (a
+    // conversation logged twice is one row, whatever its call ids).
+    version: '3',
     group: 'dataset',
     activity: true,
     formerActivity: 'tracesStage',

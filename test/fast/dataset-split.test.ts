@@ -134,6 +134,20 @@ describe('split by entity', () => {
     assert.deepEqual(trainingRows(train, { minPerTool: 6, negativeShare: 0.3, seed: 42 }), { rows: balanced });
   });
 
+  it('the cap keeps rows from traces first: real traffic is what a retrain is for', () => {
+    const fromTrace = (i: number): RouterRow => ({ ...row(i, [`t${i}`]), provenance: { source: 'trace' } });
+    const train = [...Array.from({ length: 20 }, (_, i) => row(i, [`a${i}`])), fromTrace(500), fromTrace(501)];
+    for (const seed of [1, 2, 3, 42]) {
+      const { rows } = capTrain(train, { maxPerTool: 3, seed });
+      assert.equal(rows.length, 3);
+      assert.deepEqual(
+        rows.filter((r) => r.provenance.source === 'trace').map((r) => r.id),
+        ['r500', 'r501'],
+        `seed ${seed}`,
+      );
+    }
+  });
+
   it('a cap below minPerTool is a config error naming the field', () => {
     const config = (dataset: Record<string, unknown>) => ({
       version: 1,

@@ -150,10 +150,17 @@ export function capTrain(
   train: RouterRow[],
   opts: { maxPerTool: number; seed: string | number },
 ): { rows: RouterRow[]; cap: TrainCap } {
+  // Rows from traces first (real traffic is what a retrain is for), then originals before oversampled copies, then
+  // the seed's draw.
   const order = (rows: RouterRow[]) =>
     rows
-      .map((r) => ({ r, copy: r.id.includes('#') ? 1 : 0, draw: hashOf([opts.seed, 'cap', r.id]) }))
-      .sort((a, b) => a.copy - b.copy || (a.draw < b.draw ? -1 : a.draw > b.draw ? 1 : 0))
+      .map((r) => ({
+        r,
+        generated: r.provenance.source === 'trace' ? 0 : 1,
+        copy: r.id.includes('#') ? 1 : 0,
+        draw: hashOf([opts.seed, 'cap', r.id]),
+      }))
+      .sort((a, b) => a.generated - b.generated || a.copy - b.copy || (a.draw < b.draw ? -1 : a.draw > b.draw ? 1 : 0))
       .map((x) => x.r);
   const groups = (rows: RouterRow[], label: (r: RouterRow) => string) => {
     const by = new Map<string, RouterRow[]>();

@@ -264,7 +264,8 @@ export const STAGES = [
   },
   {
     name: 'split',
-    version: '3',
+    // 4: under dataset.maxPerTool the cap keeps trace rows first (the same output where no row came from a trace).
+    version: '4',
     group: 'dataset',
     activity: true,
     formerActivity: 'splitStage',

@@ -112,6 +112,98 @@ describe('trace formats', () => {
   });
 });
 
+describe('what each format reader reads (docs/traces.md)', () => {
+  const call = (id: string) => ({ id, type: 'function', function: { name: 'book_hotel', arguments: '{}' } });
+
+  it('openai-chat: developer as system, text parts joined and images left out, caller from request.metadata', () => {
+    const { trace } = readTraceRecord({
+      request: {
+        model: 'm',
+        metadata: { domain: 'travel', persona: 'agent' },
+        messages: [
+          { role: 'developer', content: 'Be brief.' },
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: 'Book it.' },
+              { type: 'image_url', image_url: { url: 'data:,' } },
+              { type: 'text', text: 'Tonight.' },
+            ],
+          },
+        ],
+      },
+      response: { object: 'chat.completion', choices: [{ message: { role: 'assistant', tool_calls: [call('c1')] } }] },
+    });
+    assert.deepEqual(
+      trace.messages.map((m) => [m.role, m.content]),
+      [
+        ['system', 'Be brief.'],
+        ['user', 'Book it.\nTonight.'],
+        ['assistant', null],
+      ],
+    );
+    assert.deepEqual(trace.metadata, { domain: 'travel', persona: 'agent' });
+  });
+
+  it('openai-responses: a string input, reasoning items skipped, built-in tools not offered', () => {
+    const { trace } = readTraceRecord({
+      request: { input: 'Book it.', tools: [{ type: 'web_search' }, { type: 'function', name: 'book_hotel' }] },
+      response: {
+        object: 'response',
+        status: 'completed',
+        output: [
+          { type: 'reasoning', summary: [] },
+          { type: 'function_call', call_id: 'c1', name: 'book_hotel', arguments: '{}' },
+        ],
+      },
+    });
+    assert.deepEqual(
+      trace.messages.map((m) => [m.role, m.tool_calls?.[0]?.id ?? m.content]),
+      [
+        ['user', 'Book it.'],
+        ['assistant', 'c1'],
+      ],
+    );
+    assert.deepEqual(
+      trace.tools!.map((t) => t.function.name),
+      ['book_hotel'],
+    );
+  });
+
+  it('anthropic: system as blocks, thinking kept apart from the text, server tools not offered', () => {
+    const { trace } = readTraceRecord({
+      request: {
+        system: [{ type: 'text', text: 'Be brief.' }],
+        messages: [{ role: 'user', content: 'Book it.' }],
+        tools: [
+          { type: 'web_search_20250305', name: 'web_search' },
+          { name: 'book_hotel', input_schema: { type: 'object' } },
+        ],
+      },
+      response: {
+        type: 'message',
+        role: 'assistant',
+        stop_reason: 'tool_use',
+        content: [
+          { type: 'thinking', thinking: 'They want a hotel.' },
+          { type: 'text', text: 'Booking.' },
+          { type: 'tool_use', id: 't1', name: 'book_hotel', input: {} },
+        ],
+      },
+    });
+    const last = trace.messages.at(-1)!;
+    assert.equal(trace.messages[0]!.content, 'Be brief.');
+    assert.deepEqual(
+      [last.content, last.reasoning_content, last.tool_calls?.[0]?.id],
+      ['Booking.', 'They want a hotel.', 't1'],
+    );
+    assert.deepEqual(
+      trace.tools!.map((t) => t.function.name),
+      ['book_hotel'],
+    );
+  });
+});
+
 /** Bad records, at least three kinds per format; each names why. */
 describe('bad records in each format', () => {
   const chat = () => structuredClone(records(FILES['openai-chat'])[1]!) as any;

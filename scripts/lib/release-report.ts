@@ -7,7 +7,7 @@ import { gatewaySchema, type FlywheelConfig } from '../../core/config/schema.js'
 import type { RenderedRow } from '../../core/dataset/render.js';
 import type { RouterRow } from '../../core/dataset/types.js';
 import { casesFrom, lastRequest, showcaseCases } from '../../core/eval/cases.js';
-import { summaryTable } from '../../core/eval/report-markdown.js';
+import { calibrationLines, summaryTable } from '../../core/eval/report-markdown.js';
 import type { EvalReport } from '../../core/eval/types.js';
 import { startGateway } from '../../gateway/server.js';
 import type { RunStatus } from './runs.js';
@@ -26,6 +26,8 @@ export async function evalReport(store: ArtifactStore, status: RunStatus): Promi
   const lines = [summaryTable(report)];
   if (report.gate)
     lines.push('', `gate: ${report.gate.promote ? 'PROMOTE' : 'HOLD'}`, ...report.gate.reasons.map((r) => `  - ${r}`));
+  // Which escalation threshold keeps the candidate's answers at the target precision (the report's Calibration section).
+  if (report.calibration) lines.push('', ...calibrationLines(report.calibration));
   lines.push('', `report: ${join(dir, 'report.html')}  (also report.md, report.json)`);
   return lines.join('\n');
 }

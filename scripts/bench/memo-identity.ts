@@ -2,8 +2,9 @@
  * Does this code still find what earlier code stored? Calls every dataset stage's activity in one process (no
  * Temporal), in table order, as the workflow calls it, against the config's own artifact store, and prints per
  * stage whether its memo hit and the sha256 of its outputs. Run after a refactor on a store an earlier run filled
- * (`make demo` fills the default's): every stage `reused` means the memo keys are byte-identical and the artifacts
- * the same ones; a stage that ran names the first key that changed (its version bumped, or its inputs or code).
+ * (`make demo` fills the default's) at least twice (the first run's split pins the test set, which keys every
+ * later split): every stage `reused` means the memo keys are byte-identical and the artifacts the same ones; a stage
+ * that ran names the first key that changed (its version bumped, or its inputs or code).
  *
  *   node --import tsx scripts/bench/memo-identity.ts [--config FILE]
  *

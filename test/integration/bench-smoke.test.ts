@@ -5,10 +5,11 @@
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, it } from 'node:test';
+import { loadConfigFile } from '../../core/config/load.js';
 import { TRAINER_ROOT, trainerPython } from '../../core/train/trainer-process.js';
 import { REPO, tempDir } from '../helpers/fixtures.js';
 import { trainTinyAdapter } from '../helpers/tiny-adapter.js';
@@ -60,6 +61,7 @@ describe('benchmarks, smoke-sized', { timeout: 20 * 60_000 }, () => {
       'gateway-load.ts',
       'generic-intents.ts',
       'history-size.ts',
+      'memo-identity.ts',
       'phrasing.ts',
       'quality.ts',
       'retriever-recall.ts',
@@ -144,6 +146,49 @@ describe('benchmarks, smoke-sized', { timeout: 20 * 60_000 }, () => {
       await bench('dataset-build.ts', ['--per-goal', '4']),
       /^artifact persistence .* Temporal vs in memory: [\d.]+x$/,
     );
+  });
+
+  it('memo-identity: a store one call filled is found whole by the next', async () => {
+    const {
+      train: _t,
+      evaluate: _e,
+      gate: _g,
+      deploy: _d,
+      gateway: _w,
+      ...example
+    } = await loadConfigFile(join(REPO, 'examples', 'salesforce-oracle.yaml'));
+    const config = join(tempDir('flywheel-memo-identity-'), 'config.json');
+    writeFileSync(
+      config,
+      JSON.stringify({
+        ...example,
+        name: 'memo-identity',
+        artifacts: { store: `file://${tempDir('flywheel-memo-identity-store-')}` },
+        dataset: { ...example.dataset!, perGoal: 2 },
+      }),
+    );
+    // The first call finds an empty store: every stage runs, and the script says so with exit 1.
+    const first = await benchRun('memo-identity.ts', ['--config', config]).catch(
+      (err: { code?: number; stdout?: string }) => err,
+    );
+    assert.equal((first as { code?: number }).code, 1);
+    assert.match(
+      String((first as { stdout?: string }).stdout)
+        .trim()
+        .split('\n')
+        .at(-1)!,
+      /^memo-identity: reused=0\/8$/,
+    );
+    // The first split pinned its test set, which keys every later split: the second call finds every stage before
+    // split and runs split (and render, whose test input is now the pinned ref) once more; the third finds all.
+    const second = (await benchRun('memo-identity.ts', ['--config', config]).catch(
+      (err: { stdout?: string }) => err,
+    )) as {
+      stdout?: string;
+    };
+    for (const stage of ['ingest', 'intents', 'generate', 'solve', 'validate', 'corrupt'])
+      assert.match(String(second.stdout), new RegExp(`^${stage} +reused`, 'm'));
+    assert.equal(await bench('memo-identity.ts', ['--config', config]), 'memo-identity: reused=8/8');
   });
 
   it('generic-intents, sandbox-dryrun, stage-overhead, retriever-recall', async () => {

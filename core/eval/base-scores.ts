@@ -11,9 +11,10 @@ import { PACKAGED_BASES, BASE_CONVERSION } from '../train/base-model.js';
  * grounding.py, constrain.py). 6: serve's fill prior on optional values the request states (fill.py). 7: one
  * router contract (core/router/answer.ts: a no-call's code must be one of its verdict's) and the offer, grounding
  * and scope checks made after the answer for every endpoint (core/router/checks.ts), no longer inside serve. 8: the
- * schema check after the answer (a call off its tool's schema is the missing_argument no-call).
+ * schema check after the answer (a call off its tool's schema is the missing_argument no-call). 9: asked for logprobs,
+ * as the candidate is, so their latency compares alike (and each case carries its confidence).
  */
-export const BASE_SCORES_VERSION = 8;
+export const BASE_SCORES_VERSION = 9;
 
 /**
  * The store pointer holding a base model's eval result on these cases, or null when the base has no stable

@@ -98,8 +98,13 @@ export interface Calibration {
   bins: ReliabilityBin[];
   expectedCalibrationError: number | null;
   targetPrecision: number;
-  /** The `gateway.escalation.minConfidence` that reaches the target on these cases; null when none does. */
+  /** The threshold that reaches the target on these cases; null when none does. */
   threshold: Threshold | null;
+  /**
+   * That threshold as a short decimal to set as `gateway.escalation.minConfidence`: rounded down only as far as keeps
+   * the same decisions (a threshold of 0.9999993 is not 1.000, which would escalate it too).
+   */
+  setting: number | null;
 }
 
 /** Calibration of scored cases, right meaning exact match; undefined when no case carries a confidence field. */
@@ -112,12 +117,24 @@ export function calibrationOf(
     .filter((c) => typeof c.confidence === 'number')
     .map((c) => ({ confidence: c.confidence as number, correct: c.exact }));
   const bins = reliabilityBins(points, opts.bins);
+  const threshold = thresholdForPrecision(points, opts.targetPrecision);
   return {
     cases: points.length,
     withoutConfidence: cases.length - points.length,
     bins,
     expectedCalibrationError: expectedCalibrationError(bins),
     targetPrecision: opts.targetPrecision,
-    threshold: thresholdForPrecision(points, opts.targetPrecision),
+    threshold,
+    setting: threshold && settable(threshold.threshold, points),
   };
+}
+
+/** The shortest decimal at or below `t` that still lies above every escalated decision's confidence. */
+function settable(t: number, points: readonly Scored[]): number {
+  const below = points.reduce((m, p) => (p.confidence < t && p.confidence > m ? p.confidence : m), -1);
+  for (let digits = 2; digits <= 12; digits++) {
+    const v = Math.floor(t * 10 ** digits) / 10 ** digits;
+    if (v > below) return v;
+  }
+  return t;
 }

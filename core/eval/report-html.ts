@@ -139,7 +139,7 @@ function calibrationHtml(report: EvalReport): string {
     .map((l) => `<p>${esc(l).replace(/`([^`]+)`/g, '<code>$1</code>')}</p>`)
     .join('');
   const plot = figure(
-    reliabilityDiagram(c.bins, c.threshold?.threshold ?? null),
+    reliabilityDiagram(c.bins, c.setting ?? c.threshold?.threshold ?? null),
     'Exact match per confidence bin against the diagonal of a calibrated model.',
   );
   return `<h2>Calibration — candidate</h2>${lines}${plot}${table(calibrationRows(c))}`;

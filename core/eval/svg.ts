@@ -353,7 +353,7 @@ export function reliabilityDiagram(bins: readonly ReliabilityBin[], threshold: n
   if (threshold !== null)
     parts.push(
       `<line class="threshold" x1="${f(sx(threshold))}" y1="${f(b.top)}" x2="${f(sx(threshold))}" y2="${f(sy(0))}" stroke="${colour(1)}" stroke-width="1.5" stroke-dasharray="5 3"/>`,
-      `<text x="${f(sx(threshold) + 4)}" y="${f(b.top + 10)}" fill="${colour(1)}">escalate below ${esc(threshold.toFixed(3))}</text>`,
+      `<text x="${f(sx(threshold) + 4)}" y="${f(b.top + 10)}" fill="${colour(1)}">escalate below ${esc(String(threshold))}</text>`,
     );
   parts.push('</svg>');
   return parts.join('');

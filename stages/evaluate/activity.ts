@@ -148,6 +148,8 @@ async function scoreAll(
           model: a.production.servedModel,
           ...(a.production.adapterId ? { adapterId: a.production.adapterId } : {}),
           cost: a.evaluate.cost,
+          // Asked as the candidate is (and as the gateway asks every backend), so latency and cost compare alike.
+          logprobs: true,
         },
         a.evaluate,
       ),
@@ -213,7 +215,7 @@ async function evaluateCandidate(
       const results = [
         await score(
           cases,
-          // Its logprobs give each decision's confidence, for the report's calibration.
+          // Its logprobs give each decision's confidence, for the report's calibration; production is asked too.
           { label: 'candidate', baseUrl: served.url, model: a.adapterVersion, cost: a.evaluate.cost, logprobs: true },
           a.evaluate,
         ),
@@ -259,7 +261,11 @@ async function scoreBase(
   const memo = key ? await store.getPointer<EndpointResult>(key) : undefined;
   if (memo) return memo;
   const result = {
-    ...(await score(cases, { label: 'production', baseUrl: url, model: 'base', cost: a.evaluate.cost }, a.evaluate)),
+    ...(await score(
+      cases,
+      { label: 'production', baseUrl: url, model: 'base', cost: a.evaluate.cost, logprobs: true },
+      a.evaluate,
+    )),
     model: `base ${base}`,
   };
   if (key) await store.putPointer(key, result);

@@ -106,6 +106,24 @@ describe('calibration of scored cases', () => {
     assert.equal(c.threshold?.threshold, 0.6);
   });
 
+  it('the setting is the shortest decimal that keeps the same decisions', () => {
+    const near1 = [
+      { confidence: 0.9999993, exact: true },
+      { confidence: 0.99, exact: false },
+      { confidence: 0.5, exact: false },
+    ];
+    const c = calibrationOf(near1, { targetPrecision: 0.9, bins: 10 })!;
+    assert.equal(c.threshold?.threshold, 0.9999993);
+    assert.equal(c.setting, 0.999, 'not 1.000, which would escalate it too; not 0.99, which would keep the wrong one');
+    assert.equal(
+      calibrationOf(
+        TEN.map((p) => ({ confidence: p.confidence, exact: p.correct })),
+        { targetPrecision: 0.75, bins: 5 },
+      )!.setting,
+      0.6,
+    );
+  });
+
   it('is absent when the cases were scored without logprobs', () => {
     assert.equal(calibrationOf([{ exact: true }], { targetPrecision: 0.9, bins: 10 }), undefined);
   });

@@ -186,7 +186,7 @@ describe('calibration in the report', () => {
   it('markdown: the threshold to set, what it keeps, and the non-empty bins', () => {
     const md = renderMarkdown(calibrated());
     assert.ok(md.includes('## Calibration (candidate)'));
-    assert.ok(md.includes('`gateway.escalation.minConfidence: 0.900`: it keeps 2 of 4 (50.0 %) at precision 1.000'));
+    assert.ok(md.includes('`gateway.escalation.minConfidence: 0.9`: it keeps 2 of 4 (50.0 %) at precision 1.000'));
     assert.ok(md.includes('(1 without one'));
     assert.ok(md.includes('| 0.90–1.00 | 2 | 0.925 | 1.000 |'));
     assert.ok(md.includes('| 0.30–0.40 | 1 | 0.300 | 0.000 |'));
@@ -198,7 +198,7 @@ describe('calibration in the report', () => {
     assert.ok(plot);
     assert.equal(count(plot, 'class="bin"'), 3);
     assert.equal(count(plot, 'class="threshold"'), 1);
-    assert.ok(plot.includes('escalate below 0.900'));
+    assert.ok(plot.includes('escalate below 0.9<'));
   });
 
   it('says so when no threshold reaches the target, and draws no threshold line', () => {

@@ -3,6 +3,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { loadConfigFile } from '../../core/config/load.js';
 import type { ServerConfig } from '../../core/config/schema.js';
 
 export const REPO = fileURLToPath(new URL('../..', import.meta.url));
@@ -89,4 +90,18 @@ export function runCli(
     p.stderr.on('data', (d) => (stderr += d));
     p.on('exit', (code) => resolve({ code: code ?? -1, stdout, stderr }));
   });
+}
+
+/** The embedded default's config without its release sections (train, evaluate, gate, deploy, gateway): its catalog
+ * and dataset stages only, for a test to extend. */
+export async function datasetOnlyDefault() {
+  const {
+    train: _t,
+    evaluate: _e,
+    gate: _g,
+    deploy: _d,
+    gateway: _w,
+    ...example
+  } = await loadConfigFile(join(REPO, 'examples', 'salesforce-oracle.yaml'));
+  return example;
 }

@@ -9,9 +9,8 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, it } from 'node:test';
-import { loadConfigFile } from '../../core/config/load.js';
 import { TRAINER_ROOT, trainerPython } from '../../core/train/trainer-process.js';
-import { REPO, tempDir } from '../helpers/fixtures.js';
+import { REPO, datasetOnlyDefault, tempDir } from '../helpers/fixtures.js';
 import { trainTinyAdapter } from '../helpers/tiny-adapter.js';
 
 const run = promisify(execFile);
@@ -149,14 +148,7 @@ describe('benchmarks, smoke-sized', { timeout: 20 * 60_000 }, () => {
   });
 
   it('memo-identity: a store one call filled is found whole by the next', async () => {
-    const {
-      train: _t,
-      evaluate: _e,
-      gate: _g,
-      deploy: _d,
-      gateway: _w,
-      ...example
-    } = await loadConfigFile(join(REPO, 'examples', 'salesforce-oracle.yaml'));
+    const example = await datasetOnlyDefault();
     const config = join(tempDir('flywheel-memo-identity-'), 'config.json');
     writeFileSync(
       config,

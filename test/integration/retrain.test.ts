@@ -12,13 +12,13 @@ import { after, before, describe, it } from 'node:test';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { openStore } from '../../core/artifacts/index.js';
-import { loadConfigFile, parseConfig } from '../../core/config/load.js';
+import { parseConfig } from '../../core/config/load.js';
 import type { FlywheelConfig } from '../../core/config/schema.js';
 import type { RunProgress } from '../../core/pipeline/types.js';
 import { readWatermark } from '../../core/traces/watermark.js';
 import { runStatus, startRun } from '../../scripts/lib/runs.js';
 import { FLYWHEEL_STAGE } from '../../workflows/contract/search-attributes.js';
-import { REPO, runCli, tempDir } from '../helpers/fixtures.js';
+import { datasetOnlyDefault, runCli, tempDir } from '../helpers/fixtures.js';
 import { recordHistories } from '../helpers/record-histories.js';
 import { startMoto, type Moto } from '../helpers/moto.js';
 import { runResult, startFlywheel, type Flywheel } from '../helpers/temporal.js';
@@ -70,14 +70,7 @@ describe('retrain policy: trace watermark, skip with a reason, script-started ru
   });
 
   async function config(tracesDir: string): Promise<FlywheelConfig> {
-    const {
-      train: _t,
-      evaluate: _e,
-      gate: _g,
-      deploy: _d,
-      gateway: _w,
-      ...example
-    } = await loadConfigFile(join(REPO, 'examples', 'salesforce-oracle.yaml'));
+    const example = await datasetOnlyDefault();
     return parseConfig({
       ...example,
       name: 'retrain',

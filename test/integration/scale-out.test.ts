@@ -10,10 +10,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { loadConfigFile, parseConfig } from '../../core/config/load.js';
+import { parseConfig } from '../../core/config/load.js';
 import { runStatus, startRun } from '../../scripts/lib/runs.js';
 import { startStandIn, type StandIn } from '../helpers/openai-stand-in.js';
-import { REPO, tempDir } from '../helpers/fixtures.js';
+import { REPO, datasetOnlyDefault, tempDir } from '../helpers/fixtures.js';
 import { startTemporal, startWorker } from '../helpers/temporal.js';
 import { until } from '../helpers/until.js';
 
@@ -25,14 +25,7 @@ let other: ChildProcess | undefined;
 
 async function config(chunkSize: number, extra: { perGoal?: number; rateLimit?: Record<string, unknown> } = {}) {
   // Dataset stages only, on the two sandboxes, with the teacher at the stand-in.
-  const {
-    train: _t,
-    evaluate: _e,
-    gate: _g,
-    deploy: _d,
-    gateway: _w,
-    ...example
-  } = await loadConfigFile(join(REPO, 'examples', 'salesforce-oracle.yaml'));
+  const example = await datasetOnlyDefault();
   return parseConfig({
     ...example,
     name: 'scale-out',

@@ -14,11 +14,11 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Worker } from '@temporalio/worker';
 import type { TrainHeartbeat } from '../../activities/trainer.js';
 import { openStore } from '../../core/artifacts/index.js';
-import { loadConfigFile, parseConfig } from '../../core/config/load.js';
+import { parseConfig } from '../../core/config/load.js';
 import type { TrainerEvent } from '../../core/train/trainer-process.js';
 import { runStatus, startRun } from '../../scripts/lib/runs.js';
 import { ADAPTER_VERSION } from '../../workflows/contract/search-attributes.js';
-import { REPO, tempDir } from '../helpers/fixtures.js';
+import { REPO, datasetOnlyDefault, tempDir } from '../helpers/fixtures.js';
 import { startTemporal, startWorker } from '../helpers/temporal.js';
 import { until } from '../helpers/until.js';
 import { recordHistories } from '../helpers/record-histories.js';
@@ -99,14 +99,7 @@ async function crashAfterCheckpoint(
 }
 
 async function smallConfig(name: string, job: Record<string, unknown>) {
-  const {
-    train: _t,
-    evaluate: _e,
-    gate: _g,
-    deploy: _d,
-    gateway: _w,
-    ...example
-  } = await loadConfigFile(join(REPO, 'examples', 'salesforce-oracle.yaml'));
+  const example = await datasetOnlyDefault();
   return parseConfig({
     ...example,
     name,

@@ -7,13 +7,13 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Worker } from '@temporalio/worker';
 import { openStore } from '../../core/artifacts/index.js';
 import type { Catalog } from '../../core/catalog/types.js';
-import { loadConfigFile, parseConfig } from '../../core/config/load.js';
+import { parseConfig } from '../../core/config/load.js';
 import type { ConfigInput } from '../../core/config/schema.js';
 import { findRun, runStatus, startRun } from '../../scripts/lib/runs.js';
 import { DATASET_SHA, FLYWHEEL_STAGE } from '../../workflows/contract/search-attributes.js';
 import { entityOverlap } from '../../core/dataset/split.js';
 import type { RouterRow } from '../../core/dataset/types.js';
-import { fixtureStdio, REPO, runCli, startFixtureHttp, tempDir } from '../helpers/fixtures.js';
+import { REPO, datasetOnlyDefault, fixtureStdio, runCli, startFixtureHttp, tempDir } from '../helpers/fixtures.js';
 import { startTemporal, startWorker } from '../helpers/temporal.js';
 import { until } from '../helpers/until.js';
 import { recordHistories } from '../helpers/record-histories.js';
@@ -83,14 +83,7 @@ describe('flywheelRun', () => {
 
   it('runs the embedded default end to end: both sandboxes, every dataset stage, the same dataset from the same seed, chunked on two workers or not', async () => {
     // Dataset stages only: training has its own test (train-gpu-worker.test.ts) with a GPU worker.
-    const {
-      train: _train,
-      evaluate: _e,
-      gate: _g,
-      deploy: _d,
-      gateway: _w,
-      ...example
-    } = await loadConfigFile(join(REPO, 'examples', 'salesforce-oracle.yaml'));
+    const example = await datasetOnlyDefault();
     const run = async (chunkSize?: number) => {
       const cfg = {
         ...example,
@@ -202,14 +195,7 @@ describe('flywheelRun', () => {
 
   it('joins trace rows from the config to the generated ones', async () => {
     // Dataset stages only: training has its own test (train-gpu-worker.test.ts) with a GPU worker.
-    const {
-      train: _train,
-      evaluate: _e,
-      gate: _g,
-      deploy: _d,
-      gateway: _w,
-      ...example
-    } = await loadConfigFile(join(REPO, 'examples', 'salesforce-oracle.yaml'));
+    const example = await datasetOnlyDefault();
     const cfg = parseConfig({
       ...example,
       name: 'with-traces',
@@ -230,14 +216,7 @@ describe('flywheelRun', () => {
   });
 
   it('after a config edit, only the stages the table keys by the edited value run again', async () => {
-    const {
-      train: _train,
-      evaluate: _e,
-      gate: _g,
-      deploy: _d,
-      gateway: _w,
-      ...example
-    } = await loadConfigFile(join(REPO, 'examples', 'salesforce-oracle.yaml'));
+    const example = await datasetOnlyDefault();
     const cfg = parseConfig({
       ...example,
       name: 'memo-edit',

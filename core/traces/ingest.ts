@@ -194,6 +194,15 @@ function attributeDomain(trace: Trace, index: ToolIndex): { domain: string } | {
   return { domain: candidates[0]! };
 }
 
+/**
+ * A gateway trace whose answer the router gave itself (not escalated, or escalated and the frontier failed): it
+ * carries no label the router did not already have. Escalated answers are the frontier's, and are kept.
+ */
+export function answeredByRouter(trace: Trace): boolean {
+  const gateway = trace.metadata?.gateway;
+  return !!gateway && typeof gateway === 'object' && (gateway as { escalated?: unknown }).escalated === false;
+}
+
 export interface TraceIngestResult {
   rows: RouterRow[];
   rejections: TraceRejection[];
@@ -211,7 +220,7 @@ export interface TraceIngestResult {
 
 /**
  * Turn traces into router rows: redact PII, unroll one row per assistant turn that makes exactly one tool
- * call (earlier reasoning dropped, failed calls skipped), dedupe, then validate each call like a generated
+ * call (earlier reasoning dropped, failed calls and the router's own gateway answers skipped), dedupe, then validate each call like a generated
  * one (catalog, schema, scopes). Every rejection names the file, row and reason.
  */
 export function ingestTraces(
@@ -249,6 +258,11 @@ export function ingestTraces(
         detail: (err as Error).message,
       });
       stats.rejectedTraces++;
+      continue;
+    }
+    // The router's own answer, logged by the gateway: training on it would confirm the router by itself.
+    if (answeredByRouter(trace)) {
+      drop('router_answer');
       continue;
     }
     const explicit = trace.metadata?.domain ?? p.domain ?? opts.defaultDomain;

@@ -401,18 +401,20 @@ describe('router gateway', () => {
     assert.equal(gatewayOf(failed).escalated, false);
     assert.match(gatewayOf(failed).frontierError as string, /answered 500/);
 
-    // The logged call feeds back: a trace file of it unrolls into a training row.
+    // The frontier's answer feeds back: its trace unrolls into a training row. The router's own answers (the
+    // confident call, the abstention, the failed escalation) are not labels: training on them confirms the router.
     const file = join(dir, 'one.jsonl');
-    writeFileSync(file, `${JSON.stringify(confident)}\n${JSON.stringify(abstained)}\n`);
+    writeFileSync(file, [confident, abstained, escalated, failed].map((t) => `${JSON.stringify(t)}\n`).join(''));
     const parsed = parseTraceFile(file, readFileSync(file, 'utf8'));
     const result = ingestTraces(parsed.traces, new CallValidator(CATALOG, async () => ({ ok: true })), {
       catalog: CATALOG,
     });
     assert.deepEqual([...parsed.rejections, ...result.rejections], []);
-    assert.equal(result.rows.length, 1, 'the call becomes a row; the abstention has no call to unroll');
-    assert.deepEqual(result.rows[0]!.target, { tool: 'get_record', arguments: { recordId: '001' } });
-    assert.deepEqual(result.rows[0]!.persona, { name: 'support-agent', scopes: ['crm.read'] });
-    assert.deepEqual(result.rows[0]!.tools, ['get_record', 'delete_record']);
+    assert.equal(result.rows.length, 1, 'the escalated call becomes a row');
+    assert.equal(result.stats.droppedTurns.router_answer, 3);
+    assert.deepEqual(result.rows[0]!.target, { tool: 'get_record', arguments: { recordId: 'FRONTIER' } });
+    assert.deepEqual(result.rows[0]!.persona, { name: escalated.metadata!.persona, scopes: escalated.metadata!.scopes });
+    assert.deepEqual(result.rows[0]!.tools, escalated.tools!.map((t) => t.function.name));
   });
 
   it('a frontier that refuses the key: the error names the variable, never the value', async () => {

@@ -12,9 +12,12 @@ export function escalationReason(
   decision: Decision,
   confidence: number | null,
   esc: EscalationConfig | undefined,
+  /** Why the router contract's checks refused the router's call (gateway/router-answer.ts), if they did. */
+  rewritten?: string,
 ): string | null {
   if (!esc) return null;
   if (decision.kind === 'invalid' && esc.on.includes('invalid')) return `invalid: ${decision.detail}`;
+  if (rewritten && esc.on.includes('rewritten')) return `rewritten: ${rewritten}`;
   if (decision.kind === 'no-call' && esc.on.includes('abstain')) return `abstain: ${decision.code}`;
   if (confidence !== null && confidence < esc.minConfidence)
     return `confidence ${confidence.toFixed(3)} < ${esc.minConfidence}`;

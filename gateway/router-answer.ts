@@ -20,6 +20,8 @@ export interface RouterAnswer {
   ungrounded?: string[];
   dropped?: Record<string, unknown>;
   offSchema?: string;
+  /** Why the checks turned the router's call into a no-call (the router's own decision was refused), if they did. */
+  rewritten?: string;
 }
 
 export interface RouterAnswerContext {
@@ -68,6 +70,11 @@ export function routerAnswer(message: AssistantMessage | undefined, ctx: RouterA
       message: { role: 'assistant', content: noCallJson(decision.verdict, decision.code) },
       finishReason: 'stop',
       ...notes,
+      rewritten: checked.notOffered
+        ? `${checked.notOffered} not offered`
+        : checked.ungrounded
+          ? `ungrounded ${checked.ungrounded.join(', ')}`
+          : `off schema: ${checked.offSchema}`,
     };
   return { decision, message: original, ...notes };
 }

@@ -265,7 +265,7 @@ export async function startGateway(cfg: GatewayConfig, opts: GatewayOptions = {}
       decision.kind === 'invalid'
         ? null
         : toolConfidence(choice.logprobs, decision.kind === 'call' ? decision.tool : null);
-    const reason = escalationReason(decision, confidence, cfg.escalation);
+    const reason = escalationReason(decision, confidence, cfg.escalation, answer.rewritten);
 
     let final = small;
     let escalated = false;

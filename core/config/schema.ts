@@ -390,8 +390,12 @@ export const gatewaySchema = z.strictObject({
       apiKeyEnv: envName.default('OPENAI_API_KEY'),
       /** Escalate when the probability of the chosen tool's name tokens is below this (needs backend logprobs). */
       minConfidence: z.number().min(0).max(1).default(0.5),
-      /** Rules that escalate regardless of logprobs: invalid (output is not a decision), abstain (the model declined). */
-      on: z.array(z.enum(['invalid', 'abstain'])).default(['invalid']),
+      /**
+       * Rules that escalate regardless of logprobs: invalid (output is not a decision), rewritten (the router called
+       * a tool the router contract's checks refused: not offered, an ungrounded id, off its schema), abstain (the
+       * model declined).
+       */
+      on: z.array(z.enum(['invalid', 'rewritten', 'abstain'])).default(['invalid', 'rewritten']),
       /** What escalation may spend, in total and per client key; over a cap the small model answers (gateway/spend-budget.ts). */
       budget: z
         .strictObject({

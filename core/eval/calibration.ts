@@ -92,7 +92,7 @@ export interface Calibration {
   cases: number;
   /**
    * Cases without one (an invalid answer, a decision the checks rewrote, no logprobs): the gateway escalates an
-   * invalid answer by rule and keeps the others whatever the threshold.
+   * invalid answer and a rewritten call by rule (escalation.on) and keeps the others whatever the threshold.
    */
   withoutConfidence: number;
   bins: ReliabilityBin[];

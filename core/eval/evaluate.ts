@@ -60,6 +60,9 @@ export async function evaluateEndpoint(
       });
       // The schema-valid rate is the answer's as written: a call the schema check turned into a no-call broke it.
       if (checked.offSchema) result = { ...result, schemaValid: false };
+      // The router's call refused by the contract's checks: the gateway escalates it by rule (escalation.on rewritten).
+      if (checked.prediction.kind === 'no-call' && (checked.notOffered || checked.ungrounded || checked.offSchema))
+        result.rewritten = true;
       // How sure it was of the decision it stands by, read as the gateway reads it before escalating.
       if (spec.logprobs) {
         const p = checked.prediction;

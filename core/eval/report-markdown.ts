@@ -128,7 +128,7 @@ export function retrieverLine(report: EvalReport): string | null {
 export function calibrationLines(c: Calibration): string[] {
   const t = c.threshold;
   return [
-    `Over ${c.cases} decisions with a confidence (${c.withoutConfidence} without one: an invalid answer is escalated by rule, the others are kept whatever the threshold), expected calibration error ${fmtNum(c.expectedCalibrationError, 3)}.`,
+    `Over ${c.cases} decisions with a confidence (${c.withoutConfidence} without one: an invalid answer or a call the checks refused is escalated by rule, the others are kept whatever the threshold), expected calibration error ${fmtNum(c.expectedCalibrationError, 3)}.`,
     t
       ? `To keep answers that are right ${(c.targetPrecision * 100).toFixed(0)} % of the time, set \`gateway.escalation.minConfidence: ${c.setting ?? t.threshold}\`: it keeps ${t.kept} of ${c.cases} (${(t.coverage * 100).toFixed(1)} %) at precision ${t.precision.toFixed(3)} on these cases and escalates the rest.`
       : `No threshold keeps answers right ${(c.targetPrecision * 100).toFixed(0)} % of the time on these cases (evaluate.calibration.targetPrecision): escalate everything or lower the target.`,

@@ -88,6 +88,8 @@ export interface CaseResult {
    * invalid answer, a decision the checks rewrote, no logprobs returned).
    */
   confidence?: number | null;
+  /** The checks after the router (offer, grounding, schema) turned its call into a no-call. */
+  rewritten?: boolean;
   measure: CallMeasure;
 }
 

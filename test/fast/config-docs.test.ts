@@ -64,7 +64,7 @@ describe('config reference', () => {
     const doc = configReference();
     assert.match(doc, /^\| `dataset\.sliceSize` \| `6` \|/m);
     assert.match(doc, /^\| `dataset\.split\.train` \/ `\.val` \/ `\.test` \| `0\.8` \/ `0\.1` \/ `0\.1` \|/m);
-    assert.match(doc, /^\| `gateway\.escalation\.on` \| `\[invalid\]` \|/m);
+    assert.match(doc, /^\| `gateway\.escalation\.on` \| `\[invalid, rewritten\]` \|/m);
     assert.match(doc, /^\| `deploy\.alias` \| — \(required\) \|/m);
   });
 });

@@ -3,7 +3,7 @@
  * versions, the escalation cascade, fallbacks, and the trace log feeding back into trace ingestion.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Catalog } from '../../core/catalog/types.js';
@@ -413,8 +413,14 @@ describe('router gateway', () => {
     assert.equal(result.rows.length, 1, 'the escalated call becomes a row');
     assert.equal(result.stats.droppedTurns.router_answer, 3);
     assert.deepEqual(result.rows[0]!.target, { tool: 'get_record', arguments: { recordId: 'FRONTIER' } });
-    assert.deepEqual(result.rows[0]!.persona, { name: escalated.metadata!.persona, scopes: escalated.metadata!.scopes });
-    assert.deepEqual(result.rows[0]!.tools, escalated.tools!.map((t) => t.function.name));
+    assert.deepEqual(result.rows[0]!.persona, {
+      name: escalated.metadata!.persona,
+      scopes: escalated.metadata!.scopes,
+    });
+    assert.deepEqual(
+      result.rows[0]!.tools,
+      escalated.tools!.map((t) => t.function.name),
+    );
   });
 
   it('a frontier that refuses the key: the error names the variable, never the value', async () => {
@@ -514,6 +520,41 @@ describe('router gateway', () => {
     assert.deepEqual(message.flywheel, { decision: 'abstain', verdict: 'abstain', code: 'tool_not_offered' });
     // An offered tool passes as before.
     assert.equal((await ask('delete record 003')).json.choices[0].message.tool_calls[0].function.name, 'delete_record');
+  });
+
+  it('escalates a call the offer check refused under the default rules (rewritten)', async () => {
+    const cfg = gatewaySchema.parse({
+      port: 0,
+      registry: registryFile,
+      tracesDir: join(dir, 'rewritten-traces'),
+      timeoutMs: 5000,
+      escalation: { baseUrl: frontier.url, model: 'frontier-large', apiKeyEnv: KEY_ENV, minConfidence: 0 },
+    });
+    const gateway = await startGateway(cfg, { env: { [KEY_ENV]: 'sk-frontier-test' } });
+    try {
+      const before = frontier.requests.length;
+      const res = await fetch(`${gateway.url}/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          model: 'router',
+          messages: [system('support-agent', ['crm.read']), { role: 'user', content: 'archive record 004' }],
+          tools: TOOLS,
+        }),
+      });
+      const message = ((await res.json()) as Record<string, any>).choices[0].message;
+      assert.equal(res.headers.get('x-flywheel-not-offered'), 'archive_record');
+      assert.equal(res.headers.get('x-flywheel-escalated'), 'true');
+      assert.equal(frontier.requests.length, before + 1);
+      assert.equal(message.tool_calls[0].function.arguments, '{"recordId":"FRONTIER"}');
+      const [line] = readFileSync(join(dir, 'rewritten-traces', readdirSync(join(dir, 'rewritten-traces'))[0]!), 'utf8')
+        .trim()
+        .split('\n');
+      const logged = JSON.parse(line!) as Trace;
+      assert.equal((logged.metadata!.gateway as { reason: string }).reason, 'rewritten: archive_record not offered');
+    } finally {
+      await gateway.close();
+    }
   });
 
   it('answers the router as the checks after it say, whatever the backend wrote', () => {
@@ -691,6 +732,17 @@ describe('router decisions and confidence', () => {
     assert.match(escalationReason({ kind: 'invalid', code: null, detail: 'd' }, null, esc)!, /^invalid: d$/);
     assert.equal(escalationReason(abstain, 0.9, esc), null);
     assert.equal(escalationReason(abstain, 0.9, { ...esc, on: ['abstain'] }), 'abstain: no_tool');
+    // A call the contract's checks refused is the router's mistake, whatever its confidence.
+    const refused = { ...abstain, code: 'tool_not_offered' };
+    assert.equal(escalationReason(refused, null, esc, 'x not offered'), null, 'not listed: kept');
+    assert.equal(
+      escalationReason(refused, null, { ...esc, on: ['invalid', 'rewritten'] }, 'x not offered'),
+      'rewritten: x not offered',
+    );
+    assert.deepEqual(gatewaySchema.parse({ escalation: { baseUrl: 'http://x/v1', model: 'm' } }).escalation!.on, [
+      'invalid',
+      'rewritten',
+    ]);
     assert.equal(
       escalationReason({ kind: 'invalid', code: null, detail: 'd' }, null, undefined),
       null,

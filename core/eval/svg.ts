@@ -358,3 +358,53 @@ export function reliabilityDiagram(bins: readonly ReliabilityBin[], threshold: n
   parts.push('</svg>');
   return parts.join('');
 }
+
+/**
+ * Shares (0–1) over steps, one line per series, each point marked; a null value breaks its line there. For
+ * figures that move together over a few steps, such as the flywheel's turns.
+ */
+export function shareLines(
+  id: string,
+  title: string,
+  series: ReadonlyArray<{ label: string; values: ReadonlyArray<number | null> }>,
+  xLabel: string,
+): string {
+  const steps = series.reduce((n, s) => Math.max(n, s.values.length), 0);
+  if (steps === 0) return emptyPlot(id, title, 'nothing measured');
+  const b: Box = { left: 56, top: 32, width: 420, height: 200 };
+  const x: Axis = {
+    lo: 0,
+    hi: Math.max(1, steps - 1),
+    ticks: Array.from({ length: steps }, (_, i) => i),
+    label: xLabel,
+  };
+  const y: Axis = { lo: 0, hi: 1, ticks: [0, 0.2, 0.4, 0.6, 0.8, 1], label: 'share' };
+  const sx = scale(x, b.left, b.left + b.width);
+  const sy = scale(y, b.top + b.height, b.top);
+  const parts = [
+    open(id, title, b.left + b.width + 20, b.top + b.height + 44),
+    legend(
+      series.map((s) => s.label),
+      b.left,
+      14,
+    ),
+    axes(x, y, b),
+  ];
+  series.forEach((s, i) => {
+    let run: string[] = [];
+    const flush = () => {
+      if (run.length > 1)
+        parts.push(`<polyline fill="none" stroke="${colour(i)}" stroke-width="1.5" points="${run.join(' ')}"/>`);
+      run = [];
+    };
+    s.values.forEach((v, step) => {
+      if (!fin(v)) return flush();
+      const p = [sx(step), sy(Math.max(0, Math.min(1, v)))] as const;
+      run.push(`${f(p[0])},${f(p[1])}`);
+      parts.push(`<circle cx="${f(p[0])}" cy="${f(p[1])}" r="2.5" fill="${colour(i)}"/>`);
+    });
+    flush();
+  });
+  parts.push('</svg>');
+  return parts.join('');
+}

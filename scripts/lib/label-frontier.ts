@@ -6,6 +6,7 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { estimateTokens } from '../../core/flywheel/cost.js';
 import { normaliseRequest } from '../../core/flywheel/traffic.js';
 import { Rng } from '../../core/rng.js';
 
@@ -38,7 +39,7 @@ export interface LabelFrontier {
   close(): Promise<void>;
 }
 
-interface ChatBody {
+export interface ChatBody {
   messages?: Array<{ role?: string; content?: unknown }>;
   tools?: Array<{ function?: { name?: string } }>;
 }
@@ -46,6 +47,35 @@ interface ChatBody {
 /** The name a tool was offered under: its own, or the wire name a frontier path gave it (core/catalog/wire-names.ts). */
 function offeredAs(tool: string, offered: string[]): string | undefined {
   return offered.find((o) => o === tool) ?? offered.find((o) => o === tool.replace(/[^A-Za-z0-9_-]/g, '_'));
+}
+
+/** The assistant message the stand-in answers with: the call, or the text of a no-call. */
+function answerMessage(call: { name: string; arguments: unknown } | null, content: string | null, id: string) {
+  return call
+    ? {
+        role: 'assistant',
+        content: null,
+        tool_calls: [
+          { id, type: 'function', function: { name: call.name, arguments: JSON.stringify(call.arguments) } },
+        ],
+      }
+    : { role: 'assistant', content };
+}
+
+/** The tokens the stand-in reports for a request and its answer (estimated; no frontier tokenizer is reachable). */
+const frontierTokens = (body: ChatBody, message: unknown) => ({
+  prompt: estimateTokens([body.messages, body.tools]),
+  completion: estimateTokens(message),
+});
+
+/** The tokens the stand-in would report answering `request` with its label: what escalating it would cost. */
+export function labelTokens(request: ChatBody, label: HeldLabel): { prompt: number; completion: number } {
+  const message = answerMessage(
+    label.tool === null ? null : { name: label.tool, arguments: label.arguments },
+    label.tool === null ? 'None of these tools fits this request.' : null,
+    'call_1',
+  );
+  return frontierTokens(request, message);
 }
 
 export async function startLabelFrontier(opts: LabelFrontierOptions): Promise<LabelFrontier> {
@@ -92,21 +122,8 @@ export async function startLabelFrontier(opts: LabelFrontierOptions): Promise<La
       }
       const a = answer(body);
       stats.answered++;
-      const message = a.call
-        ? {
-            role: 'assistant',
-            content: null,
-            tool_calls: [
-              {
-                id: `call_${stats.answered}`,
-                type: 'function',
-                function: { name: a.call.name, arguments: JSON.stringify(a.call.arguments) },
-              },
-            ],
-          }
-        : { role: 'assistant', content: a.content };
-      const promptTokens = Math.ceil(JSON.stringify([body.messages, body.tools]).length / 4);
-      const completionTokens = Math.max(1, Math.ceil(JSON.stringify(message).length / 4));
+      const message = answerMessage(a.call, a.content, `call_${stats.answered}`);
+      const { prompt: promptTokens, completion: completionTokens } = frontierTokens(body, message);
       res.writeHead(200, { 'content-type': 'application/json' }).end(
         JSON.stringify({
           id: `chatcmpl-${stats.answered}`,

@@ -57,6 +57,7 @@ describe('benchmarks, smoke-sized', { timeout: 20 * 60_000 }, () => {
       'bfcl.ts',
       'dataset-build.ts',
       'engine-parity.ts',
+      'flywheel-turns.ts', // turned at toy size in flywheel-turns.test.ts
       'gateway-load.ts',
       'generic-intents.ts',
       'history-size.ts',

@@ -4,7 +4,8 @@ import type { CallValidator } from '../dataset/validate.js';
 import { hashOf, shortSha } from '../hash.js';
 import { Redactor } from './redact.js';
 import type { Trace, TraceMessage, TraceRejection } from './types.js';
-import { readTraceRecord, type TraceFormat } from './formats/index.js';
+import { detectTraceFormat, readTraceRecord, type TraceFormat } from './formats/index.js';
+import { readOtelGenai } from './formats/otel-genai.js';
 import { TraceError } from './trace-error.js';
 
 export interface ParsedTrace {
@@ -15,6 +16,32 @@ export interface ParsedTrace {
   format?: TraceFormat;
   /** Its source's server, for a trace without metadata.domain (a `traces:` entry's `domain`). */
   domain?: string;
+  /** A conversation already read from OpenTelemetry records (otel-genai), in place of `trace`. */
+  assembled?: Trace;
+}
+
+/**
+ * The records with every OTLP export request (detected, or from a source declaring `otel-genai`) replaced by the
+ * conversations its inference spans hold, each at the file and line of its span; spans that cannot be read are
+ * rejections.
+ */
+function withOtelConversations(parsed: ParsedTrace[]): { records: ParsedTrace[]; rejections: TraceRejection[] } {
+  const isOtel = (p: ParsedTrace) =>
+    (p.format === undefined || p.format === 'otel-genai') && detectTraceFormat(p.trace) === 'otel-genai';
+  const otel = parsed.filter(isOtel);
+  if (!otel.length) return { records: parsed, rejections: [] };
+  const domainAt = new Map(otel.map((p) => [`${p.file}:${p.row}`, p.domain]));
+  const { conversations, rejections } = readOtelGenai(
+    otel.map((p) => ({ file: p.file, row: p.row, record: p.trace as Record<string, unknown> })),
+  );
+  const records: ParsedTrace[] = [
+    ...parsed.filter((p) => !isOtel(p)),
+    ...conversations.map((c) => {
+      const domain = domainAt.get(`${c.file}:${c.row}`);
+      return { file: c.file, row: c.row, trace: null, assembled: c.trace, ...(domain ? { domain } : {}) };
+    }),
+  ];
+  return { records, rejections };
 }
 
 /** JSON (an array of traces, or one trace) or JSONL (one trace per line). Bad JSON is a rejection with its line. */
@@ -229,12 +256,13 @@ export function ingestTraces(
   opts: TraceIngestOptions,
 ): TraceIngestResult {
   const rows: RouterRow[] = [];
-  const rejections: TraceRejection[] = [];
+  // OTLP export requests are read together: their spans and log records join across lines and files.
+  const { records, rejections } = withOtelConversations(parsed);
   const seen = new Set<string>();
   const stats: TraceIngestResult['stats'] = {
-    traces: parsed.length,
+    traces: records.length + rejections.length,
     rows: 0,
-    rejectedTraces: 0,
+    rejectedTraces: rejections.length,
     droppedTurns: {},
     duplicates: 0,
     redacted: {},
@@ -243,11 +271,13 @@ export function ingestTraces(
   const drop = (why: string) => (stats.droppedTurns[why] = (stats.droppedTurns[why] ?? 0) + 1);
   const servers = new Set(opts.catalog.servers.map((s) => s.name));
   const index = toolIndex(opts.catalog);
-  for (const p of parsed) {
+  for (const p of records) {
     let trace: Trace;
     let format: TraceFormat;
     try {
-      const read = readTraceRecord(p.trace, p.format);
+      const read = p.assembled
+        ? { format: 'otel-genai' as const, trace: p.assembled }
+        : readTraceRecord(p.trace, p.format);
       format = read.format;
       trace = checkTrace(read.trace);
     } catch (err) {

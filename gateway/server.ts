@@ -14,6 +14,7 @@ import { toolConfidence } from '../core/router/confidence.js';
 import { decisionOf, type Decision } from '../core/router/answer.js';
 import { checkScopes, isNotOffered } from '../core/router/checks.js';
 import { createEscalator, escalationReason, type Escalator } from './escalate.js';
+import { startDecisionSpans } from './otel.js';
 import { routerAnswer } from './router-answer.js';
 import { answerConstraint } from '../core/eval/answer-schema.js';
 import type { RenderedRow } from '../core/dataset/render.js';
@@ -108,6 +109,8 @@ function describe(d: Decision): string {
 export async function startGateway(cfg: GatewayConfig, opts: GatewayOptions = {}): Promise<GatewayHandle> {
   const log = opts.log ?? (() => {});
   // A missing frontier key is a startup error, before the port is taken.
+  // Each decision as an OpenTelemetry GenAI span, when a collector is configured.
+  const spans = cfg.otel ? startDecisionSpans(cfg.otel) : undefined;
   const escalator: Escalator | undefined = cfg.escalation
     ? createEscalator(cfg.escalation, cfg.timeoutMs, opts.env ?? process.env)
     : undefined;
@@ -362,6 +365,19 @@ export async function startGateway(cfg: GatewayConfig, opts: GatewayOptions = {}
           : {}),
       },
     });
+    spans?.record(
+      trace,
+      {
+        requestModel: String(body.model),
+        responseModel: escalated ? escalator!.model : version.name,
+        finishReason: out.choices[0]?.finish_reason ?? null,
+        usage: final.usage
+          ? { input: final.usage.prompt_tokens ?? 0, output: final.usage.completion_tokens ?? 0 }
+          : null,
+      },
+      started,
+      req.headers,
+    );
     try {
       await appendTrace(cfg.tracesDir, trace, at);
     } catch (err) {
@@ -436,6 +452,7 @@ export async function startGateway(cfg: GatewayConfig, opts: GatewayOptions = {}
   } catch (err) {
     await budget?.close();
     await registry.close();
+    await spans?.shutdown();
     throw new Error(`gateway: cannot listen on ${cfg.host}:${cfg.port}: ${(err as Error).message}`);
   }
   const port = (server.address() as { port: number }).port;
@@ -450,7 +467,7 @@ export async function startGateway(cfg: GatewayConfig, opts: GatewayOptions = {}
         const force = setTimeout(() => server.closeAllConnections(), 5000);
         server.close(() => {
           clearTimeout(force);
-          void Promise.all([registry.close(), budget?.close()]).then(() => done());
+          void Promise.all([registry.close(), budget?.close(), spans?.shutdown()]).then(() => done());
         });
         server.closeIdleConnections();
       }),

@@ -412,6 +412,22 @@ export const gatewaySchema = z.strictObject({
     })
     .optional(),
   /**
+   * Export each decision as an OpenTelemetry GenAI span over OTLP/HTTP (gateway/otel.ts); a collector's file exporter
+   * writes what a `traces:` source reads back (format otel-genai).
+   */
+  otel: z
+    .strictObject({
+      /** The collector's OTLP/HTTP base URL (spans go to ENDPOINT/v1/traces), e.g. http://127.0.0.1:4318. */
+      endpoint: z.url({ protocol: /^https?$/ }),
+      /** Put the messages and tool definitions on the span (`gen_ai.input.messages`, …). Off by default, as the convention asks; `flywheel gateway --otel-capture-content` turns it on. */
+      captureContent: z.boolean().default(false),
+      /** The `service.name` the spans carry. */
+      serviceName: z.string().min(1).default('flywheel-gateway'),
+      /** How long spans are batched before an export. */
+      exportIntervalMs: z.number().int().min(100).max(60_000).default(2000),
+    })
+    .optional(),
+  /**
    * Render each agent request as the router was trained (docs/release.md, Router gateway): the router's system prompt with this
    * caller, the agent's conversation, and a retriever's slice of its tools. Without it requests are forwarded
    * as sent, which suits clients that send rendered prompts (eval, replays).

@@ -50,6 +50,10 @@ trace; a traces: source naming DIR feeds them back into the flywheel.
                    Authorization: Bearer <key>, and the key's name goes into the decision log. The file is re-read
                    when it changes: add the new key, move callers over, delete the old line. A non-loopback --host
                    without keys is refused unless gateway.allowAnonymous is true.
+--otel-endpoint URL export each decision as an OpenTelemetry GenAI span over OTLP/HTTP to URL/v1/traces (default
+                   gateway.otel.endpoint; none: no spans)
+--otel-capture-content put the messages and tool definitions on the spans (off by default, as the GenAI
+                   convention asks); a collector's file exporter then writes what a traces: source reads back
 keys create NAME   a new client key: its hash is appended to the keys file, the key is printed once
 Flags override the config file. Ctrl-C (SIGINT) or SIGTERM stops it cleanly.`,
   async run(argv) {
@@ -61,6 +65,8 @@ Flags override the config file. Ctrl-C (SIGINT) or SIGTERM stops it cleanly.`,
       registry: { type: 'string' },
       'traces-dir': { type: 'string' },
       'keys-file': { type: 'string' },
+      'otel-endpoint': { type: 'string' },
+      'otel-capture-content': { type: 'boolean' },
     });
     const file = values.config ? await loadConfigFile(values.config) : undefined;
     // Without a gateway: section the config's deploy.registry is still the alias table to read.
@@ -77,6 +83,12 @@ Flags override the config file. Ctrl-C (SIGINT) or SIGTERM stops it cleanly.`,
       ...(values.registry ? { registry: values.registry } : {}),
       ...(values['traces-dir'] ? { tracesDir: values['traces-dir'] } : {}),
     };
+    if (values['otel-endpoint'])
+      cfg.otel = gatewaySchema.shape.otel.unwrap().parse({ ...cfg.otel, endpoint: values['otel-endpoint'] });
+    if (values['otel-capture-content']) {
+      if (!cfg.otel) throw new UsageError('--otel-capture-content needs --otel-endpoint or gateway.otel.endpoint');
+      cfg.otel = { ...cfg.otel, captureContent: true };
+    }
     const keysFile =
       values['keys-file'] ??
       cfg.keysFile ??

@@ -394,7 +394,31 @@ export const CONFIG_ROWS: ConfigRow[] = [
   },
   {
     keys: ['gateway.escalation.on'],
-    meaning: 'rules that escalate regardless of logprobs: `invalid` (no decision), `abstain` (the model declined)',
+    meaning:
+      "rules that escalate regardless of logprobs: `invalid` (no decision), `rewritten` (the router's call was refused by the contract's checks: not offered, an ungrounded id, off its schema), `abstain` (the model declined)",
+  },
+  {
+    keys: ['gateway.otel'],
+    unset: 'no spans',
+    meaning:
+      'export each decision as an OpenTelemetry GenAI inference span over OTLP/HTTP; a collector file exporter writes what a `traces:` source reads back (format `otel-genai`)',
+  },
+  {
+    keys: ['gateway.otel.endpoint'],
+    meaning: "the collector's OTLP/HTTP base URL; spans go to ENDPOINT/v1/traces (`--otel-endpoint`)",
+  },
+  {
+    keys: ['gateway.otel.captureContent'],
+    meaning:
+      'put the messages, instructions and tool definitions on the span (`gen_ai.input.messages`, …); off by default, as the convention asks (`--otel-capture-content`). Without it the spans carry no content and cannot become rows',
+  },
+  {
+    keys: ['gateway.otel.serviceName'],
+    meaning: 'the `service.name` the spans carry',
+  },
+  {
+    keys: ['gateway.otel.exportIntervalMs'],
+    meaning: 'how long spans are batched before an export',
   },
   {
     keys: ['gateway.escalation.budget'],

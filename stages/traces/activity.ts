@@ -56,8 +56,9 @@ export async function traces(a: TracesArgs): Promise<StageOutcome> {
         records.push(...parsed.traces.map((t) => (f.domain ? { ...t, domain: f.domain } : t)));
         rejections.push(...parsed.rejections);
       }
-      const count = records.length + rejections.length;
       const result = ingestTraces(records, validator, { catalog });
+      // Traces as ingest counts them (an OTLP line holds many spans), plus lines that were not JSON.
+      const count = result.stats.traces + rejections.length;
       const rows = result.rows;
       rejections.push(...result.rejections);
       const byReason: Record<string, number> = {};

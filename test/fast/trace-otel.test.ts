@@ -16,6 +16,7 @@ import { CallValidator } from '../../core/dataset/validate.js';
 import { detectTraceFormat } from '../../core/traces/formats/index.js';
 import { readOtelGenai } from '../../core/traces/formats/otel-genai.js';
 import { ingestTraces, parseTraceFile } from '../../core/traces/ingest.js';
+import { decisionSpanAttributes } from '../../core/traces/otel-span.js';
 import type { TraceMessage } from '../../core/traces/types.js';
 import { REPO } from '../helpers/fixtures.js';
 
@@ -252,6 +253,94 @@ describe('ingesting OpenTelemetry traces', () => {
         [1, 'format_mismatch'],
         [2, 'format_mismatch'],
       ],
+    );
+  });
+});
+
+describe("the gateway's decision spans (core/traces/otel-span.ts)", () => {
+  const trace = {
+    messages: [
+      { role: 'system' as const, content: 'Route the request.' },
+      { role: 'user' as const, content: 'Flights LIS to BER on the 14th?' },
+      {
+        role: 'assistant' as const,
+        content: null,
+        tool_calls: [
+          {
+            id: 'c1',
+            type: 'function' as const,
+            function: { name: 'search_flights', arguments: JSON.stringify(FLIGHT) },
+          },
+        ],
+      },
+    ],
+    tools: [{ type: 'function' as const, function: { name: 'search_flights', parameters: { type: 'object' } } }],
+    metadata: {
+      domain: 'travel',
+      persona: 'agent',
+      scopes: ['t.read'],
+      gateway: { version: 'router@v1', escalated: true, confidence: 0.2, reason: 'confidence 0.200 < 0.5' },
+    },
+  };
+  const decision = {
+    requestModel: 'router',
+    responseModel: 'frontier-x',
+    finishReason: 'tool_calls',
+    usage: { input: 50, output: 9 },
+  };
+  const asRecord = (attributes: Record<string, unknown>) => ({
+    resourceSpans: [
+      {
+        scopeSpans: [
+          {
+            spans: [
+              {
+                traceId: 'cd'.repeat(16),
+                spanId: '00000000000000bb',
+                name: 'chat router',
+                attributes: Object.entries(attributes).map(([key, v]) => ({
+                  key,
+                  value:
+                    typeof v === 'string'
+                      ? { stringValue: v }
+                      : typeof v === 'boolean'
+                        ? { boolValue: v }
+                        : typeof v === 'number'
+                          ? { doubleValue: v }
+                          : { arrayValue: { values: (v as string[]).map((s) => ({ stringValue: s })) } },
+                })),
+              },
+            ],
+          },
+        ],
+      },
+    ],
+  });
+
+  it('with capture on, the reader gets the conversation, the tools, the caller and the cascade back', () => {
+    const a = decisionSpanAttributes(trace, decision, true);
+    assert.equal(a['gen_ai.response.model'], 'frontier-x');
+    assert.equal(a['flywheel.escalated'], true);
+    const { conversations, rejections } = readOtelGenai([{ file: 'f', row: 1, record: asRecord(a) }]);
+    assert.deepEqual(rejections, []);
+    assert.deepEqual(conversations[0]!.trace.messages, trace.messages);
+    assert.deepEqual(conversations[0]!.trace.tools, trace.tools);
+    assert.deepEqual(conversations[0]!.trace.metadata, {
+      domain: 'travel',
+      persona: 'agent',
+      scopes: ['t.read'],
+      gateway: { escalated: true, version: 'router@v1' },
+    });
+  });
+
+  it('with capture off (the default), no content leaves the gateway, and the reader says so', () => {
+    const a = decisionSpanAttributes(trace, decision, false);
+    assert.ok(!JSON.stringify(a).includes('LIS'), 'no message text on the span');
+    assert.equal(a['gen_ai.input.messages'], undefined);
+    const { rejections } = readOtelGenai([{ file: 'f', row: 1, record: asRecord(a) }]);
+    assert.deepEqual(
+      rejections.map((r) => r.reason),
+      ['content_not_captured'],
     );
   });
 });

@@ -14,6 +14,7 @@
  */
 import { TraceError } from '../trace-error.js';
 import type { Trace, TraceMessage, TraceRejection } from '../types.js';
+import { FLYWHEEL_ATTRIBUTES } from '../otel-span.js';
 import { decodeOtlp, type OtlpLogRecord, type OtlpSpan } from './otlp.js';
 import { isObj, type Obj } from './parts.js';
 
@@ -123,7 +124,23 @@ function conversationOf(span: OtlpSpan, logs: OtlpLogRecord[]): Trace {
   }
   if (!captured(messages))
     throw new TraceError('content_not_captured', `its messages were recorded without their content (${CAPTURE_HINT})`);
-  return { messages, ...(tools ? { tools } : {}) };
+  const metadata = spanMetadata(span.attributes);
+  return { messages, ...(tools ? { tools } : {}), ...(metadata ? { metadata } : {}) };
+}
+
+/**
+ * The caller and the cascade, where the span says (the flywheel gateway's `flywheel.*` attributes, core/traces/
+ * otel-span.ts): a decision the router made itself is then known as such, and is not trained on.
+ */
+function spanMetadata(a: Obj): Trace['metadata'] | undefined {
+  const meta: NonNullable<Trace['metadata']> = {};
+  if (typeof a[FLYWHEEL_ATTRIBUTES.domain] === 'string') meta.domain = a[FLYWHEEL_ATTRIBUTES.domain] as string;
+  if (typeof a[FLYWHEEL_ATTRIBUTES.caller] === 'string') meta.persona = a[FLYWHEEL_ATTRIBUTES.caller] as string;
+  const scopes = a[FLYWHEEL_ATTRIBUTES.scopes];
+  if (Array.isArray(scopes) && scopes.every((s) => typeof s === 'string')) meta.scopes = scopes as string[];
+  if (typeof a[FLYWHEEL_ATTRIBUTES.escalated] === 'boolean')
+    meta.gateway = { escalated: a[FLYWHEEL_ATTRIBUTES.escalated], version: a[FLYWHEEL_ATTRIBUTES.version] ?? null };
+  return Object.keys(meta).length ? meta : undefined;
 }
 
 const asList = (v: unknown, where: string): unknown[] => {

@@ -145,7 +145,8 @@ const config = parseConfig({
   traces: [],
   retrain: undefined,
   train: { ...loaded.train, job },
-  evaluate: { ...ev, limit: undefined, cost: { kind: 'gpu-hour', dollarsPerHour: DEFAULT_PRICES.gpuHour } },
+  // Every gate-slice request, once it is the test set; turn 0 samples as many from the synthetic test set.
+  evaluate: { ...ev, limit: sizes.gate, cost: { kind: 'gpu-hour', dollarsPerHour: DEFAULT_PRICES.gpuHour } },
   deploy: {
     ...(loaded.deploy ?? {}),
     alias: 'router',

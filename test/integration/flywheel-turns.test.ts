@@ -3,7 +3,7 @@
  * a batch of BFCL requests goes through the real gateway, the unsure ones escalate to the frontier stand-in (the
  * only stand-in: for a frontier model, which cannot be reached here), and turn 1's run trains on the gateway's trace
  * log. Checked: the batch's traces are in turn 1's dataset, carry the stand-in's labels, and share no request with
- * the held-out slice; the router's own answers are not among them.
+ * the held-out slice; the router's own answers are not among them; turn 1's test set is the gate slice of traffic.
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -120,6 +120,12 @@ describe('flywheel turns, toy size', () => {
       ).flat();
       const ids = new Set(dataset.map((r) => r.id));
       for (const row of traceRows) assert.ok(ids.has(row.id), `trace row ${row.id} is in turn 1's splits`);
+      // Turn 1's gate compared candidates on the gate slice of traffic, pinned as its test set.
+      const test = await store.readJsonl<RouterRow>(turn1.outputs.test!);
+      assert.ok(
+        test.length > 0 && test.every((r) => report.slices.gate.includes(r.id)),
+        'the test set is the gate slice',
+      );
       for (const row of dataset)
         assert.ok(!heldOut.has(normaliseRequest(row.request)), `held-out request in turn 1's data: ${row.request}`);
     },

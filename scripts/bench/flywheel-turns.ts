@@ -195,7 +195,39 @@ try {
     `gate slice: ${gate.rows.length} requests pinned as the test set (${gate.refused.length} whose label the schemas refuse left out)`,
   );
 
+  // The report so far, rewritten after every turn: a run stopped early keeps the turns it measured.
+  const writeReport = async () => {
+    const report = {
+      createdAt: new Date().toISOString(),
+      sizes,
+      seed: values.seed,
+      errorRate,
+      threshold,
+      targetPrecision,
+      calibration,
+      prices: DEFAULT_PRICES,
+      catalog: { functions, ref: catalogRef },
+      store: values['keep-store'] ? config.artifacts.store : null,
+      slices: traffic.split,
+      requests: Object.fromEntries(
+        usedIds(traffic.split).map((id) => [id, requestText(traffic.questions.get(id)!.question)]),
+      ),
+      /** What the frontier stand-in held, by request text. */
+      labels: Object.fromEntries(batches.flat().map((c) => [c.text, c.label])),
+      runs,
+      turns: figures,
+    };
+    await writeFile(join(out, 'turns.json'), `${JSON.stringify(report, null, 2)}\n`);
+    await writeFile(join(out, 'turns.svg'), `${turnsPlot(figures)}\n`);
+    await writeFile(
+      join(out, 'turns.md'),
+      `${turnsTable(figures)}\n\nHeld-out: ${sizes.heldOut} BFCL requests never sent through the gateway, scored on the deployed router with serve's priors off. Threshold ${threshold} (target precision ${targetPrecision} on ${sizes.validation} validation requests). Frontier stand-in error rate ${errorRate}. ${functions} functions; ${whole('steps', 1)} training steps per run. ${figures.length - 1} of ${turns} turns in ${((performance.now() - t0) / 60_000).toFixed(1)} min.\n`,
+    );
+    say(`turn ${figures.length - 1} measured: ${turnsLine(figures)}`);
+  };
+
   figures.push(await measure(0, run0, heldOut, threshold, null));
+  await writeReport();
 
   // ---- the stand-in frontier, holding every batch request's label ----
   const frontier = await startLabelFrontier({
@@ -219,41 +251,19 @@ try {
         exact: sent.filter((s) => s.exact).length,
       }),
     );
+    await writeReport();
   }
   say(`frontier stand-in: ${JSON.stringify(frontier.stats())}`);
-
-  const report = {
-    createdAt: new Date().toISOString(),
-    sizes,
-    seed: values.seed,
-    errorRate,
-    threshold,
-    targetPrecision,
-    calibration,
-    prices: DEFAULT_PRICES,
-    catalog: { functions, ref: catalogRef },
-    store: values['keep-store'] ? config.artifacts.store : null,
-    slices: traffic.split,
-    requests: Object.fromEntries(
-      usedIds(traffic.split).map((id) => [id, requestText(traffic.questions.get(id)!.question)]),
-    ),
-    /** What the frontier stand-in held, by request text. */
-    labels: Object.fromEntries(batches.flat().map((c) => [c.text, c.label])),
-    runs,
-    turns: figures,
-  };
-  await writeFile(join(out, 'turns.json'), `${JSON.stringify(report, null, 2)}\n`);
-  await writeFile(join(out, 'turns.svg'), `${turnsPlot(figures)}\n`);
-  await writeFile(
-    join(out, 'turns.md'),
-    `${turnsTable(figures)}\n\nHeld-out: ${sizes.heldOut} BFCL requests never sent through the gateway, scored on the deployed router with serve's priors off. Threshold ${threshold} (target precision ${targetPrecision} on ${sizes.validation} validation requests). Frontier stand-in error rate ${errorRate}. ${functions} functions; ${whole('steps', 1)} training steps per run. Whole run ${((performance.now() - t0) / 60_000).toFixed(1)} min.\n`,
-  );
   console.log(turnsTable(figures));
   say(`report: ${join(out, 'turns.md')}`);
   console.log(turnsLine(figures));
+} catch (err) {
+  // Said before the clean-up below, which could fail too and hide it.
+  console.error(`flywheel-turns failed: ${(err as Error).stack ?? String(err)}`);
+  process.exitCode = 1;
 } finally {
   await frontierClose?.();
-  await flywheel.stop();
+  await flywheel.stop().catch((err: unknown) => console.error(`stopping the workers: ${(err as Error).message}`));
   serve.run.kill();
   if (!values['keep-store']) await rm(storeDir, { recursive: true, force: true });
 }

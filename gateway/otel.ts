@@ -8,7 +8,7 @@ import { context, ROOT_CONTEXT, SpanKind, trace as otelTrace, type TextMapGetter
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import { BatchSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
+import { AlwaysOnSampler, BatchSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import type { GatewayConfig } from '../core/config/schema.js';
 import { decisionSpanAttributes, type DecisionSpan } from '../core/traces/otel-span.js';
 import type { Trace } from '../core/traces/types.js';
@@ -34,6 +34,8 @@ const headerGetter: TextMapGetter<Record<string, string | string[] | undefined>>
 
 export function startDecisionSpans(cfg: OtelConfig): DecisionSpans {
   const provider = new TracerProvider({
+    // One span per decision, whatever the agent's own sampling said in its traceparent.
+    sampler: new AlwaysOnSampler(),
     resource: resourceFromAttributes({ 'service.name': cfg.serviceName }),
     spanProcessors: [
       new BatchSpanProcessor({

@@ -452,7 +452,7 @@ export async function startGateway(cfg: GatewayConfig, opts: GatewayOptions = {}
   } catch (err) {
     await budget?.close();
     await registry.close();
-    await spans?.shutdown();
+    await spans?.shutdown().catch(() => undefined);
     throw new Error(`gateway: cannot listen on ${cfg.host}:${cfg.port}: ${(err as Error).message}`);
   }
   const port = (server.address() as { port: number }).port;
@@ -467,7 +467,11 @@ export async function startGateway(cfg: GatewayConfig, opts: GatewayOptions = {}
         const force = setTimeout(() => server.closeAllConnections(), 5000);
         server.close(() => {
           clearTimeout(force);
-          void Promise.all([registry.close(), budget?.close(), spans?.shutdown()]).then(() => done());
+          // A collector that cannot take the last spans must not keep the gateway from stopping.
+          void Promise.allSettled([registry.close(), budget?.close(), spans?.shutdown()]).then((settled) => {
+            for (const s of settled) if (s.status === 'rejected') log(`on close: ${(s.reason as Error).message}`);
+            done();
+          });
         });
         server.closeIdleConnections();
       }),

@@ -319,8 +319,12 @@ export function ingestTraces(
     const failed = new Set(messages.filter((m) => m.role === 'tool' && isFailedResult(m)).map((m) => m.tool_call_id));
     const domainTools = opts.catalog.tools.filter((t) => t.server === domain);
     const offered = trace.tools?.map((t) => t.function.name) ?? domainTools.map((t) => t.name);
+    // A gateway trace is one decision: its earlier turns are the agent's history, answered by whoever answered them
+    // (the router's own answers among them), so only the last assistant turn is a label.
+    const decisionAt = trace.metadata?.gateway ? messages.map((m) => m.role).lastIndexOf('assistant') : -1;
     messages.forEach((m, i) => {
       if (m.role !== 'assistant' || !m.tool_calls?.length) return;
+      if (decisionAt >= 0 && i !== decisionAt) return void drop('gateway_history');
       if (m.tool_calls.length > 1) return void drop('parallel_calls');
       const call = m.tool_calls[0]!;
       if (failed.has(call.id)) return void drop('failed_result');

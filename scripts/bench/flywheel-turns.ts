@@ -181,7 +181,7 @@ try {
   const calibration = calibrationOf(validation, { targetPrecision, bins: ev.calibration.bins })!;
   const threshold = calibration.setting ?? 1;
   say(
-    `threshold ${threshold} (${calibration.setting === null ? `no threshold reaches precision ${targetPrecision}: every decision escalates` : `precision ${targetPrecision} on ${calibration.cases} validation decisions`}; ECE ${calibration.expectedCalibrationError?.toFixed(3) ?? '-'})`,
+    `threshold ${threshold} (${calibration.setting === null ? `no threshold reaches precision ${targetPrecision}: only decisions of confidence 1 are kept` : `precision ${targetPrecision} on ${calibration.cases} validation decisions`}; ECE ${calibration.expectedCalibrationError?.toFixed(3) ?? '-'})`,
   );
 
   // ---- the gate slice, pinned as the frozen test set: later gates compare candidates on real requests ----

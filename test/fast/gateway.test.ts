@@ -423,6 +423,37 @@ describe('router gateway', () => {
     );
   });
 
+  it("a gateway trace is one decision: its conversation's earlier calls are history, not labels", () => {
+    const call = (id: string, recordId: string) => ({
+      role: 'assistant' as const,
+      content: null,
+      tool_calls: [
+        { id, type: 'function' as const, function: { name: 'get_record', arguments: JSON.stringify({ recordId }) } },
+      ],
+    });
+    const trace: Trace = {
+      messages: [
+        { role: 'user', content: 'show record 001' },
+        call('c1', '001'), // answered by the router itself on an earlier request
+        { role: 'tool', tool_call_id: 'c1', content: '{}' },
+        { role: 'user', content: 'and record 002' },
+        call('c2', '002'), // this request's decision, the frontier's
+      ],
+      tools: TOOLS,
+      metadata: { domain: 'crm', gateway: { escalated: true } },
+    };
+    const result = ingestTraces(
+      [{ file: 'g.jsonl', row: 1, trace }],
+      new CallValidator(CATALOG, async () => ({ ok: true })),
+      { catalog: CATALOG },
+    );
+    assert.deepEqual(
+      result.rows.map((r) => r.target),
+      [{ tool: 'get_record', arguments: { recordId: '002' } }],
+    );
+    assert.equal(result.stats.droppedTurns.gateway_history, 1);
+  });
+
   it('a frontier that refuses the key: the error names the variable, never the value', async () => {
     const esc = gatewaySchema.parse({
       escalation: { baseUrl: frontier.url, model: 'frontier-large', apiKeyEnv: 'STALE_FRONTIER_KEY' },

@@ -296,6 +296,7 @@ describe("the gateway's decision spans (core/traces/otel-span.ts)", () => {
             spans: [
               {
                 traceId: 'cd'.repeat(16),
+                parentSpanId: undefined as string | undefined,
                 spanId: '00000000000000bb',
                 name: 'chat router',
                 attributes: Object.entries(attributes).map(([key, v]) => ({
@@ -331,6 +332,38 @@ describe("the gateway's decision spans (core/traces/otel-span.ts)", () => {
       scopes: ['t.read'],
       gateway: { escalated: true, version: 'router@v1' },
     });
+  });
+
+  it("an agent's own span of a call the gateway answered is not a second record of it", () => {
+    const own = decisionSpanAttributes(
+      { ...trace, metadata: { ...trace.metadata, gateway: { escalated: false } } },
+      decision,
+      true,
+    );
+    const client = Object.fromEntries(Object.entries(own).filter(([k]) => !k.startsWith('flywheel.')));
+    const record = asRecord(client);
+    const agentSpan = record.resourceSpans[0]!.scopeSpans[0]!.spans[0]!;
+    const gatewaySpan = {
+      ...asRecord(own).resourceSpans[0]!.scopeSpans[0]!.spans[0]!,
+      spanId: '00000000000000cc',
+      parentSpanId: agentSpan.spanId,
+    };
+    record.resourceSpans[0]!.scopeSpans[0]!.spans.push(gatewaySpan);
+    const { conversations } = readOtelGenai([{ file: 'f', row: 1, record }]);
+    assert.deepEqual(
+      conversations.map((c) => [c.spanId, (c.trace.metadata?.gateway as { escalated: boolean }).escalated]),
+      [['00000000000000cc', false]],
+    );
+  });
+
+  it('a span with an answer but no request is not a conversation', () => {
+    const a = decisionSpanAttributes(trace, decision, true);
+    delete a['gen_ai.input.messages'];
+    const { rejections } = readOtelGenai([{ file: 'f', row: 1, record: asRecord(a) }]);
+    assert.deepEqual(
+      rejections.map((r) => r.reason),
+      ['content_not_captured'],
+    );
   });
 
   it('with capture off (the default), no content leaves the gateway, and the reader says so', () => {

@@ -47,8 +47,12 @@ export function readOtelGenai(records: Array<{ file: string; row: number; record
   const key = (traceId: string, spanId: string) => `${traceId}/${spanId}`;
   const logsBySpan = new Map<string, OtlpLogRecord[]>();
   for (const l of decoded.logs) {
+    // Only GenAI events linked to a span matter; a collector file may hold every log the service wrote.
+    if (!l.spanId || !(MESSAGE_EVENTS.has(l.eventName) || l.eventName === DETAILS_EVENT)) continue;
     const k = key(l.traceId, l.spanId);
-    logsBySpan.set(k, [...(logsBySpan.get(k) ?? []), l]);
+    const list = logsBySpan.get(k);
+    if (list) list.push(l);
+    else logsBySpan.set(k, [l]);
   }
   // Failed tool runs, by trace and call id.
   const failedCalls = new Map<string, string>();
@@ -58,10 +62,18 @@ export function readOtelGenai(records: Array<{ file: string; row: number; record
       if (typeof callId === 'string') failedCalls.set(`${s.traceId}/${callId}`, s.statusMessage || 'the tool failed');
     }
 
+  // An agent's client span whose call the flywheel gateway answered (the gateway's span is its child, through the
+  // traceparent): the gateway's span is the record of that decision, with whether the router answered it itself.
+  const answeredByGateway = new Set(
+    decoded.spans
+      .filter((s) => s.attributes[FLYWHEEL_ATTRIBUTES.escalated] !== undefined && s.parentSpanId)
+      .map((s) => key(s.traceId, s.parentSpanId)),
+  );
   const conversations: OtelConversation[] = [];
   const rejections: TraceRejection[] = [];
   const inference = decoded.spans
     .filter((s) => INFERENCE.has(String(s.attributes['gen_ai.operation.name'])))
+    .filter((s) => !answeredByGateway.has(key(s.traceId, s.spanId)))
     .sort((a, b) => (a.start < b.start ? -1 : a.start > b.start ? 1 : 0));
   for (const span of inference) {
     const where = `span ${span.spanId} (${span.name})`;
@@ -269,9 +281,10 @@ function assistantOf(body: Obj, text: (v: unknown) => string | null | undefined)
   };
 }
 
-/** Content was captured: every user and tool message has its text, every call its arguments. */
+/** Content was captured: a user asked, every user and tool message has its text, every call its arguments. */
 function captured(messages: TraceMessage[]): boolean {
   return (
+    messages.some((m) => m.role === 'user') &&
     messages.every((m) => (m.role !== 'user' && m.role !== 'tool') || typeof m.content === 'string') &&
     messages.every((m) => (m.tool_calls ?? []).every((c) => typeof c.function.arguments === 'string'))
   );

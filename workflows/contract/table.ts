@@ -212,7 +212,8 @@ export const STAGES = [
     name: 'traces',
     // 3: records in the OpenAI chat / Responses and Anthropic log formats read, one ingest over every file (a
     // conversation logged twice is one row, whatever its call ids). 4: the router's own gateway answers are not
-    // labels (router_answer); only escalated ones are; OpenTelemetry GenAI (otel-genai) read; traces counted as read.
+    // labels (router_answer), only the decision of an escalated one is; OpenTelemetry GenAI (otel-genai) read;
+    // traces counted as read.
     version: '4',
     group: 'dataset',
     activity: true,

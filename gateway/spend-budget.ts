@@ -88,8 +88,9 @@ export async function openSpendBudget(config: BudgetConfig, registryLocation: st
 function sqliteSpend(path: string): SpendStore {
   mkdirSync(dirname(path), { recursive: true });
   const db = new Database(path);
-  db.pragma('journal_mode = WAL');
+  // The busy handler first: switching to WAL takes a lock another process opening the file may hold.
   db.pragma('busy_timeout = 5000');
+  db.pragma('journal_mode = WAL');
   db.exec(
     'CREATE TABLE IF NOT EXISTS gateway_spend (counter TEXT PRIMARY KEY, amount REAL NOT NULL, touched_ms INTEGER NOT NULL)',
   );

@@ -13,8 +13,9 @@ const DDL = 'CREATE TABLE IF NOT EXISTS rate_buckets (key TEXT PRIMARY KEY, tat_
 export function sqliteLimitStore(path: string, now: () => number = Date.now): LimitStore {
   mkdirSync(dirname(path), { recursive: true });
   const db = new Database(path);
-  db.pragma('journal_mode = WAL');
+  // The busy handler first: switching to WAL takes a lock another process opening the file may hold.
   db.pragma('busy_timeout = 10000');
+  db.pragma('journal_mode = WAL');
   db.exec(DDL);
   const get = db.prepare<[string], { tat_ms: number }>('SELECT tat_ms FROM rate_buckets WHERE key = ?');
   const put = db.prepare(

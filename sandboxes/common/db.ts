@@ -59,9 +59,10 @@ export function openWorkingCopy(
     renameSync(`${file}.partial`, file);
   }
   const db = new Database(file);
+  // The busy handler first: switching to WAL takes a lock another process opening the file may hold.
+  db.pragma('busy_timeout = 5000');
   db.pragma('journal_mode = WAL');
   db.pragma('foreign_keys = ON');
-  db.pragma('busy_timeout = 5000');
   return {
     db,
     file,

@@ -8,8 +8,6 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
-import { buildCatalog } from '../../core/catalog/build.js';
-import { listServerTools } from '../../core/catalog/list-tools.js';
 import type { Catalog } from '../../core/catalog/types.js';
 import { CallValidator } from '../../core/dataset/validate.js';
 import { detectTraceFormat, readTraceRecord } from '../../core/traces/formats/index.js';
@@ -17,6 +15,7 @@ import { ingestTraces, parseTraceFile } from '../../core/traces/ingest.js';
 import type { TraceMessage } from '../../core/traces/types.js';
 import { makeFormatFixtures } from '../fixtures/traces/formats/make.js';
 import { REPO } from '../helpers/fixtures.js';
+import { travelCatalog } from '../helpers/travel-catalog.js';
 
 const DIR = join(REPO, 'test', 'fixtures', 'traces', 'formats');
 const FILES = {
@@ -262,12 +261,7 @@ describe('bad records in each format', () => {
 describe('ingesting the formats', () => {
   let catalog: Catalog;
   before(async () => {
-    catalog = buildCatalog('t', [
-      await listServerTools(
-        { name: 'travel', tools: join(REPO, 'test', 'fixtures', 'tools', 'travel-agent.openai.json') } as never,
-        { maxPages: 1 },
-      ),
-    ]);
+    catalog = await travelCatalog();
   });
   const ingest = (files: string[]) => {
     const parsed = files.flatMap((f) => parseTraceFile(f, readFileSync(join(DIR, f), 'utf8')).traces);

@@ -9,8 +9,6 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
-import { buildCatalog } from '../../core/catalog/build.js';
-import { listServerTools } from '../../core/catalog/list-tools.js';
 import type { Catalog } from '../../core/catalog/types.js';
 import { CallValidator } from '../../core/dataset/validate.js';
 import { detectTraceFormat } from '../../core/traces/formats/index.js';
@@ -19,6 +17,7 @@ import { ingestTraces, parseTraceFile } from '../../core/traces/ingest.js';
 import { decisionSpanAttributes } from '../../core/traces/otel-span.js';
 import type { TraceMessage } from '../../core/traces/types.js';
 import { REPO } from '../helpers/fixtures.js';
+import { travelCatalog } from '../helpers/travel-catalog.js';
 
 const DIR = join(REPO, 'test', 'fixtures', 'traces', 'formats');
 const text = (file: string) => readFileSync(join(DIR, file), 'utf8');
@@ -185,12 +184,7 @@ describe('OpenTelemetry GenAI traces', () => {
 describe('ingesting OpenTelemetry traces', () => {
   let catalog: Catalog;
   before(async () => {
-    catalog = buildCatalog('t', [
-      await listServerTools(
-        { name: 'travel', tools: join(REPO, 'test', 'fixtures', 'tools', 'travel-agent.openai.json') } as never,
-        { maxPages: 1 },
-      ),
-    ]);
+    catalog = await travelCatalog();
   });
   const ingest = (files: Array<[string, string]>, format?: 'otel-genai' | 'openai-chat') =>
     ingestTraces(

@@ -32,7 +32,8 @@ describe('a run on traces in the OpenAI chat, OpenAI Responses and Anthropic log
     await flywheel?.stop();
   });
 
-  it('ingests each format, dedupes the conversation they share, and trains on the rows', async () => {
+  /** The demo's dataset and train sections on the travel tool file, a tiny model, these traces; no release stages. */
+  async function travelConfig(name: string, store: string, traces: unknown[]) {
     const {
       gateway: _g,
       evaluate: _e,
@@ -40,19 +41,23 @@ describe('a run on traces in the OpenAI chat, OpenAI Responses and Anthropic log
       deploy: _d,
       ...example
     } = await loadConfigFile(join(REPO, 'examples', 'salesforce-oracle.yaml'));
-    const cfg = parseConfig({
+    return parseConfig({
       ...example,
-      name: 'trace-formats',
+      name,
       servers: [{ name: 'travel', tools: join(REPO, 'test', 'fixtures', 'tools', 'travel-agent.openai.json') }],
-      artifacts: { store: `file://${tempDir('trace-formats-')}` },
+      artifacts: { store: `file://${store}` },
       dataset: { ...example.dataset!, perGoal: 2 },
-      traces: [
-        join(FORMATS, 'openai-chat.jsonl'),
-        { path: join(FORMATS, 'openai-responses.jsonl'), format: 'openai-responses' },
-        { path: join(FORMATS, 'anthropic.jsonl'), domain: 'travel' },
-      ],
+      traces,
       train: { ...example.train!, job: { baseModel: 'tiny:nano', optim: TINY_OPTIM, logEvery: 5 } },
     });
+  }
+
+  it('ingests each format, dedupes the conversation they share, and trains on the rows', async () => {
+    const cfg = await travelConfig('trace-formats', tempDir('trace-formats-'), [
+      join(FORMATS, 'openai-chat.jsonl'),
+      { path: join(FORMATS, 'openai-responses.jsonl'), format: 'openai-responses' },
+      { path: join(FORMATS, 'anthropic.jsonl'), domain: 'travel' },
+    ]);
     const { handle } = await startRun(flywheel.env.client, cfg, { config: cfg, trigger: 'test' });
     await runResult(handle);
     const status = await runStatus(handle);
@@ -163,22 +168,9 @@ describe('a run on traces in the OpenAI chat, OpenAI Responses and Anthropic log
     }
     assert.ok(receiver.received >= 1, 'the gateway exported its spans');
 
-    const {
-      gateway: _g,
-      evaluate: _e,
-      gate: _ga,
-      deploy: _d,
-      ...example
-    } = await loadConfigFile(join(REPO, 'examples', 'salesforce-oracle.yaml'));
-    const cfg = parseConfig({
-      ...example,
-      name: 'otel-round-trip',
-      servers: [{ name: 'travel', tools: join(REPO, 'test', 'fixtures', 'tools', 'travel-agent.openai.json') }],
-      artifacts: { store: `file://${join(dir, 'artifacts')}` },
-      dataset: { ...example.dataset!, perGoal: 2 },
-      traces: [{ path: join(dir, 'collector'), format: 'otel-genai' }],
-      train: { ...example.train!, job: { baseModel: 'tiny:nano', optim: TINY_OPTIM, logEvery: 5 } },
-    });
+    const cfg = await travelConfig('otel-round-trip', join(dir, 'artifacts'), [
+      { path: join(dir, 'collector'), format: 'otel-genai' },
+    ]);
     const { handle } = await startRun(flywheel.env.client, cfg, { config: cfg, trigger: 'test' });
     await runResult(handle);
     const status = await runStatus(handle);

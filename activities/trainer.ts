@@ -7,7 +7,8 @@ import type { ArtifactStore } from '../core/artifacts/store.js';
 import type { ArtifactRef } from '../core/artifacts/types.js';
 import { memoized } from '../core/pipeline/memo.js';
 import { normalizeTrainJob, type RunPaths } from '../core/train/job.js';
-import { ensureBaseModel, isPackagedBase } from '../core/train/base-model.js';
+import { ensureBaseModel } from '../core/train/base-model.js';
+import { isPackagedBase } from '../core/train/packaged-bases.js';
 import {
   baseCacheRoot,
   BaseModelError,

@@ -1,6 +1,6 @@
 import type { EvaluateConfig } from '../config/schema.js';
 import { sha256Hex } from '../hash.js';
-import { PACKAGED_BASES, BASE_CONVERSION } from '../train/base-model.js';
+import { PACKAGED_BASES, BASE_CONVERSION } from '../train/packaged-bases.js';
 
 /**
  * Bump when scoring or serving changes what a base would score (decoding, parsing, metrics). 2: the constraint's

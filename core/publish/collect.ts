@@ -8,7 +8,7 @@ import { findEvaluation } from './evaluation.js';
 import { LineageIndex } from './lineage-index.js';
 import { MANIFEST_PATH, manifestFile } from './manifest.js';
 import { EXAMPLES_PATH, modelCard } from './model-card.js';
-import { PACKAGED_BASES } from '../train/base-model.js';
+import { PACKAGED_BASES } from '../train/packaged-bases.js';
 import { publishFile, PublishInputError, type Publication, type PublishFile } from './types.js';
 
 /** A card's license unless one is given: the flywheel cannot know the data's terms. */

@@ -3,8 +3,7 @@
  * contract.py reads the same file), so the no-call vocabulary, the rewrites the checks write, the problem codes
  * and the packaged bases are never typed twice.
  */
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import contract from '../../trainer/router-contract.json' with { type: 'json' };
 
 export type Verdict = 'abstain' | 'violation' | 'escalate';
 
@@ -34,8 +33,8 @@ interface RouterContract {
   packagedBases: { conversion: number; bases: Record<string, PackagedBaseSpec> };
 }
 
-export const CONTRACT_PATH = fileURLToPath(new URL('../../trainer/router-contract.json', import.meta.url));
-export const CONTRACT = JSON.parse(readFileSync(CONTRACT_PATH, 'utf8')) as RouterContract;
+// A JSON module: the bundler and Node load it with the code, so reading the contract is not I/O of this file.
+export const CONTRACT = contract as unknown as RouterContract;
 
 export const VERDICTS: readonly Verdict[] = CONTRACT.verdicts;
 /** Every code a no-call may carry, with its verdict. */

@@ -1,6 +1,5 @@
-import { packagedNameProblem } from './base-model.js';
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { packagedNameProblem } from './packaged-bases.js';
+import jobSchema from '../../trainer/job.schema.json' with { type: 'json' };
 import type { ErrorObject } from 'ajv';
 import { formatPath } from '../config/path.js';
 import { compileSchema } from '../schema/compile.js';
@@ -11,8 +10,7 @@ import { InputError } from '../errors.js';
  * The TypeScript side of the train job contract: trainer/job.schema.json is the one definition; the Python
  * trainer validates the same file with jsonschema and fills the same defaults (tested to agree).
  */
-export const JOB_SCHEMA_PATH = fileURLToPath(new URL('../../trainer/job.schema.json', import.meta.url));
-export const JOB_SCHEMA = JSON.parse(readFileSync(JOB_SCHEMA_PATH, 'utf8')) as Record<string, unknown>;
+export const JOB_SCHEMA = jobSchema as Record<string, unknown>;
 
 const compiled = compileSchema(JOB_SCHEMA);
 if (!compiled.ok) throw new Error(`trainer/job.schema.json does not compile: ${compiled.error}`);

@@ -12,13 +12,8 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { openStore } from '../../core/artifacts/index.js';
 import { ConfigError, parseConfig } from '../../core/config/load.js';
-import {
-  BASE_CONVERSION,
-  BASE_MARKER,
-  convertedDir,
-  ensureBaseModel,
-  PACKAGED_BASES,
-} from '../../core/train/base-model.js';
+import { ensureBaseModel } from '../../core/train/base-model.js';
+import { BASE_CONVERSION, BASE_MARKER, convertedDir, PACKAGED_BASES } from '../../core/train/packaged-bases.js';
 import { BaseModelError, convertBase, TRAINER_ROOT, trainerPython } from '../../core/train/trainer-process.js';
 import { tempDir } from '../helpers/fixtures.js';
 

@@ -148,6 +148,62 @@ describe('split by entity', () => {
     }
   });
 
+  it('traceShare repeats the rows from traces until they are that share of train; nothing else changes', () => {
+    const fromTrace = (i: number, tool: string | null = 'update_account'): RouterRow => ({
+      ...row(i, [`t${i}`], tool),
+      provenance: { source: 'trace' },
+    });
+    const synthetic = Array.from({ length: 18 }, (_, i) => row(i, [`a${i}`]));
+    const train = [...synthetic, fromTrace(500), fromTrace(501, null)];
+    const settings = { minPerTool: 0, negativeShare: 0, seed: 42 };
+    const { rows } = trainingRows(train, { ...settings, traceShare: 0.5 });
+    const traced = rows.filter((r) => r.provenance.source === 'trace');
+    // 18 synthetic rows: 18 trace rows make half, the 2 originals and 16 copies taken in turn.
+    assert.equal(traced.length, 18);
+    assert.equal(rows.length, 36);
+    assert.deepEqual(rows.slice(0, 20), train, 'the rows before it are kept, in their order');
+    assert.deepEqual(
+      traced.slice(2, 6).map((r) => r.id),
+      ['r500#t1', 'r501#t1', 'r500#t2', 'r501#t2'],
+    );
+    assert.deepEqual(traced[3]!.target, train[19]!.target, 'a copy is its row, no-calls included');
+    // Already at the share, no rows from traces, or no setting: the split is as before.
+    assert.deepEqual(trainingRows(train, { ...settings, traceShare: 0.1 }).rows, train);
+    assert.deepEqual(trainingRows(synthetic, { ...settings, traceShare: 0.5 }).rows, synthetic);
+    assert.deepEqual(trainingRows(train, settings).rows, train);
+  });
+
+  it('traceShare applies after the cap, so a capped retrain still trains mostly on its traffic', () => {
+    const fromTrace = (i: number): RouterRow => ({ ...row(i, [`t${i}`]), provenance: { source: 'trace' } });
+    const train = [...Array.from({ length: 30 }, (_, i) => row(i, [`a${i}`])), fromTrace(500)];
+    const { rows, cap } = trainingRows(train, {
+      minPerTool: 0,
+      negativeShare: 0,
+      seed: 3,
+      maxPerTool: 4,
+      traceShare: 0.5,
+    });
+    assert.equal(cap!.droppedCalls, 27);
+    assert.deepEqual(
+      rows.map((r) => r.id),
+      [...rows.slice(0, 4).map((r) => r.id), 'r500#t1', 'r500#t2', 'r500#t3'],
+    );
+    assert.ok(rows.slice(0, 4).some((r) => r.id === 'r500'));
+  });
+
+  it('traceShare is a share below 1, named when it is not', () => {
+    const config = (dataset: Record<string, unknown>) => ({
+      version: 1,
+      name: 'share',
+      servers: [{ name: 'x', stdio: { command: 'x' } }],
+      dataset,
+    });
+    assert.equal(parseConfig(config({ traceShare: 0.3 })).dataset!.traceShare, 0.3);
+    assert.equal(parseConfig(config({})).dataset!.traceShare, undefined);
+    assert.throws(() => parseConfig(config({ traceShare: 1 })), /dataset\.traceShare/);
+    assert.throws(() => parseConfig(config({ traceShare: -0.1 })), /dataset\.traceShare/);
+  });
+
   it('a cap below minPerTool is a config error naming the field', () => {
     const config = (dataset: Record<string, unknown>) => ({
       version: 1,

@@ -173,7 +173,8 @@ export async function flywheelRun(input: FlywheelRunInput): Promise<RunProgress>
     if (!progress.stages.some((st) => st.name === spec.name)) continue;
     const step = STEPS[spec.name];
     if (!step) {
-      await run.runStage(spec.name, () => tableStage(run, spec.name));
+      const outcome = await run.runStage(spec.name, () => tableStage(run, spec.name));
+      recordOutcome(run, spec, outcome);
       continue;
     }
     const skipReason = await step(run);
@@ -236,6 +237,26 @@ function approvalGate(): Approvals {
   wf.setHandler(rejectSignal, fromSignal(false));
   return state;
 }
+
+/**
+ * What a table stage's entry says its result means for the run (after the stage, in the order the stage's own steps
+ * did it, so recorded histories replay): the candidate it names, the search attribute it sets.
+ */
+function recordOutcome(run: RunContext, spec: StageSpec, outcome: StageOutcome): void {
+  if (spec.namesCandidate) {
+    // The adapter a training stage made: evaluate scores it, deploy serves it.
+    const { adapterVersion, adapterTag } = outcome as TrainOutcome;
+    run.adapterVersion = adapterVersion;
+    run.adapterTag = adapterTag;
+    wf.upsertSearchAttributes([{ key: ADAPTER_VERSION, value: run.adapterVersion }]);
+  }
+  if (spec.indexes) {
+    const key = SEARCH_ATTRIBUTE_KEYS[spec.indexes.attribute];
+    wf.upsertSearchAttributes([{ key, value: outcome.outputs[spec.indexes.output]!.sha256 }]);
+  }
+}
+
+const SEARCH_ATTRIBUTE_KEYS = { DatasetSha: DATASET_SHA } as const;
 
 /** A finished stage's output, by the names stages.ts gives it. */
 function outputOf<S extends StageName>(progress: RunProgress, stage: S, name: OutputName<S>): ArtifactRef {
@@ -417,19 +438,12 @@ const STEPS: Partial<Record<StageName, (run: RunContext) => Promise<string | voi
     });
     if (!train) return progress.stages.find((st) => st.name === 'watermark')!.detail;
   },
-  /** The dataset's hash becomes a search attribute, so the UI finds every run that trained on it. */
-  async split(run) {
-    const split = await run.runStage('split', () => callStage(run, 'split'));
-    wf.upsertSearchAttributes([{ key: DATASET_SHA, value: split.outputs.train!.sha256 }]);
-  },
-  /** LoRA SFT on the GPU queue. A worker that dies is noticed after heartbeatTimeoutSeconds; the retry resumes
+  /** LoRA SFT on the GPU queue, then the retrain watermark. A worker that dies is noticed after heartbeatTimeoutSeconds; the retry resumes
    * from the checkpoint in its last heartbeat. A bad job fails at once. */
   async train(run) {
     const { config, progress } = run;
-    await run.runStage('train', async () => {
-      const outcome = await callStage<TrainOutcome>(run, 'train');
-      run.adapterVersion = outcome.adapterVersion;
-      run.adapterTag = outcome.adapterTag;
+    const outcome = await run.runStage('train', async () => {
+      const trained = await callStage<TrainOutcome>(run, 'train');
       // The trace rows this run trained on are no longer new to the next run, whatever the gate decides later.
       if (config.retrain) {
         await cpu.advanceWatermark({
@@ -441,19 +455,9 @@ const STEPS: Partial<Record<StageName, (run: RunContext) => Promise<string | voi
           workflowId: wf.workflowInfo().workflowId,
         });
       }
-      return outcome;
+      return trained;
     });
-    wf.upsertSearchAttributes([{ key: ADAPTER_VERSION, value: run.adapterVersion }]);
-  },
-  /** DPO on the near-miss pairs, continuing train's adapter: its adapter becomes the candidate. */
-  async preference(run) {
-    await run.runStage('preference', async () => {
-      const outcome = await callStage<TrainOutcome>(run, 'preference');
-      run.adapterVersion = outcome.adapterVersion;
-      run.adapterTag = outcome.adapterTag;
-      return outcome;
-    });
-    wf.upsertSearchAttributes([{ key: ADAPTER_VERSION, value: run.adapterVersion }]);
+    recordOutcome(run, specOf('train'), outcome);
   },
   /** The candidate scored against what the alias serves now (the base before the first deploy). */
   async evaluate(run) {

@@ -155,6 +155,18 @@ describe('stage table', () => {
     });
   });
 
+  it("what an entry says its result means for the run names the stage's own outputs", () => {
+    for (const s of SPECS) {
+      if (s.indexes) assert.ok(s.outputs.includes(s.indexes.output), `${s.name}.indexes names ${s.indexes.output}`);
+      if (s.namesCandidate) assert.ok(s.outputs.includes('adapter'), `${s.name} names a candidate but has no adapter`);
+    }
+    // The candidate is what training made: the last of these to run is what evaluate scores and deploy serves.
+    assert.deepEqual(
+      SPECS.filter((s) => s.namesCandidate).map((s) => s.name),
+      ['train', 'preference'],
+    );
+  });
+
   it('every memo key path reads an argument the table gives the stage, or one only the run knows', () => {
     const schemaKeys = new Set(configKeys().map((k) => k.path));
     // What only the run knows, passed by the stage's own step (workflows/flywheel-run.ts).

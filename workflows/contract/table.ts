@@ -125,6 +125,13 @@ export interface StageSpec {
    * `stageChunk` activity (any worker), before its own activity merges them in order.
    */
   chunkedBy?: string;
+  /**
+   * Its result names the candidate (`adapterVersion`, `adapterTag`): later stages evaluate and deploy that adapter,
+   * and the run's AdapterVersion search attribute says which it is.
+   */
+  namesCandidate?: boolean;
+  /** An output whose sha256 becomes a search attribute when the stage finishes, so the UI finds every run that made it. */
+  indexes?: { output: string; attribute: 'DatasetSha' };
 }
 
 export const STAGES = [
@@ -274,6 +281,8 @@ export const STAGES = [
     queue: 'cpu',
     profile: 'dataset',
     outputs: ['train', 'val', 'test'],
+    // Find every run that trained on a dataset: DatasetSha = the train split's sha256.
+    indexes: { output: 'train', attribute: 'DatasetSha' },
     runsWhen: 'a `dataset` section',
     // Also keyed by the test set pinned for the catalog version, which the activity looks up.
     inputs: { catalog: 'ingest.catalog', augmented: 'corrupt.augmented' },
@@ -284,8 +293,9 @@ export const STAGES = [
       'dataset.seed',
       'dataset.minPerTool',
       'dataset.negativeShare',
-      // Absent unless set, so configs without it keep their keys.
+      // Absent unless set, so configs without them keep their keys.
       'dataset.maxPerTool',
+      'dataset.traceShare',
     ],
   },
   {
@@ -311,6 +321,7 @@ export const STAGES = [
     queue: 'gpu',
     profile: 'training',
     outputs: ['adapter', 'metrics', 'trainerLog'],
+    namesCandidate: true,
     runsWhen: '`dataset` and `train` sections',
     // Keyed by the normalised job (core/train/job.ts), which also names the adapter version.
     inputs: { train: 'render.renderedTrain', val: 'render.renderedVal' },
@@ -325,6 +336,8 @@ export const STAGES = [
     queue: 'gpu',
     profile: 'training',
     outputs: ['adapter', 'metrics', 'trainerLog'],
+    // DPO continues train's adapter: its adapter becomes the candidate.
+    namesCandidate: true,
     runsWhen: '`dataset`, `train` and `preference` sections',
     optional: true,
     // Keyed by the normalised DPO job; the SFT adapter it continues is an input.

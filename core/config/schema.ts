@@ -199,6 +199,11 @@ export const datasetSchema = z
      * sees every row it keeps. No default is filled, so configs that leave it out keep their stage keys.
      */
     maxPerTool: z.number().int().min(1).max(100_000).optional(),
+    /**
+     * Repeat the rows from traces until they are at least this share of train (after the cap), so a retrain's
+     * traffic is not lost among the synthetic rows. No default is filled: configs without it keep their keys.
+     */
+    traceShare: z.number().min(0).lt(1).optional(),
     /** Rows per chunk of generate, solve and validate: a bigger input runs as parallel chunk activities. */
     chunkSize: z.number().int().min(1).max(1_000_000).default(DATASET_DEFAULTS.chunkSize),
     teacher: teacherSchema.default(DATASET_DEFAULTS.teacher),

@@ -190,15 +190,46 @@ export function capTrain(
   };
 }
 
-/** The training split as the split stage writes it: balanced (minPerTool, negativeShare), then capped (maxPerTool). */
+/**
+ * Repeat the rows from traces, in turn, until they are `share` of the training split: a retrain's traffic is a
+ * few hundred rows beside thousands of synthetic ones, and a step budget that samples the split would hardly see
+ * it. Copies get ids `<id>#t<n>` and come after every other row; a split with no trace rows, or with its share
+ * already, is returned as it is.
+ */
+export function shareTraces(train: RouterRow[], share: number): RouterRow[] {
+  const traced = train.filter((r) => r.provenance.source === 'trace');
+  if (!traced.length) return train;
+  const others = train.length - traced.length;
+  // traced + copies ≥ share × (train + copies)  ⇔  copies ≥ (share × train − traced) / (1 − share)
+  const copies = Math.max(0, Math.ceil((share * train.length - traced.length) / (1 - share) - 1e-9));
+  const out = [...train];
+  for (let i = 0; i < copies && others > 0; i++) {
+    const src = traced[i % traced.length]!;
+    out.push({ ...src, id: `${src.id}#t${Math.floor(i / traced.length) + 1}` });
+  }
+  return out;
+}
+
+/**
+ * The training split as the split stage writes it: balanced (minPerTool, negativeShare), capped (maxPerTool), then
+ * its rows from traces repeated up to traceShare.
+ */
 export function trainingRows(
   train: RouterRow[],
-  dataset: { minPerTool: number; negativeShare: number; maxPerTool?: number; seed: string | number },
+  dataset: {
+    minPerTool: number;
+    negativeShare: number;
+    maxPerTool?: number;
+    traceShare?: number;
+    seed: string | number;
+  },
 ): { rows: RouterRow[]; cap?: TrainCap } {
   const balanced = balanceTrain(train, dataset);
-  return dataset.maxPerTool === undefined
-    ? { rows: balanced }
-    : capTrain(balanced, { maxPerTool: dataset.maxPerTool, seed: dataset.seed });
+  const capped =
+    dataset.maxPerTool === undefined
+      ? { rows: balanced }
+      : capTrain(balanced, { maxPerTool: dataset.maxPerTool, seed: dataset.seed });
+  return dataset.traceShare === undefined ? capped : { ...capped, rows: shareTraces(capped.rows, dataset.traceShare) };
 }
 
 /** How the split stage's summary says what a cap left out. */

@@ -6,13 +6,14 @@
  *
  *   node --import tsx scripts/bench/flywheel-turns.ts [--turns 3] [--batch-size 100] [--held-out 100]
  *        [--validation 100] [--gate 50] [--error-rate 0.05] [--steps 240] [--min-new-rows 20]
- *        [--target-precision P] [--seed S] [--config FILE] [--out DIR] [--keep-store]
+ *        [--target-precision P] [--trace-share S] [--seed S] [--config FILE] [--out DIR] [--keep-store]
  *
  * Traffic is BFCL's `live_simple` and `live_multiple` (requests people sent with their own functions), split by the
  * seed into a held-out slice (never sent through the gateway, so no turn can train on it), a validation slice, a gate
  * slice and one batch per turn (core/flywheel/traffic.ts). The catalog is the union of the used questions'
  * functions, read as a tool file; the dataset and train sections come from --config (default: the demo's), with
- * training capped at --steps. The serve behind the alias runs with its priors off, so every figure is the weights
+ * training capped at --steps; --trace-share sets the retrains' dataset.traceShare (the share of train the rows from the
+ * gateway's traces are repeated up to; unset, they are trained on as they come). The serve behind the alias runs with its priors off, so every figure is the weights
  * with the constraint.
  *
  * Turn 0 is a normal run: synthetic data, train, evaluate, gate, deploy. Then the escalation threshold is chosen
@@ -74,6 +75,7 @@ const { values } = parseArgs({
     steps: { type: 'string', default: '240' },
     'min-new-rows': { type: 'string', default: '20' },
     'target-precision': { type: 'string' },
+    'trace-share': { type: 'string' },
     seed: { type: 'string', default: 'flywheel-turns' },
     config: { type: 'string', default: join(REPO, DEFAULT_CONFIG) },
     out: {
@@ -132,10 +134,17 @@ const { gateway: _gateway, schedules: _schedules, ...base } = loaded as typeof l
 const job = structuredClone(loaded.train.job) as Record<string, unknown> & { optim?: Record<string, unknown> };
 job.optim = { ...(job.optim ?? {}), maxSteps: whole('steps', 1) };
 // Turn 0 has no traces yet; later turns read the gateway's log under the retrain policy.
+const traceShare = values['trace-share'] === undefined ? undefined : Number(values['trace-share']);
 const configFor = (k: number) =>
   parseConfig({
     ...config,
-    ...(k > 0 ? { traces: [tracesDir], retrain: { minNewTraceRows: whole('min-new-rows') } } : {}),
+    ...(k > 0
+      ? {
+          traces: [tracesDir],
+          retrain: { minNewTraceRows: whole('min-new-rows') },
+          ...(traceShare === undefined ? {} : { dataset: { ...config.dataset, traceShare } }),
+        }
+      : {}),
   });
 const config = parseConfig({
   ...base,
@@ -221,7 +230,7 @@ try {
     await writeFile(join(out, 'turns.svg'), `${turnsPlot(figures)}\n`);
     await writeFile(
       join(out, 'turns.md'),
-      `${turnsTable(figures)}\n\nHeld-out: ${sizes.heldOut} BFCL requests never sent through the gateway, scored on the deployed router with serve's priors off. Threshold ${threshold} (target precision ${targetPrecision} on ${sizes.validation} validation requests). Frontier stand-in error rate ${errorRate}. ${functions} functions; ${whole('steps', 1)} training steps per run. ${figures.length - 1} of ${turns} turns in ${((performance.now() - t0) / 60_000).toFixed(1)} min.\n`,
+      `${turnsTable(figures)}\n\nHeld-out: ${sizes.heldOut} BFCL requests never sent through the gateway, scored on the deployed router with serve's priors off. Threshold ${threshold} (target precision ${targetPrecision} on ${sizes.validation} validation requests). Frontier stand-in error rate ${errorRate}. ${functions} functions; ${whole('steps', 1)} training steps per run${traceShare === undefined ? '' : `; trace rows repeated to ${traceShare} of train`}. ${figures.length - 1} of ${turns} turns in ${((performance.now() - t0) / 60_000).toFixed(1)} min.\n`,
     );
     say(`turn ${figures.length - 1} measured: ${turnsLine(figures)}`);
   };

@@ -121,6 +121,12 @@ export const CONFIG_ROWS: ConfigRow[] = [
       'keep at most this many training calls per tool (rows from traces first, then originals before oversampled copies, then a draw from the seed), and no-calls at the share they had, spread over their codes; val and test are untouched. For a small training budget (a CPU) that should see every row it keeps; the split stage says what it left out. At least `minPerTool`',
   },
   {
+    keys: ['dataset.traceShare'],
+    unset: 'rows from traces as they come',
+    meaning:
+      'a share below 1: after the cap, repeat the training rows from traces (in turn, as `<id>#t<n>`) until they are at least this share of train, so a retrain on a few hundred rows of traffic is not lost among thousands of synthetic rows; without trace rows it changes nothing. The split stage says how many copies it added',
+  },
+  {
     keys: ['dataset.chunkSize'],
     meaning:
       'rows per chunk of `generate`, `solve` and `validate`: a bigger input runs as parallel chunk activities of this many rows (on any `flywheel` worker, each memoised on its own), merged in order into the same artifact one activity would write; more workers then finish sooner',

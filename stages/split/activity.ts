@@ -26,6 +26,7 @@ export async function split(a: SplitArgs): Promise<StageOutcome> {
       const overlap = entityOverlap(s);
       if (overlap.length) throw new Error(`entity overlap across splits: ${overlap.slice(0, 5).join(', ')}`);
       const { rows: train, cap } = trainingRows(s.train, a.dataset);
+      const traceCopies = train.filter((r) => /#t\d+$/.test(r.id)).length;
       const parents = [a.augmented];
       const trainRef = await store.putJsonl('train', train, {
         parents,
@@ -35,7 +36,7 @@ export async function split(a: SplitArgs): Promise<StageOutcome> {
       const testRef = pinned ? pinned.ref : await store.putJsonl('test', s.test, { parents, stats: rowStats(s.test) });
       return {
         outputs: { train: trainRef, val: valRef, test: testRef },
-        summary: `train ${train.length} (${s.train.length} before oversampling${cap ? `; ${describeCap(cap)}` : ''}), val ${s.val.length}, test ${s.test.length}${pinned ? ' (frozen)' : ' (new, now frozen)'}${s.heldOut ? `, ${s.heldOut} held out for touching test entities` : ''}`,
+        summary: `train ${train.length} (${s.train.length} before oversampling${cap ? `; ${describeCap(cap)}` : ''}${traceCopies ? `; ${traceCopies} copies of trace rows for dataset.traceShare ${a.dataset.traceShare}` : ''}), val ${s.val.length}, test ${s.test.length}${pinned ? ' (frozen)' : ' (new, now frozen)'}${s.heldOut ? `, ${s.heldOut} held out for touching test entities` : ''}`,
       };
     },
     { key: { frozenTest: pinned?.ref.sha256 ?? null } },

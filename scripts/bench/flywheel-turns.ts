@@ -130,6 +130,16 @@ const serve = await startServe(
   join(out, 'serve.log'),
 );
 const flywheel = await startFlywheel();
+// Stopped from outside (kill, Ctrl-C): the dev server and serve go with the bench (the trainer watches its parent).
+for (const signal of ['SIGINT', 'SIGTERM'] as const)
+  process.once(signal, () => {
+    serve.run.kill();
+    // Not the workers' graceful stop: it waits on a training step. The dev server is what would outlive us.
+    void flywheel.env
+      .teardown()
+      .catch(() => undefined)
+      .finally(() => process.exit(130));
+  });
 const { gateway: _gateway, schedules: _schedules, ...base } = loaded as typeof loaded & { schedules?: unknown };
 const job = structuredClone(loaded.train.job) as Record<string, unknown> & { optim?: Record<string, unknown> };
 job.optim = { ...(job.optim ?? {}), maxSteps: whole('steps', 1) };

@@ -35,8 +35,9 @@ def _validate(args) -> int:
 
 
 def _die_with_parent() -> None:
-    """When the GPU worker that spawned us dies (SIGKILL, OOM), stop too: a trainer nobody reads would
-    keep the GPU busy while the retry starts elsewhere. Polls the parent pid; kills our whole group."""
+    """When the process that spawned us dies (SIGKILL, OOM), stop too: a trainer nobody reads would keep
+    the GPU busy while the retry starts elsewhere, and a server nobody stops keeps its port and memory.
+    Polls the parent pid; kills our whole group."""
     import os
     import signal
     import threading
@@ -84,6 +85,10 @@ def _train(args) -> int:
 
 def _serve(args) -> int:
     from .serve import serve
+
+    # Started by a bench or test (core/train/serve-process.ts): a server its starter no longer answers for is an orphan.
+    if os.environ.get("FLYWHEEL_DIE_WITH_PARENT") == "1":
+        _die_with_parent()
 
     adapters = {}
     for spec in args.adapter:

@@ -1,5 +1,5 @@
 import { pool } from '../pool.js';
-import { chatClient, type EndpointSpec } from './client.js';
+import type { Ask, EndpointSpec } from './client.js';
 import { aggregate } from './metrics.js';
 import { parseAnswer } from '../router/answer.js';
 import { checkAnswer } from '../router/checks.js';
@@ -25,17 +25,18 @@ export interface EvaluateOptions {
 }
 
 /**
- * Score one endpoint on the cases: every case is asked once, parsed, scored; the aggregate carries bootstrap
+ * Score one endpoint on the cases, asking it through `ask` (what `chatClient` makes of the spec, in
+ * core/eval/evaluate-endpoint.ts): every case is asked once, parsed, scored; the aggregate carries bootstrap
  * intervals and the cost per 1K decisions at the throughput measured here. A request that still fails after
  * the SDK's retries scores as invalid output (its error is kept on the case), so one flaky case cannot sink
  * the whole evaluation — but an endpoint that fails every request is an error, not a score of zero.
  */
-export async function evaluateEndpoint(
+export async function scoreEndpoint(
   cases: EvalCase[],
   spec: EndpointSpec,
+  ask: Ask,
   opts: EvaluateOptions,
 ): Promise<EndpointResult> {
-  const ask = chatClient(spec, opts);
   let done = 0;
   const started = performance.now();
   const results: CaseResult[] = await pool(cases, opts.concurrency, async (c) => {

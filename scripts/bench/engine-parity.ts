@@ -35,7 +35,7 @@ import { locateBfcl } from '../../core/eval/bfcl/judge.js';
 import { halves, sampleQuestions } from '../../core/eval/bfcl/sample.js';
 import { casesFrom, sampleCases } from '../../core/eval/cases.js';
 import type { EndpointSpec } from '../../core/eval/client.js';
-import { evaluateEndpoint } from '../../core/eval/evaluate.js';
+import { evaluateEndpoint } from '../../core/eval/evaluate-endpoint.js';
 import type { CaseResult, EvalCase } from '../../core/eval/types.js';
 import { readAdapterTools } from '../../core/train/adapter-tools.js';
 import { validatorFor } from '../../core/schema/compile.js';

@@ -41,7 +41,7 @@ import { evaluateSchema, gatewaySchema } from '../../core/config/schema.js';
 import { pinTestSet } from '../../core/dataset/testset.js';
 import { openRegistry } from '../../core/deploy/registry.js';
 import { calibrationOf } from '../../core/eval/calibration.js';
-import { evaluateEndpoint } from '../../core/eval/evaluate.js';
+import { evaluateEndpoint } from '../../core/eval/evaluate-endpoint.js';
 import { INVALID } from '../../core/eval/types.js';
 import { DEFAULT_PRICES, turnCost } from '../../core/flywheel/cost.js';
 import { turnsLine, turnsPlot, turnsTable, type TurnFigures } from '../../core/flywheel/turns-report.js';

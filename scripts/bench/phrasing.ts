@@ -30,7 +30,7 @@ import { locateBfcl } from '../../core/eval/bfcl/judge.js';
 import { halves, sampleQuestions } from '../../core/eval/bfcl/sample.js';
 import { scoreBfcl, type BfclScore } from '../../core/eval/bfcl/score.js';
 import type { EndpointSpec } from '../../core/eval/client.js';
-import { evaluateEndpoint } from '../../core/eval/evaluate.js';
+import { evaluateEndpoint } from '../../core/eval/evaluate-endpoint.js';
 import { handwrittenCases } from '../../core/eval/handwritten.js';
 import type { EndpointResult, Estimate, EvalCase } from '../../core/eval/types.js';
 import { normalizeTrainJob, trainJobFor } from '../../core/train/job.js';

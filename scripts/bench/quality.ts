@@ -39,7 +39,7 @@ import { type RenderedRow, renderRows } from '../../core/dataset/render.js';
 import type { RouterRow } from '../../core/dataset/types.js';
 import { casesFrom, sampleCases } from '../../core/eval/cases.js';
 import type { EndpointSpec } from '../../core/eval/client.js';
-import { evaluateEndpoint } from '../../core/eval/evaluate.js';
+import { evaluateEndpoint } from '../../core/eval/evaluate-endpoint.js';
 import { handwrittenCases } from '../../core/eval/handwritten.js';
 import { asTaught } from '../../core/dataset/taught.js';
 import type { EndpointResult, EvalCase } from '../../core/eval/types.js';

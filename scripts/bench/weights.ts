@@ -45,7 +45,7 @@ import { halves, sampleQuestions } from '../../core/eval/bfcl/sample.js';
 import { scoreBfcl, type BfclScore } from '../../core/eval/bfcl/score.js';
 import { casesFrom, sampleCases } from '../../core/eval/cases.js';
 import type { EndpointSpec } from '../../core/eval/client.js';
-import { evaluateEndpoint } from '../../core/eval/evaluate.js';
+import { evaluateEndpoint } from '../../core/eval/evaluate-endpoint.js';
 import type { CaseResult, Estimate, EvalCase } from '../../core/eval/types.js';
 import { trainJobFor } from '../../core/train/job.js';
 import { startServe } from '../../core/train/serve-process.js';

@@ -12,7 +12,7 @@ import { handwrittenRowsOf } from '../lib/handwritten.js';
 import type { Catalog } from '../../core/catalog/types.js';
 import { loadConfigFile } from '../../core/config/load.js';
 import { datasetSchema } from '../../core/config/schema.js';
-import { evaluateEndpoint } from '../../core/eval/evaluate.js';
+import { evaluateEndpoint } from '../../core/eval/evaluate-endpoint.js';
 import { summaryTable } from '../../core/eval/report-markdown.js';
 import { writeReport } from '../../core/eval/report-store.js';
 import type { CostModel, EvalCase, EvalReport } from '../../core/eval/types.js';

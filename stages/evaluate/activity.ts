@@ -11,7 +11,7 @@ import { retrieverRecall } from '../../core/retrieve/recall.js';
 import { casesFrom, sampleCases } from '../../core/eval/cases.js';
 import { baseScoresKey } from '../../core/eval/base-scores.js';
 import type { EndpointSpec } from '../../core/eval/client.js';
-import { evaluateEndpoint } from '../../core/eval/evaluate.js';
+import { evaluateEndpoint } from '../../core/eval/evaluate-endpoint.js';
 import { lossCurve } from '../../core/eval/loss-curve.js';
 import { calibrationOf } from '../../core/eval/calibration.js';
 import type { EndpointResult, EvalCase, EvalReport } from '../../core/eval/types.js';

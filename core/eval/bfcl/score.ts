@@ -4,7 +4,8 @@
  */
 import { estimate } from '../bootstrap.js';
 import type { EndpointSpec } from '../client.js';
-import { evaluateEndpoint, type EvaluateOptions } from '../evaluate.js';
+import { evaluateEndpoint } from '../evaluate-endpoint.js';
+import type { EvaluateOptions } from '../evaluate.js';
 import type { CaseResult, Estimate, EvalMetrics, Prediction } from '../types.js';
 import { toBfclCalls } from './calls.js';
 import type { BfclCase } from './cases.js';

@@ -199,11 +199,10 @@ export function capTrain(
 export function shareTraces(train: RouterRow[], share: number): RouterRow[] {
   const traced = train.filter((r) => r.provenance.source === 'trace');
   if (!traced.length) return train;
-  const others = train.length - traced.length;
   // traced + copies ≥ share × (train + copies)  ⇔  copies ≥ (share × train − traced) / (1 − share)
   const copies = Math.max(0, Math.ceil((share * train.length - traced.length) / (1 - share) - 1e-9));
   const out = [...train];
-  for (let i = 0; i < copies && others > 0; i++) {
+  for (let i = 0; i < copies; i++) {
     const src = traced[i % traced.length]!;
     out.push({ ...src, id: `${src.id}#t${Math.floor(i / traced.length) + 1}` });
   }

@@ -438,8 +438,8 @@ const STEPS: Partial<Record<StageName, (run: RunContext) => Promise<string | voi
     });
     if (!train) return progress.stages.find((st) => st.name === 'watermark')!.detail;
   },
-  /** LoRA SFT on the GPU queue, then the retrain watermark. A worker that dies is noticed after heartbeatTimeoutSeconds; the retry resumes
-   * from the checkpoint in its last heartbeat. A bad job fails at once. */
+  /** LoRA SFT on the GPU queue, then the retrain watermark. A worker that dies is noticed after
+   * heartbeatTimeoutSeconds; the retry resumes from the checkpoint in its last heartbeat. A bad job fails at once. */
   async train(run) {
     const { config, progress } = run;
     const outcome = await run.runStage('train', async () => {

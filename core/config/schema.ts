@@ -201,9 +201,10 @@ export const datasetSchema = z
     maxPerTool: z.number().int().min(1).max(100_000).optional(),
     /**
      * Repeat the rows from traces until they are at least this share of train (after the cap), so a retrain's
-     * traffic is not lost among the synthetic rows. No default is filled: configs without it keep their keys.
+     * traffic is not lost among the synthetic rows. At most 0.9: each step past it multiplies the copies (0.99 of
+     * 11,000 rows is a million). No default is filled: configs without it keep their keys.
      */
-    traceShare: z.number().min(0).lt(1).optional(),
+    traceShare: z.number().gt(0).max(0.9).optional(),
     /** Rows per chunk of generate, solve and validate: a bigger input runs as parallel chunk activities. */
     chunkSize: z.number().int().min(1).max(1_000_000).default(DATASET_DEFAULTS.chunkSize),
     teacher: teacherSchema.default(DATASET_DEFAULTS.teacher),

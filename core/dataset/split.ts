@@ -193,25 +193,27 @@ export function capTrain(
 /**
  * Repeat the rows from traces, in turn, until they are `share` of the training split: a retrain's traffic is a
  * few hundred rows beside thousands of synthetic ones, and a step budget that samples the split would hardly see
- * it. Copies get ids `<id>#t<n>` and come after every other row; a split with no trace rows, or with its share
- * already, is returned as it is.
+ * it. Copies are made of the rows as they came (not of balance's copies), get ids `<id>#t<n>` and come after every
+ * other row; a split with no trace rows, or with its share already, is returned as it is.
  */
-export function shareTraces(train: RouterRow[], share: number): RouterRow[] {
+export function shareTraces(train: RouterRow[], share: number): { rows: RouterRow[]; copies: number } {
   const traced = train.filter((r) => r.provenance.source === 'trace');
-  if (!traced.length) return train;
+  const originals = traced.filter((r) => !r.id.includes('#'));
+  const sources = originals.length ? originals : traced;
+  if (!sources.length) return { rows: train, copies: 0 };
   // traced + copies ≥ share × (train + copies)  ⇔  copies ≥ (share × train − traced) / (1 − share)
   const copies = Math.max(0, Math.ceil((share * train.length - traced.length) / (1 - share) - 1e-9));
-  const out = [...train];
+  const rows = [...train];
   for (let i = 0; i < copies; i++) {
-    const src = traced[i % traced.length]!;
-    out.push({ ...src, id: `${src.id}#t${Math.floor(i / traced.length) + 1}` });
+    const src = sources[i % sources.length]!;
+    rows.push({ ...src, id: `${src.id}#t${Math.floor(i / sources.length) + 1}` });
   }
-  return out;
+  return { rows, copies };
 }
 
 /**
  * The training split as the split stage writes it: balanced (minPerTool, negativeShare), capped (maxPerTool), then
- * its rows from traces repeated up to traceShare.
+ * its rows from traces repeated up to traceShare (`traceCopies`: how many copies that added).
  */
 export function trainingRows(
   train: RouterRow[],
@@ -222,13 +224,15 @@ export function trainingRows(
     traceShare?: number;
     seed: string | number;
   },
-): { rows: RouterRow[]; cap?: TrainCap } {
+): { rows: RouterRow[]; cap?: TrainCap; traceCopies?: number } {
   const balanced = balanceTrain(train, dataset);
   const capped =
     dataset.maxPerTool === undefined
       ? { rows: balanced }
       : capTrain(balanced, { maxPerTool: dataset.maxPerTool, seed: dataset.seed });
-  return dataset.traceShare === undefined ? capped : { ...capped, rows: shareTraces(capped.rows, dataset.traceShare) };
+  if (dataset.traceShare === undefined) return capped;
+  const shared = shareTraces(capped.rows, dataset.traceShare);
+  return { ...capped, rows: shared.rows, traceCopies: shared.copies };
 }
 
 /** How the split stage's summary says what a cap left out. */

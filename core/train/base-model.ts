@@ -5,8 +5,7 @@ import type { ArtifactStore } from '../artifacts/store.js';
 import type { ArtifactRef } from '../artifacts/types.js';
 import { BASE_CONVERSION, BASE_MARKER, convertedDir, PACKAGED_BASES } from './packaged-bases.js';
 
-/** The packaged bases on disk: converted once into a machine's cache and stored once as a `base-model` artifact. */
-
+// The packaged bases on disk: converted once into a machine's cache and stored once as a `base-model` artifact.
 const pointer = (name: string) =>
   `base-models/${name}/${PACKAGED_BASES[name]!.ggufSha256}/conversion-${BASE_CONVERSION}`;
 

@@ -130,15 +130,19 @@ const serve = await startServe(
   join(out, 'serve.log'),
 );
 const flywheel = await startFlywheel();
-// Stopped from outside (kill, Ctrl-C): the dev server and serve go with the bench (the trainer watches its parent).
-for (const signal of ['SIGINT', 'SIGTERM'] as const)
+// Stopped from outside (kill, Ctrl-C): the dev server, serve and the store go as at the end (the trainer watches its
+// parent). Not the workers' graceful stop: it waits on a training step.
+for (const [signal, code] of [
+  ['SIGINT', 130],
+  ['SIGTERM', 143],
+] as const)
   process.once(signal, () => {
     serve.run.kill();
-    // Not the workers' graceful stop: it waits on a training step. The dev server is what would outlive us.
     void flywheel.env
       .teardown()
       .catch(() => undefined)
-      .finally(() => process.exit(130));
+      .then(() => (values['keep-store'] ? undefined : rm(storeDir, { recursive: true, force: true })))
+      .finally(() => process.exit(code));
   });
 const { gateway: _gateway, schedules: _schedules, ...base } = loaded as typeof loaded & { schedules?: unknown };
 const job = structuredClone(loaded.train.job) as Record<string, unknown> & { optim?: Record<string, unknown> };
@@ -175,6 +179,8 @@ const config = parseConfig({
     adapterDir: join(out, 'served'),
   },
 });
+// The retrains' config checked now (--trace-share among it), not after turn 0's twenty minutes.
+configFor(1);
 const store = openStore(config.artifacts.store);
 
 const figures: TurnFigures[] = [];

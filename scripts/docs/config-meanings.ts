@@ -124,7 +124,7 @@ export const CONFIG_ROWS: ConfigRow[] = [
     keys: ['dataset.traceShare'],
     unset: 'rows from traces as they come',
     meaning:
-      'a share below 1: after the cap, repeat the training rows from traces (in turn, as `<id>#t<n>`) until they are at least this share of train, so a retrain on a few hundred rows of traffic is not lost among thousands of synthetic rows; without trace rows it changes nothing. The split stage says how many copies it added',
+      'a share in (0, 0.9]: after the cap, repeat the training rows from traces (in turn, as `<id>#t<n>`) until they are at least this share of train, so a retrain on a few hundred rows of traffic is not lost among thousands of synthetic rows; without trace rows it changes nothing. The split stage says how many copies it added',
   },
   {
     keys: ['dataset.chunkSize'],

@@ -25,12 +25,13 @@ export async function split(a: SplitArgs): Promise<StageOutcome> {
       const s = splitByEntity(rows, a.dataset.split, a.dataset.seed, frozen);
       const overlap = entityOverlap(s);
       if (overlap.length) throw new Error(`entity overlap across splits: ${overlap.slice(0, 5).join(', ')}`);
-      const { rows: train, cap } = trainingRows(s.train, a.dataset);
-      const traceCopies = train.filter((r) => /#t\d+$/.test(r.id)).length;
+      const { rows: train, cap, traceCopies } = trainingRows(s.train, a.dataset);
       const parents = [a.augmented];
       const trainRef = await store.putJsonl('train', train, {
         parents,
-        stats: { ...rowStats(train), distinctByTool: distinctCallsByTool(s.train), ...(cap ? { cap } : {}) },
+        stats: { ...rowStats(train), distinctByTool: distinctCallsByTool(s.train), ...(cap ? { cap } : {}),
+          ...(traceCopies ? { traceCopies } : {}),
+        },
       });
       const valRef = await store.putJsonl('val', s.val, { parents, stats: rowStats(s.val) });
       const testRef = pinned ? pinned.ref : await store.putJsonl('test', s.test, { parents, stats: rowStats(s.test) });

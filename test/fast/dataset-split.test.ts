@@ -29,6 +29,19 @@ function row(i: number, entities: string[], tool: string | null = 'update_accoun
   };
 }
 
+/** A row logged by a gateway or agent: what traceShare repeats. */
+function fromTrace(i: number, tool: string | null = 'update_account'): RouterRow {
+  return { ...row(i, [`t${i}`], tool), provenance: { source: 'trace' } };
+}
+
+/** A config whose dataset section is the one given. */
+const configWith = (dataset: Record<string, unknown>) => ({
+  version: 1,
+  name: 'split',
+  servers: [{ name: 'x', stdio: { command: 'x' } }],
+  dataset,
+});
+
 /** 600 rows over 120 accounts; some rows also touch an opportunity shared by two accounts' rows. */
 function corpus(): RouterRow[] {
   const rows: RouterRow[] = [];
@@ -135,7 +148,6 @@ describe('split by entity', () => {
   });
 
   it('the cap keeps rows from traces first: real traffic is what a retrain is for', () => {
-    const fromTrace = (i: number): RouterRow => ({ ...row(i, [`t${i}`]), provenance: { source: 'trace' } });
     const train = [...Array.from({ length: 20 }, (_, i) => row(i, [`a${i}`])), fromTrace(500), fromTrace(501)];
     for (const seed of [1, 2, 3, 42]) {
       const { rows } = capTrain(train, { maxPerTool: 3, seed });
@@ -149,10 +161,6 @@ describe('split by entity', () => {
   });
 
   it('traceShare repeats the rows from traces until they are that share of train; nothing else changes', () => {
-    const fromTrace = (i: number, tool: string | null = 'update_account'): RouterRow => ({
-      ...row(i, [`t${i}`], tool),
-      provenance: { source: 'trace' },
-    });
     const synthetic = Array.from({ length: 18 }, (_, i) => row(i, [`a${i}`]));
     const train = [...synthetic, fromTrace(500), fromTrace(501, null)];
     const settings = { minPerTool: 0, negativeShare: 0, seed: 42 };
@@ -173,8 +181,20 @@ describe('split by entity', () => {
     assert.deepEqual(trainingRows(train, settings).rows, train);
   });
 
+  it("traceShare copies the trace rows as they came, not balance's copies of them, and says how many it added", () => {
+    // minPerTool 3 makes two balance copies of the one trace row of a tool with one row (r500#1, r500#2).
+    const train = [...Array.from({ length: 6 }, (_, i) => row(i, [`a${i}`])), fromTrace(500, 'update_contact')];
+    const { rows, traceCopies } = trainingRows(train, { minPerTool: 3, negativeShare: 0, seed: 1, traceShare: 0.5 });
+    const traced = rows.filter((r) => r.provenance.source === 'trace');
+    assert.deepEqual(
+      traced.map((r) => r.id),
+      ['r500', 'r500#1', 'r500#2', 'r500#t1', 'r500#t2', 'r500#t3'],
+    );
+    assert.equal(traceCopies, 3);
+    assert.equal(traced.length / rows.length, 0.5);
+  });
+
   it('traceShare applies after the cap, so a capped retrain still trains mostly on its traffic', () => {
-    const fromTrace = (i: number): RouterRow => ({ ...row(i, [`t${i}`]), provenance: { source: 'trace' } });
     const train = [...Array.from({ length: 30 }, (_, i) => row(i, [`a${i}`])), fromTrace(500)];
     const { rows, cap } = trainingRows(train, {
       minPerTool: 0,
@@ -192,29 +212,21 @@ describe('split by entity', () => {
     assert.ok(rows.slice(0, 4).some((r) => r.id === 'r500'));
   });
 
-  it('traceShare is a share below 1, named when it is not', () => {
-    const config = (dataset: Record<string, unknown>) => ({
-      version: 1,
-      name: 'share',
-      servers: [{ name: 'x', stdio: { command: 'x' } }],
-      dataset,
-    });
-    assert.equal(parseConfig(config({ traceShare: 0.3 })).dataset!.traceShare, 0.3);
-    assert.equal(parseConfig(config({})).dataset!.traceShare, undefined);
-    assert.throws(() => parseConfig(config({ traceShare: 1 })), /dataset\.traceShare/);
-    assert.throws(() => parseConfig(config({ traceShare: -0.1 })), /dataset\.traceShare/);
+  it('traceShare is a share in (0, 0.9], named when it is not', () => {
+    assert.equal(parseConfig(configWith({ traceShare: 0.3 })).dataset!.traceShare, 0.3);
+    assert.equal(parseConfig(configWith({})).dataset!.traceShare, undefined);
+    // 0 would key a new split for the same rows; past 0.9 each step multiplies the copies.
+    for (const traceShare of [0, -0.1, 0.95, 1])
+      assert.throws(() => parseConfig(configWith({ traceShare })), /dataset\.traceShare/, String(traceShare));
   });
 
   it('a cap below minPerTool is a config error naming the field', () => {
-    const config = (dataset: Record<string, unknown>) => ({
-      version: 1,
-      name: 'cap',
-      servers: [{ name: 'x', stdio: { command: 'x' } }],
-      dataset,
-    });
-    assert.throws(() => parseConfig(config({ minPerTool: 20, maxPerTool: 10 })), /dataset\.maxPerTool.*minPerTool/s);
-    assert.equal(parseConfig(config({ maxPerTool: 40 })).dataset!.maxPerTool, 40);
-    assert.equal(parseConfig(config({})).dataset!.maxPerTool, undefined);
+    assert.throws(
+      () => parseConfig(configWith({ minPerTool: 20, maxPerTool: 10 })),
+      /dataset\.maxPerTool.*minPerTool/s,
+    );
+    assert.equal(parseConfig(configWith({ maxPerTool: 40 })).dataset!.maxPerTool, 40);
+    assert.equal(parseConfig(configWith({})).dataset!.maxPerTool, undefined);
   });
 });
 

@@ -86,7 +86,8 @@ def _train(args) -> int:
 def _serve(args) -> int:
     from .serve import serve
 
-    # Started by a bench or test (core/train/serve-process.ts): a server its starter no longer answers for is an orphan.
+    # Started through core/train/serve-process.ts (the evaluate stage, benches, tests): a server whose starter is gone
+    # has nobody to stop it.
     if os.environ.get("FLYWHEEL_DIE_WITH_PARENT") == "1":
         _die_with_parent()
 

@@ -29,7 +29,10 @@ export async function split(a: SplitArgs): Promise<StageOutcome> {
       const parents = [a.augmented];
       const trainRef = await store.putJsonl('train', train, {
         parents,
-        stats: { ...rowStats(train), distinctByTool: distinctCallsByTool(s.train), ...(cap ? { cap } : {}),
+        stats: {
+          ...rowStats(train),
+          distinctByTool: distinctCallsByTool(s.train),
+          ...(cap ? { cap } : {}),
           ...(traceCopies ? { traceCopies } : {}),
         },
       });

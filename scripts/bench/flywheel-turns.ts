@@ -6,14 +6,16 @@
  *
  *   node --import tsx scripts/bench/flywheel-turns.ts [--turns 3] [--batch-size 100] [--held-out 100]
  *        [--validation 100] [--gate 50] [--error-rate 0.05] [--steps 240] [--min-new-rows 20]
- *        [--target-precision P] [--trace-share S] [--seed S] [--config FILE] [--out DIR] [--keep-store]
+ *        [--target-precision P] [--trace-share S] [--phrasing description|natural] [--seed S] [--config FILE]
+ *        [--out DIR] [--keep-store]
  *
  * Traffic is BFCL's `live_simple` and `live_multiple` (requests people sent with their own functions), split by the
  * seed into a held-out slice (never sent through the gateway, so no turn can train on it), a validation slice, a gate
  * slice and one batch per turn (core/flywheel/traffic.ts). The catalog is the union of the used questions'
  * functions, read as a tool file; the dataset and train sections come from --config (default: the demo's), with
  * training capped at --steps; --trace-share sets the retrains' dataset.traceShare (the share of train the rows from the
- * gateway's traces are repeated up to; unset, they are trained on as they come). The serve behind the alias runs with its priors off, so every figure is the weights
+ * gateway's traces are repeated up to; unset, they are trained on as they come); --phrasing sets every run's
+ * dataset.phrasing (the synthetic requests phrased from the tool's description or from what it does). The serve behind the alias runs with its priors off, so every figure is the weights
  * with the constraint.
  *
  * Turn 0 is a normal run: synthetic data, train, evaluate, gate, deploy. Then the escalation threshold is chosen
@@ -76,6 +78,7 @@ const { values } = parseArgs({
     'min-new-rows': { type: 'string', default: '20' },
     'target-precision': { type: 'string' },
     'trace-share': { type: 'string' },
+    phrasing: { type: 'string' },
     seed: { type: 'string', default: 'flywheel-turns' },
     config: { type: 'string', default: join(REPO, DEFAULT_CONFIG) },
     out: {
@@ -160,9 +163,11 @@ const configFor = (k: number) =>
         }
       : {}),
   });
+const phrasing = values.phrasing;
 const config = parseConfig({
   ...base,
   name: 'flywheel-turns',
+  ...(phrasing === undefined ? {} : { dataset: { ...base.dataset, phrasing } }),
   servers: [{ name: DOMAIN, tools: functionsFile, timeoutMs: 30_000 }],
   artifacts: { store: `file://${storeDir}` },
   traces: [],
@@ -246,7 +251,7 @@ try {
     await writeFile(join(out, 'turns.svg'), `${turnsPlot(figures)}\n`);
     await writeFile(
       join(out, 'turns.md'),
-      `${turnsTable(figures)}\n\nHeld-out: ${sizes.heldOut} BFCL requests never sent through the gateway, scored on the deployed router with serve's priors off. Threshold ${threshold} (target precision ${targetPrecision} on ${sizes.validation} validation requests). Frontier stand-in error rate ${errorRate}. ${functions} functions; ${whole('steps', 1)} training steps per run${traceShare === undefined ? '' : `; trace rows repeated to ${traceShare} of train`}. ${figures.length - 1} of ${turns} turns in ${((performance.now() - t0) / 60_000).toFixed(1)} min.\n`,
+      `${turnsTable(figures)}\n\nHeld-out: ${sizes.heldOut} BFCL requests never sent through the gateway, scored on the deployed router with serve's priors off. Threshold ${threshold} (target precision ${targetPrecision} on ${sizes.validation} validation requests). Frontier stand-in error rate ${errorRate}. ${functions} functions; ${whole('steps', 1)} training steps per run${traceShare === undefined ? '' : `; trace rows repeated to ${traceShare} of train`}${phrasing === undefined ? '' : `; synthetic requests phrased by ${phrasing}`}. ${figures.length - 1} of ${turns} turns in ${((performance.now() - t0) / 60_000).toFixed(1)} min.\n`,
     );
     say(`turn ${figures.length - 1} measured: ${turnsLine(figures)}`);
   };

@@ -378,6 +378,40 @@ describe('formats and realistic strings', () => {
   });
 });
 
+describe('formats written in the description', () => {
+  // A description that says how a value is written ("in the format of 'YYYY-MM-DD'") gives its shape, not a value.
+  const named = (name: string, schema: Schema, n: number, meaning?: string[]): unknown[] =>
+    draws(obj({ [name]: schema }), n, name, meaning ? { meaning } : {}).map((a) => a[name]);
+  it('a date or clock template is filled in, never sent as the value, in either phrasing', () => {
+    const cases: Array<[string, string, RegExp]> = [
+      ['trip_day', "Day of the trip, in the format of 'YYYY-MM-DD'.", /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/],
+      ['pickup', "Pickup time in 24-hour format 'HH:MM'.", /^([01]\d|2[0-3]):[0-5]\d$/],
+      [
+        'starts',
+        'When the meeting starts, formatted as "YYYY-MM-DD HH:mm:ss".',
+        /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/,
+      ],
+      ['birthday', 'Birthday (format: MM/DD/YYYY)', /^(0[1-9]|1[0-2])\/(0[1-9]|[12]\d|3[01])\/\d{4}$/],
+      ['check_in', 'Check-in day in DD.MM.YYYY format', /^(0[1-9]|[12]\d|3[01])\.(0[1-9]|1[0-2])\.\d{4}$/],
+    ];
+    for (const [name, description, shape] of cases)
+      for (const meaning of [undefined, ['book', 'trip']])
+        for (const v of named(name, { type: 'string', description }, 60, meaning))
+          assert.match(String(v), shape, `${description} gave ${String(v)}`);
+  });
+  it('a template that is not a date is not a value either; an example beside it still is', () => {
+    const description = "The city, in the format of 'City, State', such as 'Berkeley, CA'.";
+    const vs = named('city', { type: 'string', description }, 200);
+    assert.ok(!vs.includes('City, State'));
+    assert.ok(vs.includes('Berkeley, CA'));
+  });
+  it('a date shape mentioned in passing does not make the argument a date', () => {
+    const description = "Filter: = != < >, 'quoted strings', numbers, NULL and YYYY-MM-DD values.";
+    for (const v of named('where', { type: 'string', description }, 100))
+      assert.doesNotMatch(String(v), /^\d{4}-\d\d-\d\d$/);
+  });
+});
+
 describe('numbers', () => {
   it('honours inclusive, exclusive and multipleOf bounds', () => {
     assert.deepEqual(distinct(field({ type: 'integer', minimum: 5, maximum: 7 })), new Set(['5', '6', '7']));

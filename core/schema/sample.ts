@@ -27,8 +27,11 @@ import {
   formatValue,
   fromPattern,
   isCountName,
+  nameWords,
   patternRegExp,
   quotedExamples,
+  writtenDateFormat,
+  fillDateTemplate,
   stringForMeaning,
   stringForName,
 } from './sample-strings.js';
@@ -215,7 +218,7 @@ function hintValue(s: Schema, ctx: Ctx, at: At): { value: unknown } | undefined 
   if (s.default !== undefined) cands.push(s.default);
   if (Array.isArray(s.examples)) cands.push(...s.examples);
   if (s.example !== undefined) cands.push(s.example);
-  if (mayBeString(s) && typeof s.description === 'string') cands.push(...quoted(s.description));
+  if (mayBeString(s) && typeof s.description === 'string') cands.push(...quoted(s.description, namesAFormat(at.name)));
   if (!cands.length || !ctx.rng.chance(HINT_SHARE)) return undefined;
   return firstValid(cands, s, ctx);
 }
@@ -227,13 +230,19 @@ function firstValid(cands: readonly unknown[], s: Schema, ctx: Ctx): { value: un
 }
 
 const quotedCache = new Map<string, string[]>();
-function quoted(description: string): string[] {
-  let q = quotedCache.get(description);
+function quoted(description: string, keepTemplates: boolean): string[] {
+  const key = `${keepTemplates ? 1 : 0}${description}`;
+  let q = quotedCache.get(key);
   if (!q) {
     if (quotedCache.size > 20_000) quotedCache.clear();
-    quotedCache.set(description, (q = quotedExamples(description)));
+    quotedCache.set(key, (q = quotedExamples(description, keepTemplates)));
   }
   return q;
+}
+
+/** An argument whose value is itself a format ("date_format", "pattern"): a template is what it takes. */
+function namesAFormat(name: string): boolean {
+  return ['format', 'pattern', 'template', 'mask'].includes(nameWords(name).at(-1) ?? '');
 }
 
 function mayBeString(s: Schema): boolean {
@@ -539,6 +548,12 @@ function genString(s: Schema, ctx: Ctx, at: At): string {
     }
     const bounds = minL || maxL < Infinity ? ` with length ${minL}..${maxL}` : '';
     throw fail(at, `pattern /${pattern}/ cannot be satisfied${bounds}`);
+  }
+  // "in the format of 'YYYY-MM-DD'": the description gives the value's shape; a date drawn in it.
+  const written = typeof s.description === 'string' ? writtenDateFormat(s.description) : undefined;
+  if (written && !format && !namesAFormat(at.name)) {
+    const v = fillDateTemplate(written, rng);
+    if (fits(v)) return v;
   }
   const meant = ctx.meaning
     ? stringForMeaning(at.name, typeof s.description === 'string' ? s.description : '', ctx.meaning, rng)

@@ -392,6 +392,11 @@ describe('formats written in the description', () => {
         /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/,
       ],
       ['birthday', 'Birthday (format: MM/DD/YYYY)', /^(0[1-9]|1[0-2])\/(0[1-9]|[12]\d|3[01])\/\d{4}$/],
+      [
+        'since',
+        "Start of the span, in the ISO 8601 format 'YYYY-MM-DDTHH:MM:SSZ'.",
+        /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/,
+      ],
       ['check_in', 'Check-in day in DD.MM.YYYY format', /^(0[1-9]|[12]\d|3[01])\.(0[1-9]|1[0-2])\.\d{4}$/],
     ];
     for (const [name, description, shape] of cases)
@@ -404,6 +409,11 @@ describe('formats written in the description', () => {
     const vs = named('city', { type: 'string', description }, 200);
     assert.ok(!vs.includes('City, State'));
     assert.ok(vs.includes('Berkeley, CA'));
+  });
+  it('an argument that is itself a format takes the template', () => {
+    const description = "How to write the returned date, e.g. 'YYYY-MM-DD' or 'DD/MM/YYYY'.";
+    const vs = named('date_format', { type: 'string', description }, 100);
+    assert.ok(vs.includes('YYYY-MM-DD') && vs.includes('DD/MM/YYYY'));
   });
   it('a date shape mentioned in passing does not make the argument a date', () => {
     const description = "Filter: = != < >, 'quoted strings', numbers, NULL and YYYY-MM-DD values.";

@@ -3,9 +3,9 @@
  * constraint (serve's retrieval, copy and fill priors off; the offer, scope and grounding checks on), as any
  * engine can reproduce them; beside them each base, and the chosen router with serve's priors on.
  *
- *   node --import tsx scripts/bench/weights.ts [--router NAME:KEY=VALUE,…]… [--priors NAME] [--config FILE]…
+ *   node --import tsx scripts/bench/weights.ts [--router NAME:KEY=VALUE,…]… [--priors NAME|none] [--config FILE]…
  *        [--cases NAME=FILE[,FILE…]]… [--testset FILE] [--test N] [--bfcl-dev N] [--bfcl-report N]
- *        [--dataset JSON] [--job JSON] [--prepare] [--out DIR]
+ *        [--paired A,B]… [--dataset JSON] [--job JSON] [--prepare] [--out DIR]
  *
  * Routers (--router, repeatable; default below): one training each from the same catalog and seed, differing in
  * `phrasing` (description | natural), `base` (a train job baseModel) and budget (`steps` N, or `epochs` N with no
@@ -23,7 +23,9 @@
  *   BFCL report    --bfcl-report N of live_simple, live_irrelevance and the report half of irrelevance: printed,
  *                  never used to choose
  * The router with the best exact share pooled over the hand-written sets and BFCL's dev split is named, and its
- * figures set against issue targets (floors and stretch). Trained adapters in --out are reused by a rerun with
+ * figures set against issue targets (floors and stretch). --paired A,B adds router A minus router B on every set,
+ * paired per case, with its 95 % bootstrap interval. --priors none scores no router with serve's priors; --test 0
+ * skips the synthetic set. Trained adapters in --out are reused by a rerun with
  * the same job on the same rows. --prepare builds the data and writes the jobs, then stops, for training on another
  * machine (a GPU) under the same paths. A null in --dataset unsets a config key. The last line is
  *   weights: best=NAME dev=… synthetic=… SET=… bfcl_dev=… live_simple=… base_live_simple=…
@@ -66,6 +68,7 @@ const { values } = parseArgs({
   options: {
     router: { type: 'string', multiple: true, default: DEFAULT_ROUTERS },
     priors: { type: 'string', default: 'one-epoch' },
+    paired: { type: 'string', multiple: true, default: [] },
     config: {
       type: 'string',
       multiple: true,
@@ -114,8 +117,16 @@ interface Router {
 }
 const routers = values.router.map(parseRouter);
 if (new Set(routers.map((r) => r.name)).size !== routers.length) throw new Error('--router: two routers share a name');
-if (!routers.some((r) => r.name === values.priors))
-  throw new Error(`--priors ${values.priors}: no --router of that name`);
+const priorsRouter = values.priors === 'none' ? undefined : values.priors;
+if (priorsRouter !== undefined && !routers.some((r) => r.name === priorsRouter))
+  throw new Error(`--priors ${values.priors}: no --router of that name (or none)`);
+const pairs = values.paired.map((spec) => {
+  const [a, b, ...rest] = spec.split(',');
+  for (const name of [a, b])
+    if (rest.length || !routers.some((r) => r.name === name))
+      throw new Error(`--paired ${spec}: expected two --router names, A,B (A minus B)`);
+  return [a!, b!] as const;
+});
 
 const configs = await Promise.all(values.config.map((file) => loadConfigFile(file)));
 const first = configs[0]!;
@@ -215,11 +226,15 @@ const testRows = (await readFile(values.testset, 'utf8'))
     const { approved: _a, notes: _n, ...row } = JSON.parse(l) as RouterRow & { approved?: unknown; notes?: unknown };
     return row as RouterRow;
   });
-const synthetic = sampleCases(
-  casesFrom(renderRows(testRows, catalog, format), testRows, basename(values.testset), catalog),
-  values.test === undefined ? undefined : whole('test', values.test),
-  ev.sampleSeed,
-);
+const testLimit = values.test === undefined ? undefined : whole('test', values.test);
+const synthetic =
+  testLimit === 0
+    ? []
+    : sampleCases(
+        casesFrom(renderRows(testRows, catalog, format), testRows, basename(values.testset), catalog),
+        testLimit,
+        ev.sampleSeed,
+      );
 const handSets: Array<{ name: string; cases: EvalCase[] }> = [];
 for (const spec of values.cases) handSets.push(await handwrittenSet(spec, catalog, first.dataset, format));
 const bfclGroups = (sets: typeof bfcl.dev) =>
@@ -236,12 +251,16 @@ const bases = [...new Set(routers.map((r) => r.base ?? defaultBase))];
 const labels: Label[] = [
   ...bases.map((b) => ({ name: `base ${b}`, base: b, model: 'base', priors: false })),
   ...routers.map((r) => ({ name: r.name, base: r.base ?? defaultBase, model: r.name, priors: false })),
-  {
-    name: `${values.priors} + priors`,
-    base: routers.find((r) => r.name === values.priors)!.base ?? defaultBase,
-    model: values.priors,
-    priors: true,
-  },
+  ...(priorsRouter === undefined
+    ? []
+    : [
+        {
+          name: `${priorsRouter} + priors`,
+          base: routers.find((r) => r.name === priorsRouter)!.base ?? defaultBase,
+          model: priorsRouter,
+          priors: true,
+        },
+      ]),
 ];
 interface Scored {
   synthetic: CaseResult[];
@@ -328,6 +347,8 @@ const columns: Array<{ head: string; of: (s: Scored) => number[]; n: number }> =
 ];
 columns[0]!.n = handSets.reduce((n, h) => n + h.cases.length, 0) + bfcl.dev.reduce((n, x) => n + x.questions.length, 0);
 const col = (head: string) => columns.find((c) => c.head === head);
+/** A minus B case by case: both scored the same cases in the same order. */
+const pairedDifference = (a: number[], b: number[]) => share(a.map((x, i) => x - b[i]!));
 const figure = (label: string, col: (typeof columns)[number]) => share(col.of(scored.get(label)!));
 const best = routers
   .map((r) => ({ name: r.name, dev: figure(r.name, columns[0]!).value ?? -1 }))
@@ -344,6 +365,14 @@ const lines = [
       `| ${l.name === best ? `**${l.name}**` : l.name}${describeLabel(l)} | ${columns.map((c) => ci(figure(l.name, c))).join(' | ')} |`,
   ),
   '',
+  ...pairs.flatMap(([a, b]) => [
+    `${a} − ${b}, paired per case (95 % bootstrap interval):`,
+    '',
+    `| ${columns.map((c) => `${c.head} (n ${c.n})`).join(' | ')} |`,
+    `|${columns.map(() => '---').join('|')}|`,
+    `| ${columns.map((c) => ci(pairedDifference(c.of(scored.get(a)!), c.of(scored.get(b)!)))).join(' | ')} |`,
+    '',
+  ]),
   `Best on the dev cases: **${best}**.`,
   '',
   ...targets(best),

@@ -243,7 +243,7 @@ describe('benchmarks, smoke-sized', { timeout: 20 * 60_000 }, () => {
     // The catalog (and so the rows each router trains on) comes from the configs and BFCL's questions, not the
     // cases scored: a rerun that scores fewer cases trains on the same rows.
     const args = [
-      ...['--router', 'short:steps=1', '--router', 'natural:phrasing=natural,steps=2', '--priors', 'short'],
+      ...['--router', 'short:steps=1', '--router', 'natural:phrasing=natural,steps=2'],
       ...['--bfcl-dev', '1', '--bfcl-report', '1', '--out', dir],
       ...['--job', JSON.stringify({ baseModel: 'tiny:nano', lora: { topLayers: null } })],
     ];
@@ -257,7 +257,7 @@ describe('benchmarks, smoke-sized', { timeout: 20 * 60_000 }, () => {
     ];
     // --prepare writes each router's job and stops; one job trained outside the benchmark (as on a GPU machine)
     // is then reused by the run, which trains the other itself.
-    const prepared = await benchRun('weights.ts', [...args, ...sets, '--prepare']);
+    const prepared = await benchRun('weights.ts', [...args, '--priors', 'short', ...sets, '--prepare']);
     assert.match(prepared.stderr, /prepared: train each job/);
     assert.equal(prepared.stdout.trim(), '');
     assert.ok(!existsSync(join(dir, 'short', 'adapter')), '--prepare trained nothing');
@@ -267,7 +267,7 @@ describe('benchmarks, smoke-sized', { timeout: 20 * 60_000 }, () => {
       maxBuffer: 32 << 20,
       env: { ...process.env, PYTHONPATH: TRAINER_ROOT },
     });
-    const first = await benchRun('weights.ts', [...args, ...sets]);
+    const first = await benchRun('weights.ts', [...args, '--priors', 'short', ...sets]);
     assert.match(first.stderr, /reusing short from/);
     assert.match(first.stderr, /training natural/);
     assert.match(
@@ -289,7 +289,8 @@ describe('benchmarks, smoke-sized', { timeout: 20 * 60_000 }, () => {
     for (const [name, detail] of rows)
       assert.match(table, new RegExp(`^\\| (\\*\\*)?${esc(name)}(\\*\\*)?${esc(detail)}`, 'm'));
     assert.match(table, /^\| BFCL live_simple ≥ base \+ 0\.20 \| floor \| [\d.]+ \| (yes|no) \|$/m);
-    // A rerun into the same directory reuses both adapters (the same job on the same rows).
+    // A rerun into the same directory reuses both adapters (the same job on the same rows); with no priors row, no
+    // synthetic set, and natural minus short paired on every set.
     const again = await run(
       process.execPath,
       [
@@ -297,14 +298,19 @@ describe('benchmarks, smoke-sized', { timeout: 20 * 60_000 }, () => {
         'tsx',
         join(REPO, 'scripts', 'bench', 'weights.ts'),
         ...args,
-        '--test',
-        '1',
+        ...['--priors', 'none', '--paired', 'natural,short', '--test', '0'],
         '--cases',
         `foreign=${hand('sqlite.jsonl')}`,
       ],
       { cwd: REPO, timeout: TIMEOUT, maxBuffer: 32 << 20 },
     );
     assert.match(again.stderr, /reusing short from/);
+    const rerun = readFileSync(join(dir, 'weights.md'), 'utf8');
+    assert.doesNotMatch(rerun, /\+ priors/);
+    assert.match(rerun, /^natural − short, paired per case/m);
+    // One row of differences, each with its interval; the synthetic set (second) is empty.
+    const d = String.raw`-?\d\.\d{3} \[-?\d\.\d{3}, -?\d\.\d{3}\]`;
+    assert.match(rerun, new RegExp(String.raw`^\| ${d} \| — \| ${d} \|`, 'm'));
   });
 
   it('quality (on tiny:nano, 2 steps), then the trainer benches on its rows and adapter', async () => {

@@ -1,5 +1,6 @@
 import randexpModule from 'randexp';
 import { addDays, type Rng } from '../rng.js';
+import { AFTER_FORMAT, isDateTemplate } from './date-template.js';
 
 /**
  * Strings for the argument sampler (sample.ts): JSON Schema formats, regex patterns, a small generic lexicon
@@ -269,8 +270,8 @@ export function filler(rng: Rng, n: number): string {
 /**
  * Example values quoted in a description: `IANA timezone (e.g. 'America/New_York', "UTC")` gives both.
  * A quote must not touch a letter on its outer side so apostrophes (`user's`) are not read as quotes. A quote that
- * says how a value is written is not an example: a date or clock template ('YYYY-MM-DD', 'HH:MM'), or whatever is
- * a placeholder in title case quoted right after "format" ("in the format of 'City, State'"). Unless
+ * says how a value is written is not an example: a date or clock template ('YYYY-MM-DD', 'HH:MM'), or
+ * a placeholder of title-case words quoted right after "format" ("in the format of 'City, State'"). Unless
  * `keepTemplates`: for an argument that is itself a format ("date_format"), a template is the example.
  */
 export function quotedExamples(description: unknown, keepTemplates = false): string[] {
@@ -279,72 +280,11 @@ export function quotedExamples(description: unknown, keepTemplates = false): str
   const re = /(?<![\p{L}\p{N}])(?:'([^'\n]{1,80})'|"([^"\n]{1,80})"|`([^`\n]{1,80})`)(?![\p{L}\p{N}])/gu;
   for (const m of description.matchAll(re)) {
     const v = (m[1] ?? m[2] ?? m[3] ?? '').trim();
-    const placeholder = /^[A-Z][a-z]+(?:,? [A-Z][a-z]+)*$/.test(v) && AFTER_FORMAT.test(description.slice(0, m.index));
+    const placeholder = /^[A-Z][a-z]+(?:,? [A-Z][a-z]+)+$/.test(v) && AFTER_FORMAT.test(description.slice(0, m.index));
     if (!v || out.includes(v) || (!keepTemplates && (isDateTemplate(v) || placeholder))) continue;
     out.push(v);
   }
   return out;
-}
-
-// ------------------------------------------------------------------------------------- written formats
-
-/** The fields of a date or clock template; MM is the month unless it follows an hour or a colon. */
-const FIELD = 'YYYY|yyyy|YY|yy|MM|mm|DD|dd|HH|hh|SS|ss';
-const TEMPLATE = new RegExp(`^(?:${FIELD})(?:[-/:. T]{1,2}(?:${FIELD}))+Z?$`);
-/** Text that ends by introducing a format: "in the format of", "formatted as", "format:". */
-const AFTER_FORMAT = /\bformat(?:ted)?(?:\s+(?:of|as|like|is))?\s*:?\s*\(?\s*$/i;
-
-/** 'YYYY-MM-DD', 'HH:MM', 'MM/DD/YYYY HH:mm:ss', 'YYYY-MM-DDTHH:MM:SSZ': a date or clock shape of template fields. */
-export function isDateTemplate(s: string): boolean {
-  return TEMPLATE.test(s) && /(YY|yy|DD|dd|HH|hh)/.test(s);
-}
-
-/**
- * The date or clock template a description gives for its value: quoted anywhere ("in 24-hour format 'HH:MM'"),
- * or bare where the words around it say it is a format ("format: MM/DD/YYYY", "in DD.MM.YYYY format"). A template
- * mentioned in passing ("numbers, NULL and YYYY-MM-DD values") does not make the argument a date.
- */
-export function writtenDateFormat(description: string): string | undefined {
-  const quoted = /(?<![\p{L}\p{N}])['"`]([^'"`\n]{2,40})['"`]/gu;
-  for (const m of description.matchAll(quoted)) if (isDateTemplate(m[1]!.trim())) return m[1]!.trim();
-  const bare = new RegExp(`(?:${FIELD})(?:[-/:. T]{1,2}(?:${FIELD}))+Z?`, 'g');
-  for (const m of description.matchAll(bare)) {
-    const before = description.slice(0, m.index);
-    const after = description.slice(m.index + m[0].length);
-    if (isDateTemplate(m[0]) && (AFTER_FORMAT.test(before) || /^\s*format\b/i.test(after))) return m[0];
-  }
-  return undefined;
-}
-
-/** A drawn date and time written in a template's shape: 'DD.MM.YYYY' → '03.05.2026', 'HH:MM' → '14:30'. */
-export function fillDateTemplate(template: string, rng: Rng): string {
-  const [year, month, day] = isoDate(rng).split('-') as [string, string, string];
-  const [hour, minute, second] = clock(rng, true).split(':') as [string, string, string];
-  const hour12 = pad2(((Number(hour) + 11) % 12) + 1);
-  let clockSeen = false;
-  return template.replace(new RegExp(FIELD, 'g'), (f, at: number) => {
-    const colonBefore = template[at - 1] === ':';
-    switch (f) {
-      case 'YYYY':
-      case 'yyyy':
-        return year;
-      case 'YY':
-      case 'yy':
-        return year.slice(2);
-      case 'DD':
-      case 'dd':
-        return day;
-      case 'HH':
-        return ((clockSeen = true), hour);
-      case 'hh':
-        return ((clockSeen = true), hour12);
-      case 'SS':
-      case 'ss':
-        return second;
-      default: // MM or mm: minutes after an hour or a colon, else the month
-        return clockSeen || colonBefore ? minute : month;
-    }
-  });
 }
 
 // ---------------------------------------------------------------------------------------------- patterns

@@ -30,11 +30,11 @@ import {
   nameWords,
   patternRegExp,
   quotedExamples,
-  writtenDateFormat,
-  fillDateTemplate,
   stringForMeaning,
   stringForName,
+  isoDate,
 } from './sample-strings.js';
+import { fillDateTemplate, writtenDateFormat } from './date-template.js';
 import { InputError } from '../errors.js';
 
 /** A schema no argument set can be drawn for: impossible pattern, cyclic required $ref, contradictory bounds... */
@@ -534,9 +534,11 @@ function genString(s: Schema, ctx: Ctx, at: At): string {
   const fits = (v: string): boolean => codePoints(v) >= minL && codePoints(v) <= maxL && (!re || re.test(v));
 
   const format = typeof s.format === 'string' ? s.format : undefined;
+  let knownFormat = false;
   for (let i = 0; format && i < 4; i++) {
     const v = formatValue(format, rng);
     if (v === undefined) break;
+    knownFormat = true;
     if (fits(v)) return v;
   }
   if (pattern !== undefined) {
@@ -551,8 +553,8 @@ function genString(s: Schema, ctx: Ctx, at: At): string {
   }
   // "in the format of 'YYYY-MM-DD'": the description gives the value's shape; a date drawn in it.
   const written = typeof s.description === 'string' ? writtenDateFormat(s.description) : undefined;
-  if (written && !format && !namesAFormat(at.name)) {
-    const v = fillDateTemplate(written, rng);
+  if (written && !knownFormat && !namesAFormat(at.name)) {
+    const v = fillDateTemplate(written, rng, isoDate);
     if (fits(v)) return v;
   }
   const meant = ctx.meaning

@@ -397,12 +397,38 @@ describe('formats written in the description', () => {
         "Start of the span, in the ISO 8601 format 'YYYY-MM-DDTHH:MM:SSZ'.",
         /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/,
       ],
+      ['vintage', "Year the wine was made, formatted as 'YYYY'; 'unknown' if nobody knows.", /^(\d{4}|unknown)$/],
+      ['stay', "Nights booked, as 'YYYY-MM-DD to YYYY-MM-DD'.", /^\d{4}-\d\d-\d\d to \d{4}-\d\d-\d\d$/],
+      ['alarm', "Alarm time like 'HH:MM AM/PM'.", /^(0[1-9]|1[0-2]):[0-5]\d (AM|PM)$/],
+      ['lap', "Lap time in 'MM:SS'.", /^[0-5]\d:[0-5]\d$/],
+      ['gig', "Gig day, e.g. 'DD MMM'.", /^(0[1-9]|[12]\d|3[01]) [A-Z][a-z]{2}$/],
+      ['stamp', 'Compact day stamp, format YYYYMMDD', /^\d{4}(0[1-9]|1[0-2])(0[1-9]|[12]\d|3[01])$/],
+      ['slot', "Slot as 'HH:MM DD.MM.YYYY'.", /^\d\d:\d\d (0[1-9]|[12]\d|3[01])\.(0[1-9]|1[0-2])\.\d{4}$/],
       ['check_in', 'Check-in day in DD.MM.YYYY format', /^(0[1-9]|[12]\d|3[01])\.(0[1-9]|1[0-2])\.\d{4}$/],
     ];
     for (const [name, description, shape] of cases)
       for (const meaning of [undefined, ['book', 'trip']])
         for (const v of named(name, { type: 'string', description }, 60, meaning))
           assert.match(String(v), shape, `${description} gave ${String(v)}`);
+  });
+  it('a range ends after it starts, and a season runs into the next year', () => {
+    for (const v of named('stay', { type: 'string', description: "As 'YYYY-MM-DD to YYYY-MM-DD'." }, 40)) {
+      const [from, to] = String(v).split(' to ');
+      assert.ok(from! < to!, String(v));
+    }
+    for (const v of named('season', { type: 'string', description: "The season, formatted as 'YYYY-YYYY'." }, 40)) {
+      const [a, b] = String(v).split('-').map(Number);
+      assert.equal(b, a! + 1, String(v));
+    }
+  });
+  it('a template with a format the sampler does not know still gives the shape', () => {
+    const description = "The day, in the format of 'DD/MM/YYYY'.";
+    for (const v of named('day', { type: 'string', format: 'binary', description }, 30))
+      assert.match(String(v), /^\d\d\/\d\d\/\d{4}$/);
+  });
+  it('a one-word example after "format" is still an example', () => {
+    const vs = named('style', { type: 'string', description: "Output format: 'Markdown' or 'HTML'." }, 100);
+    assert.ok(vs.includes('Markdown') && vs.includes('HTML'));
   });
   it('a template that is not a date is not a value either; an example beside it still is', () => {
     const description = "The city, in the format of 'City, State', such as 'Berkeley, CA'.";

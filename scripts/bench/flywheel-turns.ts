@@ -13,10 +13,10 @@
  * seed into a held-out slice (never sent through the gateway, so no turn can train on it), a validation slice, a gate
  * slice and one batch per turn (core/flywheel/traffic.ts). The catalog is the union of the used questions'
  * functions, read as a tool file; the dataset and train sections come from --config (default: the demo's), with
- * training capped at --steps; --trace-share sets the retrains' dataset.traceShare (the share of train the rows from the
- * gateway's traces are repeated up to; unset, they are trained on as they come); --phrasing sets every run's
- * dataset.phrasing (the synthetic requests phrased from the tool's description or from what it does). The serve behind the alias runs with its priors off, so every figure is the weights
- * with the constraint.
+ * training capped at --steps; --trace-share sets the retrains' dataset.traceShare (the share of train the rows from
+ * the gateway's traces are repeated up to; unset, they are trained on as they come); --phrasing sets every run's
+ * dataset.phrasing (the synthetic requests phrased from the tool's description or from what it does). The serve
+ * behind the alias runs with its priors off, so every figure is the weights with the constraint.
  *
  * Turn 0 is a normal run: synthetic data, train, evaluate, gate, deploy. Then the escalation threshold is chosen
  * once, on the validation slice sent through the gateway (to --target-precision of the answers kept, default the

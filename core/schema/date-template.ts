@@ -14,7 +14,8 @@ type Token = { field: Field } | { sep: string } | { meridiem: string } | { zone:
 const TELLING = new Set<Field>(['YYYY', 'yyyy', 'YY', 'yy', 'MMMM', 'MMM', 'DD', 'dd', 'HH', 'hh']);
 /** "A to B" or "A – B": a range of two dates. */
 const RANGE = /\s+to\s+|\s+[–—]\s+/;
-const MONTHS = [
+/** Month names, January first: how people write a month. */
+export const MONTHS = [
   'January',
   'February',
   'March',

@@ -7,6 +7,7 @@
  */
 import type { Rng } from '../../rng.js';
 import { VERBS } from '../generic/phrase.js';
+import { MONTHS } from '../../schema/date-template.js';
 
 const CONTEXTS = [
   'Quick one before my meeting.',
@@ -72,20 +73,6 @@ const ABBREVIATIONS: Record<string, string> = {
   thanks: 'thx',
   tomorrow: 'tmrw',
 };
-const MONTHS = [
-  'January',
-  'February',
-  'March',
-  'April',
-  'May',
-  'June',
-  'July',
-  'August',
-  'September',
-  'October',
-  'November',
-  'December',
-];
 /** Slot names whose numbers people write with separators (never ids: "10,234" is no invoice id). */
 const MONEYISH = /amount|price|total|cost|balance|limit|salary|budget|revenue|value|quantity|qty/i;
 

@@ -13,7 +13,9 @@
   after the grammar's text, checked the same way. On a CPU a pass over seven tokens costs ~5 % more than a pass
   over one (a small model's pass is mostly per-layer overhead), so a rejected draft costs little.
 
-Sampling and logprobs go through generate() (serve.py)."""
+Asked for logprobs, each answer token's is read from the distribution it was chosen from (the priors mixed in,
+normalised over what the constraint allows), as generate()'s processed scores give them. Sampling goes through
+generate() (serve.py)."""
 
 from __future__ import annotations
 
@@ -33,15 +35,21 @@ MIN_LOOKUP_CHARS, MAX_LOOKUP_CHARS = 3, 24
 MAX_LOOKUP_TOKENS = 6
 
 
+# One answer token's logprob and the likeliest tokens' (id, logprob) at its position, best first.
+TokenScore = tuple[float, list[tuple[int, float]]]
+
+
 @dataclass
 class Decoded:
-    """A greedy answer and what it cost: forward passes, prompt tokens reused, draft tokens tried and kept."""
+    """A greedy answer and what it cost: forward passes, prompt tokens reused, draft tokens tried and kept; with
+    logprobs asked for, one TokenScore per answer token."""
 
     tokens: list[int]
     passes: int = 0
     reused: int = 0
     drafted: int = 0
     kept: int = 0
+    scores: list[TokenScore] | None = None
 
 
 @dataclass
@@ -132,18 +140,34 @@ def draft_tokens(
     return draft[:room]
 
 
-def _choose(constraint: RouterConstraint | None, seq: list[int], logits, prior: Any = None) -> int:
-    """Greedy's pick: the model's first choice (with the request's priors mixed in, priors.py) when the
-    constraint allows it, else the best allowed token."""
+def _choose(constraint: RouterConstraint | None, seq: list[int], logits, prior: Any = None) -> tuple[int, Any]:
+    """Greedy's pick and the scores it was picked from (the logits with the request's priors mixed in, priors.py):
+    the model's first choice when the constraint allows it, else the best allowed token."""
     import torch
 
     if prior is not None:
         logits = prior.mix(seq, logits)
     best = int(logits.argmax())
     if constraint is None or constraint.accepts(seq, best):
-        return best
+        return best, logits
     allowed = torch.tensor(constraint.allowed(seq), dtype=torch.long)
-    return int(allowed[logits[allowed].argmax()])
+    return int(allowed[logits[allowed].argmax()]), logits
+
+
+def token_score(constraint: RouterConstraint | None, seq: list[int], scores, token: int, top: int) -> TokenScore:
+    """`token`'s logprob after `seq` and the `top` likeliest tokens', from `scores` (_choose's) normalised over
+    what the constraint allows there: what generate() under RouterLogitsProcessor reports. The allowed set is
+    cached per prefix by the constraint engine, so this costs little beside a forward pass."""
+    import torch
+
+    if constraint is not None:
+        allowed = torch.tensor(constraint.allowed(seq), dtype=torch.long)
+        masked = torch.full_like(scores, float("-inf"))
+        masked[allowed] = scores[allowed]
+        scores = masked
+    logprobs = torch.log_softmax(scores.float(), dim=-1)
+    values, ids = logprobs.topk(top)
+    return logprobs[token].item(), list(zip(ids.tolist(), values.tolist()))
 
 
 def greedy(
@@ -157,11 +181,13 @@ def greedy(
     drafts: bool = True,
     lookup: bool = True,
     prior: Any = None,
+    logprobs: int | None = None,
 ) -> Decoded:
     """The greedy answer to `prompt` (token ids, eos included when it finished) from `model` as it is set up now
     (adapter chosen or disabled by the caller). `key` names that setup in `prefixes`; without `prefixes` nothing is
     reused or kept; without `lookup` only the grammar drafts, and without `drafts` every token takes its own pass
-    (for benchmarks' baselines). `prior`: what priors.py mixes into this request's answer."""
+    (for benchmarks' baselines). `prior`: what priors.py mixes into this request's answer. `logprobs`: when set,
+    each answer token's score with that many top tokens (Decoded.scores)."""
     import torch
     from transformers import DynamicCache
 
@@ -171,7 +197,13 @@ def greedy(
     cache = cache if cache is not None else DynamicCache()
     device = model.device
 
-    done = Decoded([], reused=reused)
+    done = Decoded([], reused=reused, scores=[] if logprobs is not None else None)
+
+    def take(token: int, scores) -> None:
+        if done.scores is not None:
+            done.scores.append(token_score(constraint, seq, scores, token, logprobs))
+        seq.append(token)
+        answer.append(token)
 
     def forward(tokens: list[int], last_only: bool = False):
         done.passes += 1
@@ -188,9 +220,8 @@ def greedy(
     logits = forward(prompt[reused:], last_only=True)[-1]
     seq, answer = list(prompt), done.tokens
     while len(answer) < max_new:
-        token = _choose(constraint, seq, logits, prior)
-        seq.append(token)
-        answer.append(token)
+        take(*_choose(constraint, seq, logits, prior))
+        token = answer[-1]
         if token == eos or len(answer) >= max_new:
             break
         draft = draft_tokens(tokenizer, constraint, seq, answer, prompt_text, max_new - len(answer)) if drafts else []
@@ -198,10 +229,10 @@ def greedy(
         step = forward([token, *draft])
         kept = 0
         for i, d in enumerate(draft):
-            if _choose(constraint, seq, step[i], prior) != d:
+            token, scores = _choose(constraint, seq, step[i], prior)
+            if token != d:
                 break
-            seq.append(d)
-            answer.append(d)
+            take(token, scores)
             kept += 1
         done.kept += kept
         if kept < len(draft):

@@ -41,7 +41,7 @@ from typing import Any
 from .access import Access, AccessError, check_exposure
 from .constrain import RouterConstraint, RouterLogitsProcessor, tokenizer_data
 from .contract import parse_answer
-from .decode import Decoded, PrefixCache, greedy
+from .decode import Decoded, PrefixCache, TokenScore, greedy
 from .errors import BadJob
 from .examples import DEFAULT_WEIGHT, DecisionPrior, ExampleIndex, callable_decision, request_text
 from .fill import DEFAULT_FILL_WEIGHT, FillPrior
@@ -370,8 +370,8 @@ class Engine:
             prior = (
                 self._prior(base, adapter, p, nameable, ids.shape[1], constraint) if constraint is not None else None
             )
-            out = self._generate(base, adapter, ids, p, constraint, prior)
-        return completion(base.tokenizer, p, ids.shape[1], out, constrained)
+            new, scores = self._generate(base, adapter, ids, p, constraint, prior)
+        return completion(base.tokenizer, p, ids.shape[1], new, scores, constrained)
 
     def _constraint(self, base: Base, nameable: list[dict[str, Any]]) -> RouterConstraint:
         if base.enforcer_data is None:
@@ -432,7 +432,7 @@ class Engine:
             kwargs["temperature"] = p.temperature
         if p.logprobs:
             kwargs.update(output_scores=True, return_dict_in_generate=True)
-        fast = p.temperature == 0 and not p.logprobs  # greedy, no scores to report: decode.greedy
+        fast = p.temperature == 0  # greedy, logprobs or not: decode.greedy
         if constraint is not None and not fast:
             from transformers import LogitsProcessorList
 
@@ -442,10 +442,22 @@ class Engine:
             if fast:
                 prompt = ids[0].tolist()
                 self.last_decode = greedy(
-                    model, tokenizer, prompt, p.max_tokens, constraint, base.prefixes, adapter, prior=prior
+                    model,
+                    tokenizer,
+                    prompt,
+                    p.max_tokens,
+                    constraint,
+                    base.prefixes,
+                    adapter,
+                    prior=prior,
+                    logprobs=p.top_logprobs if p.logprobs else None,
                 )
-                return torch.tensor([prompt + self.last_decode.tokens], device=ids.device)
-            return model.generate(ids, attention_mask=torch.ones_like(ids), **kwargs)
+                return self.last_decode.tokens, self.last_decode.scores
+            out = model.generate(ids, attention_mask=torch.ones_like(ids), **kwargs)
+        if not p.logprobs:
+            return out[0, ids.shape[1] :].tolist(), None
+        new = out.sequences[0, ids.shape[1] :].tolist()
+        return new, scored(new, out.scores, p.top_logprobs)
 
     def _runner(self, base: Base, adapter: str | None) -> tuple[Any, Any]:
         """(context, model) that answer as `adapter`. A CPU with native bf16 answers from a bf16 copy of the
@@ -496,9 +508,11 @@ def prompt_ids(base: Base, p: ChatParams):
     return base.tokenizer(text, add_special_tokens=False, return_tensors="pt")["input_ids"].to(base.model.device)
 
 
-def completion(tokenizer: Any, p: ChatParams, n_prompt: int, out: Any, constrained: bool) -> dict[str, Any]:
-    """The chat.completion object for generate()'s output `out` (a tensor, or a dict with scores for logprobs)."""
-    new = (out.sequences if p.logprobs else out)[0, n_prompt:].tolist()
+def completion(
+    tokenizer: Any, p: ChatParams, n_prompt: int, new: list[int], scores: list[TokenScore] | None, constrained: bool
+) -> dict[str, Any]:
+    """The chat.completion object for the answer tokens `new` (with one TokenScore per token when logprobs were
+    asked for)."""
     finished = bool(new) and new[-1] == tokenizer.eos_token_id
     content = tokenizer.decode(new, skip_special_tokens=True).strip()
     if constrained and finished:
@@ -518,7 +532,7 @@ def completion(tokenizer: Any, p: ChatParams, n_prompt: int, out: Any, constrain
     logprobs = None
     if p.logprobs:
         generated = new[:-1] if finished else new  # the final eos is not part of the text
-        logprobs = {"content": token_logprobs(tokenizer, generated, out.scores, p.top_logprobs)}
+        logprobs = {"content": token_logprobs(tokenizer, generated, scores or [])}
     return {
         "id": f"chatcmpl-{uuid.uuid4().hex}",
         "object": "chat.completion",
@@ -533,21 +547,28 @@ def completion(tokenizer: Any, p: ChatParams, n_prompt: int, out: Any, constrain
 MIN_LOGPROB = -9999.0
 
 
-def token_logprobs(tokenizer: Any, ids: list[int], scores: tuple, top: int) -> list[dict[str, Any]]:
-    """OpenAI's logprobs.content for the generated `ids`.
-
-    `scores` are generate()'s processed scores (output_scores=True): the logits after the decoding constraint
-    (and the temperature, when sampling). So each logprob is the token's probability among the continuations
-    the constraint allowed, the distribution the token was actually chosen from; a token the constraint
-    excluded shows MIN_LOGPROB. (vLLM by default, --logprobs-mode raw_logprobs, reports them before any processing.)"""
+def scored(ids: list[int], scores: tuple, top: int) -> list[TokenScore]:
+    """Each generated token's TokenScore from generate()'s processed scores (output_scores=True): the logits after
+    the decoding constraint (and the temperature, when sampling)."""
     import torch
 
-    content = []
-    for token_id, text, step in zip(ids, token_texts(tokenizer, ids), scores):
+    out = []
+    for token_id, step in zip(ids, scores):
         logprobs = torch.log_softmax(step[0].float(), dim=-1)
         values, indices = logprobs.topk(top)
-        entry = _logprob(text, logprobs[token_id].item())
-        entry["top_logprobs"] = [_logprob(tokenizer.decode([i]), v) for v, i in zip(values.tolist(), indices.tolist())]
+        out.append((logprobs[token_id].item(), list(zip(indices.tolist(), values.tolist()))))
+    return out
+
+
+def token_logprobs(tokenizer: Any, ids: list[int], scores: list[TokenScore]) -> list[dict[str, Any]]:
+    """OpenAI's logprobs.content for the generated `ids` and their scores (decode.greedy's or scored()'s). Each
+    logprob is the token's probability among the continuations the constraint allowed, the distribution the token
+    was actually chosen from; a token the constraint excluded shows MIN_LOGPROB. (vLLM by default,
+    --logprobs-mode raw_logprobs, reports them before any processing.)"""
+    content = []
+    for text, (logprob, top) in zip(token_texts(tokenizer, ids), scores):
+        entry = _logprob(text, logprob)
+        entry["top_logprobs"] = [_logprob(tokenizer.decode([i]), v) for i, v in top]
         content.append(entry)
     return content
 

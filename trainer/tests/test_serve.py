@@ -27,6 +27,8 @@ from flywheel_trainer.serve import (
     base_of,
     fingerprint,
     make_handler,
+    scored,
+    token_logprobs,
     token_texts,
 )
 
@@ -383,7 +385,7 @@ def test_token_texts_concatenate_to_the_text_even_through_partial_characters(ada
 def test_greedy_answers_are_generates_token_for_token_with_fewer_passes(adapters):
     """decode.greedy (prompt prefix reuse, grammar and prompt lookup drafts checked by the model) answers exactly
     what generate() answers under the full constraint mask (and the adapter's retrieval prior), for the adapter and for the bare
-    base, constrained and free; and on
+    base, constrained and free, with the same logprobs when asked; and on
     a trained adapter it keeps drafted tokens and reuses the system prompt's keys and values. The adapter is
     merged into the float32 weights while it answers, and unmerged for the base."""
     import torch
@@ -427,15 +429,25 @@ def test_greedy_answers_are_generates_token_for_token_with_fewer_passes(adapters
                         logits_processor=processors,
                         eos_token_id=base.tokenizer.eos_token_id,
                         pad_token_id=base.tokenizer.pad_token_id,
+                        output_scores=True,
+                        return_dict_in_generate=True,
                     )
-                assert decoded.tokens == ref[0, ids.shape[1] :].tolist(), (
-                    model,
-                    ask,
-                    base.tokenizer.decode(decoded.tokens),
-                )
+                new = ref.sequences[0, ids.shape[1] :].tolist()
+                assert decoded.tokens == new, (model, ask, base.tokenizer.decode(decoded.tokens))
                 assert got["completion_tokens"] == len(decoded.tokens)
                 assert decoded.passes <= len(decoded.tokens)
                 assert base.merged == ("a" if model == "a" else None)
+
+                # Asked for logprobs, greedy reports what generate()'s processed scores give, token for token.
+                lp = engine.chat({**req, "logprobs": True, "top_logprobs": 3})["choices"][0]["logprobs"]["content"]
+                assert engine.last_decode.tokens == new and len(engine.last_decode.scores) == len(new), "greedy's"
+                generated = new[:-1] if new[-1] == base.tokenizer.eos_token_id else new
+                want = token_logprobs(base.tokenizer, generated, scored(generated, ref.scores, 3))
+                assert [t["token"] for t in lp] == [t["token"] for t in want]
+                for g, w in zip(lp, want):
+                    assert g["logprob"] == pytest.approx(w["logprob"], abs=1e-4), (model, ask, g["token"])
+                    tops = [[x["logprob"] for x in t["top_logprobs"]] for t in (g, w)]
+                    assert tops[0] == pytest.approx(tops[1], abs=1e-4)
     assert kept > 0, "the trained adapter writes the grammar's forced text; the drafts of it are kept"
     assert reused > 0, "prompts sharing the system prompt reuse its keys and values"
 

@@ -10,7 +10,7 @@ import { ClientKeysError, GATEWAY_KEYS_ENV, loadClientKeys } from './client-keys
 import { openSpendBudget } from './spend-budget.js';
 import type { DeployedVersion } from '../core/deploy/types.js';
 import type { TraceMessage } from '../core/traces/types.js';
-import { toolConfidence } from '../core/router/confidence.js';
+import { decisionConfidence } from '../core/router/confidence.js';
 import { decisionOf, type Decision } from '../core/router/answer.js';
 import { checkScopes, isNotOffered } from '../core/router/checks.js';
 import { createEscalator, escalationReason, type Escalator } from './escalate.js';
@@ -267,7 +267,7 @@ export async function startGateway(cfg: GatewayConfig, opts: GatewayOptions = {}
     const confidence =
       decision.kind === 'invalid'
         ? null
-        : toolConfidence(choice.logprobs, decision.kind === 'call' ? decision.tool : null);
+        : decisionConfidence(cfg.confidence, choice.logprobs, decision.kind === 'call' ? decision.tool : null);
     const reason = escalationReason(decision, confidence, cfg.escalation, answer.rewritten);
 
     let final = small;

@@ -1,5 +1,6 @@
 import { TRACE_FORMATS } from '../traces/formats/index.js';
 import { BFCL_CATEGORIES } from '../eval/bfcl/categories.js';
+import { CONFIDENCE_SIGNALS } from '../router/confidence.js';
 import { z } from 'zod';
 import {
   DEFAULT_ADAPTER_DIR,
@@ -313,15 +314,17 @@ export const evaluateSchema = z.strictObject({
   teacher: z.boolean().default(true),
   teacherCost: costSchema.default({ kind: 'none' }),
   /**
-   * The candidate's confidence (the probability of its chosen tool's name tokens, as the gateway reads it) against
-   * whether it was right: reliability bins and the escalation threshold whose kept answers reach this precision.
+   * The candidate's confidence (read as the gateway reads it) against whether it was right: reliability bins and the
+   * escalation threshold whose kept answers reach this precision.
    */
   calibration: z
     .strictObject({
       targetPrecision: z.number().min(0).max(1).default(0.9),
       bins: z.number().int().min(2).max(50).default(10),
+      /** The probability of the chosen tool's name tokens (`tool`) or of the whole answer (`answer`): set gateway.confidence alike. */
+      confidence: z.enum(CONFIDENCE_SIGNALS).default('tool'),
     })
-    .default({ targetPrecision: 0.9, bins: 10 }),
+    .default({ targetPrecision: 0.9, bins: 10, confidence: 'tool' }),
   /** Also score the candidate (and the base in production's place) on BFCL's questions, judged by BFCL's own checker. */
   bfcl: z
     .strictObject({
@@ -388,13 +391,19 @@ export const gatewaySchema = z.strictObject({
   keysFile: z.string().min(1).optional(),
   /** Listen beyond loopback without client keys: anyone who reaches the port may call (and spend escalation). */
   allowAnonymous: z.boolean().default(false),
+  /**
+   * What a decision's confidence (traced, and escalated below minConfidence) is the probability of: the chosen tool's
+   * name tokens (`tool`) or the whole answer as written (`answer`). Choose minConfidence on the same signal
+   * (evaluate.calibration.confidence).
+   */
+  confidence: z.enum(CONFIDENCE_SIGNALS).default('tool'),
   /** The cascade: low-confidence decisions go to a frontier endpoint. Without it nothing escalates. */
   escalation: z
     .strictObject({
       baseUrl: z.url({ protocol: /^https?$/ }),
       model: z.string().min(1),
       apiKeyEnv: envName.default('OPENAI_API_KEY'),
-      /** Escalate when the probability of the chosen tool's name tokens is below this (needs backend logprobs). */
+      /** Escalate when the decision's confidence (gateway.confidence) is below this (needs backend logprobs). */
       minConfidence: z.number().min(0).max(1).default(0.5),
       /**
        * Rules that escalate regardless of logprobs: invalid (output is not a decision), rewritten (the router called

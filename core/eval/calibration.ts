@@ -4,6 +4,7 @@
  * whose confidence is below `gateway.escalation.minConfidence`; the threshold here is the value to set there so the
  * answers the router keeps are right at least `target` of the time, keeping as many as it can.
  */
+import type { ConfidenceSignal } from '../router/confidence.js';
 
 /** One decision: how sure the router was (core/router/confidence.ts) and whether it was right. */
 export interface Scored {
@@ -98,6 +99,8 @@ export interface Calibration {
   bins: ReliabilityBin[];
   expectedCalibrationError: number | null;
   targetPrecision: number;
+  /** What the confidence is the probability of (evaluate.calibration.confidence); absent in older reports: `tool`. */
+  confidence?: ConfidenceSignal;
   /** The threshold that reaches the target on these cases; null when none does. */
   threshold: Threshold | null;
   /**
@@ -110,7 +113,7 @@ export interface Calibration {
 /** Calibration of scored cases, right meaning exact match; undefined when no case carries a confidence field. */
 export function calibrationOf(
   cases: ReadonlyArray<{ confidence?: number | null; exact: boolean }>,
-  opts: { targetPrecision: number; bins: number },
+  opts: { targetPrecision: number; bins: number; confidence?: ConfidenceSignal },
 ): Calibration | undefined {
   if (!cases.some((c) => c.confidence !== undefined)) return undefined;
   const points = cases
@@ -124,6 +127,7 @@ export function calibrationOf(
     bins,
     expectedCalibrationError: expectedCalibrationError(bins),
     targetPrecision: opts.targetPrecision,
+    confidence: opts.confidence ?? 'tool',
     threshold,
     setting: threshold && settable(threshold.threshold, points),
   };

@@ -3,7 +3,7 @@ import { fromWire, toWire } from '../catalog/wire-names.js';
 import type { ChatMessage, RenderedRow } from '../dataset/render.js';
 import { answerConstraint } from './answer-schema.js';
 import type { AnswerMessage } from '../router/answer.js';
-import type { ChoiceLogprobs } from '../router/confidence.js';
+import type { ChoiceLogprobs, ConfidenceSignal } from '../router/confidence.js';
 import type { CostModel } from './types.js';
 
 /** An OpenAI-compatible endpoint to score: a frontier API, vLLM, LoRAX, the trainer's serve, the gateway. */
@@ -31,6 +31,8 @@ export interface EndpointSpec {
   constraint?: 'json-schema';
   /** Ask for the answer's token logprobs, to read how sure the model was of its decision (core/router/confidence.ts). */
   logprobs?: boolean;
+  /** Which confidence those logprobs give (default `tool`, as the gateway's default). */
+  confidence?: ConfidenceSignal;
   /** With `constraint`: the adapter's catalog tools it may also name (flywheel.json `tools`), as serve allows. */
   nameable?: RenderedRow['tools'];
   cost: CostModel;

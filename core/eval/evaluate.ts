@@ -3,7 +3,7 @@ import type { Ask, EndpointSpec } from './client.js';
 import { aggregate } from './metrics.js';
 import { parseAnswer } from '../router/answer.js';
 import { checkAnswer } from '../router/checks.js';
-import { toolConfidence } from '../router/confidence.js';
+import { decisionConfidence } from '../router/confidence.js';
 import { scoreCase } from './score.js';
 import type { CaseResult, EndpointResult, EvalCase, Prediction } from './types.js';
 
@@ -68,7 +68,9 @@ export async function scoreEndpoint(
       if (spec.logprobs) {
         const p = checked.prediction;
         result.confidence =
-          p.kind === 'invalid' ? null : toolConfidence(answer.logprobs, p.kind === 'call' ? p.tool : null);
+          p.kind === 'invalid'
+            ? null
+            : decisionConfidence(spec.confidence ?? 'tool', answer.logprobs, p.kind === 'call' ? p.tool : null);
       }
     } catch (err) {
       // The time spent failing counts (a flaky endpoint must not look fast); no usage came back, so no tokens.

@@ -127,10 +127,13 @@ export function retrieverLine(report: EvalReport): string | null {
 /** The candidate's calibration, in sentences: what the bins say and which escalation threshold reaches the target. */
 export function calibrationLines(c: Calibration): string[] {
   const t = c.threshold;
+  const signal = c.confidence ?? 'tool';
+  const read = signal === 'answer' ? 'the whole answer as written' : "the chosen tool's name tokens";
+  const set = signal === 'answer' ? '`gateway.confidence: answer` and ' : '';
   return [
-    `Over ${c.cases} decisions with a confidence (${c.withoutConfidence} without one: an invalid answer or a call the checks refused is escalated by rule, the others are kept whatever the threshold), expected calibration error ${fmtNum(c.expectedCalibrationError, 3)}.`,
+    `Confidence: the probability of ${read} (\`evaluate.calibration.confidence: ${signal}\`). Over ${c.cases} decisions with a confidence (${c.withoutConfidence} without one: an invalid answer or a call the checks refused is escalated by rule, the others are kept whatever the threshold), expected calibration error ${fmtNum(c.expectedCalibrationError, 3)}.`,
     t
-      ? `To keep answers that are right ${(c.targetPrecision * 100).toFixed(0)} % of the time, set \`gateway.escalation.minConfidence: ${c.setting ?? t.threshold}\`: it keeps ${t.kept} of ${c.cases} (${(t.coverage * 100).toFixed(1)} %) at precision ${t.precision.toFixed(3)} on these cases and escalates the rest.`
+      ? `To keep answers that are right ${(c.targetPrecision * 100).toFixed(0)} % of the time, set ${set}\`gateway.escalation.minConfidence: ${c.setting ?? t.threshold}\`: it keeps ${t.kept} of ${c.cases} (${(t.coverage * 100).toFixed(1)} %) at precision ${t.precision.toFixed(3)} on these cases and escalates the rest.`
       : `No threshold keeps answers right ${(c.targetPrecision * 100).toFixed(0)} % of the time on these cases (evaluate.calibration.targetPrecision): escalate everything or lower the target.`,
   ];
 }

@@ -60,3 +60,32 @@ export function toolConfidence(logprobs: ChoiceLogprobs | null | undefined, tool
   }
   return overlapped ? Math.exp(sum) : null;
 }
+
+/** What the router's confidence is the probability of: its chosen tool's name (or abstention), or its whole answer. */
+export const CONFIDENCE_SIGNALS = ['tool', 'answer'] as const;
+export type ConfidenceSignal = (typeof CONFIDENCE_SIGNALS)[number];
+
+/**
+ * The probability the model gave its whole answer as written: exp of the summed logprobs of every token. A router
+ * that names the right tool can still write a wrong value, and once a request's words point at a tool its name is
+ * near certain, so the name alone says little about the values. Null where toolConfidence is null (no logprobs, or
+ * an answer whose tokens do not spell the decision, as when the offer check rewrote it).
+ */
+export function answerConfidence(logprobs: ChoiceLogprobs | null | undefined, toolName: string | null): number | null {
+  if (toolConfidence(logprobs, toolName) === null) return null;
+  let sum = 0;
+  for (const t of logprobs!.content!) {
+    if (typeof t.logprob !== 'number' || Number.isNaN(t.logprob)) return null;
+    sum += t.logprob;
+  }
+  return Math.exp(sum);
+}
+
+/** The decision's confidence read as `signal` says (the gateway's `confidence`, the eval's `calibration.confidence`). */
+export function decisionConfidence(
+  signal: ConfidenceSignal,
+  logprobs: ChoiceLogprobs | null | undefined,
+  toolName: string | null,
+): number | null {
+  return signal === 'answer' ? answerConfidence(logprobs, toolName) : toolConfidence(logprobs, toolName);
+}

@@ -6,8 +6,8 @@
  *
  *   node --import tsx scripts/bench/flywheel-turns.ts [--turns 3] [--batch-size 100] [--held-out 100]
  *        [--validation 100] [--gate 50] [--error-rate 0.05] [--steps 240] [--min-new-rows 20]
- *        [--target-precision P] [--trace-share S] [--phrasing description|natural] [--seed S] [--config FILE]
- *        [--out DIR] [--keep-store]
+ *        [--target-precision P] [--trace-share S] [--phrasing description|natural] [--confidence tool|answer]
+ *        [--seed S] [--config FILE] [--out DIR] [--keep-store]
  *
  * Traffic is BFCL's `live_simple` and `live_multiple` (requests people sent with their own functions), split by the
  * seed into a held-out slice (never sent through the gateway, so no turn can train on it), a validation slice, a gate
@@ -15,7 +15,9 @@
  * functions, read as a tool file; the dataset and train sections come from --config (default: the demo's), with
  * training capped at --steps; --trace-share sets the retrains' dataset.traceShare (the share of train the rows from
  * the gateway's traces are repeated up to; unset, they are trained on as they come); --phrasing sets every run's
- * dataset.phrasing (the synthetic requests phrased from the tool's description or from what it does). The serve
+ * dataset.phrasing (the synthetic requests phrased from the tool's description or from what it does); --confidence
+ * what the gateway, the threshold and every eval read as a decision's confidence (gateway.confidence and
+ * evaluate.calibration.confidence: the chosen tool's name tokens or the whole answer). The serve
  * behind the alias runs with its priors off, so every figure is the weights with the constraint.
  *
  * Turn 0 is a normal run: synthetic data, train, evaluate, gate, deploy. Then the escalation threshold is chosen
@@ -79,6 +81,7 @@ const { values } = parseArgs({
     'target-precision': { type: 'string' },
     'trace-share': { type: 'string' },
     phrasing: { type: 'string' },
+    confidence: { type: 'string' },
     seed: { type: 'string', default: 'flywheel-turns' },
     config: { type: 'string', default: join(REPO, DEFAULT_CONFIG) },
     out: {
@@ -174,7 +177,12 @@ const config = parseConfig({
   retrain: undefined,
   train: { ...loaded.train, job },
   // Every gate-slice request, once it is the test set; turn 0 samples as many from the synthetic test set.
-  evaluate: { ...ev, limit: sizes.gate, cost: { kind: 'gpu-hour', dollarsPerHour: DEFAULT_PRICES.gpuHour } },
+  evaluate: {
+    ...ev,
+    limit: sizes.gate,
+    cost: { kind: 'gpu-hour', dollarsPerHour: DEFAULT_PRICES.gpuHour },
+    calibration: { ...ev.calibration, ...(values.confidence === undefined ? {} : { confidence: values.confidence }) },
+  },
   deploy: {
     ...(loaded.deploy ?? {}),
     alias: 'router',
@@ -186,6 +194,8 @@ const config = parseConfig({
 });
 // The retrains' config checked now (--trace-share among it), not after turn 0's twenty minutes.
 configFor(1);
+// What the gateway, the threshold and the held-out scoring read as confidence (checked by the config schema above).
+const confidence = config.evaluate!.calibration.confidence;
 const store = openStore(config.artifacts.store);
 
 const figures: TurnFigures[] = [];
@@ -208,7 +218,7 @@ try {
   const validation = await withGateway(join(out, 'validation-traces'), undefined, (url) =>
     sendThroughGateway(cases(traffic.split.validation), url, gatewayOpts('validation')),
   );
-  const calibration = calibrationOf(validation, { targetPrecision, bins: ev.calibration.bins })!;
+  const calibration = calibrationOf(validation, { targetPrecision, bins: ev.calibration.bins, confidence })!;
   const threshold = calibration.setting ?? 1;
   say(
     `threshold ${threshold} (${calibration.setting === null ? `no threshold reaches precision ${targetPrecision}: only decisions of confidence 1 are kept` : `precision ${targetPrecision} on ${calibration.cases} validation decisions`}; ECE ${calibration.expectedCalibrationError?.toFixed(3) ?? '-'})`,
@@ -251,7 +261,7 @@ try {
     await writeFile(join(out, 'turns.svg'), `${turnsPlot(figures)}\n`);
     await writeFile(
       join(out, 'turns.md'),
-      `${turnsTable(figures)}\n\nHeld-out: ${sizes.heldOut} BFCL requests never sent through the gateway, scored on the deployed router with serve's priors off. Threshold ${threshold} (target precision ${targetPrecision} on ${sizes.validation} validation requests). Frontier stand-in error rate ${errorRate}. ${functions} functions; ${whole('steps', 1)} training steps per run${traceShare === undefined ? '' : `; trace rows repeated to ${traceShare} of train`}${phrasing === undefined ? '' : `; synthetic requests phrased by ${phrasing}`}. ${figures.length - 1} of ${turns} turns in ${((performance.now() - t0) / 60_000).toFixed(1)} min.\n`,
+      `${turnsTable(figures)}\n\nHeld-out: ${sizes.heldOut} BFCL requests never sent through the gateway, scored on the deployed router with serve's priors off. Threshold ${threshold} (target precision ${targetPrecision} on ${sizes.validation} validation requests). Frontier stand-in error rate ${errorRate}. ${functions} functions; ${whole('steps', 1)} training steps per run${traceShare === undefined ? '' : `; trace rows repeated to ${traceShare} of train`}${phrasing === undefined ? '' : `; synthetic requests phrased by ${phrasing}`}; confidence: ${confidence === 'answer' ? 'the whole answer' : "the tool name's tokens"}. ${figures.length - 1} of ${turns} turns in ${((performance.now() - t0) / 60_000).toFixed(1)} min.\n`,
     );
     say(`turn ${figures.length - 1} measured: ${turnsLine(figures)}`);
   };
@@ -358,6 +368,7 @@ async function withGateway<T>(
       registry,
       tracesDir: traces,
       timeoutMs: 300_000,
+      confidence,
       render: { sliceSize: config.dataset!.sliceSize, caller: { name: `${DOMAIN}-user`, scopes: [] } },
       ...(escalation ? { escalation: { ...escalation, apiKeyEnv: KEY } } : {}),
     }),
@@ -387,6 +398,7 @@ async function measure(
       baseUrl: deployed.endpoint,
       model: deployed.servedModel,
       logprobs: true,
+      confidence,
       extraBody: { retrieval: false, copy: false, fill: false },
       cost: { kind: 'gpu-hour', dollarsPerHour: DEFAULT_PRICES.gpuHour },
     },

@@ -303,6 +303,11 @@ export const CONFIG_ROWS: ConfigRow[] = [
       "the candidate is asked for logprobs and each decision's confidence read as the gateway reads it; the report bins confidence against exact match (reliability diagram, expected calibration error) and names the `gateway.escalation.minConfidence` whose kept answers reach this precision on the test cases (the most kept at it)",
   },
   {
+    keys: ['evaluate.calibration.confidence'],
+    meaning:
+      "what a decision's confidence is the probability of: `tool`, the chosen tool name's tokens (or the abstention's `null`); `answer`, every token of the answer as written, arguments included. Set `gateway.confidence` the same, so the threshold it names is read as it was chosen",
+  },
+  {
     keys: ['evaluate.bfcl'],
     unset: 'absent',
     meaning:
@@ -387,6 +392,11 @@ export const CONFIG_ROWS: ConfigRow[] = [
       'let a gateway listening beyond loopback run without client keys (anyone who reaches the port may call it and spend escalation); without it such a gateway refuses to start',
   },
   {
+    keys: ['gateway.confidence'],
+    meaning:
+      "what a decision's confidence (in its trace, and against `escalation.minConfidence`) is the probability of: `tool`, the chosen tool name's tokens; `answer`, the whole answer as written, arguments included (as `evaluate.calibration.confidence`)",
+  },
+  {
     keys: ['gateway.escalation.baseUrl', 'gateway.escalation.model'],
     meaning: 'the frontier endpoint low-confidence decisions go to; absent: nothing escalates',
   },
@@ -396,7 +406,7 @@ export const CONFIG_ROWS: ConfigRow[] = [
   },
   {
     keys: ['gateway.escalation.minConfidence'],
-    meaning: "escalate when the probability of the chosen tool name's tokens is below this",
+    meaning: "escalate when the decision's confidence (`gateway.confidence`) is below this",
   },
   {
     keys: ['gateway.escalation.on'],

@@ -216,7 +216,14 @@ async function evaluateCandidate(
         await score(
           cases,
           // Its logprobs give each decision's confidence, for the report's calibration; production is asked too.
-          { label: 'candidate', baseUrl: served.url, model: a.adapterVersion, cost: a.evaluate.cost, logprobs: true },
+          {
+            label: 'candidate',
+            baseUrl: served.url,
+            model: a.adapterVersion,
+            cost: a.evaluate.cost,
+            logprobs: true,
+            confidence: a.evaluate.calibration.confidence,
+          },
           a.evaluate,
         ),
       ];

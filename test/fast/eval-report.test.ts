@@ -201,6 +201,19 @@ describe('calibration in the report', () => {
     assert.ok(plot.includes('escalate below 0.9<'));
   });
 
+  it('names the confidence it read, and the gateway setting that reads it alike', () => {
+    assert.ok(renderMarkdown(calibrated()).includes("Confidence: the probability of the chosen tool's name tokens"));
+    const report = sampleReport();
+    report.calibration = calibrationOf([{ confidence: 0.95, exact: true }], {
+      targetPrecision: 0.9,
+      bins: 10,
+      confidence: 'answer',
+    });
+    const md = renderMarkdown(report);
+    assert.ok(md.includes('Confidence: the probability of the whole answer as written'));
+    assert.ok(md.includes('set `gateway.confidence: answer` and `gateway.escalation.minConfidence: 0.95`'), md);
+  });
+
   it('says so when no threshold reaches the target, and draws no threshold line', () => {
     const report = sampleReport();
     report.calibration = calibrationOf([{ confidence: 0.9, exact: false }], { targetPrecision: 0.9, bins: 10 });

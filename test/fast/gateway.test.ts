@@ -15,7 +15,7 @@ import type { DeployedVersion } from '../../core/deploy/types.js';
 import { traceFilesAt } from '../../core/traces/files.js';
 import { ingestTraces, parseTraceFile } from '../../core/traces/ingest.js';
 import type { Trace } from '../../core/traces/types.js';
-import { toolConfidence } from '../../core/router/confidence.js';
+import { answerConfidence, decisionConfidence, toolConfidence } from '../../core/router/confidence.js';
 import { createEscalator, escalationReason } from '../../gateway/escalate.js';
 import { callerOf } from '../../gateway/trace-log.js';
 import { routerAnswer } from '../../gateway/router-answer.js';
@@ -751,6 +751,23 @@ describe('router decisions and confidence', () => {
     assert.equal(toolConfidence({ content: null }, 'get_record'), null);
     assert.equal(toolConfidence({ content: [] }, null), null);
     assert.equal(toolConfidence(tokens([['{"tool":"other"}', -0.1]]), 'get_record'), null);
+  });
+
+  it("the whole answer's confidence multiplies every token's probability; null where the tool's is", () => {
+    const lp = tokens([
+      ['{"tool":"', -0.1],
+      ['get_record', -0.2],
+      ['","arguments":{"recordId":"', 0],
+      ['001', -1.5],
+      ['"}}', -0.05],
+    ]);
+    assert.ok(Math.abs(answerConfidence(lp, 'get_record')! - Math.exp(-1.85)) < 1e-12);
+    assert.ok(Math.abs(decisionConfidence('answer', lp, 'get_record')! - Math.exp(-1.85)) < 1e-12);
+    assert.ok(Math.abs(decisionConfidence('tool', lp, 'get_record')! - Math.exp(-0.2)) < 1e-12, 'the name alone');
+    assert.equal(answerConfidence(lp, 'delete_record'), null, 'not the decision its tokens spell (a rewritten one)');
+    assert.equal(answerConfidence(null, 'get_record'), null);
+    assert.equal(gatewaySchema.parse({}).confidence, 'tool', 'the default reads the tool name');
+    assert.throws(() => gatewaySchema.parse({ confidence: 'words' }), /confidence/);
   });
 
   it('escalation rules: invalid / abstain when listed, confidence below the threshold', () => {

@@ -30,6 +30,7 @@ interface TurnsReport {
   labels: Record<string, HeldLabel>;
   runs: Array<{ turn: number; runId: string; outputs: Record<string, ArtifactRef> }>;
   turns: TurnFigures[];
+  calibration: { confidence: string };
 }
 
 describe('flywheel turns, toy size', () => {
@@ -63,7 +64,7 @@ describe('flywheel turns, toy size', () => {
           join(REPO, 'scripts', 'bench', 'flywheel-turns.ts'),
           ...['--config', config, '--out', out, '--keep-store', '--error-rate', '0'],
           ...['--turns', '1', '--batch-size', '8', '--held-out', '4', '--validation', '4', '--gate', '4'],
-          ...['--steps', '30', '--min-new-rows', '1'],
+          ...['--steps', '30', '--min-new-rows', '1', '--confidence', 'answer'],
         ],
         { cwd: REPO, timeout: 14 * 60_000, maxBuffer: 32 << 20 },
       );
@@ -74,6 +75,11 @@ describe('flywheel turns, toy size', () => {
       );
 
       const report = JSON.parse(readFileSync(join(out, 'turns.json'), 'utf8')) as TurnsReport;
+      assert.equal(
+        report.calibration.confidence,
+        'answer',
+        "the threshold was chosen on the whole answer's probability",
+      );
       const store = openStore(report.store);
       // Requests and labels as ingest stores them: PII redacted, the request first, then the call's arguments.
       const redacted = (text: string, label?: HeldLabel) => {

@@ -229,6 +229,7 @@ describe('flywheelRun release stages: evaluate, gate, approval, deploy, gateway,
         tracesDir,
         timeoutMs: 60_000,
         allowAnonymous: false,
+        confidence: 'tool',
         escalation: {
           baseUrl: frontier.url,
           model: 'frontier-x',

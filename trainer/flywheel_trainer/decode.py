@@ -165,6 +165,14 @@ def token_score(constraint: RouterConstraint | None, seq: list[int], scores, tok
         masked = torch.full_like(scores, float("-inf"))
         masked[allowed] = scores[allowed]
         scores = masked
+    return score_of(scores, token, top)
+
+
+def score_of(scores, token: int, top: int) -> TokenScore:
+    """`token`'s logprob and the `top` likeliest tokens' under one step's `scores` (what the constraint excluded
+    at -inf)."""
+    import torch
+
     logprobs = torch.log_softmax(scores.float(), dim=-1)
     values, ids = logprobs.topk(top)
     return logprobs[token].item(), list(zip(ids.tolist(), values.tolist()))

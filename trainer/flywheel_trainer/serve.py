@@ -41,7 +41,7 @@ from typing import Any
 from .access import Access, AccessError, check_exposure
 from .constrain import RouterConstraint, RouterLogitsProcessor, tokenizer_data
 from .contract import parse_answer
-from .decode import Decoded, PrefixCache, TokenScore, greedy
+from .decode import Decoded, PrefixCache, TokenScore, greedy, score_of
 from .errors import BadJob
 from .examples import DEFAULT_WEIGHT, DecisionPrior, ExampleIndex, callable_decision, request_text
 from .fill import DEFAULT_FILL_WEIGHT, FillPrior
@@ -550,14 +550,7 @@ MIN_LOGPROB = -9999.0
 def scored(ids: list[int], scores: tuple, top: int) -> list[TokenScore]:
     """Each generated token's TokenScore from generate()'s processed scores (output_scores=True): the logits after
     the decoding constraint (and the temperature, when sampling)."""
-    import torch
-
-    out = []
-    for token_id, step in zip(ids, scores):
-        logprobs = torch.log_softmax(step[0].float(), dim=-1)
-        values, indices = logprobs.topk(top)
-        out.append((logprobs[token_id].item(), list(zip(indices.tolist(), values.tolist()))))
-    return out
+    return [score_of(step[0], token, top) for token, step in zip(ids, scores)]
 
 
 def token_logprobs(tokenizer: Any, ids: list[int], scores: list[TokenScore]) -> list[dict[str, Any]]:

@@ -210,14 +210,12 @@ describe('send', () => {
     await Promise.all(
       [0, 1, 2, 3].map(() => send(end.client, body, { keyEnv: 'TEST_TEACHER_KEY', maxRetries: 0, limiter })),
     );
-    // Four answers and one 429 retry: at 20/s they are at least 50 ms apart (less a timer's slack), and the retry
-    // came after the 400 ms the 429 held the bucket for.
+    // Four answers and one 429 retry: at 20/s they leave 50 ms apart, and the retry came after the 400 ms the 429
+    // held the bucket for. Arrivals are read at the server, where one late delivery on a busy machine shortens the
+    // gap after it, so the check is on the span: three gaps of 50 ms, less 30 ms of slack (unlimited, it is ~5 ms).
     assert.equal(end.arrivals.length, 5);
     const gaps = end.arrivals.slice(1).map((t, i) => t - end.arrivals[i]!);
-    assert.ok(
-      gaps.every((g) => g >= 40),
-      `gaps ${gaps.join(',')}`,
-    );
+    assert.ok(end.arrivals[3]! - end.arrivals[0]! >= 120, `gaps ${gaps.join(',')}`);
     assert.ok(
       end.arrivals[4]! - end.arrivals[0]! >= 395,
       `the retry came ${end.arrivals[4]! - end.arrivals[0]!} ms after the 429`,

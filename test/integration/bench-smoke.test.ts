@@ -78,6 +78,7 @@ describe('benchmarks, smoke-sized', { timeout: 20 * 60_000 }, () => {
         'cpu_step.py',
         'decision_probe.py',
         'job_variants.py',
+        'logprobs_latency.py',
         'lora_throughput.py',
         'prompt_tokens.py',
         'serve_latency.py',
@@ -357,6 +358,16 @@ describe('benchmarks, smoke-sized', { timeout: 20 * 60_000 }, () => {
       /^agent +\+ bf16 copy .* [0-2]\/2$/m,
       'the bf16 copy is measured and its differing answers counted',
     );
+    const logprobs = await pyBenchOutput('logprobs_latency.py', [
+      ...['--adapter', join(out, 'main', 'adapter'), '--rendered', rows, '--n', '2', '--cpu-dtype', 'float32'],
+    ]);
+    const scored =
+      /^logprobs: generate=[\d.]+ greedy_logprobs=[\d.]+ greedy=[\d.]+ speedup=[\d.]+ same=(\d)\/2 gap=(\S+)$/m.exec(
+        logprobs,
+      );
+    assert.ok(scored, logprobs);
+    assert.equal(scored[1], '2', 'in float32 the greedy decoder answers as generate() does');
+    assert.ok(Number(scored[2]) <= 1e-3, `and scores each token alike: ${logprobs}`);
     const probe = [
       '--rendered',
       rows,

@@ -6,9 +6,10 @@ confidence, in one run on the same requests (so the ratios hold whatever this ma
   greedy + logprobs  decode.greedy scoring each answer token as it goes (what serve answers with)
   greedy             decode.greedy without logprobs (a caller that does not ask)
 
-through one Engine as `serve` runs it (its dtype, merged adapter, prefix reuse), priors off. "same" counts the
-requests whose answer tokens match generate()'s; "gap" is the largest difference between their logprobs (float32:
-arithmetic order; a bf16 copy's prompt reuse rounds differently from a whole prompt's pass).
+through one Engine as `serve` runs it (its dtype, merged adapter), priors off. Each request meets an empty prefix
+cache in every mode: otherwise the mode that runs second reuses the whole prompt the first one left. "same" counts
+the requests whose answer tokens match generate()'s; "gap" is the largest difference between their logprobs
+(float32: arithmetic order; bf16: a prompt in one pass against drafted tokens checked in one pass).
 
     PYTHONPATH=trainer .venv/bin/python trainer/bench/logprobs_latency.py --adapter DIR --rendered ROWS.jsonl [--n 12]
 
@@ -76,13 +77,14 @@ def main() -> None:
 
     times: dict[str, list[float]] = {m: [] for m in MODES}
     same, gap = 0, 0.0
-    for i, row in enumerate([rows[0], *rows]):  # the first, again, warms up (and fills the prefix cache)
+    for i, row in enumerate([rows[0], *rows]):  # the first, again, warms up
         seen = {}
         for mode in MODES:
             t = time.perf_counter()
             if mode == "generate()":
                 seen[mode] = by_generate(row)
             else:
+                base.prefixes.clear()  # as generate() does, each mode pays the prompt's prefill
                 engine.chat(request(row, mode == "greedy + logprobs"))
                 d = engine.last_decode
                 seen[mode] = (d.tokens, [lp for lp, _ in d.scores or []])

@@ -9,7 +9,7 @@ confidence, in one run on the same requests (so the ratios hold whatever this ma
 through one Engine as `serve` runs it (its dtype, merged adapter), priors off. Each request meets an empty prefix
 cache in every mode: otherwise the mode that runs second reuses the whole prompt the first one left. "same" counts
 the requests whose answer tokens match generate()'s; "gap" is the largest difference between their logprobs
-(float32: arithmetic order; bf16: a prompt in one pass against drafted tokens checked in one pass).
+(float32: arithmetic order; bf16: drafted tokens checked in one pass round differently from one token a pass).
 
     PYTHONPATH=trainer .venv/bin/python trainer/bench/logprobs_latency.py --adapter DIR --rendered ROWS.jsonl [--n 12]
 

@@ -290,8 +290,8 @@ describe('benchmarks, smoke-sized', { timeout: 20 * 60_000 }, () => {
     for (const [name, detail] of rows)
       assert.match(table, new RegExp(`^\\| (\\*\\*)?${esc(name)}(\\*\\*)?${esc(detail)}`, 'm'));
     assert.match(table, /^\| BFCL live_simple ≥ base \+ 0\.20 \| floor \| [\d.]+ \| (yes|no) \|$/m);
-    // A rerun into the same directory reuses both adapters (the same job on the same rows); with no priors row, no
-    // synthetic set, and natural minus short paired on every set.
+    // A rerun into the same directory reuses both adapters (the same job on the same rows); with no base or priors
+    // row, no synthetic set, and natural minus short paired on every set.
     const again = await run(
       process.execPath,
       [
@@ -299,7 +299,7 @@ describe('benchmarks, smoke-sized', { timeout: 20 * 60_000 }, () => {
         'tsx',
         join(REPO, 'scripts', 'bench', 'weights.ts'),
         ...args,
-        ...['--priors', 'none', '--paired', 'natural,short', '--test', '0'],
+        ...['--priors', 'none', '--no-base', '--paired', 'natural,short', '--test', '0'],
         '--cases',
         `foreign=${hand('sqlite.jsonl')}`,
       ],
@@ -308,6 +308,10 @@ describe('benchmarks, smoke-sized', { timeout: 20 * 60_000 }, () => {
     assert.match(again.stderr, /reusing short from/);
     const rerun = readFileSync(join(dir, 'weights.md'), 'utf8');
     assert.doesNotMatch(rerun, /\+ priors/);
+    assert.doesNotMatch(rerun, /^\| base /m);
+    // With no base scored, the floor measured against it is not checked.
+    assert.match(rerun, /^\| BFCL live_simple ≥ base \+ 0\.20 \| floor \| [\d.]+ \| — \|$/m);
+    assert.match(again.stdout.trim().split('\n').at(-1)!, / base_live_simple=-$/);
     assert.match(rerun, /^natural − short, paired per case/m);
     // One row of differences, each with its interval; the synthetic set (second) is empty.
     const d = String.raw`-?\d\.\d{3} \[-?\d\.\d{3}, -?\d\.\d{3}\]`;

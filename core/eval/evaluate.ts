@@ -16,8 +16,8 @@ export interface EvaluateOptions {
   bootstrap: { resamples: number; seed: number };
   /** Called after every case (heartbeats, progress lines). */
   onProgress?: (done: number, total: number) => void;
-  /** Called with each answer as parsed, before the offer, grounding and scope checks (a judge that reads the
-   * model's own answer, such as BFCL's checker); a failed request is an invalid prediction. */
+  /** Called with each answer as the checks left it, the answer a user gets (BFCL's checker judges this one); a
+   * failed request is an invalid prediction. */
   onPrediction?: (c: EvalCase, p: Prediction) => void;
   /** False: no grounding or schema check (core/router/checks.ts), to score the arguments as the weights wrote
    * them. Default on. */
@@ -45,7 +45,6 @@ export async function scoreEndpoint(
     try {
       const answer = await ask(c.messages, c.tools);
       const parsed = parseAnswer(answer.message);
-      opts.onPrediction?.(c, parsed);
       // The checks every path applies after the router (core/router/checks.ts), whatever the endpoint.
       const checked = checkAnswer(parsed, {
         offered: c.tools.map((t) => t.function.name),
@@ -54,6 +53,7 @@ export async function scoreEndpoint(
         argumentChecks: opts.argumentChecks !== false,
         ...(c.scopes ? { scopes: c.scopes } : {}),
       });
+      opts.onPrediction?.(c, checked.prediction);
       result = scoreCase(c, checked.prediction, {
         latencyMs: answer.latencyMs,
         promptTokens: answer.promptTokens,

@@ -19,6 +19,7 @@ import type { BfclReport } from '../../core/eval/bfcl/report.js';
 import { sampleQuestions } from '../../core/eval/bfcl/sample.js';
 import type { Prediction } from '../../core/eval/types.js';
 import { Rng } from '../../core/rng.js';
+import { checkAnswer } from '../../core/router/checks.js';
 import { sampleArguments } from '../../core/schema/sample.js';
 import { main } from '../../scripts/cli.js';
 import { startBackendStandIn } from '../helpers/backend-stand-in.js';
@@ -95,6 +96,16 @@ describe("BFCL's own checker on answers in its call form", () => {
       "every first acceptable answer passes BFCL's checker but where no value is accepted",
     );
     assert.equal(right.filter((v) => v.valid).length, 258 - unpassable.length);
+    // BFCL judges the answer after the router's checks: they stand every first acceptable answer but those that
+    // break their own function's schema (the unpassable two, and one whose value is outside its enum).
+    const refused = cases
+      .filter((c) => {
+        const offered = c.case.tools.map((t) => t.function.name);
+        const checked = checkAnswer(answered(c), { offered, tools: c.case.tools, messages: c.case.messages });
+        return checked.prediction.kind !== 'call';
+      })
+      .map((c) => c.case.id);
+    assert.deepEqual(refused.sort(), ['live_simple_71-35-0', ...unpassable].sort());
 
     const passable = cases.filter((c) => !acceptsNothing(c));
     const calls = passable.map((c) => answered(c) as Extract<Prediction, { kind: 'call' }>);
@@ -201,7 +212,8 @@ describe("BFCL's own checker on answers in its call form", () => {
   it('flywheel eval --bfcl scores an OpenAI-compatible endpoint per category with BFCL verdicts in bfcl.json', async () => {
     // A stand-in for a served model (vLLM, a frontier API): it gives the expected call on the first three
     // live_simple questions it is asked and calls a function that is not offered on the rest; on irrelevance it
-    // abstains on all but one.
+    // calls the offered function once, a function that is not offered once, and abstains on the rest. BFCL judges
+    // the answer after the router's checks: the offer check makes a call to a function not offered an abstention.
     const expected = new Map(bfclCases(simple).map((c) => [c.case.messages.at(-1)!.content, c.case.target]));
     let simpleAsked = 0;
     let irrelevantAsked = 0;
@@ -214,14 +226,17 @@ describe("BFCL's own checker on answers in its call form", () => {
       // The one call on irrelevance fits its tool's schema: the router contract answers a call its schema rejects
       // as missing_argument, which would make it an abstention.
       const offered = body.tools![0]!.function as { name: string; parameters?: unknown };
-      return ++irrelevantAsked === 1
-        ? {
-            call: offered.name,
-            arguments: sampleArguments((offered.parameters ?? { type: 'object' }) as Record<string, unknown>, {
-              rng: new Rng(1),
-            }),
-            confidence: 0.9,
-          }
+      ++irrelevantAsked;
+      if (irrelevantAsked === 1)
+        return {
+          call: offered.name,
+          arguments: sampleArguments((offered.parameters ?? { type: 'object' }) as Record<string, unknown>, {
+            rng: new Rng(1),
+          }),
+          confidence: 0.9,
+        };
+      return irrelevantAsked === 2
+        ? { call: 'not_offered_anywhere', arguments: {}, confidence: 0.9 }
         : { abstain: { code: 'no_tool', reason: 'nothing fits' }, confidence: 0.9 };
     });
     const out = join(tempDir('flywheel-bfcl-eval-'), 'report');
@@ -259,9 +274,15 @@ describe("BFCL's own checker on answers in its call form", () => {
     assert.equal(live!.accuracy.value, 3 / 5);
     assert.ok(live!.accuracy.low! <= 0.6 && live!.accuracy.high! >= 0.6);
     assert.equal(live!.ours.exactMatch.value, live!.cases.filter((c) => c.exact).length / 5);
-    assert.deepEqual(live!.errorTypes, { 'simple_function_checker:wrong_func_name': 2 });
-    assert.deepEqual(live!.cases.at(-1)!.bfcl.output, [{ not_offered_anywhere: '{}' }]);
+    // The two calls to a function not offered reach BFCL as the abstention the offer check made of them.
+    assert.deepEqual(live!.cases.at(-1)!.bfcl.output, []);
+    assert.equal(live!.cases.at(-1)!.outcome, 'spurious_abstention');
+    assert.equal(
+      Object.values(live!.errorTypes).reduce((a, b) => a + b, 0),
+      2,
+    );
     assert.equal(irrelevance!.accuracy.value, 4 / 5);
+    assert.deepEqual(irrelevance!.cases[1]!.bfcl, { output: [], valid: true, errorType: '', error: '' });
     assert.equal(irrelevance!.ours.abstention.recall.value, 4 / 5);
     assert.match(readFileSync(join(out, 'bfcl.md'), 'utf8'), /\| live_simple \| stand-in \| 5 \| 0\.600 \[/);
   });

@@ -12,7 +12,9 @@ import { before, describe, it } from 'node:test';
 import { buildCatalog } from '../../core/catalog/build.js';
 import { listServerTools } from '../../core/catalog/list-tools.js';
 import { toBfclCalls } from '../../core/eval/bfcl/calls.js';
+import { FAR_ASKS } from '../../core/dataset/generic/far-asks.js';
 import { bfclCases, type BfclCase } from '../../core/eval/bfcl/cases.js';
+import { BFCL_CATEGORIES } from '../../core/eval/bfcl/categories.js';
 import { loadBfclSet, parseCategories, type BfclSet } from '../../core/eval/bfcl/data.js';
 import { BfclJudgeMissing, judgeBfcl, locateBfcl, type JudgeItem } from '../../core/eval/bfcl/judge.js';
 import type { BfclReport } from '../../core/eval/bfcl/report.js';
@@ -177,6 +179,41 @@ describe("BFCL's own checker on answers in its call form", () => {
     assert.equal(c!.case.messages.filter((m) => m.role === 'system').length, 1);
     assert.ok(c!.case.messages[0]!.content!.endsWith(system));
     assert.ok(c!.case.messages[0]!.content!.startsWith('Pick the offered tool'));
+  });
+
+  it('no far ask the generator knows is a near-copy of a BFCL question (token Jaccard < 0.45)', async () => {
+    // The far asks teach "nothing offered fits"; one that BFCL also asks would score the router on its own data.
+    const words = (text: string) =>
+      new Set(
+        text
+          .toLowerCase()
+          .split(/[^a-z0-9]+/)
+          .filter((w) => w.length > 1),
+      );
+    const questions: Array<Set<string>> = [];
+    for (const category of BFCL_CATEGORIES)
+      for (const q of (await loadBfclSet(data, category)).questions)
+        questions.push(
+          words(
+            q.question
+              .flat()
+              .filter((m) => m.role === 'user')
+              .map((m) => m.content)
+              .join(' '),
+          ),
+        );
+    const close = FAR_ASKS.flatMap(([, ask]) => {
+      const mine = words(ask);
+      const nearest = Math.max(
+        ...questions.map((q) => {
+          const shared = [...mine].filter((w) => q.has(w)).length;
+          return shared / (mine.size + q.size - shared);
+        }),
+      );
+      return nearest >= 0.45 ? [`${ask} (${nearest.toFixed(2)})`] : [];
+    });
+    assert.ok(questions.length > 2000, `${questions.length} questions`);
+    assert.deepEqual(close, []);
   });
 
   it('refuses the categories a single decision cannot answer, saying why', () => {

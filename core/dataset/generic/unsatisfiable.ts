@@ -1,18 +1,5 @@
 import type { CatalogTool } from '../../catalog/types.js';
-
-/** Asks far from any software tool a catalog is likely to have. Dropped when the catalog mentions their key word. */
-const FAR_ASKS: Array<[keyword: string, ask: string]> = [
-  ['flight', 'Book me a flight to Lisbon for next Friday.'],
-  ['lunch', 'Order lunch for the team from the usual place.'],
-  ['transfer', 'Transfer $5,000 from my savings account to checking.'],
-  ['printer', 'Print this on the office printer.'],
-  ['phone', 'Phone my manager and say I will be late.'],
-  ['appointment', 'Make a dentist appointment for next week.'],
-  ['linkedin', 'Post a summary of this on LinkedIn.'],
-  ['lights', 'Turn off the lights in meeting room 3.'],
-  ['stock', 'Tell me what the stock market will do tomorrow.'],
-  ['payroll', 'Run payroll for this month.'],
-];
+import { FAR_ASKS } from './far-asks.js';
 
 /** Asks aimed at the catalog's own objects through a channel it lacks: close to real tools, yet unserviceable. */
 const NEAR_ASKS: Array<[keyword: string, ask: (object: string) => string]> = [
@@ -80,13 +67,18 @@ function words(text: string): string[] {
 }
 
 /**
- * Requests no tool of this server can serve, derived from its catalog: far asks, and the server's own
- * objects (the nouns in its tool names) asked for through channels no tool offers. An ask whose key word
+ * Requests no tool of this server can serve, derived from its catalog: far asks (./far-asks.ts), and the server's
+ * own objects (the nouns in its tool names) asked for through channels no tool offers. An ask whose key word
  * appears in any tool's name or description is dropped: the catalog may well do it.
  */
 export function deriveUnsatisfiable(tools: CatalogTool[]): string[] {
   const vocabulary = new Set(tools.flatMap((t) => words(`${t.name} ${t.title ?? ''} ${t.description ?? ''}`)));
-  const mentions = (keyword: string) => vocabulary.has(keyword) || vocabulary.has(`${keyword}s`);
+  // A stem of four letters or more matches every word it begins ("calculat": calculate, calculator); a shorter
+  // key word matches itself and its plural.
+  const mentions = (keyword: string) =>
+    vocabulary.has(keyword) ||
+    vocabulary.has(`${keyword}s`) ||
+    (keyword.length >= 4 && [...vocabulary].some((w) => w.startsWith(keyword)));
   const nouns = new Map<string, number>();
   for (const t of tools)
     for (const w of words(t.name)) if (!VERBS.has(w) && w.length > 2) nouns.set(w, (nouns.get(w) ?? 0) + 1);
@@ -94,7 +86,7 @@ export function deriveUnsatisfiable(tools: CatalogTool[]): string[] {
     .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
     .slice(0, 4)
     .map(([w]) => w.replace(/ies$/, 'y').replace(/s$/, ''));
-  const asks = FAR_ASKS.filter(([k]) => !mentions(k)).map(([, ask]) => ask);
+  const asks = FAR_ASKS.filter(([keywords]) => !keywords.some(mentions)).map(([, ask]) => ask);
   NEAR_ASKS.filter(([k]) => !mentions(k)).forEach(([, ask], i) => {
     if (objects.length) asks.push(ask(objects[i % objects.length]!));
   });

@@ -178,6 +178,12 @@ export const datasetSchema = z
     /** Tools offered per row (the correct one plus distractors). */
     sliceSize: z.number().int().min(2).max(64).default(DATASET_DEFAULTS.sliceSize),
     /**
+     * Where set, each row offers a number of tools drawn from [minSliceSize, sliceSize], so the router also sees
+     * the short menus agents send (one function that fits, or one that does not). No default is filled, so
+     * configs that leave it out keep their stage keys and every row offers sliceSize tools.
+     */
+    minSliceSize: z.number().int().min(1).max(64).optional(),
+    /**
      * How a row's tools are chosen: `neighbours` (absent; the right tool plus siblings and near neighbours) or
      * `retriever` (what the gateway's BM25 retriever finds for the request; a miss is labelled tool_not_offered).
      * Optional with no default, so configs that leave it out keep their stage keys.
@@ -218,6 +224,10 @@ export const datasetSchema = z
   .refine((d) => d.maxPerTool === undefined || d.maxPerTool >= d.minPerTool, {
     path: ['maxPerTool'],
     message: 'is below dataset.minPerTool: train would be oversampled to one count and capped below it',
+  })
+  .refine((d) => d.minSliceSize === undefined || d.minSliceSize <= d.sliceSize, {
+    path: ['minSliceSize'],
+    message: 'is above dataset.sliceSize, the most tools a row offers',
   });
 
 /**

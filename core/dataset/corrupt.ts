@@ -3,7 +3,7 @@ import type { CatalogTool } from '../catalog/types.js';
 import { identifyingKeys } from '../probe/match.js';
 import type { HarvestedPools } from '../probe/types.js';
 import { rowId } from './rows.js';
-import { offerSlice, retrievalQuery, retrievedSlice, type Slicing, siblings } from './slice.js';
+import { offerSlice, retrievalQuery, retrievedSlice, rowSliceSize, type Slicing, siblings } from './slice.js';
 import { lackedScopes } from '../scope-guard.js';
 import type { NoCallTarget, Persona, RouterRow, ToolCallTarget } from './types.js';
 
@@ -13,6 +13,8 @@ export interface CorruptContext {
   /** Real values of this server (probe harvest and pack pools flattened to `pool.field` keys). */
   pools: HarvestedPools;
   sliceSize: number;
+  /** Where set, a slice's size is drawn from [minSliceSize, sliceSize] (slice.ts, rowSliceSize). */
+  minSliceSize?: number;
   /** How the row's slice was built; a slice without the right tool is built the same way. */
   slicing?: Slicing;
   rng: Rng;
@@ -342,16 +344,11 @@ export const OPERATORS: Operator[] = [
     apply(row, ctx) {
       const tool = ctx.tools.find((t) => t.name === row.target.tool);
       if (!tool) return undefined;
+      const size = rowSliceSize(ctx.rng, ctx.sliceSize, ctx.minSliceSize);
       const tools =
         ctx.slicing === 'retriever'
-          ? retrievedSlice(
-              retrievalQuery(row.request, row.messages?.slice(0, -1)),
-              ctx.tools,
-              ctx.sliceSize,
-              ctx.rng,
-              tool.name,
-            )
-          : offerSlice(tool, ctx.tools, ctx.sliceSize, ctx.rng, true);
+          ? retrievedSlice(retrievalQuery(row.request, row.messages?.slice(0, -1)), ctx.tools, size, ctx.rng, tool.name)
+          : offerSlice(tool, ctx.tools, size, ctx.rng, true);
       return negative(row, this, { tools }, row.target, `${tool.name} is not among the offered tools`);
     },
   },

@@ -221,6 +221,7 @@ export async function validateCandidates(
         dataset.sliceSize,
         dataset.seed,
         dataset.slicing,
+        dataset.minSliceSize,
       );
       if (v.checkedBy && c.target.tool !== null) row.provenance.checkedBy = v.checkedBy;
       rows.push(row);
@@ -286,6 +287,7 @@ export async function augmentRows(
       personas,
       pools: { ...packPoolsAsHarvested(found?.pack ?? {}), ...(found?.harvested ?? {}) },
       sliceSize: dataset.sliceSize,
+      ...(dataset.minSliceSize !== undefined ? { minSliceSize: dataset.minSliceSize } : {}),
       slicing: dataset.slicing ?? 'neighbours',
       rng: new Rng(`corrupt:${dataset.seed}:${domain}`),
       callable: (name: string) => tools.some((t) => t.name === name && callable(t)),

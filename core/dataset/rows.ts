@@ -1,7 +1,7 @@
 import { Rng } from '../rng.js';
 import type { CatalogTool } from '../catalog/types.js';
 import { hashOf, shortSha } from '../hash.js';
-import { offerSlice, retrievalQuery, retrievedSlice, type Slicing, sliceForText } from './slice.js';
+import { offerSlice, retrievalQuery, retrievedSlice, rowSliceSize, type Slicing, sliceForText } from './slice.js';
 import type { Candidate } from './teacher/types.js';
 import type { Intent, RouterRow, Target } from './types.js';
 
@@ -12,7 +12,8 @@ export function rowId(parts: unknown): string {
 /**
  * A row from a validated candidate. Its slice is the correct tool plus siblings and near neighbours, or with
  * `retriever` slicing what the retriever finds for the request; where that misses the correct tool, the row is
- * labelled tool_not_offered, since that is all a router shown that slice can rightly answer.
+ * labelled tool_not_offered, since that is all a router shown that slice can rightly answer. With `minSliceSize`
+ * the row offers a size drawn from [minSliceSize, sliceSize] (slice.ts, rowSliceSize).
  */
 export function candidateRow(
   intent: Intent,
@@ -21,15 +22,17 @@ export function candidateRow(
   sliceSize: number,
   seed: string | number,
   slicing: Slicing = 'neighbours',
+  minSliceSize?: number,
 ): RouterRow {
   const rng = new Rng(`slice:${seed}:${intent.id}`);
+  const size = rowSliceSize(rng, sliceSize, minSliceSize);
   const tool = candidate.target.tool === null ? undefined : domainTools.find((t) => t.name === candidate.target.tool);
   const tools =
     slicing === 'retriever'
-      ? retrievedSlice(retrievalQuery(candidate.request, candidate.context), domainTools, sliceSize, rng)
+      ? retrievedSlice(retrievalQuery(candidate.request, candidate.context), domainTools, size, rng)
       : tool
-        ? offerSlice(tool, domainTools, sliceSize, rng)
-        : sliceForText(candidate.request, domainTools, sliceSize, rng);
+        ? offerSlice(tool, domainTools, size, rng)
+        : sliceForText(candidate.request, domainTools, size, rng);
   const missed = tool !== undefined && !tools.includes(tool.name);
   const target: Target = missed
     ? {

@@ -97,6 +97,15 @@ export function nearest(tool: CatalogTool, catalog: CatalogTool[]): CatalogTool[
 }
 
 /**
+ * How many tools one row offers: `sliceSize`, or with `minSliceSize` below it a size drawn from
+ * [minSliceSize, sliceSize], so a router also learns the one- and two-tool menus agents send. Draws nothing
+ * where the range is one size, so datasets built without the key stay byte-identical.
+ */
+export function rowSliceSize(rng: Rng, sliceSize: number, minSliceSize?: number): number {
+  return minSliceSize === undefined || minSliceSize >= sliceSize ? sliceSize : rng.int(minSliceSize, sliceSize);
+}
+
+/**
  * The tools offered with a request: the correct tool (unless `withoutCorrect`) plus distractors, siblings
  * first then the lexically nearest, up to `size`, in a seeded shuffle (rendering puts them in name order:
  * render.ts, inOfferOrder).

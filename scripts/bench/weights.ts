@@ -8,8 +8,9 @@
  *        [--paired A,B]… [--dataset JSON] [--job JSON] [--no-base] [--prepare] [--out DIR]
  *
  * Routers (--router, repeatable; default below): one training each from the same catalog and seed, differing in
- * `phrasing` (description | natural), `base` (a train job baseModel) and budget (`steps` N, or `epochs` N with no
- * step cap). Every other setting is the first config's train job, with --job merged over it.
+ * `phrasing` (description | natural), `minslice` (the dataset's minSliceSize: rows offer from N to sliceSize
+ * tools), `base` (a train job baseModel) and budget (`steps` N, or `epochs` N with no step cap). Every other
+ * setting is the first config's train job, with --job merged over it.
  *   recipe-240     240 one-row steps (the CPU recipe before it ran every row)
  *   one-epoch      every training row once (the CPU recipe)
  *   three-epochs   every row three times
@@ -114,6 +115,7 @@ const whole = (flag: string, v: string | undefined) => {
 interface Router {
   name: string;
   phrasing: 'description' | 'natural';
+  minSliceSize?: number;
   base?: string;
   optim: Record<string, unknown>;
   budget: string;
@@ -178,26 +180,33 @@ if (bfclAll.length) {
 const datasetOverride = values.dataset ? (JSON.parse(values.dataset) as Record<string, unknown>) : {};
 const configuredDataset: Record<string, unknown> = { ...first.dataset, ...datasetOverride };
 for (const [key, value] of Object.entries(configuredDataset)) if (value === null) delete configuredDataset[key];
+// One dataset per phrasing and slice range, named by both (`natural`, `natural-min1`).
+const dataKey = (r: Router) => (r.minSliceSize === undefined ? r.phrasing : `${r.phrasing}-min${r.minSliceSize}`);
 const built = new Map<string, { data: BuiltDataset; train: string; val: string }>();
-for (const phrasing of new Set(routers.map((r) => r.phrasing))) {
+for (const key of new Set(routers.map(dataKey))) {
+  const { phrasing, minSliceSize } = routers.find((r) => dataKey(r) === key)!;
   // Parsed again so an override is checked as a config's would be (maxPerTool ≥ minPerTool, bounds).
-  const dataset = datasetSchema.parse({ ...configuredDataset, phrasing });
+  const dataset = datasetSchema.parse({
+    ...configuredDataset,
+    phrasing,
+    ...(minSliceSize === undefined ? {} : { minSliceSize }),
+  });
   const data = await buildDataset({ ...first, servers, dataset } as FlywheelConfig);
   const write = async (split: 'train' | 'val') => {
-    const file = join(out, `${phrasing}-${split}.jsonl`);
+    const file = join(out, `${key}-${split}.jsonl`);
     const rendered = renderRows(asTaught(data.rows[split], format), data.catalog, format);
     await writeFile(file, rendered.map((r) => `${JSON.stringify(r)}\n`).join(''));
     return file;
   };
-  built.set(phrasing, { data, train: await write('train'), val: await write('val') });
-  say(`${phrasing}: ${data.catalog.tools.length} tools, train ${data.rows.train.length} rows`);
+  built.set(key, { data, train: await write('train'), val: await write('val') });
+  say(`${key}: ${data.catalog.tools.length} tools, train ${data.rows.train.length} rows`);
 }
 const catalog = [...built.values()][0]!.data.catalog;
 
 // ---- training ----
 const adapters = new Map<string, TrainedAdapter>();
 for (const r of routers) {
-  const b = built.get(r.phrasing)!;
+  const b = built.get(dataKey(r))!;
   const job = trainJobFor(
     {
       ...configuredJob,
@@ -414,13 +423,14 @@ function parseRouter(spec: string): Router {
   for (const pair of colon > 0 ? spec.slice(colon + 1).split(',') : []) {
     const [key, value = ''] = pair.split('=');
     if (key === 'phrasing' && (value === 'description' || value === 'natural')) r.phrasing = value;
+    else if (key === 'minslice' && /^[1-9]\d*$/.test(value)) r.minSliceSize = Number(value);
     else if (key === 'base' && value) r.base = value;
     else if ((key === 'steps' || key === 'epochs') && /^[1-9]\d*$/.test(value)) {
       r.optim = key === 'steps' ? { maxSteps: Number(value) } : { maxSteps: null, epochs: Number(value) };
       r.budget = `${value} ${key.slice(0, -1)}${value === '1' ? '' : 's'}`;
     } else
       throw new Error(
-        `--router ${spec}: ${pair} is not one of phrasing=description|natural, base=MODEL, steps=N, epochs=N`,
+        `--router ${spec}: ${pair} is not one of phrasing=description|natural, minslice=N, base=MODEL, steps=N, epochs=N`,
       );
   }
   if (!r.budget) throw new Error(`--router ${spec}: give a budget, steps=N or epochs=N`);
@@ -431,7 +441,9 @@ function describeLabel(l: Label): string {
   const r = routers.find((x) => x.name === l.model);
   if (!r) return '';
   const early = adapters.get(r.name)?.stoppedEarly;
-  return ` (${r.budget}, ${r.phrasing}, ${r.base ?? defaultBase}${l.priors ? ', serve priors on' : ''}${early ? `, stopped early at step ${early.step} of ${early.total}` : ''})`;
+  const slices =
+    r.minSliceSize === undefined ? '' : `, ${r.minSliceSize}–${String(first.dataset!.sliceSize)} tools a row`;
+  return ` (${r.budget}, ${r.phrasing}${slices}, ${r.base ?? defaultBase}${l.priors ? ', serve priors on' : ''}${early ? `, stopped early at step ${early.step} of ${early.total}` : ''})`;
 }
 
 function ci(e: Estimate): string {

@@ -101,6 +101,12 @@ export const CONFIG_ROWS: ConfigRow[] = [
       "tools offered per row (each costs ~70 prompt tokens with the compact tool rendering; 6 keeps a SmolLM2 prompt's p50 under 600 tokens)",
   },
   {
+    keys: ['dataset.minSliceSize'],
+    unset: 'absent (every row offers `sliceSize` tools)',
+    meaning:
+      'where set, each row offers a number of tools drawn from [`minSliceSize`, `sliceSize`] (the `tool_absent` negative too), so the router also learns the short menus agents send: one function that fits, or one or two that do not',
+  },
+  {
     keys: ['dataset.slicing'],
     unset: 'absent (`neighbours`)',
     meaning:

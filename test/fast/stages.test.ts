@@ -194,6 +194,7 @@ describe('stage table', () => {
       ['dataset.teacher.kind', 'openai', ['generate', 'solve']],
       ['dataset.negativeShare', 0.11, ['corrupt', 'split']],
       ['dataset.sliceSize', 3, ['validate', 'corrupt']],
+      ['dataset.minSliceSize', 2, ['validate', 'corrupt']],
       ['dataset.perGoal', 3, ['intents']],
       ['dataset.render.format', 'hermes', ['render']],
       ['name', 'renamed', ['ingest', 'split']],

@@ -244,7 +244,7 @@ describe('benchmarks, smoke-sized', { timeout: 20 * 60_000 }, () => {
     // The catalog (and so the rows each router trains on) comes from the configs and BFCL's questions, not the
     // cases scored: a rerun that scores fewer cases trains on the same rows.
     const args = [
-      ...['--router', 'short:steps=1', '--router', 'natural:phrasing=natural,steps=2'],
+      ...['--router', 'short:steps=1', '--router', 'natural:phrasing=natural,minslice=1,steps=2'],
       ...['--bfcl-dev', '1', '--bfcl-report', '1', '--out', dir],
       ...['--job', JSON.stringify({ baseModel: 'tiny:nano', lora: { topLayers: null } })],
     ];
@@ -284,12 +284,20 @@ describe('benchmarks, smoke-sized', { timeout: 20 * 60_000 }, () => {
     const rows: Array<[string, string]> = [
       ['base tiny:nano', ''],
       ['short', ' (1 step, description'],
-      ['natural', ' (2 steps, natural'],
+      ['natural', ' (2 steps, natural, 1–6 tools a row'],
       ['short + priors', ' (1 step, description, tiny:nano, serve priors on)'],
     ];
     for (const [name, detail] of rows)
       assert.match(table, new RegExp(`^\\| (\\*\\*)?${esc(name)}(\\*\\*)?${esc(detail)}`, 'm'));
     assert.match(table, /^\| BFCL live_simple ≥ base \+ 0\.20 \| floor \| [\d.]+ \| (yes|no) \|$/m);
+    // minslice=1: natural's rows, written under their own name, offer menus of several sizes, down to one tool.
+    const menus = new Set(
+      readFileSync(join(dir, 'natural-min1-train.jsonl'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => (JSON.parse(l) as { tools: unknown[] }).tools.length),
+    );
+    assert.ok(menus.has(1) && menus.size > 2, `menu sizes ${[...menus].join(', ')}`);
     // A rerun into the same directory reuses both adapters (the same job on the same rows); with no base or priors
     // row, no synthetic set, and natural minus short paired on every set.
     const again = await run(

@@ -212,7 +212,14 @@ export const STAGES = [
     runsWhen: 'a `dataset` section',
     inputs: { catalog: 'ingest.catalog', intents: 'intents.intents', candidates: 'solve.candidates' },
     config: { dataset: 'dataset', servers: 'servers' },
-    keyedBy: ['servers', 'dataset.sliceSize', 'dataset.slicing', 'dataset.seed', 'dataset.personas'],
+    keyedBy: [
+      'servers',
+      'dataset.sliceSize',
+      'dataset.minSliceSize',
+      'dataset.slicing',
+      'dataset.seed',
+      'dataset.personas',
+    ],
     chunkedBy: 'candidates',
   },
   {
@@ -266,6 +273,7 @@ export const STAGES = [
       'servers',
       'dataset.negativeShare',
       'dataset.sliceSize',
+      'dataset.minSliceSize',
       'dataset.slicing',
       'dataset.seed',
       'dataset.personas',

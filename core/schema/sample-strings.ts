@@ -349,6 +349,30 @@ const PROJECTS = [
   'scheduler',
 ];
 const BRANCHES = ['main', 'develop', 'feature/search-bar', 'fix/login-timeout', 'release/3.1', 'chore/deps'];
+/** Who a value names when the argument is a role people play in a request. */
+const PERSON_ROLES = [
+  'receiver',
+  'recipient',
+  'payee',
+  'payer',
+  'sender',
+  'friend',
+  'guest',
+  'attendee',
+  'passenger',
+  'traveler',
+  'traveller',
+  'patient',
+  'employee',
+  'student',
+  'player',
+  'artist',
+  'actor',
+  'director',
+  'doctor',
+];
+const AIRPORTS = ['JFK', 'LAX', 'SFO', 'ORD', 'SEA', 'BOS', 'ATL', 'LHR', 'CDG', 'FRA', 'HND', 'YYZ'];
+const AIRLINES = ['Delta Airlines', 'United Airlines', 'American Airlines', 'Southwest Airlines', 'Air Canada'];
 const STREETS = ['Market St', 'Elm Avenue', 'Harbour Road', 'King Street', 'Park Lane'];
 const TABLES = ['customers', 'orders', 'invoices', 'events', 'products', 'employees'];
 const COLUMNS = ['name', 'status', 'created_at', 'total', 'email', 'region'];
@@ -394,6 +418,14 @@ export function stringForMeaning(
   const says = (re: RegExp) => re.test(desc);
   const tool = (...keys: string[]) => keys.some((k) => toolWords.includes(k));
   const dir = () => `${rng.pick(HOMES)}/${rng.pick(PROJECTS)}`;
+  // Someone paid, written to or staying: a person's name ("receiver", "guest_name"), not a title.
+  if (has(...PERSON_ROLES) && (is(...PERSON_ROLES) || is('name'))) return person(rng);
+  if (has('airport')) return rng.pick(AIRPORTS);
+  if (has('airline', 'airlines', 'carrier') && !is('id', 'code')) return rng.pick(AIRLINES);
+  // "where_to", "to" a city: a place to go (never a SQL WHERE clause).
+  const sqlWhere = has('clause', 'condition', 'filter') || says(/\b(sql|clause|condition|filter)\b/);
+  if (!sqlWhere && (has('where') || (is('to', 'from') && says(/\b(city|town|location|destination|place)\b/))))
+    return rng.pick(CITIES);
   if (is('id', 'ids', 'uuid', 'key', 'name', 'title', 'label', 'subject', 'message', 'text', 'content', 'body'))
     return has('table') && is('name') ? rng.pick(TABLES) : undefined;
   if (

@@ -35,6 +35,7 @@ import {
   isoDate,
 } from './sample-strings.js';
 import { fillDateTemplate, writtenDateFormat } from './date-template.js';
+import { numberForMeaning } from './sample-numbers.js';
 import { InputError } from '../errors.js';
 
 /** A schema no argument set can be drawn for: impossible pattern, cyclic required $ref, contradictory bounds... */
@@ -575,11 +576,17 @@ function genNumber(s: Schema, ctx: Ctx, at: At, integer: boolean): number {
     /\b(number of|how many|first n|last n|lines|items|results|entries)\b/i.test(
       typeof s.description === 'string' ? s.description : '',
     );
-  const plausible: [number, number] = countLike
-    ? [/offset|skip/i.test(at.name) ? 0 : 1, 50]
-    : integer
-      ? [1, 100]
-      : [0, 1000];
+  // With the tool's words (natural phrasing), a year is a year and a count of guests a handful (sample-numbers.ts).
+  const meant = ctx.meaning
+    ? numberForMeaning(at.name, typeof s.description === 'string' ? s.description : '')
+    : undefined;
+  const plausible: [number, number] = meant
+    ? [meant.lo, meant.hi]
+    : countLike
+      ? [/offset|skip/i.test(at.name) ? 0 : 1, 50]
+      : integer
+        ? [1, 100]
+        : [0, 1000];
   // Prefer plausible magnitudes, but the schema's bounds win.
   let a = Math.max(r.lo, plausible[0]);
   let b = Math.min(r.hi, plausible[1]);
@@ -591,7 +598,7 @@ function genNumber(s: Schema, ctx: Ctx, at: At, integer: boolean): number {
   if (integer) return ctx.rng.int(Math.ceil(a), Math.floor(b));
   const raw = a + ctx.rng.next() * (b - a);
   // Most numbers people type are whole, and a count is always whole.
-  const rounded = Number(raw.toFixed(countLike ? 0 : ctx.rng.pick([0, 0, 1, 2])));
+  const rounded = Number(raw.toFixed(countLike || meant?.whole ? 0 : ctx.rng.pick([0, 0, 1, 2])));
   return r.ok(rounded) ? rounded : r.ok(raw) ? raw : (r.lo + r.hi) / 2;
 }
 

@@ -442,7 +442,7 @@ function describeLabel(l: Label): string {
   if (!r) return '';
   const early = adapters.get(r.name)?.stoppedEarly;
   const slices =
-    r.minSliceSize === undefined ? '' : `, ${r.minSliceSize}–${String(first.dataset!.sliceSize)} tools a row`;
+    r.minSliceSize === undefined ? '' : `, ${r.minSliceSize}–${String(configuredDataset.sliceSize)} tools a row`;
   return ` (${r.budget}, ${r.phrasing}${slices}, ${r.base ?? defaultBase}${l.priors ? ', serve priors on' : ''}${early ? `, stopped early at step ${early.step} of ${early.total}` : ''})`;
 }
 

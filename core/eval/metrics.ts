@@ -85,6 +85,39 @@ export function abstentionF1(results: CaseResult[]): number | null {
   );
 }
 
+/**
+ * Which way a router errs on abstaining: calls it answered with no call (over the calls), and no-calls it answered
+ * with a call (over the no-calls). Exact match alone hides a router that buys irrelevance by abstaining on calls.
+ */
+export interface AbstentionBalance {
+  calls: number;
+  callsAbstained: number;
+  noCalls: number;
+  noCallsCalled: number;
+}
+
+export function abstentionBalance(
+  results: ReadonlyArray<Pick<CaseResult, 'targetAbstains' | 'predictedAbstains'>>,
+): AbstentionBalance {
+  const b: AbstentionBalance = { calls: 0, callsAbstained: 0, noCalls: 0, noCallsCalled: 0 };
+  for (const r of results)
+    if (r.targetAbstains) {
+      b.noCalls++;
+      if (!r.predictedAbstains) b.noCallsCalled++;
+    } else {
+      b.calls++;
+      if (r.predictedAbstains) b.callsAbstained++;
+    }
+  return b;
+}
+
+/** `abstained/calls · called/no-calls`, a dash for a kind the set does not hold. */
+export function formatBalance(b: AbstentionBalance): string {
+  if (b.calls + b.noCalls === 0) return '—';
+  const part = (k: number, n: number) => (n ? `${k}/${n}` : '—');
+  return `${part(b.callsAbstained, b.calls)} · ${part(b.noCallsCalled, b.noCalls)}`;
+}
+
 function f1(results: CaseResult[], idx: number[]): number | null {
   let tp = 0;
   let wrong = 0;

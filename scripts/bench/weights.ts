@@ -25,7 +25,8 @@
  *                  never used to choose
  * The router with the best exact share pooled over the hand-written sets and BFCL's dev split is named, and its
  * figures set against issue targets (floors and stretch). --paired A,B adds router A minus router B on every set,
- * paired per case, with its 95 % bootstrap interval. --priors none scores no router with serve's priors; --test 0
+ * paired per case, with its 95 % bootstrap interval. A second table says which way each model errs on every set: calls
+ * answered with no call, and no-call questions answered with a call. --priors none scores no router with serve's priors; --test 0
  * skips the synthetic set; --no-base scores no base (the routers only, when their base is known from another run
  * on the same sets; the live_simple floor, measured against the base, is then not checked). Trained adapters in
  * --out are reused by a rerun with the same job on the same rows. --prepare builds the data and writes the jobs,
@@ -43,6 +44,7 @@ import { renderRows } from '../../core/dataset/render.js';
 import { asTaught } from '../../core/dataset/taught.js';
 import type { RouterRow } from '../../core/dataset/types.js';
 import { estimate } from '../../core/eval/bootstrap.js';
+import { abstentionBalance, formatBalance } from '../../core/eval/metrics.js';
 import { bfclCases } from '../../core/eval/bfcl/cases.js';
 import { loadBfclSet, type BfclCategory } from '../../core/eval/bfcl/data.js';
 import { locateBfcl } from '../../core/eval/bfcl/judge.js';
@@ -360,6 +362,15 @@ const columns: Array<{ head: string; of: (s: Scored) => number[]; n: number }> =
 ];
 columns[0]!.n = handSets.reduce((n, h) => n + h.cases.length, 0) + bfcl.dev.reduce((n, x) => n + x.questions.length, 0);
 const col = (head: string) => columns.find((c) => c.head === head);
+/** The sets whose abstention balance is printed: every scored set, BFCL's splits whole. */
+const balanceSets: Array<{ head: string; of: (s: Scored) => CaseResult[] }> = [
+  ...(synthetic.length ? [{ head: 'synthetic test', of: (s: Scored) => s.synthetic }] : []),
+  ...handSets.map((h, i) => ({ head: `hand-written ${h.name}`, of: (s: Scored) => s.hand[i]! })),
+  ...(bfcl.dev.length ? [{ head: 'BFCL dev', of: (s: Scored) => s.dev.categories.flatMap((c) => c.cases) }] : []),
+  ...(bfcl.report.length
+    ? [{ head: 'BFCL report', of: (s: Scored) => s.report.categories.flatMap((c) => c.cases) }]
+    : []),
+];
 /** A minus B case by case: both scored the same cases in the same order. */
 const pairedDifference = (a: number[], b: number[]) => share(a.map((x, i) => x - b[i]!));
 const figure = (label: string, col: (typeof columns)[number]) => share(col.of(scored.get(label)!));
@@ -386,6 +397,15 @@ const lines = [
     `| ${columns.map((c) => ci(pairedDifference(c.of(scored.get(a)!), c.of(scored.get(b)!)))).join(' | ')} |`,
     '',
   ]),
+  'Which way each errs, calls answered with no call · no-call questions answered with a call:',
+  '',
+  `| model | ${balanceSets.map((b) => b.head).join(' | ')} |`,
+  `|---|${balanceSets.map(() => '---').join('|')}|`,
+  ...labels.map(
+    (l) =>
+      `| ${l.name} | ${balanceSets.map((b) => formatBalance(abstentionBalance(b.of(scored.get(l.name)!)))).join(' | ')} |`,
+  ),
+  '',
   `Best on the dev cases: **${best}**.`,
   '',
   ...targets(best),

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { completionText } from '../../core/dataset/render.js';
 import type { Target } from '../../core/dataset/types.js';
 import { bootstrapInterval, estimate } from '../../core/eval/bootstrap.js';
-import { aggregate } from '../../core/eval/metrics.js';
+import { abstentionBalance, aggregate, formatBalance } from '../../core/eval/metrics.js';
 import { mergeEndpointResults } from '../../core/eval/merge.js';
 import { parseAnswer, targetFromCompletion } from '../../core/router/answer.js';
 import { scoreCase } from '../../core/eval/score.js';
@@ -516,5 +516,19 @@ describe('mergeEndpointResults (an evaluation scored in chunks)', () => {
         mergeEndpointResults([chunk(0, 6, 1), chunk(6, 12, 1).slice(0, 1)], { bootstrap: BOOT, costOf: () => cost }),
       /chunk 1 of the evaluation has no production results/,
     );
+  });
+});
+
+describe('abstentionBalance (which way a router errs on calls and no-calls)', () => {
+  const r = (targetAbstains: boolean, predictedAbstains: boolean) => ({ targetAbstains, predictedAbstains });
+  it('counts calls answered with no call and no-calls answered with a call, each over its own kind', () => {
+    const balance = abstentionBalance([r(false, false), r(false, true), r(false, true), r(true, true), r(true, false)]);
+    assert.deepEqual(balance, { calls: 3, callsAbstained: 2, noCalls: 2, noCallsCalled: 1 });
+    assert.equal(formatBalance(balance), '2/3 · 1/2');
+  });
+  it('an empty set, or one of a single kind, says so rather than dividing by zero', () => {
+    assert.deepEqual(abstentionBalance([]), { calls: 0, callsAbstained: 0, noCalls: 0, noCallsCalled: 0 });
+    assert.equal(formatBalance(abstentionBalance([])), '—');
+    assert.equal(formatBalance(abstentionBalance([r(false, false)])), '0/1 · —');
   });
 });

@@ -270,6 +270,16 @@ describe('benchmarks, smoke-sized', { timeout: 20 * 60_000 }, () => {
     for (const [name, detail] of rows)
       assert.match(table, new RegExp(`^\\| (\\*\\*)?${esc(name)}(\\*\\*)?${esc(detail)}`, 'm'));
     assert.match(table, /^\| BFCL live_simple ≥ base \+ 0\.20 \| floor \| [\d.]+ \| (yes|no) \|$/m);
+    // Which way each errs: calls answered with no call · no-calls answered with a call, per set, a row per model.
+    assert.match(
+      table,
+      /^\| model \| synthetic test \| hand-written sandboxes \| hand-written foreign \| BFCL dev \| BFCL report \|$/m,
+    );
+    const cell = '(\\d+/\\d+|—) · (\\d+/\\d+|—)';
+    for (const name of ['base tiny:nano', 'short', 'natural', 'short + priors'])
+      assert.match(table, new RegExp(`^\\| ${esc(name)} \\| ${cell}( \\| ${cell}){4} \\|$`, 'm'));
+    // The sandboxes' cases hold both calls and no-calls: both counts, over the set's own calls and no-calls.
+    assert.match(table, /^\| short \| [^|]+ \| \d+\/\d+ · \d+\/\d+ \|/m);
     // Both routers were trained on the same catalog, one dataset phrased each way; natural's (minslice=1), written
     // under its own name, offers menus of several sizes, down to one tool.
     const naturalRows = readFileSync(join(dir, 'natural-min1-train.jsonl'), 'utf8');

@@ -37,6 +37,19 @@ export interface VllmServer {
   stop(): Promise<void>;
 }
 
+/**
+ * The dtype this CPU computes natively: bfloat16 where it has AVX-512 BF16 or AMX, else float32. vLLM downcasts the
+ * float32 bases to bfloat16 by default, which a CPU without them emulates: on a 2-core Zen 3, 16 answers of 96 tokens
+ * took 51.5 s in bfloat16 and 34.6 s in float32.
+ */
+export function nativeCpuDtype(): 'bfloat16' | 'float32' {
+  try {
+    return /\b(avx512_bf16|amx_bf16)\b/.test(readFileSync('/proc/cpuinfo', 'utf8')) ? 'bfloat16' : 'float32';
+  } catch {
+    return 'bfloat16'; // no /proc/cpuinfo: leave vLLM its default
+  }
+}
+
 export async function startVllm(opts: VllmOptions): Promise<VllmServer> {
   if (!existsSync(VLLM_PYTHON))
     throw new Error(`vLLM is not installed: ${VLLM_PYTHON} is missing (make install-vllm installs it)`);

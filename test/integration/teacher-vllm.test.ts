@@ -21,7 +21,7 @@ import { convertedBase } from '../../core/train/base-model.js';
 import { baseCacheRoot, convertBase } from '../../core/train/trainer-process.js';
 import { tempDir } from '../helpers/fixtures.js';
 import { openSandboxWorld, type SandboxWorld } from '../helpers/sandbox-teacher.js';
-import { startVllm, type VllmServer } from '../helpers/vllm.js';
+import { nativeCpuDtype, startVllm, type VllmServer } from '../helpers/vllm.js';
 
 const KEY = 'vllm-teacher-key';
 const BASE = 'smollm2-135m-instruct';
@@ -137,6 +137,8 @@ describe('the openai teacher on a real vLLM server', { timeout: 15 * 60_000 }, (
       model: base,
       apiKey: KEY,
       log: join(dir, 'vllm.log'),
+      // Most of this test is vLLM decoding: in the CPU's own dtype it decodes ~1.5x faster where bf16 is emulated.
+      dtype: nativeCpuDtype(),
       // The base's template renders tools and writes calls as <tool_call> blocks, which the hermes parser reads.
       extraArgs: ['--enable-auto-tool-choice', '--tool-call-parser', 'hermes'],
     });

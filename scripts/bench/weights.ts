@@ -25,11 +25,11 @@
  *                  never used to choose
  * The router with the best exact share pooled over the hand-written sets and BFCL's dev split is named, and its
  * figures set against issue targets (floors and stretch). --paired A,B adds router A minus router B on every set,
- * paired per case, with its 95 % bootstrap interval. A second table says which way each model errs on every set: calls
- * answered with no call, and no-call questions answered with a call. --priors none scores no router with serve's priors; --test 0
- * skips the synthetic set; --no-base scores no base (the routers only, when their base is known from another run
- * on the same sets; the live_simple floor, measured against the base, is then not checked). Trained adapters in
- * --out are reused by a rerun with the same job on the same rows. --prepare builds the data and writes the jobs,
+ * paired per case, with its 95 % bootstrap interval. A second table says which way each model errs on every set:
+ * calls answered with no call, and no-call questions answered with a call. --priors none scores no router with serve's
+ * priors; --test 0 skips the synthetic set; --no-base scores no base (the routers only, when their base is known
+ * from another run on the same sets; the live_simple floor, measured against the base, is then not checked). Trained
+ * adapters in --out are reused by a rerun with the same job on the same rows. --prepare builds the data and writes the jobs,
  * then stops, for training on another machine (a GPU) under the same paths. A null in --dataset unsets a config
  * key. The last line is
  *   weights: best=NAME dev=… synthetic=… SET=… bfcl_dev=… live_simple=… base_live_simple=…

@@ -29,9 +29,9 @@
  * calls answered with no call, and no-call questions answered with a call. --priors none scores no router with serve's
  * priors; --test 0 skips the synthetic set; --no-base scores no base (the routers only, when their base is known
  * from another run on the same sets; the live_simple floor, measured against the base, is then not checked). Trained
- * adapters in --out are reused by a rerun with the same job on the same rows. --prepare builds the data and writes the jobs,
- * then stops, for training on another machine (a GPU) under the same paths. A null in --dataset unsets a config
- * key. The last line is
+ * adapters in --out are reused by a rerun with the same job on the same rows. --prepare builds the data and writes
+ * the jobs, then stops, for training on another machine (a GPU) under the same paths. A null in --dataset unsets a
+ * config key. The last line is
  *   weights: best=NAME dev=… synthetic=… SET=… bfcl_dev=… live_simple=… base_live_simple=…
  */
 import { readFile, mkdir, writeFile } from 'node:fs/promises';

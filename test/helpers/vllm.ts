@@ -38,7 +38,8 @@ export interface VllmServer {
 }
 
 /**
- * The dtype this CPU computes natively: bfloat16 where it has AVX-512 BF16 or AMX, else float32. vLLM downcasts the
+ * The dtype this CPU computes natively: bfloat16 where it has AVX-512 BF16 or AMX, else float32 (the trainer's and
+ * serve's rule, flywheel_trainer/model.py cpu_has_native_bf16, read the same way). vLLM downcasts the
  * float32 bases to bfloat16 by default, which a CPU without them emulates: on a 2-core Zen 3, 16 answers of 96 tokens
  * took 51.5 s in bfloat16 and 34.6 s in float32.
  */

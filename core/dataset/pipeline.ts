@@ -120,7 +120,7 @@ export async function buildIntents(
       perGoal: dataset.perGoal,
       drawsFor: (g) => (g.id.startsWith('generic:') ? genericDraws(dataset) : dataset.perGoal),
       unsatisfiableShare: dataset.unsatisfiableShare,
-      asks: [...(pack?.unsatisfiable ?? []), ...deriveUnsatisfiable(tools, { about: dataset.phrasing === 'natural' })],
+      asks: [...(pack?.unsatisfiable ?? []), ...deriveUnsatisfiable(tools)],
       // Pack goals draw from the pack's own pools and need no trial; generic ones do.
       ...(trial
         ? {

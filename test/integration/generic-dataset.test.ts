@@ -78,43 +78,6 @@ describe('unsatisfiable asks from the catalog', () => {
   });
 });
 
-describe('asks about what a tool acts on (natural phrasing)', () => {
-  const tools = [
-    t('get_exchange_rate', { description: 'Retrieve the current exchange rate between two currencies.' }),
-    t('calculate_projectile_range', { description: 'Calculate the range of a projectile launched at an angle.' }),
-    t('historical_event_get_date', { description: 'Retrieve the date of a historical event.' }),
-  ];
-
-  it("asks about each tool's object without asking for its action, only when asked for", () => {
-    const plain = deriveUnsatisfiable(tools);
-    const about = deriveUnsatisfiable(tools, { about: true });
-    assert.ok(!plain.some((a) => /exchange rate/.test(a)), 'described phrasing keeps its asks as they were');
-    for (const object of ['exchange rate', 'projectile range'])
-      assert.ok(
-        about.some((a) => a.toLowerCase().includes(object)),
-        `an ask about ${object}: ${about.join(' | ')}`,
-      );
-    assert.deepEqual(about, deriveUnsatisfiable(tools, { about: true }), 'deterministic');
-    assert.ok(
-      plain.every((a) => about.includes(a)),
-      'every far ask is still there',
-    );
-  });
-
-  it('drops an ask whose key word the catalog mentions', () => {
-    const about = deriveUnsatisfiable(tools, { about: true });
-    // The catalog says "historical": it may well tell history, so no history ask about any of its objects.
-    assert.ok(!about.some((a) => /\bhistory\b/i.test(a)), about.join(' | '));
-  });
-
-  it('mixes the two kinds from the start, so a domain that draws few asks gets both', () => {
-    const plain = new Set(deriveUnsatisfiable(tools));
-    const about = deriveUnsatisfiable(tools, { about: true });
-    const head = about.slice(0, 6);
-    assert.ok(head.some((a) => plain.has(a)) && head.some((a) => !plain.has(a)), head.join(' | '));
-  });
-});
-
 describe('domain packs are matched by server identity', () => {
   it('a sandbox configured as "crm" gets the Salesforce pack\'s personas on the crm domain', () => {
     const catalog = buildCatalog('c', [

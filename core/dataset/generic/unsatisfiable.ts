@@ -1,5 +1,4 @@
 import type { CatalogTool } from '../../catalog/types.js';
-import { aboutAsks } from './about-asks.js';
 import { FAR_ASKS } from './far-asks.js';
 
 /** Asks aimed at the catalog's own objects through a channel it lacks: close to real tools, yet unserviceable. */
@@ -69,12 +68,10 @@ function words(text: string): string[] {
 
 /**
  * Requests no tool of this server can serve, derived from its catalog: far asks (./far-asks.ts), and the server's
- * own objects (the nouns in its tool names) asked for through channels no tool offers. With `about` (natural
- * phrasing), questions about each tool's object too (./about-asks.ts), taken in turn with the others so a domain
- * that draws few asks gets both kinds. An ask whose key word appears in any tool's name or description is dropped:
- * the catalog may well do it.
+ * own objects (the nouns in its tool names) asked for through channels no tool offers. An ask whose key word
+ * appears in any tool's name or description is dropped: the catalog may well do it.
  */
-export function deriveUnsatisfiable(tools: CatalogTool[], opts: { about?: boolean } = {}): string[] {
+export function deriveUnsatisfiable(tools: CatalogTool[]): string[] {
   const vocabulary = new Set(tools.flatMap((t) => words(`${t.name} ${t.title ?? ''} ${t.description ?? ''}`)));
   // A stem of four letters or more matches every word it begins ("calculat": calculate, calculator); a shorter
   // key word matches itself and its plural.
@@ -93,9 +90,5 @@ export function deriveUnsatisfiable(tools: CatalogTool[], opts: { about?: boolea
   NEAR_ASKS.filter(([k]) => !mentions(k)).forEach(([, ask], i) => {
     if (objects.length) asks.push(ask(objects[i % objects.length]!));
   });
-  if (!opts.about) return asks;
-  const about = aboutAsks(tools, (k) => vocabulary.has(k) || vocabulary.has(`${k}s`));
-  return Array.from({ length: Math.max(asks.length, about.length) }, (_, i) => [asks[i], about[i]])
-    .flat()
-    .filter((a): a is string => a !== undefined);
+  return asks;
 }

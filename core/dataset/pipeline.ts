@@ -120,7 +120,10 @@ export async function buildIntents(
       perGoal: dataset.perGoal,
       drawsFor: (g) => (g.id.startsWith('generic:') ? genericDraws(dataset) : dataset.perGoal),
       unsatisfiableShare: dataset.unsatisfiableShare,
-      asks: [...(pack?.unsatisfiable ?? []), ...deriveUnsatisfiable(tools)],
+      asks: [
+        ...(pack?.unsatisfiable ?? []),
+        ...deriveUnsatisfiable(tools, dataset.phrasing === 'natural' ? { otherTools: { seed: dataset.seed } } : {}),
+      ],
       // Pack goals draw from the pack's own pools and need no trial; generic ones do.
       ...(trial
         ? {

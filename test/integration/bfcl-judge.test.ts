@@ -13,6 +13,7 @@ import { buildCatalog } from '../../core/catalog/build.js';
 import { listServerTools } from '../../core/catalog/list-tools.js';
 import { toBfclCalls } from '../../core/eval/bfcl/calls.js';
 import { FAR_ASKS } from '../../core/dataset/generic/far-asks.js';
+import { deriveUnsatisfiable } from '../../core/dataset/generic/unsatisfiable.js';
 import { bfclCases, type BfclCase } from '../../core/eval/bfcl/cases.js';
 import { BFCL_CATEGORIES } from '../../core/eval/bfcl/categories.js';
 import { loadBfclSet, parseCategories, type BfclSet } from '../../core/eval/bfcl/data.js';
@@ -181,8 +182,10 @@ describe("BFCL's own checker on answers in its call form", () => {
     assert.ok(c!.case.messages[0]!.content!.startsWith('Pick the offered tool'));
   });
 
-  it('no far ask the generator knows is a near-copy of a BFCL question (token Jaccard < 0.45)', async () => {
-    // The far asks teach "nothing offered fits"; one that BFCL also asks would score the router on its own data.
+  it('no unsatisfiable ask the generator knows is a near-copy of a BFCL question (token Jaccard < 0.45)', async () => {
+    // The far asks and the requests for tools a catalog lacks teach "nothing offered fits"; one that BFCL also asks
+    // would score the router on its own data. Those requests are drawn per seed: a few seeds, beside no catalog (so
+    // every one of them is kept).
     const words = (text: string) =>
       new Set(
         text
@@ -202,7 +205,12 @@ describe("BFCL's own checker on answers in its call form", () => {
               .join(' '),
           ),
         );
-    const close = FAR_ASKS.flatMap(([, ask]) => {
+    const asks = new Set([
+      ...FAR_ASKS.map(([, ask]) => ask),
+      ...[42, 1, 2, 3].flatMap((seed) => deriveUnsatisfiable([], { otherTools: { seed } })),
+    ]);
+    assert.ok(asks.size > FAR_ASKS.length + 100, `${asks.size} asks`);
+    const close = [...asks].flatMap((ask) => {
       const mine = words(ask);
       const nearest = Math.max(
         ...questions.map((q) => {

@@ -78,6 +78,60 @@ describe('unsatisfiable asks from the catalog', () => {
   });
 });
 
+describe("requests for tools the catalog lacks (natural phrasing's asks)", () => {
+  const tools = [
+    t('get_exchange_rate', { description: 'Retrieve the current exchange rate between two currencies.' }),
+    t('calculate_projectile_range', { description: 'Calculate the range of a projectile launched at an angle.' }),
+    t('get_player_stats', { description: "Fetch a basketball player's season statistics." }),
+  ];
+  const plain = deriveUnsatisfiable(tools);
+  const natural = deriveUnsatisfiable(tools, { otherTools: { seed: 7 } });
+  const others = natural.filter((a) => !plain.includes(a));
+
+  it('reads like requests to everyday tools, values filled in, only when asked for', () => {
+    assert.deepEqual(deriveUnsatisfiable(tools), plain, 'described phrasing keeps its asks as they were');
+    assert.ok(others.length >= 10, others.join(' | '));
+    assert.ok(
+      others.some((a) => /weather|forecast/i.test(a)),
+      `a weather request beside tools that know nothing of weather: ${others.join(' | ')}`,
+    );
+    for (const a of others) assert.doesNotMatch(a, /[{}]/, `every slot filled: ${a}`);
+    assert.ok(
+      plain.every((a) => natural.includes(a)),
+      'every far and near ask is still there',
+    );
+  });
+
+  it('drops a request whose tool the catalog may be (its key words in any tool)', () => {
+    // The catalog converts currencies and knows sports statistics: no such request is an unsatisfiable ask here.
+    assert.ok(!others.some((a) => /currenc|exchange|\bscores?\b|\bteam\b/i.test(a)), others.join(' | '));
+  });
+
+  it('never outnumbers the far and near asks, and mixes both kinds from the start', () => {
+    assert.ok(others.length <= plain.length, `${others.length} requests against ${plain.length} asks`);
+    const head = natural.slice(0, 6);
+    assert.ok(head.some((a) => plain.includes(a)) && head.some((a) => others.includes(a)), head.join(' | '));
+  });
+
+  it('is deterministic for the seed, and another seed draws other values', () => {
+    assert.deepEqual(deriveUnsatisfiable(tools, { otherTools: { seed: 7 } }), natural);
+    assert.notDeepEqual(deriveUnsatisfiable(tools, { otherTools: { seed: 8 } }), natural);
+  });
+
+  it('joins the unsatisfiable intents of a natural-phrasing dataset only', async () => {
+    const catalog = buildCatalog('c', [
+      { server: 'fx', pages: 1, tools: tools.map(({ id: _i, server: _s, scopes: _c, ...raw }) => raw) },
+    ]);
+    const asked = async (phrasing: 'description' | 'natural') =>
+      (await buildIntents(catalog, { ...dataset, perGoal: 24, phrasing }, {})).intents
+        .filter((i) => i.tool === null)
+        .map((i) => i.phrasings[0]!);
+    const isOther = (a: string) => !plain.includes(a) && /weather|email|calendar|remind/i.test(a);
+    assert.ok(!(await asked('description')).some(isOther));
+    assert.ok((await asked('natural')).some(isOther), (await asked('natural')).join(' | '));
+  });
+});
+
 describe('domain packs are matched by server identity', () => {
   it('a sandbox configured as "crm" gets the Salesforce pack\'s personas on the crm domain', () => {
     const catalog = buildCatalog('c', [

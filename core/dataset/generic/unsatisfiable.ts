@@ -1,5 +1,10 @@
 import type { CatalogTool } from '../../catalog/types.js';
+import { Rng } from '../../rng.js';
+import { sampleArguments } from '../../schema/sample.js';
 import { FAR_ASKS } from './far-asks.js';
+import { naturalPhrasings } from './natural.js';
+import { OTHER_TOOLS } from './other-tools.js';
+import { argumentSlots, humanize } from './phrase.js';
 
 /** Asks aimed at the catalog's own objects through a channel it lacks: close to real tools, yet unserviceable. */
 const NEAR_ASKS: Array<[keyword: string, ask: (object: string) => string]> = [
@@ -66,12 +71,21 @@ function words(text: string): string[] {
     .filter((w) => w.length > 1);
 }
 
+/** Natural phrasings per tool the catalog lacks (./other-tools.ts). */
+const PER_OTHER_TOOL = 2;
+
 /**
  * Requests no tool of this server can serve, derived from its catalog: far asks (./far-asks.ts), and the server's
- * own objects (the nouns in its tool names) asked for through channels no tool offers. An ask whose key word
- * appears in any tool's name or description is dropped: the catalog may well do it.
+ * own objects (the nouns in its tool names) asked for through channels no tool offers. With `otherTools` (natural
+ * phrasing), natural requests for everyday tools the catalog lacks too (./other-tools.ts), phrased as requests for
+ * the catalog's own tools are, taken in turn with the others and never more of them, so they do not crowd the
+ * others out of a domain that draws few asks. An ask whose key word appears in any tool's name or description is
+ * dropped: the catalog may well do it.
  */
-export function deriveUnsatisfiable(tools: CatalogTool[]): string[] {
+export function deriveUnsatisfiable(
+  tools: CatalogTool[],
+  opts: { otherTools?: { seed: string | number } } = {},
+): string[] {
   const vocabulary = new Set(tools.flatMap((t) => words(`${t.name} ${t.title ?? ''} ${t.description ?? ''}`)));
   // A stem of four letters or more matches every word it begins ("calculat": calculate, calculator); a shorter
   // key word matches itself and its plural.
@@ -90,5 +104,28 @@ export function deriveUnsatisfiable(tools: CatalogTool[]): string[] {
   NEAR_ASKS.filter(([k]) => !mentions(k)).forEach(([, ask], i) => {
     if (objects.length) asks.push(ask(objects[i % objects.length]!));
   });
-  return asks;
+  if (!opts.otherTools) return asks;
+  // A tool's first request, then every tool's second: a cap keeps as many tools as it can.
+  const byTool = OTHER_TOOLS.filter(([keywords]) => !keywords.some(mentions)).map(([, t]) =>
+    requestsFor(t, opts.otherTools!.seed),
+  );
+  const others = Array.from({ length: PER_OTHER_TOOL }, (_, i) => byTool.map((r) => r[i]))
+    .flat()
+    .filter((a): a is string => a !== undefined)
+    .slice(0, asks.length);
+  return Array.from({ length: asks.length }, (_, i) => [asks[i]!, others[i]])
+    .flat()
+    .filter((a): a is string => a !== undefined);
+}
+
+/** A few natural requests for `tool`, one draw of its arguments, the values written in. */
+function requestsFor(tool: CatalogTool, seed: string | number): string[] {
+  const rng = new Rng(`${seed}:other:${tool.name}`);
+  const args = sampleArguments(tool.inputSchema, { rng, meaning: words(`${humanize(tool.name)} ${tool.description}`) });
+  const { slots, list } = argumentSlots(tool, args, rng);
+  const { phrasings } = naturalPhrasings(tool, list, rng);
+  return rng
+    .shuffle([...phrasings])
+    .slice(0, PER_OTHER_TOOL)
+    .map((p) => p.replace(/\{(\w+)\}/g, (whole, slot: string) => (slot in slots ? String(slots[slot]) : whole)));
 }

@@ -1,8 +1,9 @@
 /**
  * Tools people ask an assistant for that most catalogs do not hold: weather, mail, calendars, music, rides, news…
- * A request for one reads like any tool request ("what's it doing in Lyon over the next 3 days?") yet no tool of
- * the catalog answers it: the shape of a request sent beside functions that do something else, which errands and
- * trivia (./far-asks.ts) do not have. Each carries the key words of the tools that could serve it; a catalog that
+ * A request for one, phrased as natural phrasing says requests for the catalog's own tools ("Could you set the
+ * reminder at 21:15 about: renew my passport?"), reads like any tool request yet no tool of the catalog answers it:
+ * the shape of a request sent beside functions that do something else, which errands and trivia (./far-asks.ts)
+ * do not have. Each carries the key words of the tools that could serve it; a catalog that
  * mentions one may well be such a tool, and the request is not an unsatisfiable ask there.
  */
 import type { CatalogTool } from '../../catalog/types.js';

@@ -1,6 +1,7 @@
 import type { CatalogTool } from '../../catalog/types.js';
 import { Rng } from '../../rng.js';
 import { sampleArguments } from '../../schema/sample.js';
+import { fill } from '../teacher/template.js';
 import { FAR_ASKS } from './far-asks.js';
 import { naturalPhrasings } from './natural.js';
 import { OTHER_TOOLS } from './other-tools.js';
@@ -127,5 +128,5 @@ function requestsFor(tool: CatalogTool, seed: string | number): string[] {
   return rng
     .shuffle([...phrasings])
     .slice(0, PER_OTHER_TOOL)
-    .map((p) => p.replace(/\{(\w+)\}/g, (whole, slot: string) => (slot in slots ? String(slots[slot]) : whole)));
+    .map((p) => fill(p, slots));
 }

@@ -84,13 +84,15 @@ format: $(NODE_STAMP) $(LINT_STAMP)
 	$(VENV)/bin/ruff check --fix .
 	$(VENV)/bin/ruff format .
 
+# Two test files at a time, one per core: most suites wait on child processes (dev server, trainer, vLLM) for much
+# of their run, so two share the cores well (docs/tests.md has the figures).
 test: install install-vllm typecheck lint
-	node --import tsx --test --test-concurrency=1 $(TESTS)
+	node --import tsx --test --test-concurrency=2 $(TESTS)
 	cd trainer && ../$(VENV)/bin/python -m pytest -q tests
 
 # The inner loop: needs node_modules and ruff (not torch or the trainer's requirements).
 test-fast: typecheck lint
-	node --import tsx --test --test-concurrency=1 $(FAST_TESTS)
+	node --import tsx --test --test-concurrency=2 $(FAST_TESTS)
 
 demo: install
 	node bin/flywheel.js demo

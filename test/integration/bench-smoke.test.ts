@@ -14,7 +14,9 @@ import { REPO, datasetOnlyDefault, tempDir } from '../helpers/fixtures.js';
 import { trainTinyAdapter } from '../helpers/tiny-adapter.js';
 
 const run = promisify(execFile);
-const TIMEOUT = 5 * 60_000;
+// Hang guards, not speed checks: `make test` runs two files at a time, and a bench that shares both cores with
+// another suite took up to twice its time alone (engine-parity 58 -> 115 s; this suite 12 -> 14 minutes).
+const TIMEOUT = 10 * 60_000;
 
 const esc = (s: string) => s.replace(/[()+*]/g, '\\$&');
 
@@ -46,7 +48,7 @@ async function pyBench(script: string, args: string[]): Promise<string> {
   return (await pyBenchOutput(script, args)).split('\n').at(-1)!;
 }
 
-describe('benchmarks, smoke-sized', { timeout: 20 * 60_000 }, () => {
+describe('benchmarks, smoke-sized', { timeout: 40 * 60_000 }, () => {
   const out = join(tempDir('flywheel-bench-smoke-'), 'quality');
 
   it('every script under scripts/bench/ is covered here', () => {

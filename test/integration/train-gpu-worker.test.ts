@@ -43,8 +43,11 @@ function spawnGpuWorker(workdir: string): ChildProcess {
   return p;
 }
 
-/** Wait for the run under test; on timeout the GPU workers' logs go into the failure. */
-function waitFor(what: string, cond: () => Promise<boolean> | boolean, timeoutMs = 300_000): Promise<void> {
+/**
+ * Wait for the run under test; on timeout the GPU workers' logs go into the failure. The bound catches a hang: with
+ * another suite on the CPU (`make test` runs two files at a time) a run reaches DPO's first checkpoint in minutes.
+ */
+function waitFor(what: string, cond: () => Promise<boolean> | boolean, timeoutMs = 600_000): Promise<void> {
   return until(what, cond, {
     timeoutMs,
     intervalMs: 250,

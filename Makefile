@@ -14,6 +14,9 @@ VLLM_STAMP := $(VLLM_VENV)/.install-stamp
 # Tiers: test/fast (no dev server, sandbox process or trainer; `make test-fast`) and test/integration.
 TESTS ?= test/fast/*.test.ts test/integration/*.test.ts
 FAST_TESTS := test/fast/*.test.ts
+# Test files run at once, one per core: most suites wait on child processes (dev server, trainer, vLLM) for much of
+# their run, so two share the cores well (docs/tests.md has the figures).
+TEST_CONCURRENCY ?= 2
 
 .PHONY: install install-vllm demo test test-fast typecheck lint format dev-server worker gpu-worker clean help
 
@@ -84,15 +87,13 @@ format: $(NODE_STAMP) $(LINT_STAMP)
 	$(VENV)/bin/ruff check --fix .
 	$(VENV)/bin/ruff format .
 
-# Two test files at a time, one per core: most suites wait on child processes (dev server, trainer, vLLM) for much
-# of their run, so two share the cores well (docs/tests.md has the figures).
 test: install install-vllm typecheck lint
-	node --import tsx --test --test-concurrency=2 $(TESTS)
+	node --import tsx --test --test-concurrency=$(TEST_CONCURRENCY) $(TESTS)
 	cd trainer && ../$(VENV)/bin/python -m pytest -q tests
 
 # The inner loop: needs node_modules and ruff (not torch or the trainer's requirements).
 test-fast: typecheck lint
-	node --import tsx --test --test-concurrency=2 $(FAST_TESTS)
+	node --import tsx --test --test-concurrency=$(TEST_CONCURRENCY) $(FAST_TESTS)
 
 demo: install
 	node bin/flywheel.js demo

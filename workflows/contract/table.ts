@@ -282,7 +282,8 @@ export const STAGES = [
   {
     name: 'split',
     // 4: under dataset.maxPerTool the cap keeps trace rows first (the same output where no row came from a trace).
-    version: '4',
+    // 5: under dataset.maxPerTool a tool's refusals are capped like its calls.
+    version: '5',
     group: 'dataset',
     activity: true,
     formerActivity: 'splitStage',

@@ -202,9 +202,8 @@ export const datasetSchema = z
     /** Oversample train so every tool has at least this many rows. */
     minPerTool: z.number().int().min(0).max(100_000).default(DATASET_DEFAULTS.minPerTool),
     /**
-     * Keep at most this many training calls per tool, and as many negatives made from its rows (no-calls keep their
-     * share), so that a small training budget sees every row it keeps. No default is filled, so configs that leave
-     * it out keep their stage keys.
+     * Keep at most this many training rows per tool (no-calls keep their share), so that a small training budget
+     * sees every row it keeps. No default is filled, so configs that leave it out keep their stage keys.
      */
     maxPerTool: z.number().int().min(1).max(100_000).optional(),
     /**

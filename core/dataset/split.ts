@@ -143,9 +143,8 @@ export interface TrainCap {
 /**
  * Cap the training split at `maxPerTool` calls per tool, and its no-calls at the share of the split they had, so a
  * run on a small budget (a CPU) can see every row it keeps. Originals are kept before oversampled copies, then in
- * an order drawn from the seed; no-calls are kept round-robin over their codes so none is squeezed out, at most
- * `maxPerTool` negatives made from one tool's rows, like its calls. The rows kept stay in their order; val and test
- * are never touched.
+ * an order drawn from the seed; no-calls are kept round-robin over their codes so none is squeezed out. The rows
+ * kept stay in their order; val and test are never touched.
  */
 export function capTrain(
   train: RouterRow[],
@@ -178,37 +177,9 @@ export function capTrain(
     noCalls.length,
     share < 1 ? Math.round((callsKept * share) / (1 - share)) : noCalls.length,
   );
-  // A negative counts against the tool whose row it was made from, at most maxPerTool of them like its calls: a code
-  // made from few tools' rows (wrong_entity_type, from typed ids) would otherwise stand beside those tools' capped
-  // calls in numbers and teach the router to refuse them. Asks no tool serves count against none.
-  const byId = new Map(train.map((r) => [r.id, r]));
-  const refusals = new Map<string, number>();
-  const takes = (r: RouterRow) => {
-    const from = r.provenance.from === undefined ? undefined : byId.get(r.provenance.from)?.target.tool;
-    const tool = from ?? r.provenance.negativeCall?.tool ?? undefined;
-    if (tool === undefined) return true;
-    if ((refusals.get(tool) ?? 0) >= opts.maxPerTool) return false;
-    refusals.set(tool, (refusals.get(tool) ?? 0) + 1);
-    return true;
-  };
-  const byCode = groups(noCalls, (r) => ('code' in r.target ? String(r.target.code) : '')).map((rows) => ({
-    rows,
-    next: 0,
-  }));
-  let taken = true;
-  while (taken && kept.size - callsKept < noCallsWanted) {
-    taken = false;
-    for (const g of byCode) {
-      if (kept.size - callsKept >= noCallsWanted) break;
-      while (g.next < g.rows.length) {
-        const r = g.rows[g.next++]!;
-        if (!takes(r)) continue;
-        kept.add(r);
-        taken = true;
-        break;
-      }
-    }
-  }
+  const byCode = groups(noCalls, (r) => ('code' in r.target ? String(r.target.code) : ''));
+  for (let i = 0; kept.size - callsKept < noCallsWanted; i++)
+    for (const g of byCode) if (i < g.length && kept.size - callsKept < noCallsWanted) kept.add(g[i]!);
   return {
     rows: train.filter((r) => kept.has(r)),
     cap: {

@@ -124,7 +124,7 @@ export const CONFIG_ROWS: ConfigRow[] = [
     keys: ['dataset.maxPerTool'],
     unset: 'no cap',
     meaning:
-      'keep at most this many training calls per tool (rows from traces first, then originals before oversampled copies, then a draw from the seed), and no-calls at the share they had, spread over their codes, at most this many of the negatives made from the rows of one tool; val and test are untouched. For a small training budget (a CPU) that should see every row it keeps; the split stage says what it left out. At least `minPerTool`',
+      'keep at most this many training calls per tool (rows from traces first, then originals before oversampled copies, then a draw from the seed), and no-calls at the share they had, spread over their codes; val and test are untouched. For a small training budget (a CPU) that should see every row it keeps; the split stage says what it left out. At least `minPerTool`',
   },
   {
     keys: ['dataset.traceShare'],

@@ -147,30 +147,6 @@ describe('split by entity', () => {
     assert.deepEqual(trainingRows(train, { minPerTool: 6, negativeShare: 0.3, seed: 42 }), { rows: balanced });
   });
 
-  it("caps a tool's refusals like its calls: a code made from one tool's rows does not outnumber them", () => {
-    // wrong_entity_type comes only from tools whose ids are typed (the Salesforce sandbox): kept round-robin with
-    // the other codes, 37 of them stood beside that domain's 72 capped calls on a 262-tool catalog.
-    const refusal = (i: number, tool: string): RouterRow => ({
-      ...row(i, [`w${i}`], null),
-      target: { tool: null, verdict: 'abstain', code: 'wrong_entity_type', reason: 'x' },
-      // Made from one of the tool's rows (r0 is t1's first); a prompt injection's tempting call names another tool.
-      provenance: { source: 'generated', operator: 'wrong_id', from: 'r0', negativeCall: { tool, arguments: {} } },
-    });
-    const train = [
-      ...['t1', 't2', 't3'].flatMap((tool, t) =>
-        Array.from({ length: 6 }, (_, i) => row(10 * t + i, [`e${t}${i}`], tool)),
-      ),
-      ...Array.from({ length: 10 }, (_, i) => refusal(100 + i, i % 2 ? 't1' : 't2')),
-      ...Array.from({ length: 20 }, (_, i) => row(200 + i, [`n${i}`], null)),
-    ];
-    const { rows } = capTrain(train, { maxPerTool: 2, seed: 42 });
-    const code = (c: string) => rows.filter((r) => 'code' in r.target && r.target.code === c).length;
-    assert.equal(rows.filter((r) => r.target.tool !== null).length, 6);
-    assert.equal(code('wrong_entity_type'), 2, "t1's refusals stop at maxPerTool");
-    // The no-calls keep their share (30 of 48: 10 beside 6 calls); the asks no tool serves fill what t1 could not.
-    assert.equal(code('no_tool'), 8);
-  });
-
   it('the cap keeps rows from traces first: real traffic is what a retrain is for', () => {
     const train = [...Array.from({ length: 20 }, (_, i) => row(i, [`a${i}`])), fromTrace(500), fromTrace(501)];
     for (const seed of [1, 2, 3, 42]) {

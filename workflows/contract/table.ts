@@ -282,8 +282,7 @@ export const STAGES = [
   {
     name: 'split',
     // 4: under dataset.maxPerTool the cap keeps trace rows first (the same output where no row came from a trace).
-    // 5: under dataset.maxPerTool a tool's refusals are capped like its calls.
-    version: '5',
+    version: '4',
     group: 'dataset',
     activity: true,
     formerActivity: 'splitStage',

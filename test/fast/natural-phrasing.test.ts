@@ -178,6 +178,12 @@ describe('natural phrasing', () => {
       ['order_food', 'Order food from a restaurant.', 'order', 'food', /\b(order|get)\b/],
       ['rent_car', 'Rent a car for some days.', 'rent', 'car', /\b(rent|get|hire)\b/],
     ];
+    // A verb only the description says counts too.
+    assert.deepEqual(toolSense(tool('song', 'Play a song on the speaker.'), new Set()), {
+      cls: 'transact',
+      own: 'play',
+      object: 'song',
+    });
     for (const [name, description, own, object, said] of cases) {
       const t = tool(name, description);
       const sense = toolSense(t, new Set());

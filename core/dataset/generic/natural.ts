@@ -53,6 +53,7 @@ const VERBS_FOR: Record<VerbClass, string[]> = {
   run: ['run', 'do', 'kick off', 'execute', 'go ahead with'],
   convert: ['convert', 'turn', 'translate', 'change'],
   write: ['save', 'write', 'store', 'put', 'record'],
+  // Never said: these verbs are always the tool's own, said by SAID_AS.
   transact: [],
 };
 /**
@@ -189,9 +190,14 @@ export function toolSense(tool: CatalogTool, prefix: ReadonlySet<string>): Sense
   let at = name.findIndex((w) => verbOf(w) !== undefined && !/ing$/.test(w));
   // "git_log", "status": a noun-like verb with nothing after it is the object, not the action.
   if (at >= 0 && NOUNISH.has(name[at]!) && name.length === 1) at = -1;
-  const described = actionPhrase(tool).split(' ');
+  const first = words(tool.description ?? tool.title ?? '')[0] ?? '';
   // actionPhrase puts "get" before a description that starts with a noun: only a verb the description says counts.
-  const describedVerb = verbOf(words(tool.description ?? tool.title ?? '')[0] ?? '') && verbOf(described[0] ?? '');
+  // It does not know SAID_AS's verbs either ("Play a song" -> "get play a song"): the "get" it added goes.
+  const ownWords = baseVerb(first) === undefined && verbOf(first) !== undefined;
+  const described = actionPhrase(tool)
+    .split(' ')
+    .slice(ownWords ? 1 : 0);
+  const describedVerb = verbOf(first) && verbOf(described[0] ?? '');
   const verb = at >= 0 ? verbOf(name[at]!)! : (describedVerb ?? 'get');
   let object = name.filter((_, i) => i !== at).filter((w) => !FILLER.has(w));
   if (object.length === 0 || (at < 0 && object.length === 1 && NOUNISH.has(object[0]!) && describedVerb)) {
@@ -204,7 +210,7 @@ export function toolSense(tool: CatalogTool, prefix: ReadonlySet<string>): Sense
     }
     if (rest.length) object = rest;
   }
-  const own = at >= 0 || !CLASS_OF[verb] ? { own: verb } : {};
+  const own = at >= 0 || !CLASS_OF[verb] || SAID_AS[verb] ? { own: verb } : {};
   // "read_query", "execute_command": reading or writing a query or a script runs it (deleting one does not).
   const cls = CLASS_OF[verb] ?? 'run';
   const runs = RUNNABLE.has(object.at(-1) ?? '') && ['get', 'write', 'run'].includes(cls);

@@ -29,9 +29,10 @@ MAX_WHITESPACE = 2  # consecutive, inside strings; none outside (BoundedJson)
 
 
 def parser_config(alphabet: str | None = None) -> CharacterLevelParserConfig:
-    """The JSON parser's settings. `alphabet`: the characters the tokenizer can write (the engine's default lacks
-    some, `~` and `|` among them, while its free-text token cache has every token: a default alphabet refuses
-    what that cache allows, and a refused character ends the answer)."""
+    """The JSON parser's settings. `alphabet`: the characters the tokenizer can write (written_alphabet; the
+    engine's default lacks some, `~` and `|` among them, while its free-text token cache has every token: a
+    character outside the alphabet is refused after that cache allowed it, and a refused character ends the
+    answer)."""
     extra = {"alphabet": alphabet} if alphabet is not None else {}
     return CharacterLevelParserConfig(
         max_consecutive_whitespaces=MAX_WHITESPACE, max_json_array_length=16, force_json_field_order=False, **extra
@@ -39,6 +40,14 @@ def parser_config(alphabet: str | None = None) -> CharacterLevelParserConfig:
 
 
 PARSER_CONFIG = parser_config()
+
+
+def written_alphabet(data: TokenEnforcerTokenizerData) -> str:
+    """Every character some regular token writes. The engine's own `tokenizer_alphabet` has only the characters a
+    token starts with, but its free-text shortcut allows any quote-free token inside a string: a character only
+    written after another (an em dash that only ` —` writes, in a small vocabulary) would be refused by the parser
+    after the token was chosen, leaving it nothing to continue with, and the answer ended mid-string."""
+    return "".join(sorted({c for _, text, _ in data.regular_tokens for c in text}))
 # Any JSON value (what the engine uses for a schema without a type); `integer` is a subset of `number`.
 ANY = {"anyOf": [{"type": t} for t in ("string", "number", "boolean", "null", "array", "object")]}
 SIMPLE_TYPES = {"string", "number", "integer", "boolean", "null", "array", "object"}
@@ -361,7 +370,7 @@ class RouterConstraint:
     `tools`: the offered tools (OpenAI tool objects; bare names constrain the name only)."""
 
     def __init__(self, data: TokenEnforcerTokenizerData, tools: list[Any]):
-        parser = BoundedJson(JsonSchemaParser(router_schema(tools), config=parser_config(data.tokenizer_alphabet)))
+        parser = BoundedJson(JsonSchemaParser(router_schema(tools), config=parser_config(written_alphabet(data))))
         self.enforcer = TokenEnforcer(data, parser)
 
     def __call__(self, batch_id: int, input_ids) -> list[int]:

@@ -280,3 +280,24 @@ def test_a_long_arguments_object_must_wrap_up_but_always_can():
     assert "," in closed.get_allowed_characters(), 'the top level goes on: ,"tool":…'
     short = fed('{"arguments":{"a":1')
     assert "," in short.get_allowed_characters(), "a short object may grow"
+
+
+def test_a_character_only_written_inside_a_token_is_one_the_string_parser_takes():
+    """The engine's free-text shortcut allows every quote-free token inside a string; the parser must then take
+    each of its characters. An em dash that no token starts with (here only ` —` writes it, as in a small trained
+    vocabulary) once left the parser with nothing to continue but whitespace, and the answer ended mid-string."""
+    from lmformatenforcer import TokenEnforcerTokenizerData
+
+    pieces = ['{', '}', '"', ":", ",", "tool", "arguments", "ping", "host", "a", "b", " ", " —"]
+    eos = len(pieces)
+    regular = [(i, text, False) for i, text in enumerate(pieces)]
+    data = TokenEnforcerTokenizerData(regular, lambda ids: "".join(pieces[i] for i in ids), eos, False, eos + 1)
+    constraint = RouterConstraint(data, [tool("ping", {"type": "object", "properties": {"host": {"type": "string"}}})])
+    ids = {text: i for i, text in enumerate(pieces)}
+    prompt = [ids["a"]]
+    opening = [ids[t] for t in ['{', '"', "tool", '"', ":", '"', "ping", '"', ",", '"', "arguments", '"', ":"]]
+    seq = constraint.begin(prompt, opening + [ids[t] for t in ["{", '"', "host", '"', ":", '"']])
+    assert ids[" —"] in constraint.allowed(seq)
+    assert constraint.accepts(seq, ids[" —"]), "what the shortcut allows, the parser takes"
+    after = seq + [ids[" —"]]
+    assert {ids["a"], ids['"']} <= set(constraint.allowed(after)), "the string goes on, or closes"

@@ -48,6 +48,8 @@ def written_alphabet(data: TokenEnforcerTokenizerData) -> str:
     written after another (an em dash that only ` —` writes, in a small vocabulary) would be refused by the parser
     after the token was chosen, leaving it nothing to continue with, and the answer ended mid-string."""
     return "".join(sorted({c for _, text, _ in data.regular_tokens for c in text}))
+
+
 # Any JSON value (what the engine uses for a schema without a type); `integer` is a subset of `number`.
 ANY = {"anyOf": [{"type": t} for t in ("string", "number", "boolean", "null", "array", "object")]}
 SIMPLE_TYPES = {"string", "number", "integer", "boolean", "null", "array", "object"}

@@ -288,14 +288,14 @@ def test_a_character_only_written_inside_a_token_is_one_the_string_parser_takes(
     vocabulary) once left the parser with nothing to continue but whitespace, and the answer ended mid-string."""
     from lmformatenforcer import TokenEnforcerTokenizerData
 
-    pieces = ['{', '}', '"', ":", ",", "tool", "arguments", "ping", "host", "a", "b", " ", " —"]
+    pieces = ["{", "}", '"', ":", ",", "tool", "arguments", "ping", "host", "a", "b", " ", " —"]
     eos = len(pieces)
     regular = [(i, text, False) for i, text in enumerate(pieces)]
     data = TokenEnforcerTokenizerData(regular, lambda ids: "".join(pieces[i] for i in ids), eos, False, eos + 1)
     constraint = RouterConstraint(data, [tool("ping", {"type": "object", "properties": {"host": {"type": "string"}}})])
     ids = {text: i for i, text in enumerate(pieces)}
     prompt = [ids["a"]]
-    opening = [ids[t] for t in ['{', '"', "tool", '"', ":", '"', "ping", '"', ",", '"', "arguments", '"', ":"]]
+    opening = [ids[t] for t in ["{", '"', "tool", '"', ":", '"', "ping", '"', ",", '"', "arguments", '"', ":"]]
     seq = constraint.begin(prompt, opening + [ids[t] for t in ["{", '"', "host", '"', ":", '"']])
     assert ids[" —"] in constraint.allowed(seq)
     assert constraint.accepts(seq, ids[" —"]), "what the shortcut allows, the parser takes"

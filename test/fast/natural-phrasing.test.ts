@@ -265,43 +265,6 @@ describe('natural phrasing', () => {
       for (const p of d.phrasings!) assert.ok(fill(p, d.slots!).includes(String(d.arguments.location)));
     }
   });
-  it('says a small count in words too, never an id, a year or a time', () => {
-    const tickets: CatalogTool = {
-      id: 'events/buy_tickets',
-      server: 'events',
-      name: 'buy_tickets',
-      description: 'Buy tickets for an event.',
-      inputSchema: {
-        type: 'object',
-        properties: {
-          number_of_tickets: { type: 'integer', description: 'How many tickets.', minimum: 1, maximum: 8 },
-          event_id: { type: 'integer', description: 'The event.', minimum: 1, maximum: 9 },
-          hour: { type: 'integer', description: 'Hour of the show.', minimum: 1, maximum: 9 },
-        },
-        required: ['number_of_tickets', 'event_id', 'hour'],
-      },
-      scopes: [],
-    };
-    const WORDS = /\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b/;
-    let inWords = 0;
-    for (let k = 0; k < 12; k++) {
-      const goal = genericGoal('events', tickets, {}, k, { phrasing: 'natural', siblings: [tickets] });
-      assert.ok('draw' in goal);
-      const d = goal.draw({}, new Rng(`count:${k}`))!;
-      const n = d.arguments.number_of_tickets as number;
-      assert.ok(Number.isInteger(n), 'the call keeps the number');
-      for (const p of d.phrasings!) {
-        const text = fill(p, d.slots!);
-        const said = WORDS.exec(text)?.[0];
-        if (said) inWords++;
-        // Only the count may be in words: the id and the hour are always their digits.
-        assert.ok(text.includes(String(d.arguments.event_id)), `"${text}" names the event id`);
-        assert.ok(new RegExp(`\\b${d.arguments.hour as number}\\b`).test(text), `"${text}" names the hour`);
-        assert.ok(said !== undefined || new RegExp(`\\b${n}\\b`).test(text), `"${text}" names ${n}`);
-      }
-    }
-    assert.ok(inWords >= 10, `${inWords} requests say the count in words`);
-  });
 });
 
 describe('natural phrasing in the dataset', () => {

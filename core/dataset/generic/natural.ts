@@ -369,49 +369,10 @@ function mentionsOf(a: Arg, sense: Sense): string[] {
 const mention = (template: string, a: Arg, rng: Rng) => template.replace('{S}', () => `{${slotSaid(a, rng)}}`);
 const slotSaid = (a: Arg, rng: Rng) => (a.said && rng.chance(0.5) ? a.said : a.slot);
 
-const NUMBER_WORDS = [
-  'one',
-  'two',
-  'three',
-  'four',
-  'five',
-  'six',
-  'seven',
-  'eight',
-  'nine',
-  'ten',
-  'eleven',
-  'twelve',
-];
-// Integers that name or place something rather than count it: always said in digits.
-const NOT_A_COUNT = new Set(
-  'id ids key code no year month day hour minute second port page version zip index offset rank level priority floor'.split(
-    ' ',
-  ),
-);
-
-/** How people say the value, where that differs from how the call writes it; undefined where they say it as written. */
-function everydayForm(a: Arg): string | undefined {
-  const description = typeof a.schema.description === 'string' ? a.schema.description : '';
-  if (typeof a.value === 'string' && cityQualifier(description))
-    return /^([^,\d]+),\s*[^,\d]+$/.exec(a.value)?.[1]!.trim();
-  const countable =
-    typeof a.value === 'number' &&
-    Number.isInteger(a.value) &&
-    a.value >= 1 &&
-    a.value <= NUMBER_WORDS.length &&
-    !Array.isArray(a.schema.enum) &&
-    !humanize(a.name)
-      .split(' ')
-      .some((w) => NOT_A_COUNT.has(w));
-  return countable ? NUMBER_WORDS[(a.value as number) - 1] : undefined;
-}
-
 /**
  * Values said the way people say them: a city written as its description asks ("Denver, CO" for "the city and
- * state") is also said as the city alone, and a small count in words ("four tickets"), so the router learns to
- * write the asked form from the everyday one. Each such argument gets a second slot holding the spoken form
- * (Arg.said), used in about half its mentions; the call keeps the written value.
+ * state") is also said as the city alone, so the router learns to write the asked form from the everyday one. Each
+ * such argument gets a second slot holding the spoken form (Arg.said); the call keeps the written value.
  */
 export function everydayForms(
   list: readonly Arg[],
@@ -419,11 +380,13 @@ export function everydayForms(
 ): { list: Arg[]; slots: Record<string, string | number> } {
   const out = { ...slots };
   const args = list.map((a) => {
-    const form = everydayForm(a);
-    if (!form) return a;
+    const description = typeof a.schema.description === 'string' ? a.schema.description : '';
+    const city =
+      typeof a.value === 'string' && cityQualifier(description) ? /^([^,\d]+),\s*[^,\d]+$/.exec(a.value) : null;
+    if (!city) return a;
     let said = `${a.slot}_said`;
     while (said in out) said += '_';
-    out[said] = form;
+    out[said] = city[1]!.trim();
     return { ...a, said };
   });
   return { list: args, slots: out };

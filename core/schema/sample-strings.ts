@@ -281,24 +281,16 @@ export function filler(rng: Rng, n: number): string {
  * Example values quoted in a description: `IANA timezone (e.g. 'America/New_York', "UTC")` gives both.
  * A quote must not touch a letter on its outer side so apostrophes (`user's`) are not read as quotes. A quote that
  * says how a value is written is not an example: a date or clock template ('YYYY-MM-DD', 'HH:MM'), or
- * a placeholder of title-case words quoted right after "format" ("in the format of 'City, State'"), or after such a
- * placeholder and "or" ("… or 'City, Country'"). Unless
+ * a placeholder of title-case words quoted right after "format" ("in the format of 'City, State'"). Unless
  * `keepTemplates`: for an argument that is itself a format ("date_format"), a template is the example.
  */
 export function quotedExamples(description: unknown, keepTemplates = false): string[] {
   if (typeof description !== 'string') return [];
   const out: string[] = [];
   const re = /(?<![\p{L}\p{N}])(?:'([^'\n]{1,80})'|"([^"\n]{1,80})"|`([^`\n]{1,80})`)(?![\p{L}\p{N}])/gu;
-  // Where the last placeholder ended: "formatted as 'City, State' or 'City, Country'" names two.
-  let afterPlaceholder = -1;
   for (const m of description.matchAll(re)) {
     const v = (m[1] ?? m[2] ?? m[3] ?? '').trim();
-    const before = description.slice(0, m.index);
-    const placeholder =
-      /^[A-Z][a-z]+(?:,? [A-Z][a-z]+)+$/.test(v) &&
-      (AFTER_FORMAT.test(before) ||
-        (afterPlaceholder >= 0 && /^\s*(?:,|\bor\b|\band\b|\/)\s*$/.test(before.slice(afterPlaceholder))));
-    if (placeholder) afterPlaceholder = m.index + m[0].length;
+    const placeholder = /^[A-Z][a-z]+(?:,? [A-Z][a-z]+)+$/.test(v) && AFTER_FORMAT.test(description.slice(0, m.index));
     if (!v || out.includes(v) || (!keepTemplates && (isDateTemplate(v) || placeholder))) continue;
     out.push(v);
   }

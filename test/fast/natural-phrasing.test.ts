@@ -159,44 +159,6 @@ describe('natural phrasing', () => {
     assert.deepEqual(sense(sqlite, 'list_tables'), { cls: 'list', own: 'list', object: 'tables' });
   });
 
-  it('reads the verbs of buying, booking and playing from a name, and says them', () => {
-    const tool = (name: string, description: string): CatalogTool => ({
-      id: `bfcl/${name}`,
-      server: 'bfcl',
-      name,
-      description,
-      inputSchema: { type: 'object', properties: {} },
-      scopes: [],
-    });
-    const cases: Array<[string, string, string, string, RegExp]> = [
-      [
-        'Events_3_BuyEventTickets',
-        'Purchase tickets for a cultural event.',
-        'buy',
-        'event tickets',
-        /\b(buy|purchase|get|grab)\b/,
-      ],
-      ['Hotels_4_ReserveHotel', 'Reserve rooms at a hotel.', 'reserve', 'hotel', /\b(reserve|book|hold)\b/],
-      ['Media_3_PlayMovie', 'Stream the selected movie online.', 'play', 'movie', /\b(play|put on|start)\b/],
-      ['order_food', 'Order food from a restaurant.', 'order', 'food', /\b(order|get)\b/],
-      ['rent_car', 'Rent a car for some days.', 'rent', 'car', /\b(rent|get|hire)\b/],
-    ];
-    // A verb only the description says counts too.
-    assert.deepEqual(toolSense(tool('song', 'Play a song on the speaker.'), new Set()), {
-      cls: 'transact',
-      own: 'play',
-      object: 'song',
-    });
-    for (const [name, description, own, object, said] of cases) {
-      const t = tool(name, description);
-      const sense = toolSense(t, new Set());
-      assert.equal(sense.own, own, name);
-      assert.equal(sense.object, object, name);
-      for (const p of naturalPhrasings(t, [], new Rng(name), []).phrasings)
-        assert.match(p.toLowerCase(), said, `${name}: ${p}`);
-    }
-  });
-
   it('draws string values by what the argument means in its tool', async () => {
     const git = await toolsOf(FILES[0]!);
     const sqlite = await toolsOf(FILES[1]!);

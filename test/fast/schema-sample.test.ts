@@ -370,17 +370,6 @@ describe('formats and realistic strings', () => {
     assert.ok(!strict.includes('Not Valid'));
     assert.ok(strict.includes('fine'));
   });
-  it('a run of placeholders after "format" are all placeholders, the examples after them are examples', () => {
-    assert.deepEqual(
-      quotedExamples(
-        "The city, formatted as 'City, State' or 'City, Country', such as 'New York, NY' or 'London, UK'.",
-      ),
-      ['New York, NY', 'London, UK'],
-    );
-    assert.deepEqual(quotedExamples("in the format of 'Last, First' or 'First Last', e.g. 'Lovelace, Ada'"), [
-      'Lovelace, Ada',
-    ]);
-  });
   it('reads quotes, not apostrophes', () => {
     assert.deepEqual(quotedExamples("The user's name, e.g. 'Ada' or \"Grace Hopper\"; don't guess"), [
       'Ada',

@@ -21,8 +21,7 @@ export interface NaturalPhrasings {
 
 export type NaturalStyle = 'command' | 'question' | 'indirect' | 'terse' | 'values-first' | 'aside';
 
-type VerbClass =
-  'get' | 'list' | 'search' | 'create' | 'update' | 'delete' | 'send' | 'run' | 'convert' | 'write' | 'transact';
+type VerbClass = 'get' | 'list' | 'search' | 'create' | 'update' | 'delete' | 'send' | 'run' | 'convert' | 'write';
 
 /** Verb classes by the base verb a tool's name or description starts with. */
 const CLASS_OF: Record<string, VerbClass> = {};
@@ -37,7 +36,6 @@ const CLASS_WORDS: Record<VerbClass, string> = {
   run: 'run execute invoke trigger call perform evaluate calculate compute navigate click',
   convert: 'convert translate transform format parse encode decode compress summarize',
   write: 'write save store append upload commit record remember push',
-  transact: 'buy purchase order rent hire reserve play',
 };
 for (const [cls, words] of Object.entries(CLASS_WORDS))
   for (const w of words.split(' ')) CLASS_OF[w] ??= cls as VerbClass;
@@ -54,25 +52,7 @@ const VERBS_FOR: Record<VerbClass, string[]> = {
   run: ['run', 'do', 'kick off', 'execute', 'go ahead with'],
   convert: ['convert', 'turn', 'translate', 'change'],
   write: ['save', 'write', 'store', 'put', 'record'],
-  // Never said: these verbs are always the tool's own, said by SAID_AS.
-  transact: [],
 };
-/**
- * Verbs of buying, booking and playing, said by their own everyday words: no class's verbs fit them ("make the
- * event tickets"), and the shared verb list does not hold them (described phrasing reads them as nouns).
- */
-const SAID_AS: Record<string, string[]> = {
-  buy: ['buy', 'get', 'purchase', 'grab'],
-  purchase: ['buy', 'purchase', 'get'],
-  order: ['order', 'get'],
-  rent: ['rent', 'get', 'hire'],
-  hire: ['hire', 'rent', 'get'],
-  reserve: ['reserve', 'book', 'hold'],
-  play: ['play', 'put on', 'start'],
-};
-/** A verb `baseVerb` knows, or one of SAID_AS ("Buys", "Reserving"). */
-const verbOf = (word: string): string | undefined =>
-  baseVerb(word) ?? [word, word.replace(/s$/, ''), word.replace(/ing$/, '')].find((w) => SAID_AS[w]);
 /** Extra openers that only read right at the start of a command or after "can you". */
 const COMMAND_VERBS: Partial<Record<VerbClass, string[]>> = {
   get: ['show me', 'give me', 'tell me', 'let me see'],
@@ -188,18 +168,13 @@ export function actionWords(name: string, prefix: ReadonlySet<string>): string[]
 export function toolSense(tool: CatalogTool, prefix: ReadonlySet<string>): Sense {
   const name = actionWords(tool.name, prefix);
   // The first verb-like word says the action ("slack_post_message"); a gerund is a noun ("ride sharing").
-  let at = name.findIndex((w) => verbOf(w) !== undefined && !/ing$/.test(w));
+  let at = name.findIndex((w) => baseVerb(w) !== undefined && !/ing$/.test(w));
   // "git_log", "status": a noun-like verb with nothing after it is the object, not the action.
   if (at >= 0 && NOUNISH.has(name[at]!) && name.length === 1) at = -1;
-  const first = words(tool.description ?? tool.title ?? '')[0] ?? '';
+  const described = actionPhrase(tool).split(' ');
   // actionPhrase puts "get" before a description that starts with a noun: only a verb the description says counts.
-  // It does not know SAID_AS's verbs either ("Play a song" -> "get play a song"): the "get" it added goes.
-  const ownWords = baseVerb(first) === undefined && verbOf(first) !== undefined;
-  const described = actionPhrase(tool)
-    .split(' ')
-    .slice(ownWords ? 1 : 0);
-  const describedVerb = verbOf(first) && verbOf(described[0] ?? '');
-  const verb = at >= 0 ? verbOf(name[at]!)! : (describedVerb ?? 'get');
+  const describedVerb = baseVerb(words(tool.description ?? tool.title ?? '')[0] ?? '') && baseVerb(described[0] ?? '');
+  const verb = at >= 0 ? baseVerb(name[at]!)! : (describedVerb ?? 'get');
   let object = name.filter((_, i) => i !== at).filter((w) => !FILLER.has(w));
   if (object.length === 0 || (at < 0 && object.length === 1 && NOUNISH.has(object[0]!) && describedVerb)) {
     // From the description: the words after its verb, up to a preposition or clause, at most three.
@@ -211,7 +186,7 @@ export function toolSense(tool: CatalogTool, prefix: ReadonlySet<string>): Sense
     }
     if (rest.length) object = rest;
   }
-  const own = at >= 0 || !CLASS_OF[verb] || SAID_AS[verb] ? { own: verb } : {};
+  const own = at >= 0 || !CLASS_OF[verb] ? { own: verb } : {};
   // "read_query", "execute_command": reading or writing a query or a script runs it (deleting one does not).
   const cls = CLASS_OF[verb] ?? 'run';
   const runs = RUNNABLE.has(object.at(-1) ?? '') && ['get', 'write', 'run'].includes(cls);
@@ -402,7 +377,6 @@ function everyday(object: string, rng: Rng): string {
 }
 
 function verbFor(sense: Sense, rng: Rng, commandOnly: boolean): string {
-  if (sense.own && SAID_AS[sense.own]) return rng.pick(SAID_AS[sense.own]!);
   const bank = [...VERBS_FOR[sense.cls], ...(commandOnly ? (COMMAND_VERBS[sense.cls] ?? []) : [])];
   return sense.own && rng.chance(0.4) ? sense.own : rng.pick(bank);
 }

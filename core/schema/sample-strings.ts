@@ -64,16 +64,6 @@ const ZONES = [
 ];
 const LOCALES = ['en', 'en-US', 'fr', 'de-DE', 'es', 'ja', 'pt-BR'];
 const CITIES = ['Berlin', 'Austin', 'Lyon', 'Osaka', 'Toronto', 'Melbourne'];
-// Cities written the way a description may ask: "the city and state" (as in "San Francisco, CA"), "City, Country".
-const CITIES_WITH_STATE = ['Austin, TX', 'Denver, CO', 'Columbus, OH', 'Toronto, ON', 'Melbourne, VIC', 'Madison, WI'];
-const CITIES_WITH_COUNTRY = [
-  'Berlin, Germany',
-  'Lyon, France',
-  'Osaka, Japan',
-  'Toronto, Canada',
-  'Melbourne, Australia',
-  'Porto, Portugal',
-];
 const COUNTRIES = ['US', 'GB', 'DE', 'FR', 'JP', 'CA', 'IN'];
 const CURRENCIES = ['USD', 'EUR', 'GBP', 'JPY', 'CAD'];
 const SENTENCES = [
@@ -409,24 +399,6 @@ function sql(toolWords: readonly string[], rng: Rng): string {
 }
 
 /**
- * What a place argument's description asks to be written beside the city: its state ("the city and state",
- * "'City, State'"), its country, either, or nothing. Read from the description alone, so it holds for any server.
- */
-export function cityQualifier(description: string): 'state' | 'country' | 'either' | undefined {
-  const state = /\bcity\b[^.;]{0,40}?\b(?:state|province)\b/i.test(description);
-  const country = /\bcity\b[^.;]{0,40}?\bcountry\b/i.test(description);
-  return state && country ? 'either' : state ? 'state' : country ? 'country' : undefined;
-}
-
-/** A city written as the description asks (cityQualifier). */
-function cityAsDescribed(description: string, rng: Rng): string {
-  const q = cityQualifier(description);
-  if (!q) return rng.pick(CITIES);
-  const withState = q === 'state' || (q === 'either' && rng.chance(0.5));
-  return rng.pick(withState ? CITIES_WITH_STATE : CITIES_WITH_COUNTRY);
-}
-
-/**
  * A string by what the argument means, read from its name, its description and the words of the tool it belongs
  * to: a directory where a directory is meant (a repository's path, a folder to create), SQL where a query is SQL,
  * a branch, a table, a revision. Undefined: nothing specific, the name lexicon decides.
@@ -453,7 +425,7 @@ export function stringForMeaning(
   // "where_to", "to" a city: a place to go (never a SQL WHERE clause).
   const sqlWhere = has('clause', 'condition', 'filter') || says(/\b(sql|clause|condition|filter)\b/);
   if (!sqlWhere && (has('where') || (is('to', 'from') && says(/\b(city|town|location|destination|place)\b/))))
-    return cityAsDescribed(description, rng);
+    return rng.pick(CITIES);
   if (is('id', 'ids', 'uuid', 'key', 'name', 'title', 'label', 'subject', 'message', 'text', 'content', 'body'))
     return has('table') && is('name') ? rng.pick(TABLES) : undefined;
   if (
@@ -476,6 +448,6 @@ export function stringForMeaning(
   if (is('address') && !notPlace && !has('email', 'ip', 'mac', 'wallet'))
     return `${rng.int(1, 999)} ${rng.pick(STREETS)}, ${rng.pick(CITIES)}`;
   if (is('city', 'location', 'destination', 'origin', 'place', 'pickup', 'dropoff', 'venue') && !notPlace)
-    return cityAsDescribed(description, rng);
+    return rng.pick(CITIES);
   return undefined;
 }

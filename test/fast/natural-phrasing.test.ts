@@ -13,7 +13,7 @@ import { readToolsFile } from '../../core/catalog/tools-file.js';
 import type { CatalogTool } from '../../core/catalog/types.js';
 import { ConfigError, parseConfig } from '../../core/config/load.js';
 import { genericGoal } from '../../core/dataset/generic/goals.js';
-import { everydayForms, namePrefix, naturalPhrasings, toolSense } from '../../core/dataset/generic/natural.js';
+import { namePrefix, naturalPhrasings, toolSense } from '../../core/dataset/generic/natural.js';
 import { argumentSlots, describedPhrasings, humanize } from '../../core/dataset/generic/phrase.js';
 import { rowStats } from '../../core/dataset/pipeline.js';
 import { fill, templateTeacher } from '../../core/dataset/teacher/template.js';
@@ -62,8 +62,7 @@ async function drawAll(files: string[], draws: number) {
         } catch {
           continue; // a schema the sampler cannot draw for: the goal skips that tool
         }
-        const slotted = argumentSlots(tool, args, rng);
-        const { slots, list } = everydayForms(slotted.list, slotted.slots); // as a natural goal draws them
+        const { slots, list } = argumentSlots(tool, args, rng);
         const natural = naturalPhrasings(tool, list, rng, tools);
         const described = describedPhrasings(tool, list, rng);
         out.push({ tool, args, slots, list, natural, described });
@@ -88,17 +87,15 @@ describe('natural phrasing', () => {
 
   it('names every non-boolean value in every phrasing, and splits it between opener and answer in a dialogue', () => {
     for (const d of drawn) {
-      // A value is named by its slot, or by its everyday form's (a city without the state its description asks).
-      const needed = d.list.filter((a) => !a.bool).map((a) => [a.slot, a.said].filter(Boolean).map((x) => `{${x}}`));
-      const names = (text: string, forms: string[]) => forms.some((f) => text.includes(f));
+      const needed = d.list.filter((a) => !a.bool).map((a) => `{${a.slot}}`);
       for (const p of d.natural.phrasings)
-        for (const forms of needed) assert.ok(names(p, forms), `${d.tool.name}: "${p}" lacks ${forms[0]}`);
+        for (const slot of needed) assert.ok(p.includes(slot), `${d.tool.name}: "${p}" lacks ${slot}`);
       for (const g of d.natural.dialogues) {
-        const asked = needed.filter((forms) => names(g.answer, forms));
+        const asked = needed.filter((s) => g.answer.includes(s));
         assert.equal(asked.length, 1, `${d.tool.name}: the answer "${g.answer}" gives exactly one value`);
-        for (const forms of needed.filter((f) => f !== asked[0]))
-          assert.ok(names(g.opener, forms), `${d.tool.name}: "${g.opener}" lacks ${forms[0]}`);
-        assert.ok(!names(g.opener, asked[0]!), `${d.tool.name}: the opener already gives ${asked[0]![0]}`);
+        for (const slot of needed.filter((s) => s !== asked[0]))
+          assert.ok(g.opener.includes(slot), `${d.tool.name}: "${g.opener}" lacks ${slot}`);
+        assert.ok(!g.opener.includes(asked[0]!), `${d.tool.name}: the opener already gives ${asked[0]}`);
         fill(g.opener, d.slots); // every placeholder has its slot
       }
       for (const p of d.natural.phrasings) fill(p, d.slots);
@@ -184,48 +181,6 @@ describe('natural phrasing', () => {
     // Without `meaning` (the description phrasing), the name lexicon alone decides, as before.
     const plain = sampleArguments(sqlite.find((t) => t.name === 'read_query')!.inputSchema, { rng: new Rng('m') });
     assert.doesNotMatch(String(plain.query), /^SELECT /);
-  });
-  it('draws a city in the form its description asks, and says it the everyday way too', () => {
-    const home = (description: string): CatalogTool => ({
-      id: 'homes/find_home',
-      server: 'homes',
-      name: 'find_home',
-      description: 'Find a home to rent.',
-      inputSchema: {
-        type: 'object',
-        properties: { location: { type: 'string', description } },
-        required: ['location'],
-      },
-      scopes: [],
-    });
-    const drawsOf = (tool: CatalogTool) =>
-      Array.from({ length: 12 }, (_, k) => {
-        const goal = genericGoal('homes', tool, {}, k, { phrasing: 'natural', siblings: [tool] });
-        assert.ok('draw' in goal);
-        return goal.draw({}, new Rng(`city:${k}`))!;
-      });
-    const said = new Set<string>();
-    for (const [description, form] of [
-      ['The city and state of the home, e.g. Springfield, IL.', /^[A-Z][a-z]+(?: [A-Z][a-z]+)*, [A-Z]{2,3}$/],
-      ['The city and country where the home is.', /^[A-Z][a-z]+(?: [A-Z][a-z]+)*, [A-Z][a-z]+$/],
-    ] as const) {
-      for (const d of drawsOf(home(description))) {
-        const value = String(d.arguments.location);
-        assert.match(value, form, description);
-        const city = value.split(',')[0]!;
-        for (const p of d.phrasings!) {
-          const text = fill(p, d.slots!);
-          assert.ok(text.includes(city), `"${text}" names ${city}`);
-          if (!text.includes(value)) said.add(text);
-        }
-      }
-    }
-    assert.ok(said.size >= 10, `${said.size} requests say the city alone`);
-    // A city asked for alone is drawn alone and said as drawn.
-    for (const d of drawsOf(home('The city to search in.'))) {
-      assert.doesNotMatch(String(d.arguments.location), /,/);
-      for (const p of d.phrasings!) assert.ok(fill(p, d.slots!).includes(String(d.arguments.location)));
-    }
   });
 });
 

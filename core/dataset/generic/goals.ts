@@ -5,7 +5,7 @@ import type { HarvestedPools } from '../../probe/types.js';
 import { sampleability, sampleArguments } from '../../schema/sample.js';
 import type { Rng } from '../../rng.js';
 import type { Goal } from '../types.js';
-import { everydayForms, naturalPhrasings } from './natural.js';
+import { naturalPhrasings } from './natural.js';
 import { argumentSlots, describedPhrasings, humanize, phraseRequest } from './phrase.js';
 
 /** How a generic goal phrases its requests (dataset.phrasing) and the tools beside it on its server. */
@@ -82,8 +82,7 @@ export function genericGoal(
 
 /** Natural phrasings with a few described ones among them, each with its style, and clarifying exchanges. */
 function naturally(tool: CatalogTool, args: Record<string, unknown>, rng: Rng, siblings: readonly CatalogTool[]) {
-  const drawn = argumentSlots(tool, args, rng);
-  const { slots, list } = everydayForms(drawn.list, drawn.slots);
+  const { slots, list } = argumentSlots(tool, args, rng);
   const n = naturalPhrasings(tool, list, rng, siblings);
   const described = describedPhrasings(tool, list, rng, DESCRIBED_AMONG_NATURAL).slice(0, DESCRIBED_AMONG_NATURAL);
   return {

@@ -9,7 +9,6 @@
 import type { CatalogTool } from '../../catalog/types.js';
 import type { Rng } from '../../rng.js';
 import type { Dialogue } from '../types.js';
-import { cityQualifier } from '../../schema/sample-strings.js';
 import { actionPhrase, type Arg, baseVerb, humanize, joinAnd, neutralise, shuffle } from './phrase.js';
 
 export interface NaturalPhrasings {
@@ -340,32 +339,7 @@ function mentionsOf(a: Arg, sense: Sense): string[] {
   }
 }
 
-/** `template` with the argument's slot: its written value, or about half the time its everyday form (Arg.said). */
-const mention = (template: string, a: Arg, rng: Rng) => template.replace('{S}', () => `{${slotSaid(a, rng)}}`);
-const slotSaid = (a: Arg, rng: Rng) => (a.said && rng.chance(0.5) ? a.said : a.slot);
-
-/**
- * Values said the way people say them: a city written as its description asks ("Denver, CO" for "the city and
- * state") is also said as the city alone, so the router learns to write the asked form from the everyday one. Each
- * such argument gets a second slot holding the spoken form (Arg.said); the call keeps the written value.
- */
-export function everydayForms(
-  list: readonly Arg[],
-  slots: Readonly<Record<string, string | number>>,
-): { list: Arg[]; slots: Record<string, string | number> } {
-  const out = { ...slots };
-  const args = list.map((a) => {
-    const description = typeof a.schema.description === 'string' ? a.schema.description : '';
-    const city =
-      typeof a.value === 'string' && cityQualifier(description) ? /^([^,\d]+),\s*[^,\d]+$/.exec(a.value) : null;
-    if (!city) return a;
-    let said = `${a.slot}_said`;
-    while (said in out) said += '_';
-    out[said] = city[1]!.trim();
-    return { ...a, said };
-  });
-  return { list: args, slots: out };
-}
+const mention = (template: string, a: Arg) => template.replace('{S}', () => `{${a.slot}}`);
 
 // ---------------------------------------------------------------- sentences
 
@@ -414,7 +388,6 @@ function sentence(style: NaturalStyle, sense: Sense, list: Arg[], rng: Rng): str
     return mention(
       rng.pick(again ? [`${a.label} {S}`, `${a.label}: {S}`, `with ${a.label} {S}`] : mentionsFor(a, sense)),
       a,
-      rng,
     );
   });
   const O = objectFor(sense, rng);
@@ -496,7 +469,7 @@ export function naturalPhrasings(
     const asked = rng.pick(askable);
     const rest = list.filter((a) => a !== asked);
     const L = asked.label;
-    const M = mention(rng.pick(mentionsFor(asked, sense)), asked, rng);
+    const M = mention(rng.pick(mentionsFor(asked, sense)), asked);
     dialogues.push({
       opener: neutraliseOutsideSlots(
         sentence(rng.pick(['command', 'question', 'indirect'] as const), sense, rest, rng),
@@ -505,7 +478,7 @@ export function naturalPhrasings(
       answer: rng
         .pick(ANSWERS)
         .replace('{M}', () => M)
-        .replace('{S}', () => `{${slotSaid(asked, rng)}}`)
+        .replace('{S}', () => `{${asked.slot}}`)
         .replace('{L}', () => neutralise(L)),
     });
   }

@@ -240,8 +240,6 @@ export interface Arg {
   plural: boolean;
   /** Object-valued: reads badly after a bare "for". */
   nested: boolean;
-  /** The slot of the value's everyday form, where people say it otherwise than it is written (natural.ts). */
-  said?: string;
 }
 
 const CONTEXTS = [

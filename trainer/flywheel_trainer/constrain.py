@@ -7,6 +7,7 @@ reduces each tool's schema to the subset the engine enforces (arguments_schema).
 from __future__ import annotations
 
 import copy
+import functools
 from typing import Any
 
 from lmformatenforcer import (
@@ -42,6 +43,7 @@ def parser_config(alphabet: str | None = None) -> CharacterLevelParserConfig:
 PARSER_CONFIG = parser_config()
 
 
+@functools.lru_cache(maxsize=8)  # one per tokenizer (the data is per base; a constraint is built per request)
 def written_alphabet(data: TokenEnforcerTokenizerData) -> str:
     """Every character some regular token writes. The engine's own `tokenizer_alphabet` has only the characters a
     token starts with, but its free-text shortcut allows any quote-free token inside a string: a character only
